@@ -1,0 +1,28 @@
+/** Three projects so `npm test` can run them in order and a developer can run one alone. */
+const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }];
+
+/** @type {import('jest').Config} */
+module.exports = {
+	projects: [
+		{
+			displayName: 'unit',
+			testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
+			transform: { '^.+\\.ts$': tsJest },
+			testEnvironment: 'node',
+		},
+		{
+			displayName: 'integration',
+			testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
+			transform: { '^.+\\.ts$': tsJest },
+			testEnvironment: 'node',
+		},
+		{
+			displayName: 'e2e',
+			testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
+			transform: { '^.+\\.ts$': tsJest },
+			testEnvironment: 'node',
+			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+			testTimeout: 300000,
+		},
+	],
+};
