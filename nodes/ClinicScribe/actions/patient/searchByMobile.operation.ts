@@ -1,0 +1,84 @@
+import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+
+import { checkTenDigitMobile, readPatientProfiles, simplifyPatient } from '../../shared/directoryRecords';
+import { readErrorFields } from '../../transport/errorBodies';
+import { searchPatientsByMobile } from '../../transport/directoryApi';
+import { clinicApiError, unexpectedBodyError } from '../../transport/request';
+import { returnAllAndLimit } from '../common.descriptions';
+import { applyReturnLimit, type OperationResult } from '../common.execute';
+
+const show = { resource: ['patient'], operation: ['searchByMobile'] };
+const purpose = 'the patient search';
+
+export const description: INodeProperties[] = [
+	{
+		displayName:
+			'The API provider marks patient search by mobile number as deprecated. It works today; plan to move to their patient directory API when it is offered here.',
+		name: 'deprecationNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Mobile Number',
+		name: 'mobile',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. 9876543210',
+		hint: 'Exactly 10 digits, without country code. Spaces and dashes are fine.',
+		description: 'The full 10-digit mobile number the patient registered with; partial numbers are not searchable',
+		displayOptions: { show },
+	},
+	...returnAllAndLimit(show),
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: false,
+		description: 'Whether to return a flat record per patient instead of the full profile',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Fail When No Patient Found',
+				name: 'failWhenNotFound',
+				type: 'boolean',
+				default: false,
+				description: 'Whether no match is an error. By default no match gives no output items.',
+			},
+		],
+	},
+];
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+	const check = checkTenDigitMobile(this.getNodeParameter('mobile', itemIndex, ''));
+	if (!check.ok) {
+		// The number itself is patient data: the message describes it without repeating it.
+		throw new NodeOperationError(this.getNode(), `The Mobile Number ${check.problem}`, {
+			description: 'Enter the full 10-digit mobile number, for example 9876543210.',
+			itemIndex,
+		});
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as { failWhenNotFound?: boolean };
+	const response = await searchPatientsByMobile(this, check.digits, itemIndex);
+	if (response.statusCode === 404) {
+		const { code } = readErrorFields(response.body);
+		if (code !== 'PATIENTS_NOT_FOUND' || options.failWhenNotFound) {
+			throw clinicApiError(this, { purpose, itemIndex }, 404, response.body);
+		}
+		return [];
+	}
+	const profiles = readPatientProfiles(response.body);
+	if (!profiles) throw unexpectedBodyError(this, { purpose, itemIndex }, response.statusCode);
+	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
+	const limited = applyReturnLimit(this, itemIndex, profiles);
+	return simplify ? limited.map(simplifyPatient) : limited;
+}

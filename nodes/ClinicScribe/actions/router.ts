@@ -1,0 +1,71 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
+
+import * as business from './business';
+import * as doctor from './doctor';
+import * as patient from './patient';
+
+/** An operation that turns one input item into any number of output records. */
+export interface ItemOperation {
+	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]>;
+}
+
+/** An operation that must see all items at once (for example to group them) and pairs its own output. */
+export interface BatchOperation {
+	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
+}
+
+type Operation = ItemOperation | BatchOperation;
+
+const operationsByResource: Record<string, Record<string, Operation>> = {
+	business: business.operations,
+	doctor: doctor.operations,
+	patient: patient.operations,
+};
+
+export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const resource = this.getNodeParameter('resource', 0) as string;
+	const operationName = this.getNodeParameter('operation', 0) as string;
+	const operation = operationsByResource[resource]?.[operationName];
+	if (!operation) {
+		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+	}
+	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
+
+	const output: INodeExecutionData[] = [];
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const records = await operation.execute.call(this, itemIndex);
+			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
+		} catch (error) {
+			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
+			output.push({ json: errorRecord(error), pairedItem: { item: itemIndex } });
+		}
+	}
+	return [output];
+}
+
+/** The item a failed input becomes under "Continue On Fail": what went wrong and what to do. */
+export function errorRecord(error: unknown): IDataObject {
+	const record = (typeof error === 'object' && error !== null ? error : {}) as {
+		message?: unknown;
+		description?: unknown;
+		httpCode?: unknown;
+	};
+	const json: IDataObject = { error: typeof record.message === 'string' ? record.message : String(error) };
+	if (typeof record.description === 'string' && record.description) json.description = record.description;
+	if (typeof record.httpCode === 'string' && record.httpCode) json.httpCode = record.httpCode;
+	return json;
+}
+
+/** Errors of the operations are n8n errors already; anything else is wrapped so n8n shows it well. */
+export function asNodeError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
+	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), { itemIndex });
+}

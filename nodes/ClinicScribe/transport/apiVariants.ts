@@ -1,0 +1,47 @@
+/**
+ * The one place where the interface document and the public service spell things differently
+ * (see the "API variant" table of the service notes). Everything else is the same in both.
+ */
+export type ApiVariant = 'document' | 'public';
+export type ApiEnvironment = 'production' | 'sandbox' | 'custom';
+
+export interface ApiVariantSettings {
+	/** How a client id and secret become an access token. */
+	tokenExchange: 'documentTokenEndpoint' | 'publicLogin';
+	exchangePath: string;
+	/** The `action` value of an upload. */
+	uploadAction: string;
+	/** The template id of the EMR-compatible format. */
+	emrTemplateId: string;
+	/** The public SDKs send the client id with every call. */
+	sendsClientIdHeader: boolean;
+}
+
+export const API_VARIANTS: Record<ApiVariant, ApiVariantSettings> = {
+	document: {
+		tokenExchange: 'documentTokenEndpoint',
+		exchangePath: '/api/v1/auth/token',
+		uploadAction: 'scribe-v2',
+		emrTemplateId: 'svc_emr_template',
+		sendsClientIdHeader: false,
+	},
+	public: {
+		tokenExchange: 'publicLogin',
+		exchangePath: '/connect-auth/v1/account/login',
+		uploadAction: 'ekascribe-v2',
+		emrTemplateId: 'eka_emr_template',
+		sendsClientIdHeader: true,
+	},
+};
+
+/** The document's {base_url} and {sandbox_base_url}, as the publishing service names them. */
+export const ENVIRONMENT_BASE_URLS: Record<Exclude<ApiEnvironment, 'custom'>, string> = {
+	production: 'https://api.eka.care',
+	sandbox: 'https://api.dev.eka.care',
+};
+
+export const SESSION_RENEWAL_PATH = '/connect-auth/v1/account/refresh-token';
+
+export function apiVariantSettings(variant: unknown): ApiVariantSettings {
+	return variant === 'public' ? API_VARIANTS.public : API_VARIANTS.document;
+}

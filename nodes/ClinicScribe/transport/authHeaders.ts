@@ -1,0 +1,40 @@
+import type { ClinicScribeSettings } from './credentialSettings';
+
+/**
+ * The `/dr/...` directory endpoints take the token raw in a header named `auth` (document §5);
+ * every other call takes `Authorization: Bearer`. The public service's SDKs also send the client id.
+ */
+export function authHeadersFor(
+	url: string,
+	token: string,
+	settings: Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>,
+): Record<string, string> {
+	const headers: Record<string, string> = isDirectoryPath(pathOf(url))
+		? { auth: token }
+		: { Authorization: `Bearer ${token}` };
+	if (settings.variantSettings.sendsClientIdHeader && settings.clientId) {
+		headers['client-id'] = settings.clientId;
+	}
+	return headers;
+}
+
+export function isDirectoryPath(path: string): boolean {
+	return path === '/dr' || path.startsWith('/dr/');
+}
+
+/** True when `url` (absolute, or relative to the API) addresses the API's own host. */
+export function isApiUrl(url: string, baseUrl: string): boolean {
+	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return true;
+	return originOf(url) === originOf(baseUrl);
+}
+
+function pathOf(url: string): string {
+	const withoutOrigin = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+	const path = withoutOrigin.split(/[?#]/)[0];
+	return path.startsWith('/') ? path : `/${path}`;
+}
+
+function originOf(url: string): string {
+	const match = /^([a-z][a-z0-9+.-]*:\/\/[^/?#]*)/i.exec(url);
+	return (match ? match[1] : '').toLowerCase();
+}

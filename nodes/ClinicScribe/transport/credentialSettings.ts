@@ -1,0 +1,54 @@
+import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
+
+import {
+	apiVariantSettings,
+	ENVIRONMENT_BASE_URLS,
+	type ApiVariant,
+	type ApiVariantSettings,
+} from './apiVariants';
+
+export const CREDENTIAL_TYPE = 'clinicScribeApi';
+
+/** The credential's fields, read once and typed, so no other code reads raw credential data. */
+export interface ClinicScribeSettings {
+	variant: ApiVariant;
+	variantSettings: ApiVariantSettings;
+	baseUrl: string;
+	authMethod: 'clientCredentials' | 'accessToken';
+	clientId: string;
+	clientSecret: string;
+	apiKey: string;
+	staticAccessToken: string;
+	sessionToken: string;
+	refreshToken: string;
+}
+
+export function readCredentialSettings(credentials: ICredentialDataDecryptedObject): ClinicScribeSettings {
+	const variant: ApiVariant = credentials.apiVariant === 'public' ? 'public' : 'document';
+	return {
+		variant,
+		variantSettings: apiVariantSettings(variant),
+		baseUrl: resolveBaseUrl(credentials.environment, credentials.baseUrl),
+		authMethod: credentials.authMethod === 'accessToken' ? 'accessToken' : 'clientCredentials',
+		clientId: text(credentials.clientId),
+		clientSecret: text(credentials.clientSecret),
+		apiKey: text(credentials.apiKey),
+		staticAccessToken: text(credentials.accessToken),
+		sessionToken: text(credentials.sessionToken),
+		refreshToken: text(credentials.refreshToken),
+	};
+}
+
+export function resolveBaseUrl(environment: unknown, customBaseUrl: unknown): string {
+	const chosen =
+		environment === 'sandbox'
+			? ENVIRONMENT_BASE_URLS.sandbox
+			: environment === 'custom'
+				? text(customBaseUrl)
+				: ENVIRONMENT_BASE_URLS.production;
+	return chosen.replace(/\/+$/, '');
+}
+
+function text(value: unknown): string {
+	return typeof value === 'string' ? value.trim() : '';
+}

@@ -1,0 +1,43 @@
+/** The directory endpoints of document 4.1–4.3, as calls; shaping of their answers is in shared/. */
+import { clinicApiRequest, encodePathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+
+export async function getDoctorServices(
+	ctx: ClinicApiContext,
+	doctorId: string,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `/dr/v1/doctor/service/${encodePathSegment(doctorId)}`,
+		idempotent: true,
+		purpose: "the doctor's services",
+		itemIndex,
+	});
+}
+
+/** 404 is returned, not thrown: "no patient found" is an answer the operation decides about. */
+export async function searchPatientsByMobile(
+	ctx: ClinicApiContext,
+	mobile: string,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: '/dr/v1/business/patients/search',
+		qs: { mobile },
+		idempotent: true,
+		acceptStatuses: [404],
+		purpose: 'the patient search',
+		itemIndex,
+	});
+}
+
+export async function getBusinessEntities(ctx: ClinicApiContext, itemIndex?: number): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: '/dr/v1/business/entities',
+		idempotent: true,
+		purpose: "the business's clinics and doctors",
+		itemIndex,
+	});
+}
