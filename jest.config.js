@@ -22,7 +22,6 @@ module.exports = {
 			transform: { '^.+\\.ts$': tsJest },
 			testEnvironment: 'node',
 			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
-			testTimeout: 300000,
 		},
 	],
 };

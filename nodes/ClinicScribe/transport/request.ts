@@ -136,7 +136,9 @@ async function sendOnce(ctx: ClinicApiContext, options: IHttpRequestOptions): Pr
 		return { kind: 'response', response: { statusCode: raw.statusCode, body: raw.body, headers: raw.headers ?? {} } };
 	} catch (error) {
 		const cause = causeOf(error);
-		const status = Number(cause.response?.status ?? (error as { httpCode?: string }).httpCode ?? 0);
+		const httpCode = (error as { httpCode?: unknown }).httpCode;
+		// httpCode may hold a network error code ("ECONNRESET") rather than a status.
+		const status = Number(cause.response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
 		return {
 			kind: 'failure',
 			unauthorized: status === 401,

@@ -1,0 +1,288 @@
+/**
+ * The directory operations (document 4.1–4.3) and the credential (4.5, 4.6, §5), over real HTTP
+ * against the project's fake clinic API.
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
+import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { FIXTURE_IDS } from '../../fake-api/fixtures';
+import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
+import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+
+let api: FakeClinicApi;
+const node = new ClinicScribe();
+
+beforeAll(async () => {
+	api = await startFakeClinicApi();
+	// Keep retry back-off short so the retry tests stay quick; the policy itself is unit-tested.
+	RETRY_POLICY.baseDelayMs = 20;
+	RETRY_POLICY.maxDelayMs = 200;
+});
+afterAll(async () => await api.close());
+beforeEach(() => api.reset());
+
+function credentials(extra = {}): CredentialStore {
+	return fakeApiCredentials(api.url, api.validCredentials, extra);
+}
+
+async function run(
+	parameters: Record<string, unknown>,
+	options: { store?: CredentialStore; items?: INodeExecutionData[]; continueOnFail?: boolean } = {},
+): Promise<INodeExecutionData[]> {
+	const { context } = createExecuteContext({
+		credentials: options.store ?? credentials(),
+		parameters,
+		items: options.items,
+		continueOnFail: options.continueOnFail,
+	});
+	const [output] = await node.execute.call(context);
+	return output;
+}
+
+const doctorServices = (doctorId: unknown, extra: Record<string, unknown> = {}) => ({
+	resource: 'doctor',
+	operation: 'getServices',
+	doctorId: { __rl: true, mode: 'id', value: doctorId },
+	returnAll: true,
+	options: {},
+	...extra,
+});
+const patientSearch = (mobile: unknown, extra: Record<string, unknown> = {}) => ({
+	resource: 'patient',
+	operation: 'searchByMobile',
+	mobile,
+	returnAll: true,
+	simplify: false,
+	options: {},
+	...extra,
+});
+const entities = (output: string) => ({ resource: 'business', operation: 'getEntities', output });
+
+describe('Doctor → Get Services', () => {
+	it('returns one item per service, with the token in the auth header', async () => {
+		const output = await run(doctorServices(FIXTURE_IDS.doctorWithServices));
+		expect(output).toHaveLength(4);
+		expect(output.map((item) => item.json.service_name)).toContain('General Consultation');
+		expect(output.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
+		const [call] = api.requestsTo('/dr/v1/doctor/service/');
+		expect(call.headers.auth).toMatch(/^eyJ/);
+		expect(call.headers.authorization).toBeUndefined();
+	});
+
+	it('leaves out archived services when asked, and honours the limit', async () => {
+		const active = await run(doctorServices(FIXTURE_IDS.doctorWithServices, { options: { excludeArchived: true } }));
+		expect(active).toHaveLength(3);
+		expect(active.every((item) => item.json.archive === false)).toBe(true);
+		const limited = await run(doctorServices(FIXTURE_IDS.doctorWithServices, { returnAll: false, limit: 2 }));
+		expect(limited).toHaveLength(2);
+	});
+
+	it('normalises the single-object sample form to a list', async () => {
+		api.setOptions({ servicesForm: 'object' });
+		const output = await run(doctorServices(FIXTURE_IDS.doctorWithOneService));
+		expect(output).toHaveLength(1);
+		expect(typeof output[0].json.service_name).toBe('string');
+	});
+
+	it('sends an odd doctor id as one encoded path segment', async () => {
+		const output = await run(doctorServices(FIXTURE_IDS.doctorIdNeedingEncoding));
+		expect(output).toHaveLength(1);
+		expect(api.requestsTo('/dr/v1/doctor/service/')[0].path).toBe('/dr/v1/doctor/service/a%20b%2Fc');
+		await run(doctorServices('../../business/entities'), { continueOnFail: true });
+		const last = api.requestsTo('/dr/v1/doctor/service/').at(-1);
+		expect(last?.path).toBe('/dr/v1/doctor/service/%2E%2E%2F%2E%2E%2Fbusiness%2Fentities');
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(0);
+	});
+
+	it('refuses an empty doctor before sending anything', async () => {
+		await expect(run(doctorServices('  '))).rejects.toThrow('The Doctor field is empty');
+		expect(api.requestsTo('/dr/')).toHaveLength(0);
+	});
+});
+
+describe('Patient → Search by Mobile', () => {
+	it('tolerates formatting and returns one item per profile', async () => {
+		const output = await run(patientSearch('98765-43 210'));
+		expect(output).toHaveLength(2);
+		expect(api.requestsTo('/dr/v1/business/patients/search')[0].query.mobile).toBe(FIXTURE_IDS.mobileWithTwoProfiles);
+		expect(output[0].json).toEqual(
+			expect.objectContaining({ name: expect.any(String), patient_profile: expect.objectContaining({ gender: expect.any(String) }) }),
+		);
+	});
+
+	it('gives both documented response forms one shape', async () => {
+		const fromProfiles = await run(patientSearch(FIXTURE_IDS.mobileWithTwoProfiles));
+		api.setOptions({ patientsForm: 'patients' });
+		const fromPatients = await run(patientSearch(FIXTURE_IDS.mobileWithTwoProfiles));
+		const keys = (items: INodeExecutionData[]) =>
+			items.map((item) => [Object.keys(item.json).sort(), Object.keys(item.json.patient_profile as object).sort()]);
+		expect(keys(fromPatients)).toEqual(keys(fromProfiles));
+		expect(fromPatients.map((item) => (item.json.patient_profile as { gender: unknown }).gender)).toEqual(
+			fromProfiles.map((item) => (item.json.patient_profile as { gender: unknown }).gender),
+		);
+		expect(fromPatients.map((item) => (item.json.patient_profile as { gender: unknown }).gender)).not.toContain(null);
+	});
+
+	it('simplifies to a flat record when asked', async () => {
+		const output = await run(patientSearch(FIXTURE_IDS.mobileWithGenderO, { simplify: true }));
+		expect(output[0].json).toEqual(expect.objectContaining({ gender: 'O', mobile: expect.any(String) }));
+		expect(output[0].json.patient_profile).toBeUndefined();
+	});
+
+	it.each([
+		['12345', 'has 5 digits'],
+		['+91 98765 43210', 'country code'],
+		['98765abc10', 'characters other than digits'],
+		['', 'is empty'],
+	])('refuses %p before any request', async (mobile, problem) => {
+		const error = await run(patientSearch(mobile)).catch((caught: Error) => caught);
+		expect((error as Error).message).toContain(problem);
+		expect((error as Error).message).toContain('Mobile Number');
+		expect(api.requestsTo('/dr/')).toHaveLength(0);
+	});
+
+	it('treats PATIENTS_NOT_FOUND as no items, or as an error when asked', async () => {
+		expect(await run(patientSearch(FIXTURE_IDS.unknownMobile))).toEqual([]);
+		const error = (await run(patientSearch(FIXTURE_IDS.unknownMobile, { options: { failWhenNotFound: true } })).catch(
+			(caught: Error) => caught,
+		)) as Error & { httpCode?: string };
+		expect(error.message).toContain('404 PATIENTS_NOT_FOUND');
+		expect(error.httpCode).toBe('404');
+		expect(error.message).not.toContain(FIXTURE_IDS.unknownMobile);
+	});
+
+	it('explains UNAUTHORIZED_ACCESS', async () => {
+		api.injectFault({ path: '/dr/v1/business/patients/search', fault: { kind: 'status', status: 403 } });
+		const error = (await run(patientSearch(FIXTURE_IDS.mobileWithTwoProfiles)).catch((caught: Error) => caught)) as Error & {
+			description?: string;
+		};
+		expect(error.message).toContain('403 UNAUTHORIZED_ACCESS');
+		expect(error.description).toContain('permission');
+	});
+
+	it('with Continue On Fail, gives a failing item its error and the others their results', async () => {
+		const items = [{ json: { mobile: FIXTURE_IDS.mobileWithTwoProfiles } }, { json: { mobile: '123' } }, { json: { mobile: FIXTURE_IDS.mobileWithGenderO } }];
+		const output = await run(patientSearch((index: number) => items[index].json.mobile), { items, continueOnFail: true });
+		expect(output.map((item) => (item.pairedItem as { item: number }).item)).toEqual([0, 0, 1, 2]);
+		expect(output[2].json.error).toContain('has 3 digits');
+		expect(output[3].json.patient_profile).toEqual(expect.objectContaining({ gender: 'O' }));
+	});
+});
+
+describe('Business → Get Entities', () => {
+	it('returns one item, one per clinic or one per doctor', async () => {
+		const [single] = await run(entities('entities'));
+		expect(single.json.business).toEqual(expect.objectContaining({ business_id: FIXTURE_IDS.businessId }));
+		expect((single.json.clinics as unknown[]).length).toBe(2);
+		expect(await run(entities('clinics'))).toHaveLength(2);
+		const doctors = await run(entities('doctors'));
+		expect(doctors).toHaveLength(4);
+		expect(doctors[0].json).toEqual(expect.objectContaining({ doctor_id: expect.any(String), pic: expect.any(String) }));
+	});
+
+	it('explains BUSINESS_NOT_FOUND and UNAUTHORIZED_ACCESS', async () => {
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'status', status: 404 } });
+		await expect(run(entities('entities'))).rejects.toThrow('404 BUSINESS_NOT_FOUND');
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'status', status: 403 } });
+		await expect(run(entities('entities'))).rejects.toThrow('403 UNAUTHORIZED_ACCESS');
+	});
+
+	it('retries a 500 and succeeds; gives up with SERVER_ERROR after the bounded attempts', async () => {
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'status', status: 500 } });
+		expect(await run(entities('doctors'))).toHaveLength(4);
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(2);
+
+		api.reset();
+		api.injectFault({ path: '/dr/v1/business/entities', times: Infinity, fault: { kind: 'status', status: 500 } });
+		const error = (await run(entities('doctors')).catch((caught: Error) => caught)) as Error & { description?: string };
+		expect(error.message).toContain('500 SERVER_ERROR');
+		expect(error.description).toContain(`tried ${RETRY_POLICY.attempts} times`);
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(RETRY_POLICY.attempts);
+	});
+
+	it('honours Retry-After on 429, and retries dropped connections', async () => {
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'status', status: 429, headers: { 'Retry-After': '0' } } });
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'drop' } });
+		expect(await run(entities('clinics'))).toHaveLength(2);
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(3);
+	});
+
+	it('says so when the body is not JSON', async () => {
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'malformed' } });
+		await expect(run(entities('clinics'))).rejects.toThrow('not the documented JSON');
+	});
+});
+
+describe('credential', () => {
+	it('exchanges once for many items and several executions', async () => {
+		const store = credentials();
+		const items = Array.from({ length: 25 }, () => ({ json: {} }));
+		await run(entities('entities'), { store, items });
+		await run(entities('doctors'), { store });
+		expect(api.counters.tokenExchanges).toBe(1);
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(26);
+		const [exchange] = api.requestsTo('/api/v1/auth/token');
+		expect(exchange.headers['x-api-key']).toBe(api.validCredentials.apiKey);
+		expect(exchange.body).toEqual({
+			client_id: api.validCredentials.clientId,
+			client_secret: api.validCredentials.clientSecret,
+			grant_type: 'client_credentials',
+		});
+	});
+
+	it('renews an expired token with the refresh token, then by exchange when that fails too', async () => {
+		const store = credentials();
+		await run(entities('entities'), { store });
+		api.expireAccessTokens();
+		expect(await run(entities('clinics'), { store })).toHaveLength(2);
+		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
+
+		api.expireAccessTokens();
+		api.expireRefreshTokens();
+		expect(await run(entities('clinics'), { store })).toHaveLength(2);
+		expect(api.counters).toEqual({ tokenExchanges: 2, tokenRefreshes: 1 });
+	});
+
+	it.each([
+		['clientSecret', 'wrong-secret-value', 'the Client Secret'],
+		['clientId', 'nobody', 'the Client ID'],
+		['apiKey', 'wrong-api-key-value', 'the Workspace API Key'],
+	])('names the rejected %s without echoing any secret', async (field, value, named) => {
+		const store = credentials({ [field]: value });
+		const error = (await run(entities('entities'), { store }).catch((caught: Error) => caught)) as Error;
+		expect(error.message).toContain(`rejected ${named}`);
+		for (const secret of ['wrong-secret-value', 'wrong-api-key-value', api.validCredentials.clientSecret, api.validCredentials.apiKey]) {
+			expect(error.message).not.toContain(secret);
+		}
+		expect(api.requestsTo('/dr/')).toHaveLength(0);
+	});
+
+	it('uses the public login flow and sends the client id on calls', async () => {
+		const store = credentials({ apiVariant: 'public' });
+		await run(entities('entities'), { store });
+		const [login] = api.requestsTo('/connect-auth/v1/account/login');
+		expect(login.body).toEqual({
+			client_id: api.validCredentials.clientId,
+			client_secret: api.validCredentials.clientSecret,
+			api_key: api.validCredentials.apiKey,
+		});
+		expect(login.headers['x-api-key']).toBeUndefined();
+		expect(api.requestsTo('/dr/v1/business/entities')[0].headers['client-id']).toBe(api.validCredentials.clientId);
+	});
+
+	it('uses a ready access token as it is, with no exchange', async () => {
+		const store = credentials({ authMethod: 'accessToken', accessToken: api.validCredentials.staticToken });
+		expect(await run(entities('doctors'), { store })).toHaveLength(4);
+		expect(api.counters.tokenExchanges).toBe(0);
+		expect(api.requestsTo('/dr/v1/business/entities')[0].headers.auth).toBe(api.validCredentials.staticToken);
+	});
+
+	it('lists doctors for the Doctor picker, filtered by name', async () => {
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
+		const all = await node.methods.listSearch.searchDoctors.call(context as never);
+		expect(all.results).toHaveLength(4);
+		const filtered = await node.methods.listSearch.searchDoctors.call(context as never, 'neha');
+		expect(filtered.results).toEqual([{ name: 'Dr. Neha Iyer', value: 'do1003' }]);
+	});
+});

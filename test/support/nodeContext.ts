@@ -1,0 +1,236 @@
+/**
+ * A stand-in for n8n's execution context that does real HTTP. Its credential handling follows
+ * n8n-core 2.41's httpRequestWithAuthentication step by step (preAuthentication when the expirable
+ * field is empty or after a 401, then one retry; no retry for stream/multipart bodies), so
+ * integration tests exercise the nodes' real requests against the fake API. The real-n8n e2e tests
+ * are the proof that n8n itself behaves this way.
+ */
+import axios, { type AxiosRequestConfig } from 'axios';
+import { createReadStream, statSync } from 'node:fs';
+import { basename } from 'node:path';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type ICredentialDataDecryptedObject,
+	type ICredentialType,
+	type IDataObject,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type INode,
+	type INodeExecutionData,
+	type JsonObject,
+} from 'n8n-workflow';
+
+import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
+
+export interface RecordedCall {
+	url: string;
+	method: string;
+	headers: Record<string, unknown>;
+}
+
+/** Shared between contexts, like a credential stored in n8n's database. */
+export class CredentialStore {
+	readonly data: ICredentialDataDecryptedObject;
+	preAuthenticationRuns = 0;
+	constructor(data: ICredentialDataDecryptedObject, readonly type: ICredentialType = new ClinicScribeApi()) {
+		const defaults: ICredentialDataDecryptedObject = {};
+		for (const property of type.properties) defaults[property.name] = property.default as string;
+		this.data = { ...defaults, ...data };
+	}
+}
+
+/** Test credentials for the fake API's base URL. */
+export function fakeApiCredentials(
+	url: string,
+	valid: { clientId: string; clientSecret: string; apiKey: string },
+	extra: ICredentialDataDecryptedObject = {},
+): CredentialStore {
+	return new CredentialStore({
+		apiVariant: 'document',
+		environment: 'custom',
+		baseUrl: url,
+		authMethod: 'clientCredentials',
+		clientId: valid.clientId,
+		clientSecret: valid.clientSecret,
+		apiKey: valid.apiKey,
+		...extra,
+	});
+}
+
+/** Converts n8n's request options into axios's, as n8n's own helper does. */
+export async function plainHttpRequest(options: IHttpRequestOptions): Promise<unknown> {
+	const ignore = options.ignoreHttpStatusErrors;
+	const config: AxiosRequestConfig = {
+		method: options.method ?? 'GET',
+		url: options.url,
+		baseURL: options.baseURL,
+		headers: { ...(options.headers as Record<string, string> | undefined) },
+		params: options.qs,
+		timeout: options.timeout,
+		signal: options.abortSignal as AbortSignal | undefined,
+		maxBodyLength: Infinity,
+		maxContentLength: Infinity,
+		responseType: options.encoding as AxiosRequestConfig['responseType'],
+		validateStatus:
+			ignore === true
+				? () => true
+				: typeof ignore === 'object' && ignore
+					? (status) => !ignore.except.includes(status)
+					: (status) => status >= 200 && status < 300,
+	};
+	const body = options.body as unknown;
+	const hasBody =
+		body !== undefined &&
+		body !== null &&
+		!(typeof body === 'object' && !Buffer.isBuffer(body) && !isStream(body) && Object.keys(body as object).length === 0 && !(body instanceof URLSearchParams));
+	if (hasBody && (options.method ?? 'GET') !== 'GET') config.data = body;
+	if (options.json && !Object.keys(config.headers ?? {}).some((key) => key.toLowerCase() === 'accept')) {
+		(config.headers as Record<string, string>).Accept = 'application/json';
+	}
+	const response = await axios.request(config);
+	if (options.returnFullResponse) {
+		return { body: response.data, headers: response.headers, statusCode: response.status, statusMessage: response.statusText };
+	}
+	return response.data;
+}
+
+function isStream(value: unknown): boolean {
+	return typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function';
+}
+
+function hasSingleUseBody(options: IHttpRequestOptions): boolean {
+	return isStream(options.body) || options.body instanceof FormData;
+}
+
+export interface ContextOptions {
+	credentials: CredentialStore;
+	/** Node parameters: plain values, or a function of the item index. */
+	parameters: Record<string, unknown | ((itemIndex: number) => unknown)>;
+	items?: INodeExecutionData[];
+	continueOnFail?: boolean;
+	nodeName?: string;
+	/** Binary ids (as n8n's filesystem mode gives them) mapped to files on disk. */
+	binaryFiles?: Record<string, string>;
+	cancelSignal?: AbortSignal;
+}
+
+export interface TestContext {
+	context: IExecuteFunctions;
+	calls: RecordedCall[];
+}
+
+export function createExecuteContext(options: ContextOptions): TestContext {
+	const node: INode = {
+		id: 'test-node',
+		name: options.nodeName ?? 'Clinic Scribe',
+		type: 'n8n-nodes-clinic-scribe.clinicScribe',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+		credentials: { clinicScribeApi: { id: '1', name: 'test' } },
+	};
+	const items: INodeExecutionData[] = options.items ?? [{ json: {} }];
+	const calls: RecordedCall[] = [];
+	const store = options.credentials;
+	const credentialType = store.type;
+
+	const preAuthenticate = async (expired: boolean): Promise<void> => {
+		const expirable = credentialType.properties.find((p) => p.type === 'hidden' && p.typeOptions?.expirable === true);
+		if (!expirable || !credentialType.preAuthentication) return;
+		if (store.data[expirable.name] !== '' && !expired) return;
+		store.preAuthenticationRuns++;
+		const output = await credentialType.preAuthentication.call(
+			{ helpers: { httpRequest: plainHttpRequest } } as never,
+			store.data,
+		);
+		if (output[expirable.name] === undefined) return;
+		Object.assign(store.data, output);
+	};
+
+	const authenticate = async (request: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
+		const auth = credentialType.authenticate;
+		if (typeof auth !== 'function') throw new Error('the test context supports function authenticate only');
+		return await auth(store.data, request);
+	};
+
+	const httpRequestWithAuthentication = async (_type: string, request: IHttpRequestOptions): Promise<unknown> => {
+		let sent = false;
+		let options_ = { ...request };
+		try {
+			await preAuthenticate(false);
+			options_ = await authenticate(options_);
+			calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
+			sent = true;
+			return await plainHttpRequest(options_);
+		} catch (error) {
+			const status = (error as { response?: { status?: number } }).response?.status;
+			if (status === 401) {
+				try {
+					await preAuthenticate(true);
+					if (sent && hasSingleUseBody(options_)) throw new NodeApiError(node, error as JsonObject);
+					options_ = await authenticate({ ...request });
+					calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
+					return await plainHttpRequest(options_);
+				} catch (retryError) {
+					throw new NodeApiError(node, retryError as JsonObject);
+				}
+			}
+			throw new NodeApiError(node, error as JsonObject);
+		}
+	};
+
+	const parameter = (name: string, itemIndex: number, fallback?: unknown, extra?: { extractValue?: boolean }) => {
+		const [head, ...rest] = name.split('.');
+		let value: unknown = options.parameters[head];
+		if (typeof value === 'function') value = (value as (i: number) => unknown)(itemIndex);
+		for (const key of rest) value = (value as IDataObject | undefined)?.[key];
+		if (value === undefined) {
+			if (fallback !== undefined) return fallback;
+			throw new Error(`test context: parameter "${name}" not set`);
+		}
+		if (extra?.extractValue && typeof value === 'object' && value !== null && '__rl' in value) {
+			return (value as unknown as { value: unknown }).value;
+		}
+		return value;
+	};
+
+	const binaryFiles = options.binaryFiles ?? {};
+	const context = {
+		getInputData: () => items,
+		getNode: () => node,
+		getNodeParameter: parameter,
+		continueOnFail: () => options.continueOnFail ?? false,
+		getCredentials: async () => store.data,
+		getExecutionCancelSignal: () => options.cancelSignal,
+		isToolExecution: () => false,
+		logger: { debug() {}, info() {}, warn() {}, error() {} },
+		helpers: {
+			httpRequest: plainHttpRequest,
+			httpRequestWithAuthentication,
+			assertBinaryData: (itemIndex: number, propertyName: string) => {
+				const binary = items[itemIndex]?.binary?.[propertyName];
+				if (!binary) {
+					throw new NodeOperationError(node, `This operation expects the node's input data to contain a binary file '${propertyName}', but none was found [item ${itemIndex}]`, { itemIndex });
+				}
+				return binary;
+			},
+			getBinaryStream: async (id: string) => {
+				const path = binaryFiles[id];
+				if (!path) throw new Error(`test context: unknown binary id ${id}`);
+				return createReadStream(path, { highWaterMark: 64 * 1024 });
+			},
+			getBinaryMetadata: async (id: string) => {
+				const path = binaryFiles[id];
+				if (!path) throw new Error(`test context: unknown binary id ${id}`);
+				return { fileName: basename(path), mimeType: 'application/octet-stream', fileSize: statSync(path).size };
+			},
+			getBinaryDataBuffer: async (itemIndex: number, propertyName: string) => {
+				const binary = items[itemIndex]?.binary?.[propertyName];
+				if (!binary) throw new Error(`test context: no binary ${propertyName} on item ${itemIndex}`);
+				return Buffer.from(binary.data, 'base64');
+			},
+		},
+	} as unknown as IExecuteFunctions;
+	return { context, calls };
+}

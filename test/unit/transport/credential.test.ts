@@ -1,0 +1,136 @@
+import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
+
+import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
+import { authHeadersFor, isApiUrl } from '../../../nodes/ClinicScribe/transport/authHeaders';
+import { readCredentialSettings, resolveBaseUrl } from '../../../nodes/ClinicScribe/transport/credentialSettings';
+import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errorBodies';
+import { encodePathSegment, retryDelayMs, RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { describeExchangeRejection, obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
+
+const base: ICredentialDataDecryptedObject = {
+	apiVariant: 'document',
+	environment: 'custom',
+	baseUrl: 'https://gw.example.com/',
+	authMethod: 'clientCredentials',
+	clientId: 'client-1',
+	clientSecret: 'very-secret-value',
+	apiKey: 'key-value-123',
+	accessToken: '',
+	sessionToken: 'tok',
+	refreshToken: '',
+};
+
+describe('authHeadersFor', () => {
+	const settings = readCredentialSettings(base);
+	it('sends the token raw in `auth` to /dr and as Bearer elsewhere', () => {
+		expect(authHeadersFor('https://gw.example.com/dr/v1/business/entities', 't', settings)).toEqual({ auth: 't' });
+		expect(authHeadersFor('/dr/v1/doctor/service/x', 't', settings)).toEqual({ auth: 't' });
+		expect(authHeadersFor('https://gw.example.com/voice/api/v3/status/x', 't', settings)).toEqual({ Authorization: 'Bearer t' });
+		expect(authHeadersFor('https://gw.example.com/drive/x', 't', settings)).toEqual({ Authorization: 'Bearer t' });
+	});
+	it('adds the client id for the public variant', () => {
+		const publicSettings = readCredentialSettings({ ...base, apiVariant: 'public' });
+		expect(authHeadersFor('/dr/v1/x', 't', publicSettings)).toEqual({ auth: 't', 'client-id': 'client-1' });
+	});
+	it('recognises the API host only', () => {
+		expect(isApiUrl('https://gw.example.com/x', 'https://gw.example.com')).toBe(true);
+		expect(isApiUrl('/relative', 'https://gw.example.com')).toBe(true);
+		expect(isApiUrl('https://bucket.s3.amazonaws.com/x', 'https://gw.example.com')).toBe(false);
+		expect(isApiUrl('https://gw.example.com.evil.com/x', 'https://gw.example.com')).toBe(false);
+	});
+});
+
+describe('resolveBaseUrl', () => {
+	it('maps environments and trims a trailing slash', () => {
+		expect(resolveBaseUrl('production', '')).toBe('https://api.eka.care');
+		expect(resolveBaseUrl('sandbox', '')).toBe('https://api.dev.eka.care');
+		expect(resolveBaseUrl('custom', 'http://127.0.0.1:9/')).toBe('http://127.0.0.1:9');
+	});
+});
+
+describe('ClinicScribeApi.authenticate', () => {
+	const credential = new ClinicScribeApi();
+	it('puts the session token on API calls and fills the base URL of relative ones', async () => {
+		const result = await credential.authenticate(base, { url: '/dr/v1/business/entities' } as IHttpRequestOptions);
+		expect(result.baseURL).toBe('https://gw.example.com');
+		expect(result.headers).toEqual({ auth: 'tok' });
+	});
+	it('never sends a token to another host', async () => {
+		const request = { url: 'https://bucket.example.org/upload', headers: { a: '1' } } as IHttpRequestOptions;
+		expect(await credential.authenticate(base, request)).toEqual(request);
+	});
+	it('uses the ready access token in that mode', async () => {
+		const result = await credential.authenticate(
+			{ ...base, authMethod: 'accessToken', accessToken: 'console-token' },
+			{ url: 'https://gw.example.com/voice/api/v3/status/1' } as IHttpRequestOptions,
+		);
+		expect(result.headers).toEqual({ Authorization: 'Bearer console-token' });
+	});
+});
+
+describe('token exchange', () => {
+	const settings = readCredentialSettings({ ...base, sessionToken: '' });
+
+	it('names the field the API rejected', () => {
+		const say = (statusCode: number, body: unknown) => describeExchangeRejection({ statusCode, body }, settings);
+		expect(say(403, { code: 'invalid_api_key', error: 'API key is not valid' })).toContain('rejected the Workspace API Key');
+		expect(say(401, { code: 'invalid_client_secret', error: 'bad' })).toContain('rejected the Client Secret');
+		expect(say(401, { code: 'invalid_client_id', error: 'client_id not found' })).toContain('rejected the Client ID');
+		expect(say(401, {})).toContain('rejected the Client ID or Client Secret');
+	});
+
+	it('never repeats a secret the server echoed', () => {
+		const message = describeExchangeRejection({ statusCode: 401, body: { code: 'invalid_client_secret', error: 'secret very-secret-value is wrong' } }, settings);
+		expect(message).not.toContain('very-secret-value');
+		expect(message).toContain('[redacted]');
+	});
+
+	it('lists every missing field before sending anything', async () => {
+		const send = jest.fn();
+		const empty = readCredentialSettings({ ...base, clientId: '', clientSecret: '', apiKey: '', sessionToken: '' });
+		await expect(obtainAccessToken(send, empty)).rejects.toThrow('missing Client ID, Client Secret, Workspace API Key');
+		expect(send).not.toHaveBeenCalled();
+	});
+
+	it('refreshes when it holds a refresh token, and falls back to the exchange when refresh fails', async () => {
+		const withRefresh = readCredentialSettings({ ...base, sessionToken: 'old', refreshToken: 'r1' });
+		const calls: string[] = [];
+		const send = jest.fn(async (options: IHttpRequestOptions) => {
+			calls.push(options.url);
+			if (options.url.endsWith('/refresh-token')) return { statusCode: 401, body: { code: 'invalid_refresh_token' } };
+			return { statusCode: 200, body: { access_token: 'new', refresh_token: 'r2' } };
+		});
+		expect(await obtainAccessToken(send, withRefresh)).toEqual({ sessionToken: 'new', refreshToken: 'r2' });
+		expect(calls).toEqual(['https://gw.example.com/connect-auth/v1/account/refresh-token', 'https://gw.example.com/api/v1/auth/token']);
+	});
+
+	it('says so when the network fails, without echoing secrets', async () => {
+		const send = jest.fn(async () => {
+			throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', config: { data: 'very-secret-value' } });
+		});
+		await expect(obtainAccessToken(send, settings)).rejects.toThrow('connection refused');
+	});
+});
+
+describe('errors and retries', () => {
+	it('reads every documented error body shape', () => {
+		expect(readErrorFields({ status_code: 403, success: false, error: { code: 'UNAUTHORIZED_ACCESS', message: 'no' } })).toEqual({ code: 'UNAUTHORIZED_ACCESS', message: 'no' });
+		expect(readErrorFields({ code: 'invalid_client_id', error: 'unknown' })).toEqual({ code: 'invalid_client_id', message: 'unknown' });
+		expect(readErrorFields({ error: { code: 'txn_limit_exceeded', msg: 'quota' } })).toEqual({ code: 'txn_limit_exceeded', message: 'quota' });
+		expect(readErrorFields('<html>bad gateway</html>')).toEqual({ message: '<html>bad gateway</html>' });
+	});
+	it('scrubs secrets', () => {
+		expect(scrubSecrets('a key-value-123 b', ['key-value-123', undefined, ''])).toBe('a [redacted] b');
+	});
+	it('honours Retry-After in seconds or as a date, within the cap, else backs off exponentially', () => {
+		expect(retryDelayMs(1, '2')).toBe(2000);
+		expect(retryDelayMs(1, '3600')).toBe(RETRY_POLICY.maxDelayMs);
+		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(RETRY_POLICY.maxDelayMs);
+		expect(retryDelayMs(1, undefined)).toBe(RETRY_POLICY.baseDelayMs);
+		expect(retryDelayMs(3, undefined)).toBe(RETRY_POLICY.baseDelayMs * 4);
+	});
+	it('encodes a path segment so it cannot climb or split', () => {
+		expect(encodePathSegment('a b/c')).toBe('a%20b%2Fc');
+		expect(encodePathSegment('..')).toBe('%2E%2E');
+	});
+});
