@@ -1,5 +1,5 @@
 /** Three projects so `npm test` can run them in order and a developer can run one alone. */
-const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: 'tsconfig.json' }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 /** @type {import('jest').Config} */
 module.exports = {

@@ -1,0 +1,50 @@
+/** What `npm pack` would publish, and the rules n8n's verification applies to a package. */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(__dirname, '../../..');
+const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+
+describe('the published package', () => {
+	beforeAll(() => {
+		if (!existsSync(join(root, 'dist/nodes/ClinicScribe/ClinicScribe.node.js'))) {
+			throw new Error('dist/ is missing: run `npm run build` first (npm test does)');
+		}
+	});
+
+	it('contains only dist/, package.json, README and licence', () => {
+		const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
+		const files: string[] = JSON.parse(output)[0].files.map((file: { path: string }) => file.path);
+		const outside = files.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path));
+		expect(outside).toEqual([]);
+		expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']));
+		for (const listed of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(files).toContain(listed);
+		expect(files.filter((path) => path.endsWith('.svg')).length).toBeGreaterThanOrEqual(2);
+		expect(files.some((path) => path.endsWith('.test.js') || path.includes('/test/'))).toBe(false);
+	});
+
+	it('has no runtime dependencies and only n8n-workflow as a peer', () => {
+		expect(manifest.dependencies ?? {}).toEqual({});
+		expect(manifest.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		for (const hook of ['prepare', 'preinstall', 'install', 'postinstall', 'prepublish']) {
+			expect(manifest.scripts[hook]).toBeUndefined();
+		}
+	});
+
+	it('ships code that imports only what n8n allows', () => {
+		const files = execFileSync('find', ['dist', '-name', '*.js'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+		const allowed = /^(n8n-workflow|lodash|luxon|moment|p-limit|zod|crypto|node:crypto|\.{1,2}\/.*)$/;
+		const offenders: string[] = [];
+		for (const file of files) {
+			const source = readFileSync(join(root, file), 'utf8');
+			for (const match of source.matchAll(/require\("([^"]+)"\)/g)) {
+				if (!allowed.test(match[1])) offenders.push(`${file}: ${match[1]}`);
+			}
+			if (/\b(setTimeout|setInterval|setImmediate|globalThis|__dirname)\b|\bprocess\.[a-z]+|\bconsole\.[a-z]+\(/i.test(source)) {
+				offenders.push(`${file}: uses a global n8n's rules forbid`);
+			}
+		}
+		expect(offenders).toEqual([]);
+	});
+});
