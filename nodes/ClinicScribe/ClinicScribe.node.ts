@@ -10,6 +10,7 @@ import * as business from './actions/business';
 import * as doctor from './actions/doctor';
 import * as patient from './actions/patient';
 import { route } from './actions/router';
+import * as transcription from './actions/transcription';
 import { searchDoctors } from './methods/listSearch';
 
 export class ClinicScribe implements INodeType {
@@ -36,12 +37,14 @@ export class ClinicScribe implements INodeType {
 					{ name: 'Business', value: 'business' },
 					{ name: 'Doctor', value: 'doctor' },
 					{ name: 'Patient', value: 'patient' },
+					{ name: 'Transcription', value: 'transcription' },
 				],
 				default: 'doctor',
 			},
 			...business.description,
 			...doctor.description,
 			...patient.description,
+			...transcription.description,
 		],
 	};
 

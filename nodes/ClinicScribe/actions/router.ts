@@ -9,6 +9,7 @@ import {
 import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
+import * as transcription from './transcription';
 
 /** An operation that turns one input item into any number of output records. */
 export interface ItemOperation {
@@ -26,6 +27,7 @@ const operationsByResource: Record<string, Record<string, Operation>> = {
 	business: business.operations,
 	doctor: doctor.operations,
 	patient: patient.operations,
+	transcription: transcription.operations,
 };
 
 export async function route(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -1,0 +1,71 @@
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
+
+import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { asNodeError, errorRecord } from '../router';
+import { readResultsOutput, readWaitSettings, waitForCompletionFields, waitForSessionResults } from './waitForResults';
+
+const show = { resource: ['transcription'], operation: ['getResults'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Session ID',
+		name: 'sessionId',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. visit-2024-0042',
+		description:
+			'The transaction ID the recordings were uploaded with (Upload Audio outputs it as transaction_id; the trigger as session_id)',
+		displayOptions: { show },
+	},
+	...waitForCompletionFields(
+		show,
+		'Whether to wait until the session is done. Otherwise the current state is output at once (status "processing" while it is not done).',
+		true,
+	),
+];
+
+/**
+ * One session per item. All items' waits share one start, so N items wait "Timeout" in all, not
+ * N times it (the sessions are processed in parallel by the API).
+ */
+export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	const output: INodeExecutionData[] = [];
+	const startedAt = Date.now();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			const sessionId = readSessionId(this, itemIndex);
+			const resultsOutput = readResultsOutput(this, itemIndex);
+			const wait = readWaitSettings(this, itemIndex, 0);
+			const results = wait
+				? await waitForSessionResults(this, sessionId, wait, itemIndex, startedAt)
+				: await fetchSessionResults(this, sessionId, itemIndex);
+			for (const json of sessionResultsToRecords(results, resultsOutput)) {
+				output.push({ json, pairedItem: { item: itemIndex } });
+			}
+		} catch (error) {
+			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
+			output.push({ json: errorRecord(error), pairedItem: { item: itemIndex } });
+		}
+	}
+	return output;
+}
+
+function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {
+	const value = ctx.getNodeParameter('sessionId', itemIndex, '') as unknown;
+	const sessionId = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	if (sessionId === '') {
+		throw new NodeOperationError(ctx.getNode(), `The Session ID field of item ${itemIndex} is empty`, {
+			description:
+				'Enter the transaction ID the recordings were uploaded with, for example {{ $json.transaction_id }} after Upload Audio or {{ $json.session_id }} after the trigger.',
+			itemIndex,
+		});
+	}
+	return sessionId;
+}

@@ -1,0 +1,44 @@
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+
+import * as getResults from './getResults.operation';
+import * as uploadAudio from './uploadAudio.operation';
+
+export const operations = { getResults, uploadAudio };
+
+const getResultsOption: INodePropertyOptions = {
+	name: 'Get Results',
+	value: 'getResults',
+	action: 'Get the results of a transcription',
+	description: 'Get the documents of a session (clinical notes, EMR, transcript), decoded; optionally wait until done',
+};
+
+const uploadAudioOption: INodePropertyOptions = {
+	name: 'Upload Audio',
+	value: 'uploadAudio',
+	action: 'Upload audio for transcription',
+	description: 'Send recordings from binary data to be transcribed into structured clinical documents',
+};
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['transcription'], '@tool': [false] } },
+		options: [getResultsOption, uploadAudioOption],
+		default: 'uploadAudio',
+	},
+	{
+		// As an AI agent tool the node cannot receive binary files, so Upload Audio is not offered.
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['transcription'], '@tool': [true] } },
+		options: [getResultsOption],
+		default: 'getResults',
+	},
+	...uploadAudio.description,
+	...getResults.description,
+];

@@ -1,0 +1,331 @@
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+	type IPairedItemData,
+} from 'n8n-workflow';
+
+import { INPUT_LANGUAGES } from '../../shared/audioFiles';
+import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { getClinicSettings } from '../../transport/request';
+import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../transport/storageUpload';
+import { initTransaction, requestUploadTarget, type InitResult } from '../../transport/transcriptionApi';
+import { asNodeError, errorRecord } from '../router';
+import { planTransactions, TEMPLATE_CHOICES, type PlannedFile, type TransactionPlan } from './uploadPlan';
+import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
+
+const show = { resource: ['transcription'], operation: ['uploadAudio'] };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Input Binary Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		placeholder: 'e.g. data',
+		hint: 'The name of the input binary field holding the recording. Several fields: separate them with commas.',
+		description:
+			'Each named binary field of the item is one audio file of the transaction (wav, mp3, m4a, ogg, webm or mp4)',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Transaction ID',
+		name: 'transactionId',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. {{ $json.visitId }}',
+		description:
+			'Groups files: items with the same transaction ID are uploaded and transcribed together, as one session. Leave empty to generate one per item. It is the session ID for Get Results and the trigger.',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Input Languages',
+		name: 'inputLanguages',
+		type: 'multiOptions',
+		options: INPUT_LANGUAGES.map((language) => ({ name: `${language.name} (${language.id})`, value: language.id })),
+		default: ['en-IN'],
+		required: true,
+		description: 'The language(s) spoken in the recording. An expression may give IDs such as "en-IN,hi".',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Output Templates',
+		name: 'outputTemplates',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true, sortable: true },
+		placeholder: 'Add Template',
+		default: { templates: [{ template: TEMPLATE_CHOICES.clinicalNotes, codificationNeeded: false }] },
+		description: 'The documents to produce from the recording',
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Template',
+				name: 'templates',
+				values: [
+					{
+						displayName: 'Template',
+						name: 'template',
+						type: 'options',
+						options: [
+							{
+								name: 'Clinical Notes',
+								value: TEMPLATE_CHOICES.clinicalNotes,
+								description: 'Comprehensive structured clinical notes (clinical_notes_template)',
+							},
+							{
+								name: 'Custom Template',
+								value: TEMPLATE_CHOICES.custom,
+								description: "A template of your workspace, by its ID",
+							},
+							{
+								name: 'EMR Format',
+								value: TEMPLATE_CHOICES.emr,
+								description:
+									'Format for electronic medical record systems (svc_emr_template, or eka_emr_template with the public API variant)',
+							},
+							{
+								name: 'Transcript',
+								value: TEMPLATE_CHOICES.transcript,
+								description: 'Basic transcription with minimal structuring (transcript_template)',
+							},
+						],
+						default: 'clinical_notes_template',
+					},
+					{
+						displayName: 'Custom Template ID',
+						name: 'customTemplateId',
+						type: 'string',
+						default: '',
+						description: 'Only for Custom Template: the ID of the template in your workspace',
+					},
+					{
+						displayName: 'Codification Needed',
+						name: 'codificationNeeded',
+						type: 'boolean',
+						default: false,
+						description: 'Whether the document should carry medical codes (codification_needed)',
+					},
+				],
+			},
+		],
+	},
+	...waitForCompletionFields(
+		show,
+		'Whether to wait until the transcription is done and output its results instead of the upload receipts',
+		false,
+	),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Action',
+				name: 'action',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. scribe-v2',
+				description:
+					"The upload's action value. Empty: the credential's API variant decides (scribe-v2, or ekascribe-v2 for the public API).",
+			},
+			{
+				displayName: 'Additional Data',
+				name: 'additionalData',
+				type: 'json',
+				default: '{}',
+				description: 'A JSON object passed through to the transcription as additional_data, returned with the results',
+			},
+			{
+				displayName: 'Mode',
+				name: 'mode',
+				type: 'options',
+				options: [
+					{ name: 'Consultation', value: 'consultation', description: 'A conversation between doctor and patient' },
+					{ name: 'Dictation', value: 'dictation', description: 'The doctor dictating alone' },
+				],
+				default: 'dictation',
+				description: 'How the recording was made',
+			},
+			{
+				displayName: 'Model',
+				name: 'modelType',
+				type: 'options',
+				options: [
+					{ name: 'Lite', value: 'lite', description: 'Lower latency' },
+					{ name: 'Pro', value: 'pro', description: 'Most accurate' },
+				],
+				default: 'pro',
+				description: 'The transcription model (model_type)',
+			},
+			{
+				displayName: 'Output Language',
+				name: 'outputLanguage',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. en-IN',
+				description: 'Language of the documents (output_language). Empty: the service decides.',
+			},
+		],
+	},
+];
+
+/**
+ * All items at once, because items sharing a transaction ID form one transaction: one presign,
+ * every file uploaded (streamed), then one init. Everything is checked before anything is sent.
+ */
+export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+	if (this.isToolExecution?.()) {
+		throw new NodeOperationError(this.getNode(), 'Upload Audio cannot be used as an AI agent tool', {
+			description: 'An agent cannot hand over binary files. Upload recordings in a regular workflow step; agents can use Get Results.',
+		});
+	}
+	const settings = await getClinicSettings(this);
+	const plans = await planTransactions(this, items, settings);
+	const continueOnFail = this.continueOnFail();
+
+	const firstProblem = plans.find((plan) => plan.problem)?.problem;
+	if (firstProblem && !continueOnFail) throw firstProblem;
+
+	const output: INodeExecutionData[] = [];
+	const started: Array<{ plan: TransactionPlan; records: IDataObject[] }> = [];
+	let firstFailure: { plan: TransactionPlan; error: NodeApiError | NodeOperationError } | undefined;
+	for (const plan of plans) {
+		if (plan.problem) {
+			output.push(...errorItems(plan, plan.problem));
+			continue;
+		}
+		try {
+			started.push({ plan, records: await runTransaction(this, plan) });
+		} catch (error) {
+			const nodeError = asNodeError(this, error, plan.itemIndexes[0]);
+			if (continueOnFail) output.push(...errorItems(plan, nodeError));
+			else firstFailure ??= { plan, error: nodeError };
+		}
+	}
+	if (firstFailure) throw withOthersStarted(firstFailure.error, started.map((entry) => entry.plan.txnId));
+
+	const waitStartedAt = Date.now();
+	for (const { plan, records } of started) {
+		const wait = plan.settings.wait;
+		if (!wait) {
+			records.forEach((json, index) => output.push({ json, pairedItem: { item: plan.files[index].itemIndex } }));
+			continue;
+		}
+		try {
+			const results = await waitForSessionResults(this, plan.txnId, wait, plan.itemIndexes[0], waitStartedAt);
+			for (const json of sessionResultsToRecords(results, plan.settings.resultsOutput)) {
+				output.push({ json, pairedItem: pairedItems(plan) });
+			}
+		} catch (error) {
+			if (!continueOnFail) throw asNodeError(this, error, plan.itemIndexes[0]);
+			output.push(...errorItems(plan, error));
+		}
+	}
+	return output;
+}
+
+/** Presign, upload every file, init. A file that cannot be stored stops the transaction before init. */
+async function runTransaction(ctx: IExecuteFunctions, plan: TransactionPlan): Promise<IDataObject[]> {
+	const { settings } = plan;
+	const itemIndex = plan.itemIndexes[0];
+	const presign = async () =>
+		await requestUploadTarget(
+			ctx,
+			{ txnId: plan.txnId, action: settings.action, extraData: { mode: settings.mode, model_type: settings.modelType } },
+			itemIndex,
+		);
+	let target = await presign();
+	let presignedAgain = false;
+	const storageStatus = new Map<PlannedFile, number>();
+
+	for (let index = 0; index < plan.files.length; index++) {
+		const file = plan.files[index];
+		const outcome = await uploadToStorage(ctx, storageTargetOf(target), file, file.itemIndex);
+		if (outcome.kind === 'stored') {
+			storageStatus.set(file, outcome.statusCode);
+			continue;
+		}
+		// 403: the presigned policy expired (a long upload, a slow link). One fresh presign.
+		if (presignedAgain) throw storageRefusedError(ctx, file.label, outcome.detail, file.itemIndex);
+		presignedAgain = true;
+		const fresh = await presign();
+		const sameFolder = fresh.url === target.url && fresh.folderPath === target.folderPath;
+		target = fresh;
+		// Files already stored elsewhere would be missing from the new folder: store them all again.
+		index = sameFolder ? index - 1 : -1;
+	}
+
+	const init = await initTransaction(
+		ctx,
+		plan.txnId,
+		{
+			mode: settings.mode,
+			transfer: 'non-vaded',
+			batch_s3_url: `${target.url}${target.folderPath}`,
+			client_generated_files: plan.files.map((file) => file.fileName),
+			model_type: settings.modelType,
+			input_language: settings.inputLanguages,
+			output_format_template: settings.templates,
+			...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
+			...(settings.outputLanguage ? { output_language: settings.outputLanguage } : {}),
+		},
+		itemIndex,
+	);
+	return plan.files.map((file) => fileRecord(plan, file, storageStatus.get(file) ?? 0, init));
+}
+
+function storageTargetOf(target: { url: string; fields: Record<string, string>; folderPath: string }): StorageTarget {
+	return { url: target.url, fields: target.fields, folderPath: target.folderPath };
+}
+
+function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: number, init: InitResult): IDataObject {
+	return {
+		transaction_id: plan.txnId,
+		file_name: file.fileName,
+		original_file_name: file.originalFileName ?? null,
+		binary_property: file.binaryProperty,
+		file_size: file.size,
+		content_type: file.contentType,
+		upload_status: 'uploaded',
+		storage_status_code: storageStatus,
+		files_in_transaction: plan.files.length,
+		init: {
+			status: init.alreadyInitialised ? 'already_started' : 'started',
+			http_status: init.statusCode,
+			message: typeof init.body.message === 'string' ? init.body.message : null,
+			txn_id: typeof init.body.txn_id === 'string' ? init.body.txn_id : plan.txnId,
+			b_id: typeof init.body.b_id === 'string' ? init.body.b_id : null,
+		},
+	};
+}
+
+function pairedItems(plan: TransactionPlan): IPairedItemData[] {
+	return plan.itemIndexes.map((item) => ({ item }));
+}
+
+/** Under Continue On Fail: one error item per input item of the failed transaction. */
+function errorItems(plan: TransactionPlan, error: unknown): INodeExecutionData[] {
+	return plan.itemIndexes.map((item) => ({
+		json: { ...errorRecord(error), transaction_id: plan.txnId },
+		pairedItem: { item },
+	}));
+}
+
+/** The failure of one transaction, telling which others of the run were started anyway. */
+function withOthersStarted(
+	error: NodeApiError | NodeOperationError,
+	startedTxnIds: string[],
+): NodeApiError | NodeOperationError {
+	if (startedTxnIds.length === 0) return error;
+	const list = startedTxnIds.map((id) => `"${id}"`).join(', ');
+	const note = `The other transactions of this run were uploaded and started: ${list}. Running again is safe for them.`;
+	error.description = error.description ? `${error.description} ${note}` : note;
+	return error;
+}

@@ -1,0 +1,351 @@
+/**
+ * Pure shaping of the transcription results (document 2.4 and 4.8; service notes "Results").
+ *
+ * The status call's HTTP status is the signal (200 done, 202 processing, 206 partial, 500 failed,
+ * 400/404 unknown); every template's `value` is Base64 of UTF-8 text that is JSON when it is JSON and
+ * plain text otherwise (transcripts, markdown). One template that does not decode never fails the rest.
+ * No n8n runtime, no HTTP: used by the action node and by the trigger.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+/** How results become items: one per session, one per template, or a readable text view. */
+export type ResultsOutput = 'session' | 'templates' | 'simple';
+
+export type SessionStatus = 'completed' | 'processing' | 'partial' | 'failed' | 'not_found';
+
+/** How a template's value was read: JSON document, text, or nothing to read. */
+export type TemplateFormat = 'json' | 'text' | 'empty';
+
+export interface DecodedTemplate {
+	templateId: string;
+	name: string;
+	/** As the API sent it: success, partial_success, failure, in-progress ('' when absent). */
+	status: string;
+	/** The API's own `type` field, when it sent one. */
+	type?: string;
+	format: TemplateFormat;
+	/** The decoded document: an object/array for JSON, a string for text, null when empty. */
+	value: unknown;
+	errors: unknown[];
+	warnings: unknown[];
+}
+
+export interface SessionResults {
+	sessionId: string;
+	status: SessionStatus;
+	httpStatus: number;
+	templates: DecodedTemplate[];
+	/** The older status API's FHIR bundle (`data.output.fhir`), decoded; also listed in `templates`. */
+	fhir?: unknown;
+	additionalData?: unknown;
+	createdAt?: unknown;
+	/** The API's error code and message for failed or unknown sessions, when it sent them. */
+	error?: { code?: string; message?: string };
+}
+
+/** Template ids of document 2.5 and of the public service (the EMR id differs by API variant). */
+export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
+export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
+export const EMR_TEMPLATE_IDS: readonly string[] = ['svc_emr_template', 'eka_emr_template'];
+export const FHIR_TEMPLATE_ID = 'fhir';
+
+/** The session's state from the status call's HTTP status (service notes, "Results"). */
+export function sessionStatusFromHttp(httpStatus: number): SessionStatus {
+	if (httpStatus === 202) return 'processing';
+	if (httpStatus === 206) return 'partial';
+	if (httpStatus === 400 || httpStatus === 404) return 'not_found';
+	if (httpStatus >= 200 && httpStatus < 300) return 'completed';
+	return 'failed';
+}
+
+/** True when waiting longer cannot change the answer. */
+export function isFinalStatus(status: SessionStatus): boolean {
+	return status !== 'processing';
+}
+
+export function readSessionResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
+	const root = asRecord(body);
+	const data = asRecord(root?.data);
+	const results: SessionResults = {
+		sessionId,
+		status: sessionStatusFromHttp(httpStatus),
+		httpStatus,
+		templates: [],
+	};
+	const output = data?.output;
+	if (Array.isArray(output)) {
+		results.templates = output.map((entry, index) => readTemplateEntry(entry, index));
+	} else if (asRecord(output)) {
+		// The document's other sample: {fhir: <Base64 JSON>}. Any other key is read the same way.
+		for (const [key, value] of Object.entries(output as Record<string, unknown>)) {
+			const decoded = decodeTemplateValue(value);
+			const template: DecodedTemplate = {
+				templateId: key,
+				name: key === FHIR_TEMPLATE_ID ? 'FHIR bundle' : key,
+				status: decoded.format === 'empty' ? '' : 'success',
+				format: decoded.format,
+				value: decoded.value,
+				errors: [],
+				warnings: [],
+			};
+			if (key === FHIR_TEMPLATE_ID) results.fhir = decoded.value;
+			results.templates.push(template);
+		}
+	}
+	if (data && data.additional_data !== undefined) results.additionalData = data.additional_data;
+	if (data && data.created_at !== undefined) results.createdAt = data.created_at;
+	const error = readApiError(root);
+	if (error) results.error = error;
+	return results;
+}
+
+function readTemplateEntry(entry: unknown, index: number): DecodedTemplate {
+	const record = asRecord(entry) ?? {};
+	const templateId = text(record.template_id) ?? `template_${index + 1}`;
+	const decoded = decodeTemplateValue(record.value);
+	const template: DecodedTemplate = {
+		templateId,
+		name: text(record.name) ?? templateId,
+		status: text(record.status) ?? '',
+		format: decoded.format,
+		value: decoded.value,
+		errors: asList(record.errors),
+		warnings: asList(record.warnings),
+	};
+	const type = text(record.type);
+	if (type) template.type = type;
+	return template;
+}
+
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Base64 → UTF-8 → JSON when it is a JSON object or array, text otherwise. A value that is not
+ * Base64 of UTF-8 text is kept as received rather than garbled. Values already decoded (objects) pass.
+ */
+export function decodeTemplateValue(value: unknown): { format: TemplateFormat; value: unknown } {
+	if (value === undefined || value === null) return { format: 'empty', value: null };
+	if (typeof value === 'object') return { format: 'json', value };
+	if (typeof value !== 'string') return { format: 'text', value: String(value) };
+	const compact = value.replace(/\s+/g, '');
+	if (compact === '') return { format: 'empty', value: null };
+	let decodedText: string | undefined;
+	if (BASE64.test(compact) && compact.length % 4 !== 1) {
+		try {
+			decodedText = utf8.decode(Buffer.from(compact, 'base64'));
+		} catch {
+			decodedText = undefined;
+		}
+	}
+	const textValue = (decodedText ?? value).replace(/^\uFEFF/, '');
+	return parseJsonOrText(textValue);
+}
+
+function parseJsonOrText(textValue: string): { format: TemplateFormat; value: unknown } {
+	const trimmed = textValue.trim();
+	if (trimmed === '') return { format: 'empty', value: null };
+	if (trimmed.startsWith('{') || trimmed.startsWith('[')) {
+		try {
+			return { format: 'json', value: JSON.parse(trimmed) as unknown };
+		} catch {
+			// Markdown or prose that happens to start with a bracket: text it is.
+		}
+	}
+	return { format: 'text', value: textValue };
+}
+
+/** The items for one session, in the chosen output form. Never empty: a session is always reported. */
+export function sessionResultsToRecords(results: SessionResults, output: ResultsOutput): IDataObject[] {
+	if (output === 'templates') return templateRecords(results);
+	if (output === 'simple') return [simpleRecord(results)];
+	return [sessionRecord(results)];
+}
+
+function sessionRecord(results: SessionResults): IDataObject {
+	const record: IDataObject = {
+		session_id: results.sessionId,
+		status: results.status,
+		http_status: results.httpStatus,
+		templates: results.templates.map(templateFields),
+		documents: documentsById(results.templates),
+	};
+	if (results.additionalData !== undefined) record.additional_data = results.additionalData as IDataObject;
+	if (results.createdAt !== undefined) record.created_at = results.createdAt as string;
+	if (results.error) record.error = errorFields(results.error);
+	return record;
+}
+
+function templateRecords(results: SessionResults): IDataObject[] {
+	const common: IDataObject = {
+		session_id: results.sessionId,
+		session_status: results.status,
+		http_status: results.httpStatus,
+	};
+	if (results.error) common.error = errorFields(results.error);
+	if (results.templates.length === 0) {
+		// Still processing, unknown, or failed without templates: one item says so.
+		return [{ ...common, template_id: null, name: null, status: null, format: 'empty', value: null, errors: [], warnings: [] }];
+	}
+	return results.templates.map((template) => ({ ...common, ...templateFields(template) }));
+}
+
+function templateFields(template: DecodedTemplate): IDataObject {
+	const fields: IDataObject = {
+		template_id: template.templateId,
+		name: template.name,
+		status: template.status,
+		format: template.format,
+		value: template.value as IDataObject,
+		errors: template.errors as IDataObject[],
+		warnings: template.warnings as IDataObject[],
+	};
+	if (template.type) fields.type = template.type;
+	return fields;
+}
+
+function documentsById(templates: DecodedTemplate[]): IDataObject {
+	const documents: IDataObject = {};
+	for (const template of templates) {
+		if (template.format !== 'empty') documents[template.templateId] = template.value as IDataObject;
+	}
+	return documents;
+}
+
+function simpleRecord(results: SessionResults): IDataObject {
+	const notes = results.templates.find((t) => t.templateId === CLINICAL_NOTES_TEMPLATE_ID);
+	const transcript = results.templates.find((t) => t.templateId === TRANSCRIPT_TEMPLATE_ID);
+	const others: IDataObject = {};
+	for (const template of results.templates) {
+		if (template === notes || template === transcript || template.format === 'empty') continue;
+		others[template.name || template.templateId] = readableText(template.value);
+	}
+	const record: IDataObject = {
+		session_id: results.sessionId,
+		status: results.status,
+		clinical_notes: notes && notes.format !== 'empty' ? readableText(notes.value) : null,
+		transcript: transcript && transcript.format !== 'empty' ? readableText(transcript.value) : null,
+	};
+	if (Object.keys(others).length > 0) record.other_documents = others;
+	const issues = describeIssues(results);
+	if (issues.length > 0) record.issues = issues;
+	return record;
+}
+
+/** What a reader should know about failed or incomplete templates, in words. */
+export function describeIssues(results: SessionResults): string[] {
+	const issues: string[] = [];
+	if (results.status === 'processing') issues.push('The transcription is still being processed.');
+	if (results.status === 'not_found') issues.push('The API does not know this session ID.');
+	if (results.error?.message) issues.push(`The API said: ${results.error.message}`);
+	for (const template of results.templates) {
+		const label = template.name || template.templateId;
+		if (template.status === 'failure') issues.push(`${label}: failed${summarise(template.errors)}`);
+		else if (template.status === 'partial_success') issues.push(`${label}: only partly produced${summarise(template.errors)}`);
+		else if (template.status === 'in-progress') issues.push(`${label}: still in progress`);
+		if (template.warnings.length > 0) issues.push(`${label}: warning${summarise(template.warnings)}`);
+	}
+	return issues;
+}
+
+function summarise(list: unknown[]): string {
+	const parts = list.map(messageOf).filter((part) => part !== '');
+	return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
+
+function messageOf(entry: unknown): string {
+	if (typeof entry === 'string') return entry;
+	const record = asRecord(entry);
+	if (!record) return entry === undefined || entry === null ? '' : String(entry);
+	return text(record.message) ?? text(record.msg) ?? text(record.code) ?? JSON.stringify(record);
+}
+
+/**
+ * A JSON document as text a person can read in an e-mail: "Label: value" lines, nested sections
+ * indented, lists as "- item". Strings pass unchanged; empty fields are left out.
+ */
+export function readableText(value: unknown): string {
+	return renderLines(value, 0).join('\n').trim();
+}
+
+function renderLines(value: unknown, depth: number): string[] {
+	const pad = '  '.repeat(depth);
+	if (isEmptyValue(value)) return [];
+	if (typeof value !== 'object' || value === null) return String(value).split('\n').map((line) => `${pad}${line}`);
+	if (Array.isArray(value)) {
+		const lines: string[] = [];
+		for (const entry of value) {
+			if (isEmptyValue(entry)) continue;
+			if (typeof entry !== 'object' || entry === null) {
+				lines.push(`${pad}- ${String(entry)}`);
+				continue;
+			}
+			const inner = renderLines(entry, depth + 1);
+			if (inner.length === 0) continue;
+			lines.push(`${pad}- ${inner[0].trimStart()}`, ...inner.slice(1));
+		}
+		return lines;
+	}
+	const lines: string[] = [];
+	for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+		if (isEmptyValue(entry)) continue;
+		const label = humanise(key);
+		if (typeof entry !== 'object' || entry === null) {
+			const [first, ...rest] = String(entry).split('\n');
+			lines.push(`${pad}${label}: ${first}`, ...rest.map((line) => `${pad}  ${line}`));
+		} else {
+			lines.push(`${pad}${label}:`, ...renderLines(entry, depth + 1));
+		}
+	}
+	return lines;
+}
+
+function isEmptyValue(value: unknown): boolean {
+	if (value === undefined || value === null) return true;
+	if (typeof value === 'string') return value.trim() === '';
+	if (Array.isArray(value)) return value.every(isEmptyValue);
+	if (typeof value === 'object') return Object.values(value as object).every(isEmptyValue);
+	return false;
+}
+
+/** "chief_complaints" → "Chief complaints", "followUpDate" → "Follow up date". */
+export function humanise(key: string): string {
+	const words = key
+		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+		.replace(/[_-]+/g, ' ')
+		.trim()
+		.toLowerCase();
+	return words === '' ? key : words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+function readApiError(root: Record<string, unknown> | undefined): { code?: string; message?: string } | undefined {
+	if (!root) return undefined;
+	const error = asRecord(root.error);
+	const code = error ? text(error.code) : text(root.code);
+	const message = error ? (text(error.message) ?? text(error.msg)) : (text(root.message) ?? text(root.error));
+	if (!code && !message) return undefined;
+	const result: { code?: string; message?: string } = {};
+	if (code) result.code = code;
+	if (message) result.message = message;
+	return result;
+}
+
+function errorFields(error: { code?: string; message?: string }): IDataObject {
+	return { code: error.code ?? null, message: error.message ?? null };
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function asList(value: unknown): unknown[] {
+	if (Array.isArray(value)) return value;
+	if (value === undefined || value === null || value === '') return [];
+	return [value];
+}
+
+function text(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	if (typeof value === 'number') return String(value);
+	return undefined;
+}

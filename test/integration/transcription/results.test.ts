@@ -1,0 +1,210 @@
+/**
+ * Transcription → Get Results over real HTTP: every status of the status call as a state, decoding
+ * of each template kind, the output forms, and Wait for Completion (bounded, cancellable).
+ */
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import {
+	CLINICAL_NOTES_DOCUMENT,
+	customTemplateText,
+	emrDocument,
+	FHIR_BUNDLE,
+	TRANSCRIPT_TEXT,
+	type Outcome,
+} from '../../fake-api/routes/transcription';
+import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+
+const rig = new TranscriptionRig();
+
+beforeAll(async () => {
+	await rig.start();
+	RETRY_POLICY.baseDelayMs = 10;
+	RETRY_POLICY.maxDelayMs = 50;
+});
+afterAll(async () => await rig.stop());
+beforeEach(() => rig.reset());
+
+const ALL_TEMPLATES = {
+	templates: [
+		{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false },
+		{ template: 'emr', customTemplateId: '', codificationNeeded: true },
+		{ template: 'transcript_template', customTemplateId: '', codificationNeeded: false },
+		{ template: 'custom', customTemplateId: 'tpl-soap-note', codificationNeeded: false },
+	],
+};
+
+/** Uploads one recording for the session, so the fake knows it; processing as scripted. */
+async function startSession(txnId: string, script: { outcome?: Outcome; processingPolls?: number } = {}, templates = ALL_TEMPLATES) {
+	rig.fake.script(txnId, { processingPolls: 0, ...script });
+	await rig.run(uploadParameters({ transactionId: txnId, outputTemplates: templates, options: { additionalData: '{"visit": "V-7"}' } }), {
+		items: [item({ data: rig.storedBinary(rig.audioFile('visit.wav', 2000)) })],
+	});
+}
+
+async function results(sessionId: unknown, extra: Record<string, unknown> = {}, options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {}) {
+	return await rig.run(resultsParameters(sessionId, extra), options);
+}
+
+function documents(output: INodeExecutionData[]): Record<string, unknown> {
+	return output[0].json.documents as Record<string, unknown>;
+}
+
+describe('Get Results', () => {
+	test('200: every template decoded: JSON documents, text with Hindi intact, markdown kept as text', async () => {
+		await startSession('visit-done');
+		const output = await results('visit-done');
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual({ item: 0 });
+		expect(output[0].json).toMatchObject({ session_id: 'visit-done', status: 'completed', http_status: 200, additional_data: { visit: 'V-7' } });
+		expect(documents(output)).toEqual({
+			clinical_notes_template: CLINICAL_NOTES_DOCUMENT,
+			svc_emr_template: emrDocument(true),
+			transcript_template: TRANSCRIPT_TEXT,
+			'tpl-soap-note': customTemplateText('tpl-soap-note'),
+		});
+		expect(documents(output).transcript_template).toContain('मुझे तीन दिन से बुखार और सूखी खांसी है।');
+		const templates = output[0].json.templates as Array<Record<string, unknown>>;
+		expect(templates.map((t) => [t.template_id, t.format, t.status])).toEqual([
+			['clinical_notes_template', 'json', 'success'],
+			['svc_emr_template', 'json', 'success'],
+			['transcript_template', 'text', 'success'],
+			['tpl-soap-note', 'text', 'success'],
+		]);
+	});
+
+	test('202: still processing is a normal result', async () => {
+		await startSession('visit-busy', { processingPolls: 5 });
+		const output = await results('visit-busy');
+		expect(output[0].json).toMatchObject({ session_id: 'visit-busy', status: 'processing', http_status: 202, documents: {} });
+	});
+
+	test('206: partial results come out with each template’s own status and errors', async () => {
+		await startSession('visit-partial', { outcome: 'partial' });
+		const output = await results('visit-partial', { resultsOutput: 'templates' });
+		expect(output.map((o) => [o.json.template_id, o.json.status, o.json.session_status])).toEqual([
+			['clinical_notes_template', 'success', 'partial'],
+			['svc_emr_template', 'failure', 'partial'],
+			['transcript_template', 'failure', 'partial'],
+			['tpl-soap-note', 'failure', 'partial'],
+		]);
+		expect(output[0].json.value).toEqual(CLINICAL_NOTES_DOCUMENT);
+		expect(output[1].json).toMatchObject({ format: 'empty', value: null, errors: [{ code: 'template_generation_failed' }] });
+		expect(output.every((o) => (o.pairedItem as { item: number }).item === 0)).toBe(true);
+	});
+
+	test('500: all templates failed is a state with the API’s error, not a crash', async () => {
+		await startSession('visit-failed', { outcome: 'failure' });
+		const output = await results('visit-failed', { resultsOutput: 'simple' });
+		expect(output[0].json).toMatchObject({
+			session_id: 'visit-failed',
+			status: 'failed',
+			clinical_notes: null,
+			transcript: null,
+			issues: expect.arrayContaining(['The API said: All templates failed', expect.stringMatching(/^Clinical Notes: failed \(Could not generate/)]),
+		});
+	});
+
+	test('404: an unknown session is a state', async () => {
+		const output = await results('no-such-session');
+		expect(output[0].json).toMatchObject({ session_id: 'no-such-session', status: 'not_found', http_status: 404, error: { code: 'txn_not_found' } });
+	});
+
+	test('the legacy FHIR form (data.output.fhir) is decoded the same way', async () => {
+		await startSession('visit-fhir', { outcome: 'fhir' });
+		const output = await results('visit-fhir');
+		expect(output[0].json.status).toBe('completed');
+		expect(documents(output)).toEqual({ fhir: FHIR_BUNDLE });
+	});
+
+	test('one item per template, ready for an e-mail or EHR node', async () => {
+		await startSession('visit-templates');
+		const output = await results('visit-templates', { resultsOutput: 'templates' });
+		expect(output.map((o) => o.json.template_id)).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template', 'tpl-soap-note']);
+		expect(output[1].json).toMatchObject({ session_id: 'visit-templates', session_status: 'completed', name: 'EMR Format', format: 'json', value: emrDocument(true) });
+	});
+
+	test('the simple view gives clinical notes and transcript as readable text', async () => {
+		await startSession('visit-simple');
+		const [{ json }] = await results('visit-simple', { resultsOutput: 'simple' });
+		expect(json.status).toBe('completed');
+		expect(json.clinical_notes).toContain('Chief complaints:\n  - Fever for 3 days\n  - Dry cough');
+		expect(json.clinical_notes).toContain('Vitals:\n  Temperature: 100.8 °F');
+		expect(json.clinical_notes).toContain('Medications:\n  - Name: Paracetamol 650 mg\n    Dose: 1 tablet');
+		expect(json.clinical_notes).toContain('"मुझे तीन दिन से बुखार है"');
+		expect(json.transcript).toBe(TRANSCRIPT_TEXT);
+		expect(Object.keys(json.other_documents as object)).toEqual(['EMR Format', 'Custom: tpl-soap-note']);
+		expect(json.issues).toBeUndefined();
+	});
+
+	test('the public API variant: its action and EMR template id', async () => {
+		rig.api.setOptions({ variant: 'public' });
+		const credentials = rig.credentials({ apiVariant: 'public' });
+		const run = async (parameters: Record<string, unknown>, items?: INodeExecutionData[]) => await rig.run(parameters, { items, credentials });
+		const file = rig.audioFile('pub.wav', 1000);
+		const upload = await run(
+			uploadParameters({ transactionId: 'visit-public', outputTemplates: ALL_TEMPLATES }),
+			[item({ data: rig.inMemoryBinary(file) })],
+		);
+		expect(upload[0].json.init).toMatchObject({ status: 'started' });
+		expect(rig.api.requestsTo('/v1/file-upload')[0].query).toMatchObject({ action: 'ekascribe-v2' });
+		expect(rig.fake.transaction('visit-public')!.initBody!.output_format_template).toContainEqual({ template_id: 'eka_emr_template', codification_needed: true });
+		rig.fake.script('visit-public', { processingPolls: 0 });
+		const output = await run(resultsParameters('visit-public'));
+		expect(documents(output).eka_emr_template).toEqual(emrDocument(true));
+	});
+
+	test('an empty Session ID is refused naming the item, before any request', async () => {
+		await expect(results('  ')).rejects.toThrow('The Session ID field of item 0 is empty');
+		expect(rig.api.requests).toEqual([]);
+	});
+});
+
+describe('Get Results: Wait for Completion', () => {
+	test('polls until done (the status call may be held by the server like the real long poll)', async () => {
+		await startSession('visit-slow', { processingPolls: 3 });
+		rig.fake.setOptions({ holdMs: 150 });
+		const started = Date.now();
+		const output = await results('visit-slow', { waitForCompletion: true, pollIntervalSeconds: 0.05 });
+		expect(output[0].json).toMatchObject({ status: 'completed' });
+		expect(rig.fake.transaction('visit-slow')!.statusCalls).toBe(4);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 150);
+	});
+
+	test('ends on a final state other than completed (failed), without waiting on', async () => {
+		await startSession('visit-fails-later', { processingPolls: 1, outcome: 'failure' });
+		const output = await results('visit-fails-later', { waitForCompletion: true, pollIntervalSeconds: 0.05 });
+		expect(output[0].json.status).toBe('failed');
+		expect(rig.fake.transaction('visit-fails-later')!.statusCalls).toBe(2);
+	});
+
+	test('gives up at the timeout, saying how long it waited and what to do', async () => {
+		await startSession('visit-forever', { processingPolls: 1_000_000 });
+		const run = results('visit-forever', { waitForCompletion: true, timeoutMinutes: 0.01, pollIntervalSeconds: 0.1 });
+		await expect(run).rejects.toThrow(/Session "visit-forever" was still being processed after waiting 1 s \(\d+ status checks\)/);
+		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/Raise "Timeout \(Minutes\)".*Clinic Scribe Trigger/) });
+	});
+
+	test('under Continue On Fail a timeout is an error item and the next session is still read', async () => {
+		await startSession('visit-forever', { processingPolls: 1_000_000 });
+		await startSession('visit-ready');
+		const ids = ['visit-forever', 'visit-ready'];
+		const output = await rig.run(resultsParameters((i: number) => ids[i], { waitForCompletion: true, timeoutMinutes: 0.005, pollIntervalSeconds: 0.1 }), {
+			items: [{ json: {} }, { json: {} }],
+			continueOnFail: true,
+		});
+		expect(output[0]).toMatchObject({ json: { error: expect.stringMatching(/still being processed/) }, pairedItem: { item: 0 } });
+		expect(output[1]).toMatchObject({ json: { session_id: 'visit-ready', status: 'completed' }, pairedItem: { item: 1 } });
+	});
+
+	test('stops at once when the execution is cancelled', async () => {
+		await startSession('visit-cancel', { processingPolls: 1_000_000 });
+		const controller = new AbortController();
+		const run = results('visit-cancel', { waitForCompletion: true, timeoutMinutes: 10, pollIntervalSeconds: 60 }, { cancelSignal: controller.signal });
+		await new Promise((resolve) => setTimeout(resolve, 200));
+		const abortedAt = Date.now();
+		controller.abort();
+		await expect(run).rejects.toThrow('Stopped waiting for session "visit-cancel" because the execution was cancelled');
+		expect(Date.now() - abortedAt).toBeLessThan(5_000);
+	});
+});

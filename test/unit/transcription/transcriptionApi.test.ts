@@ -1,0 +1,146 @@
+import type { IExecuteFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
+
+import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
+import { resultsOutputProperty } from '../../../nodes/ClinicScribe/actions/transcription/resultsOutput.description';
+import {
+	fetchSessionResults,
+	initTransaction,
+	readUploadTarget,
+	STATUS_REQUEST_TIMEOUT_MS,
+} from '../../../nodes/ClinicScribe/transport/transcriptionApi';
+
+/** A context whose authenticated helper answers from a list and records what it was asked. */
+function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
+	const sent: IHttpRequestOptions[] = [];
+	const ctx = {
+		getNode: () => ({ name: 'Clinic Scribe' }),
+		getCredentials: async () => ({ environment: 'custom', baseUrl: 'https://gw.example.com', apiVariant: 'document' }),
+		getExecutionCancelSignal: () => undefined,
+		helpers: {
+			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+				sent.push(options);
+				return { headers: {}, ...answers.shift()! };
+			},
+		},
+	} as unknown as IExecuteFunctions;
+	return { ctx, sent };
+}
+
+describe('status call', () => {
+	test('its timeout outlasts the server’s ~14 s hold', async () => {
+		expect(STATUS_REQUEST_TIMEOUT_MS).toBeGreaterThanOrEqual(20_000);
+		const { ctx, sent } = apiContext([{ statusCode: 202, body: {} }]);
+		const results = await fetchSessionResults(ctx, 'visit 1/2');
+		expect(results.status).toBe('processing');
+		expect(sent[0]).toMatchObject({ method: 'GET', url: 'https://gw.example.com/voice/api/v3/status/visit%201%2F2', timeout: STATUS_REQUEST_TIMEOUT_MS });
+	});
+
+	test.each([
+		[206, 'partial'],
+		[400, 'not_found'],
+		[404, 'not_found'],
+		[500, 'failed'],
+	])('HTTP %i is the state %s, not an error', async (statusCode, status) => {
+		const { ctx, sent } = apiContext([{ statusCode, body: { error: { code: 'x', message: 'y' } } }]);
+		await expect(fetchSessionResults(ctx, 's')).resolves.toMatchObject({ status, httpStatus: statusCode });
+		expect(sent).toHaveLength(1);
+	});
+
+	test('a 200 that is not JSON is an error', async () => {
+		const { ctx } = apiContext([{ statusCode: 200, body: '<html>proxy</html>' }]);
+		await expect(fetchSessionResults(ctx, 's')).rejects.toThrow('not the documented JSON');
+	});
+});
+
+describe('init', () => {
+	const body = {
+		mode: 'dictation',
+		transfer: 'non-vaded',
+		batch_s3_url: 'u',
+		client_generated_files: ['a.wav'],
+		model_type: 'pro',
+		input_language: ['en-IN'],
+		output_format_template: [{ template_id: 'clinical_notes_template', codification_needed: false }],
+	};
+
+	test('201 started; 409 already started (success)', async () => {
+		const { ctx } = apiContext([
+			{ statusCode: 201, body: { status: 'success', txn_id: 't' } },
+			{ statusCode: 409, body: { error: { code: 'txn_already_initialised' } } },
+		]);
+		await expect(initTransaction(ctx, 't', body)).resolves.toMatchObject({ alreadyInitialised: false, statusCode: 201 });
+		await expect(initTransaction(ctx, 't', body)).resolves.toMatchObject({ alreadyInitialised: true, statusCode: 409 });
+	});
+
+	test('400 txn_limit_exceeded in plain words; other 400s with the API’s message', async () => {
+		const { ctx } = apiContext([
+			{ statusCode: 400, body: { error: { code: 'txn_limit_exceeded', message: 'limit' } } },
+			{ statusCode: 400, body: { error: { code: 'invalid_mode', message: 'mode must be dictation or consultation' } } },
+		]);
+		await expect(initTransaction(ctx, 't', body, 2)).rejects.toMatchObject({
+			message: expect.stringMatching(/^The workspace has used up its daily transcription quota, so transaction "t" was not started/),
+			context: { itemIndex: 2 },
+		});
+		await expect(initTransaction(ctx, 't', body)).rejects.toThrow('(HTTP 400 invalid_mode): mode must be dictation or consultation');
+	});
+});
+
+describe('readUploadTarget', () => {
+	test('the documented shape', () => {
+		expect(readUploadTarget({ uploadData: { url: 'https://b.example.com/', fields: { key: 'f/${filename}', n: 1 } }, folderPath: 'f/', txn_id: 't' }, 'x')).toEqual({
+			url: 'https://b.example.com/',
+			fields: { key: 'f/${filename}', n: '1' },
+			folderPath: 'f/',
+			txnId: 't',
+		});
+	});
+	test('without folderPath the folder comes from the key placeholder', () => {
+		expect(readUploadTarget({ uploadData: { url: 'https://b/', fields: { key: 'a/b/${filename}' } } }, 'x')?.folderPath).toBe('a/b/');
+	});
+	test('anything else is not an upload target', () => {
+		expect(readUploadTarget({ uploadData: { url: 'ftp://b/', fields: {} }, folderPath: '' }, 'x')).toBeUndefined();
+		expect(readUploadTarget({ uploadData: { url: 'https://b/', fields: { key: 'no-placeholder' } } }, 'x')).toBeUndefined();
+		expect(readUploadTarget({ uploadData: { url: 'https://b/', fields: { nested: {} } }, folderPath: 'f/' }, 'x')).toBeUndefined();
+		expect(readUploadTarget('nope', 'x')).toBeUndefined();
+	});
+});
+
+describe('node description', () => {
+	const properties = new ClinicScribe().description.properties;
+	const operationsFor = (tool: boolean) =>
+		properties
+			.filter((p) => p.name === 'operation' && p.displayOptions?.show?.resource?.includes('transcription') && p.displayOptions?.show?.['@tool']?.includes(tool))
+			.flatMap((p) => (p.options as Array<{ value: string }>).map((o) => o.value));
+
+	test('the Transcription resource is offered', () => {
+		const resource = properties.find((p) => p.name === 'resource') as INodeProperties;
+		expect((resource.options as Array<{ value: string }>).map((o) => o.value)).toContain('transcription');
+	});
+
+	test('Upload Audio is not offered to AI agents; Get Results is', () => {
+		expect(operationsFor(false).sort()).toEqual(['getResults', 'uploadAudio']);
+		expect(operationsFor(true)).toEqual(['getResults']);
+	});
+
+	test('run as a tool anyway, Upload Audio refuses before anything is sent', async () => {
+		const ctx = {
+			getNode: () => ({ name: 'Clinic Scribe' }),
+			isToolExecution: () => true,
+			getInputData: () => [{ json: {} }],
+			getNodeParameter: (name: string) => ({ resource: 'transcription', operation: 'uploadAudio' })[name],
+			getCredentials: async () => {
+				throw new Error('must not be reached');
+			},
+		} as unknown as IExecuteFunctions;
+		await expect(new ClinicScribe().execute.call(ctx)).rejects.toThrow('Upload Audio cannot be used as an AI agent tool');
+	});
+
+	test('the Output choice fragment is reusable with its own display condition', () => {
+		expect(resultsOutputProperty({ includeResults: [true] })).toMatchObject({
+			name: 'resultsOutput',
+			default: 'session',
+			displayOptions: { show: { includeResults: [true] } },
+		});
+		expect((resultsOutputProperty().options as Array<{ value: string }>).map((o) => o.value)).toEqual(['session', 'templates', 'simple']);
+	});
+});
