@@ -26,6 +26,7 @@ import {
 } from './fixtures';
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
+import { transcriptionAdmin, transcriptionRoutes } from './routes/transcription';
 import { webhookAdmin, webhookRoutes } from './routes/webhooks';
 import { TokenStore } from './tokens';
 
@@ -283,9 +284,9 @@ export function parseMediaType(contentType: string | undefined): { mediaType: st
 // ---------------------------------------------------------------------------------------------
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes];
+const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes];
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin];
 
 type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }

@@ -1,0 +1,115 @@
+/**
+ * The service's webhook signature (service notes, "Webhooks"): header
+ * `Eka-Webhook-Signature: t=<unix seconds>,v1=<hex>` with
+ * `v1 = HMAC-SHA256(key = signing_key, message = "<t>.<raw request body>")`.
+ *
+ * Pure: no n8n, no clock of its own (the caller passes "now"), so every case is unit-testable.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** Lower-case, as Node exposes incoming header names. */
+export const SIGNATURE_HEADER = 'eka-webhook-signature';
+/** The node's default tolerance for the signed timestamp (the service's docs suggest 3 minutes). */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+const HEX_SHA256 = /^[0-9a-f]{64}$/i;
+
+/** A strong secret for a new subscription: 32 random bytes, hex (64 characters). */
+export function generateSigningKey(): string {
+	return randomBytes(32).toString('hex');
+}
+
+/** Hex HMAC-SHA256 of `<t>.<raw body>`, exactly as the service computes it. */
+export function computeSignature(signingKey: string, timestampSeconds: number | string, rawBody: Buffer | string): string {
+	const hmac = createHmac('sha256', signingKey);
+	hmac.update(`${timestampSeconds}.`);
+	hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+	return hmac.digest('hex');
+}
+
+/** The full header value the service would send for this body at this time. */
+export function signatureHeaderValue(signingKey: string, timestampSeconds: number, rawBody: Buffer | string): string {
+	return `t=${timestampSeconds},v1=${computeSignature(signingKey, timestampSeconds, rawBody)}`;
+}
+
+export interface ParsedSignatureHeader {
+	/** The `t=` part as sent (digits only), so the HMAC covers exactly what was signed. */
+	timestampText: string;
+	timestampSeconds: number;
+	/** Every `v1=` value (a sender rotating keys may send more than one). */
+	signatures: string[];
+}
+
+/** Undefined when the header is not `t=<digits>` plus at least one `v1=<value>`. */
+export function parseSignatureHeader(value: string): ParsedSignatureHeader | undefined {
+	let timestampText: string | undefined;
+	const signatures: string[] = [];
+	for (const part of value.split(',')) {
+		const at = part.indexOf('=');
+		if (at <= 0) continue;
+		const key = part.slice(0, at).trim();
+		const item = part.slice(at + 1).trim();
+		if (key === 't' && timestampText === undefined) timestampText = item;
+		else if (key === 'v1' && item !== '') signatures.push(item);
+	}
+	if (timestampText === undefined || !/^\d{1,12}$/.test(timestampText) || signatures.length === 0) return undefined;
+	return { timestampText, timestampSeconds: Number(timestampText), signatures };
+}
+
+export type SignatureRejection =
+	/** No signature header at all. */
+	| 'missing'
+	/** A header that is not `t=…,v1=…`. */
+	| 'malformed'
+	/** The signed timestamp is further from now than the tolerance (old replay, or a wrong clock). */
+	| 'stale'
+	/** No v1 value matches the body under our key (wrong key, or a body changed after signing). */
+	| 'mismatch'
+	/** The node holds no secret for this subscription, so nothing can be verified. */
+	| 'no-secret'
+	/** The request body was not available as raw bytes. */
+	| 'no-body';
+
+export type SignatureCheck = { valid: true } | { valid: false; reason: SignatureRejection };
+
+export interface SignatureCheckInput {
+	/** The header as Node gives it (string, repeated header as array, or absent). */
+	header: string | string[] | undefined;
+	/** The exact bytes received. */
+	rawBody: Buffer | undefined;
+	signingKey: string | undefined;
+	nowSeconds: number;
+	toleranceSeconds: number;
+}
+
+/**
+ * Checks one delivery. The HMAC is computed over the raw bytes received and compared in constant
+ * time; the timestamp must be within the tolerance on either side of now.
+ */
+export function verifySignature(input: SignatureCheckInput): SignatureCheck {
+	const header = Array.isArray(input.header) ? input.header[0] : input.header;
+	if (header === undefined || header.trim() === '') return { valid: false, reason: 'missing' };
+	if (!input.signingKey) return { valid: false, reason: 'no-secret' };
+	if (!input.rawBody) return { valid: false, reason: 'no-body' };
+	const parsed = parseSignatureHeader(header);
+	if (!parsed) return { valid: false, reason: 'malformed' };
+	if (Math.abs(input.nowSeconds - parsed.timestampSeconds) > input.toleranceSeconds) {
+		return { valid: false, reason: 'stale' };
+	}
+	const expected = Buffer.from(computeSignature(input.signingKey, parsed.timestampText, input.rawBody), 'hex');
+	let matched = false;
+	for (const candidate of parsed.signatures) {
+		// A value that is not 64 hex digits can never match; it is not compared at all.
+		if (!HEX_SHA256.test(candidate)) continue;
+		if (timingSafeEqual(expected, Buffer.from(candidate, 'hex'))) matched = true;
+	}
+	return matched ? { valid: true } : { valid: false, reason: 'mismatch' };
+}
+
+/** Constant-time equality of two secrets (used to recognise a subscription holding our key). */
+export function sameSecret(a: string, b: string): boolean {
+	const left = Buffer.from(a, 'utf8');
+	const right = Buffer.from(b, 'utf8');
+	if (left.length !== right.length) return false;
+	return timingSafeEqual(left, right);
+}

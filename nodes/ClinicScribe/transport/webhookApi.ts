@@ -1,0 +1,133 @@
+/**
+ * Webhook subscriptions (document 4.4; list and delete from the service notes), as calls. They take
+ * `Authorization: Bearer` (the credential adds it). Deciding what to do with the answers is in
+ * shared/subscriptionPlan.ts.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RemoteSubscription } from '../shared/subscriptionPlan';
+import { readErrorFields } from './errorBodies';
+import {
+	clinicApiError,
+	clinicApiRequest,
+	encodePathSegment,
+	unexpectedBodyError,
+	type ClinicApiContext,
+} from './request';
+
+export const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
+
+export interface NewSubscription {
+	eventNames: string[];
+	endpoint: string;
+	signingKey: string;
+	protocol: string;
+}
+
+export type CreateOutcome =
+	| { kind: 'created'; id: string }
+	| { kind: 'refused'; statusCode: number; message?: string; body: unknown };
+
+export async function listSubscriptions(ctx: ClinicApiContext): Promise<RemoteSubscription[]> {
+	const purpose = 'the list of webhook subscriptions';
+	const response = await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: SUBSCRIPTIONS_PATH,
+		idempotent: true,
+		purpose,
+	});
+	const list = readSubscriptionList(response.body);
+	if (!list) throw unexpectedBodyError(ctx, { purpose }, response.statusCode);
+	return list;
+}
+
+/**
+ * 400/409 come back as `refused` with the service's message, so the caller can recognise "requested
+ * endpoint is already registered" and recover; every other failure throws.
+ */
+export async function createSubscription(ctx: ClinicApiContext, subscription: NewSubscription): Promise<CreateOutcome> {
+	const purpose = 'the registration of the webhook subscription';
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: SUBSCRIPTIONS_PATH,
+		body: {
+			event_names: subscription.eventNames,
+			endpoint: subscription.endpoint,
+			signing_key: subscription.signingKey,
+			protocol: subscription.protocol,
+		},
+		// Not repeated after a network error: a lost answer may hide a registration, which the next
+		// activation finds by its URL and replaces.
+		idempotent: false,
+		acceptStatuses: [400, 409],
+		purpose,
+	});
+	if (response.statusCode === 400 || response.statusCode === 409) {
+		return { kind: 'refused', statusCode: response.statusCode, message: readErrorFields(response.body).message, body: response.body };
+	}
+	const id = subscriptionIdOf(response.body);
+	if (!id) throw unexpectedBodyError(ctx, { purpose }, response.statusCode);
+	return { kind: 'created', id };
+}
+
+/** 404 ("already gone") counts as done. */
+export async function deleteSubscription(ctx: ClinicApiContext, id: string): Promise<'deleted' | 'gone'> {
+	const response = await clinicApiRequest(ctx, {
+		method: 'DELETE',
+		path: `${SUBSCRIPTIONS_PATH}/${encodePathSegment(id)}`,
+		idempotent: true,
+		acceptStatuses: [404],
+		purpose: 'the removal of the webhook subscription',
+	});
+	return response.statusCode === 404 ? 'gone' : 'deleted';
+}
+
+/** The error for a registration the service refused (after any recovery was tried). */
+export function registrationRefusedError(
+	ctx: ClinicApiContext,
+	outcome: Extract<CreateOutcome, { kind: 'refused' }>,
+	endpointTaken: boolean,
+) {
+	const error = clinicApiError(ctx, { purpose: 'the registration of the webhook subscription' }, outcome.statusCode, outcome.body);
+	if (endpointTaken) {
+		error.description =
+			"The service still holds a subscription for this n8n webhook URL that this credential cannot see or remove (perhaps registered with another workspace). Remove it in the clinic API's developer console, or use a credential of that workspace, then activate the workflow again.";
+	}
+	return error;
+}
+
+/** `{data: [...]}` as documented; a bare array or `data.subscriptions` are read too. */
+export function readSubscriptionList(body: unknown): RemoteSubscription[] | undefined {
+	const data = isRecord(body) ? body.data : body;
+	const list = Array.isArray(data)
+		? data
+		: isRecord(data) && Array.isArray(data.subscriptions)
+			? data.subscriptions
+			: undefined;
+	if (!list) return undefined;
+	const out: RemoteSubscription[] = [];
+	for (const entry of list) {
+		if (!isRecord(entry)) continue;
+		const id = textOf(entry.id) ?? textOf(entry.subscription_id);
+		const endpoint = textOf(entry.endpoint) ?? textOf(entry.url);
+		if (!id || !endpoint) continue;
+		const names = Array.isArray(entry.event_names) ? entry.event_names.filter((n): n is string => typeof n === 'string') : [];
+		out.push({ id, endpoint, eventNames: names, signingKey: textOf(entry.signing_key) });
+	}
+	return out;
+}
+
+function subscriptionIdOf(body: unknown): string | undefined {
+	if (!isRecord(body)) return undefined;
+	return textOf(body.id) ?? (isRecord(body.data) ? textOf(body.data.id) : undefined);
+}
+
+function textOf(value: unknown): string | undefined {
+	if (typeof value === 'string' && value.trim() !== '') return value;
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return undefined;
+}
+
+function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,407 @@
+/**
+ * The trigger's webhook lifecycle over real HTTP against the fake clinic API, driven as n8n drives
+ * it: activation = checkExists, then create when it answers false (WebhookService
+ * .createWebhookIfNotExists); n8n's older activation mode repeats that at every start of n8n with the
+ * static data saved before. Invariant after every step: exactly one subscription for the webhook URL,
+ * with the chosen events, and the node holds its key.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { IDataObject } from 'n8n-workflow';
+
+import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { fakeWebhooks, SUBSCRIPTIONS_PATH, type FakeSubscription } from '../../fake-api/routes/webhooks';
+import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
+import { startFinishedSession } from '../../support/fakeTranscriptionSession';
+import { fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import { createHookContext, createWebhookContext } from '../../support/triggerContext';
+
+const trigger = new ClinicScribeTrigger();
+const hooks = trigger.webhookMethods.default;
+
+let api: FakeClinicApi;
+let store: CredentialStore;
+let receiver: Server;
+let webhookUrl: string;
+/** The workflow's static data for the node, as n8n keeps it in its database. */
+let staticData: IDataObject;
+let parameters: Record<string, unknown>;
+
+beforeAll(async () => {
+	api = await startFakeClinicApi();
+	RETRY_POLICY.baseDelayMs = 20;
+	RETRY_POLICY.maxDelayMs = 200;
+	// n8n's webhook endpoint, standing in: hands each request to the node's webhook() as n8n would.
+	receiver = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			void (async () => {
+				const ctx = createWebhookContext({ request: { headers: req.headers, rawBody: Buffer.concat(chunks) }, staticData, parameters, credentials: store });
+				try {
+					const result = await trigger.webhook.call(ctx.context);
+					if (result.noWebhookResponse) {
+						res.writeHead(ctx.response.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(ctx.response.body ?? {}));
+						return;
+					}
+					executions.push(result.workflowData?.[0].map((item) => item.json) ?? []);
+					res.writeHead(200, { 'content-type': 'application/json' }).end('{"message":"Workflow was started"}');
+				} catch (error) {
+					res.writeHead(500).end((error as Error).message);
+				}
+			})();
+		});
+	});
+	await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+	webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhook/6f1c2b52/webhook`;
+});
+afterAll(async () => {
+	await api.close();
+	await new Promise((resolve) => receiver.close(resolve));
+});
+
+/** Outputs of deliveries that started the "workflow". */
+let executions: IDataObject[][];
+
+beforeEach(() => {
+	api.reset();
+	fakeWebhooks(api).clear();
+	store = fakeApiCredentials(api.url, api.validCredentials);
+	staticData = {};
+	parameters = {};
+	executions = [];
+});
+
+function hook(options: { url?: string; activation?: 'init' | 'activate' } = {}) {
+	return createHookContext({ credentials: store, webhookUrl: options.url ?? webhookUrl, staticData, parameters, activation: options.activation });
+}
+
+/** What n8n does on activation, and in the older mode at every start. */
+async function activate(options: { url?: string; activation?: 'init' | 'activate' } = {}): Promise<'existed' | 'created'> {
+	const { context } = hook(options);
+	if (await hooks.checkExists.call(context)) return 'existed';
+	await hooks.create.call(context);
+	return 'created';
+}
+
+async function deactivate(options: { url?: string } = {}): Promise<void> {
+	await hooks.delete.call(hook(options).context);
+}
+
+function subscriptions(): FakeSubscription[] {
+	return fakeWebhooks(api).subscriptions();
+}
+
+function expectExactlyOneKnown(url = webhookUrl): FakeSubscription {
+	const all = subscriptions();
+	expect(all).toHaveLength(1);
+	const [only] = all;
+	expect(only).toMatchObject({ endpoint: url, event_names: ['v2rx.completed'], protocol: 'http' });
+	expect(staticData).toEqual({ subscriptionId: only.id, signingKey: only.signing_key, endpoint: url, eventNames: ['v2rx.completed'] });
+	return only;
+}
+
+const posts = () => api.requestsTo(SUBSCRIPTIONS_PATH, 'POST');
+const deletes = () => api.requestsTo(new RegExp(`^${SUBSCRIPTIONS_PATH}/`), 'DELETE');
+
+describe('activation', () => {
+	test('registers one subscription: chosen events, the webhook URL, a generated 64-hex key, protocol from the URL, Bearer', async () => {
+		expect(await activate()).toBe('created');
+		const only = expectExactlyOneKnown();
+		expect(only.signing_key).toMatch(/^[0-9a-f]{64}$/);
+		expect(posts()).toHaveLength(1);
+		expect(posts()[0].body).toEqual({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: only.signing_key, protocol: 'http' });
+		expect(posts()[0].headers.authorization).toMatch(/^Bearer /);
+		expect(posts()[0].headers.auth).toBeUndefined();
+	});
+
+	test('each activation after a deactivation gets a fresh key; a user-given key is used as given', async () => {
+		await activate();
+		const first = expectExactlyOneKnown().signing_key;
+		await deactivate();
+		await activate();
+		expect(expectExactlyOneKnown().signing_key).not.toBe(first);
+		await deactivate();
+		parameters = { options: { signingKey: 'my-own-signing-key' } };
+		await activate();
+		expect(expectExactlyOneKnown().signing_key).toBe('my-own-signing-key');
+	});
+
+	test('subscribes to additional event names too', async () => {
+		parameters = { options: { additionalEventNames: 'v2rx.failed' } };
+		await activate();
+		expect(subscriptions()[0].event_names).toEqual(['v2rx.completed', 'v2rx.failed']);
+	});
+});
+
+describe('restarts in the older activation mode (checkExists at every start)', () => {
+	test('with the stored id present: checkExists answers true, nothing is registered again', async () => {
+		await activate();
+		const first = expectExactlyOneKnown();
+		for (let restart = 0; restart < 5; restart++) expect(await activate({ activation: 'init' })).toBe('existed');
+		expect(expectExactlyOneKnown()).toEqual(first);
+		expect(posts()).toHaveLength(1);
+		expect(deletes()).toHaveLength(0);
+	});
+
+	test('with the stored id gone from the service: one new subscription, static data updated', async () => {
+		await activate();
+		const first = expectExactlyOneKnown();
+		expect(fakeWebhooks(api).remove(first.id)).toBe(true);
+		expect(await activate({ activation: 'init' })).toBe('created');
+		const second = expectExactlyOneKnown();
+		expect(second.id).not.toBe(first.id);
+		expect(await activate({ activation: 'init' })).toBe('existed');
+		expect(subscriptions()).toHaveLength(1);
+	});
+
+	test('with the endpoint registered under a key the node does not know: that one is replaced', async () => {
+		const stranger = fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: 'unknown-to-the-node' });
+		expect(await activate({ activation: 'init' })).toBe('created');
+		const only = expectExactlyOneKnown();
+		expect(only.id).not.toBe(stranger.id);
+		expect(deletes().map((r) => r.pathname)).toEqual([`${SUBSCRIPTIONS_PATH}/${stranger.id}`]);
+	});
+
+	test('with static data lost but the subscription still holding the key the user gave: it is adopted, not duplicated', async () => {
+		parameters = { options: { signingKey: 'user-key-123' } };
+		await activate();
+		const first = expectExactlyOneKnown();
+		staticData = {};
+		expect(await activate({ activation: 'init' })).toBe('existed');
+		expect(expectExactlyOneKnown()).toEqual(first);
+		expect(posts()).toHaveLength(1);
+	});
+
+	test('with static data lost and a generated key: the old subscription is replaced, never duplicated', async () => {
+		await activate();
+		const first = expectExactlyOneKnown();
+		staticData = {};
+		expect(await activate({ activation: 'init' })).toBe('created');
+		expect(expectExactlyOneKnown().id).not.toBe(first.id);
+	});
+
+	test('with WEBHOOK_URL changed: the subscription at the old URL is removed, one at the new URL made', async () => {
+		const oldUrl = webhookUrl.replace('/webhook/', '/old/');
+		await activate({ url: oldUrl });
+		expectExactlyOneKnown(oldUrl);
+		expect(await activate({ activation: 'init' })).toBe('created');
+		expectExactlyOneKnown();
+	});
+
+	test('with the chosen events changed: replaced by one with the new events', async () => {
+		await activate();
+		parameters = { options: { additionalEventNames: 'v2rx.failed' } };
+		expect(await activate({ activation: 'init' })).toBe('created');
+		expect(subscriptions()).toEqual([expect.objectContaining({ event_names: ['v2rx.completed', 'v2rx.failed'] })]);
+	});
+
+	test('many restarts mixing every disturbance still leave exactly one known subscription', async () => {
+		await activate();
+		for (let round = 0; round < 12; round++) {
+			switch (round % 4) {
+				case 0:
+					fakeWebhooks(api).clear();
+					break;
+				case 1:
+					staticData = {};
+					break;
+				case 2:
+					fakeWebhooks(api).remove(String(staticData.subscriptionId));
+					fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: `stale-${round}` });
+					break;
+				default:
+					break;
+			}
+			await activate({ activation: 'init' });
+			expectExactlyOneKnown();
+		}
+	});
+});
+
+describe('"requested endpoint is already registered"', () => {
+	test('when registered meanwhile (a race with another n8n main): removes that one and registers again', async () => {
+		api.injectFault({
+			method: 'POST',
+			path: SUBSCRIPTIONS_PATH,
+			fault: { kind: 'status', status: 400, body: { error: { message: 'requested endpoint is already registered', code: 'ENDPOINT_ALREADY_REGISTERED' } } },
+		});
+		expect(await activate()).toBe('created');
+		expectExactlyOneKnown();
+		expect(posts().map((r) => r.status)).toEqual([400, 201]);
+	});
+
+	test('when it persists (the URL held by another account): activation fails with the service message, no orphan', async () => {
+		api.injectFault({
+			method: 'POST',
+			path: SUBSCRIPTIONS_PATH,
+			times: 4,
+			fault: { kind: 'status', status: 400, body: { error: { message: 'requested endpoint is already registered', code: 'ENDPOINT_ALREADY_REGISTERED' } } },
+		});
+		await expect(activate()).rejects.toThrow(/registration of the webhook subscription \(HTTP 400 ENDPOINT_ALREADY_REGISTERED\): requested endpoint is already registered/);
+		await expect(activate()).rejects.toMatchObject({ description: expect.stringMatching(/developer console/) });
+		expect(subscriptions()).toEqual([]);
+		expect(staticData).toEqual({});
+	});
+
+	test('another 400 is not retried and says what the service said', async () => {
+		api.injectFault({ method: 'POST', path: SUBSCRIPTIONS_PATH, fault: { kind: 'status', status: 400, body: { error: { message: 'Field endpoint must be an absolute URL', code: 'INVALID_REQUEST' } } } });
+		await expect(activate()).rejects.toThrow(/HTTP 400 INVALID_REQUEST\): Field endpoint must be an absolute URL/);
+		expect(posts()).toHaveLength(1);
+	});
+});
+
+describe('deactivation', () => {
+	test('deletes the subscription and clears static data', async () => {
+		await activate();
+		await deactivate();
+		expect(subscriptions()).toEqual([]);
+		expect(staticData).toEqual({});
+	});
+
+	test('treats "already gone" (404) as done', async () => {
+		await activate();
+		fakeWebhooks(api).remove(String(staticData.subscriptionId));
+		await expect(deactivate()).resolves.toBeUndefined();
+		expect(deletes().map((r) => r.status)).toEqual([404]);
+		expect(staticData).toEqual({});
+	});
+
+	test('also removes leftovers at its URL, and deletes the stored id even when listing fails', async () => {
+		fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: 'x' });
+		await deactivate();
+		expect(subscriptions()).toEqual([]);
+
+		await activate();
+		api.injectFault({ method: 'GET', path: SUBSCRIPTIONS_PATH, times: Infinity, fault: { kind: 'status', status: 503 } });
+		await deactivate();
+		api.clearFaults();
+		expect(subscriptions()).toEqual([]);
+	});
+
+	test('leaves other workflows\' subscriptions alone', async () => {
+		const other = fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: `${webhookUrl}-other`, signing_key: 'x' });
+		await activate();
+		await deactivate();
+		expect(subscriptions()).toEqual([expect.objectContaining({ id: other.id })]);
+	});
+});
+
+describe('credentials and failures', () => {
+	test('an expired token is renewed and the call retried once', async () => {
+		await activate();
+		api.expireAccessTokens();
+		expect(await activate({ activation: 'init' })).toBe('existed');
+		expect(store.preAuthenticationRuns).toBe(2);
+	});
+
+	test('a service that is down fails checkExists (so n8n retries) instead of answering false and duplicating', async () => {
+		await activate();
+		api.injectFault({ method: 'GET', path: SUBSCRIPTIONS_PATH, times: Infinity, fault: { kind: 'status', status: 503 } });
+		await expect(hooks.checkExists.call(hook({ activation: 'init' }).context)).rejects.toThrow(/HTTP 503/);
+		api.clearFaults();
+		expect(posts()).toHaveLength(1);
+		expect(await activate({ activation: 'init' })).toBe('existed');
+	});
+});
+
+describe('deliveries to the registered URL', () => {
+	test('a signed delivery in either shape starts one execution with the normalised event', async () => {
+		await activate();
+		for (const shape of ['flat', 'envelope'] as const) {
+			const report = await fakeWebhooks(api).deliver({ shape, transactionId: `txn-${shape}` });
+			expect(report.attempts.map((a) => a.status)).toEqual([200]);
+		}
+		expect(executions).toEqual([
+			[expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-flat', sessionId: 'txn-flat', status: 'completed', shape: 'flat' })],
+			[expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-envelope', sessionId: 'txn-envelope', status: 'completed', shape: 'envelope' })],
+		]);
+	});
+
+	test('forged deliveries get 401 and start nothing', async () => {
+		await activate();
+		for (const forgery of ['wrong-key', 'stale', 'no-header', 'malformed-header', 'changed-body'] as const) {
+			const report = await fakeWebhooks(api).deliver({ forgery });
+			expect([forgery, report.attempts.map((a) => a.status)]).toEqual([forgery, [401]]);
+		}
+		expect(executions).toEqual([]);
+	});
+
+	test('after the subscription was replaced, deliveries signed with the new key pass and the old key fails', async () => {
+		parameters = {};
+		await activate();
+		const oldKey = String(staticData.signingKey);
+		staticData = {};
+		await activate({ activation: 'init' });
+		expect(staticData.signingKey).not.toBe(oldKey);
+		expect((await fakeWebhooks(api).deliver()).attempts.map((a) => a.status)).toEqual([200]);
+		expect(executions).toHaveLength(1);
+	});
+
+	test('duplicates of a delivery each start an execution (the service may deliver twice)', async () => {
+		await activate();
+		await fakeWebhooks(api).deliver({ times: 2, transactionId: 'dup-1' });
+		expect(executions.map((e) => e[0].transactionId)).toEqual(['dup-1', 'dup-1']);
+	});
+});
+
+describe('Include Results', () => {
+	test('outputs the decoded results of the session, one item per session, with the event', async () => {
+		await startFinishedSession(api.url, api.validCredentials, 'visit-ready-1');
+		parameters = { includeResults: true };
+		await activate();
+		expect((await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-1' })).attempts.map((a) => a.status)).toEqual([200]);
+		expect(executions).toHaveLength(1);
+		const [only] = executions[0];
+		expect(only).toMatchObject({
+			session_id: 'visit-ready-1',
+			status: 'completed',
+			http_status: 200,
+			event: { event: 'v2rx.completed', transactionId: 'visit-ready-1', sessionId: 'visit-ready-1', status: 'completed', shape: 'flat' },
+		});
+		const documents = only.documents as Record<string, unknown>;
+		expect(Object.keys(documents).sort()).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template']);
+		expect(typeof documents.clinical_notes_template).toBe('object');
+		expect(typeof documents.transcript_template).toBe('string');
+		expect(api.requestsTo('/voice/api/v3/status/visit-ready-1', 'GET')).toHaveLength(1);
+	});
+
+	test('one item per template, and the simple text view, from the envelope shape too', async () => {
+		await startFinishedSession(api.url, api.validCredentials, 'visit-ready-2');
+		parameters = { includeResults: true, resultsOutput: 'templates' };
+		await activate();
+		await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-2', shape: 'envelope' });
+		expect(executions[0].map((item) => item.template_id)).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template']);
+		for (const item of executions[0]) expect(item.event).toMatchObject({ sessionId: 'visit-ready-2', shape: 'envelope' });
+
+		parameters = { includeResults: true, resultsOutput: 'simple' };
+		await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-2' });
+		expect(executions[1]).toEqual([expect.objectContaining({ session_id: 'visit-ready-2', clinical_notes: expect.any(String), transcript: expect.any(String) })]);
+	});
+
+	test('a session the service does not know comes out as status not_found, not as a crash', async () => {
+		parameters = { includeResults: true };
+		await activate();
+		await fakeWebhooks(api).deliver({ transactionId: 'never-uploaded' });
+		expect(executions[0]).toEqual([expect.objectContaining({ session_id: 'never-uploaded', status: 'not_found', event: expect.objectContaining({ transactionId: 'never-uploaded' }) })]);
+	});
+
+	test('a results call that keeps failing fails the delivery (500) so it is visible and may be sent again', async () => {
+		parameters = { includeResults: true };
+		await activate();
+		api.injectFault({ method: 'GET', path: '/voice/api/v3/status/', times: Infinity, fault: { kind: 'status', status: 503 } });
+		const report = await fakeWebhooks(api).deliver({ transactionId: 'visit-x' });
+		api.clearFaults();
+		expect(report.attempts.map((a) => a.status)).toEqual([500]);
+		expect(report.attempts[0].response).toMatch(/results of session "visit-x" \(HTTP 503/);
+		expect(executions).toEqual([]);
+	});
+
+	test('a forged delivery never reaches the results call', async () => {
+		parameters = { includeResults: true };
+		await activate();
+		await fakeWebhooks(api).deliver({ transactionId: 'visit-forged', forgery: 'wrong-key' });
+		expect(api.requestsTo('/voice/api/v3/status/')).toEqual([]);
+	});
+});
