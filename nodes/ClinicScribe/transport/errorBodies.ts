@@ -38,12 +38,7 @@ export function scrubSecrets(text: string, secrets: Array<string | undefined>): 
 
 /** A short, safe description of a failure that produced no HTTP answer. */
 export function describeNetworkFailure(error: unknown): string {
-	const record = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
-	const cause = (typeof record.cause === 'object' && record.cause !== null ? record.cause : {}) as Record<
-		string,
-		unknown
-	>;
-	const code = asText(record.code) ?? asText(cause.code);
+	const code = networkErrorCode(error);
 	switch (code) {
 		case 'ECONNREFUSED':
 			return 'connection refused';
@@ -64,17 +59,22 @@ export function describeNetworkFailure(error: unknown): string {
 	}
 }
 
+const TRANSIENT_NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN'];
+
+/** A failure worth one more try: the connection broke or timed out, not the request itself. */
 export function isNetworkFailure(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && TRANSIENT_NETWORK_CODES.includes(code);
+}
+
+/** The system error code, on the error itself or on the error n8n wrapped. */
+function networkErrorCode(error: unknown): string | undefined {
 	const record = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
 	const cause = (typeof record.cause === 'object' && record.cause !== null ? record.cause : {}) as Record<
 		string,
 		unknown
 	>;
-	const code = asText(record.code) ?? asText(cause.code);
-	return (
-		code !== undefined &&
-		['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN'].includes(code)
-	);
+	return asText(record.code) ?? asText(cause.code);
 }
 
 function asText(value: unknown): string | undefined {
