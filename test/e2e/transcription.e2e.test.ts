@@ -1,0 +1,219 @@
+/**
+ * Transcription inside a real n8n 2.41.1 (filesystem binary data mode): a workflow reads recordings
+ * from disk into binary data (Read/Write Files from Disk), Clinic Scribe → Upload Audio sends them as
+ * one transaction and waits for completion, and the next node receives the decoded clinical notes.
+ * The fake clinic API (in this process) checks every storage POST as a stream: fields, `file` last,
+ * Content-Length, bytes and SHA-256 against the files on disk, no token.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { CLINICAL_NOTES_DOCUMENT, fakeTranscription, STORAGE_PATH, TRANSCRIPT_TEXT, type FakeTranscription } from '../fake-api/routes/transcription';
+import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	N8nInstance,
+	REPO_ROOT,
+	chain,
+	nodeJson,
+	nodeOutput,
+	packedPackageForTests,
+	readWorkflowFile,
+	withCredential,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n';
+
+jest.setTimeout(5 * 60_000);
+
+const CREDENTIAL = { id: 'clinicScribeE2E11', name: 'Clinic Scribe (e2e transcription)' };
+
+let api: FakeClinicApi;
+let fake: FakeTranscription;
+let n8n: N8nInstance;
+/** Stands in for the EHR of the example workflow: records what its HTTP Request node posts. */
+let ehr: Server | undefined;
+const ehrReceived: unknown[] = [];
+const audioDir = mkdtempSync(join(tmpdir(), 'clinic-scribe-e2e-audio-'));
+const recordings = [
+	{ name: 'consult-part-1.wav', bytes: randomBytes(3 * 1024 * 1024 + 17) },
+	{ name: 'consult-part-2.wav', bytes: randomBytes(256 * 1024 + 5) },
+];
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+beforeAll(async () => {
+	for (const recording of recordings) writeFileSync(join(audioDir, recording.name), recording.bytes);
+	writeFileSync(join(audioDir, 'notes.txt'), 'not a recording');
+	api = await startFakeClinicApi();
+	fake = fakeTranscription(api);
+	n8n = await N8nInstance.create({
+		packageTarball: await packedPackageForTests(),
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: audioDir },
+	});
+	await n8n.importCredentials([
+		{
+			...CREDENTIAL,
+			type: CREDENTIAL_TYPE,
+			data: {
+				apiVariant: 'document',
+				environment: 'custom',
+				baseUrl: api.url,
+				authMethod: 'clientCredentials',
+				clientId: api.validCredentials.clientId,
+				clientSecret: api.validCredentials.clientSecret,
+				apiKey: api.validCredentials.apiKey,
+			},
+		},
+	]);
+});
+
+afterAll(async () => {
+	await new Promise((resolve) => (ehr ? ehr.close(resolve) : resolve(undefined)));
+	await n8n?.dispose();
+	await api?.close();
+	rmSync(audioDir, { recursive: true, force: true });
+});
+
+beforeEach(() => {
+	api.reset();
+	fake.reset();
+});
+
+function workflow(name: string, fileSelector: string, transactionId: string, nodes: WorkflowNode[] = []): WorkflowJson {
+	const base: WorkflowNode[] = [
+		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Read Recordings',
+			type: 'n8n-nodes-base.readWriteFile',
+			typeVersion: 1.1,
+			position: [220, 0],
+			parameters: { operation: 'read', fileSelector, options: {} },
+		},
+		{
+			name: 'Transcribe',
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [440, 0],
+			parameters: {
+				resource: 'transcription',
+				operation: 'uploadAudio',
+				binaryPropertyName: 'data',
+				transactionId,
+				inputLanguages: ['en-IN', 'hi'],
+				outputTemplates: {
+					templates: [
+						{ template: 'clinical_notes_template', codificationNeeded: false },
+						{ template: 'transcript_template', codificationNeeded: false },
+					],
+				},
+				waitForCompletion: true,
+				timeoutMinutes: 2,
+				pollIntervalSeconds: 1,
+				resultsOutput: 'session',
+				options: { mode: 'consultation' },
+			},
+			credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
+		},
+	];
+	const all = [...base, ...nodes];
+	return { name, nodes: all, connections: chain(...all.map((node) => node.name)), settings: { executionOrder: 'v1' } };
+}
+
+const notesNode: WorkflowNode = {
+	name: 'Notes for Doctor',
+	type: 'n8n-nodes-base.set',
+	typeVersion: 3.4,
+	position: [660, 0],
+	parameters: {
+		mode: 'manual',
+		assignments: {
+			assignments: [
+				{ id: 'a1', name: 'session', type: 'string', value: '={{ $json.session_id }}' },
+				{ id: 'a2', name: 'complaints', type: 'string', value: "={{ $json.documents.clinical_notes_template.chief_complaints.join(', ') }}" },
+				{ id: 'a3', name: 'first_medicine', type: 'string', value: '={{ $json.documents.clinical_notes_template.medications[0].name }}' },
+				{ id: 'a4', name: 'transcript', type: 'string', value: '={{ $json.documents.transcript_template }}' },
+			],
+		},
+		options: {},
+	},
+};
+
+test('recordings read from disk are uploaded as one transaction, waited for, and the next node gets the decoded notes', async () => {
+	const txnId = `e2e-visit-${randomBytes(4).toString('hex')}`;
+	fake.setOptions({ processingPolls: 2 });
+	const id = await n8n.importWorkflow(workflow('e2e: transcribe and wait', join(audioDir, '*.wav'), txnId, [notesNode]));
+	const result = await n8n.execute(id);
+
+	expect(result.status).toBe('success');
+	expect(nodeJson(result, 'Notes for Doctor')).toEqual([
+		{ session: txnId, complaints: 'Fever for 3 days, Dry cough', first_medicine: CLINICAL_NOTES_DOCUMENT.medications[0].name, transcript: TRANSCRIPT_TEXT },
+	]);
+	// The binaries live in n8n's filesystem store (an id, no Base64 in the item): the streamed path.
+	for (const read of nodeOutput(result, 'Read Recordings')) {
+		expect((read.binary as { data: { id?: string } }).data.id).toMatch(/^filesystem/);
+	}
+	const [transcribed] = nodeOutput(result, 'Transcribe');
+	expect(transcribed.pairedItem).toEqual([{ item: 0 }, { item: 1 }]);
+	expect(transcribed.json).toMatchObject({ session_id: txnId, status: 'completed', http_status: 200 });
+
+	// n8n streamed both files out of its filesystem binary store, intact, without the token.
+	expect(fake.rejectedUploads()).toEqual([]);
+	const txn = fake.transaction(txnId)!;
+	expect(txn.presigns).toBe(1);
+	expect(txn.statusCalls).toBe(3);
+	expect([...txn.initBody!.client_generated_files as string[]].sort()).toEqual(recordings.map((r) => r.name));
+	expect(txn.initBody).toMatchObject({ mode: 'consultation', input_language: ['en-IN', 'hi'], batch_s3_url: `${api.url}${STORAGE_PATH}${txn.folderPath}` });
+	for (const recording of recordings) {
+		const upload = txn.uploads.find((u) => u.fileName === recording.name)!;
+		expect(upload).toMatchObject({ size: recording.bytes.length, sha256: sha256(recording.bytes), contentType: 'audio/wav' });
+		expect(upload.partOrder[upload.partOrder.length - 1]).toBe('file');
+		expect(upload.contentLength).toBe(upload.bodyBytes);
+		expect(upload.headerNames).not.toContain('authorization');
+		expect(upload.headerNames).not.toContain('transfer-encoding');
+	}
+	expect(api.requestsTo('/voice/api/v2/transaction/init/')[0].headers.authorization).toMatch(/^Bearer /);
+});
+
+test('a file that is not audio stops the run with an error naming the item, before anything is sent', async () => {
+	const id = await n8n.importWorkflow(workflow('e2e: not audio', join(audioDir, '*.txt'), 'e2e-bad-input'));
+	const result = await n8n.execute(id);
+	expect(result.status).toBe('error');
+	expect(result.error?.message).toMatch(/The file in binary field "data" of item 0 is not an audio file the service accepts/);
+	expect(api.requests).toEqual([]);
+});
+
+test('examples/transcribe-and-email.json runs: EMR document posted, notes as readable text for the e-mail', async () => {
+	ehr = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			ehrReceived.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+			res.writeHead(201, { 'content-type': 'application/json' }).end('{"stored":true}');
+		});
+	});
+	await new Promise<void>((resolve) => ehr!.listen(0, '127.0.0.1', resolve));
+	const ehrUrl = `http://127.0.0.1:${(ehr.address() as AddressInfo).port}/api/v1/clinical-documents`;
+	const example = withCredential(readWorkflowFile(join(REPO_ROOT, 'examples', 'transcribe-and-email.json')), CREDENTIAL_TYPE, CREDENTIAL);
+	// As a user would set it up: their recording, their EHR; no SMTP server on this machine.
+	const id = await n8n.importWorkflow({
+		...example,
+		nodes: example.nodes.map((node) => {
+			if (node.type === 'n8n-nodes-base.readWriteFile') return { ...node, parameters: { ...node.parameters, fileSelector: join(audioDir, recordings[1].name) } };
+			if (node.type === 'n8n-nodes-base.httpRequest') return { ...node, parameters: { ...node.parameters, url: ehrUrl } };
+			if (node.type === 'n8n-nodes-base.emailSend') return { ...node, disabled: true };
+			if (node.name === 'Transcribe and Wait') return { ...node, parameters: { ...node.parameters, pollIntervalSeconds: 1 } };
+			return node;
+		}),
+	});
+	const result = await n8n.execute(id);
+	expect(result.status).toBe('success');
+	expect(ehrReceived).toEqual([{ session_id: expect.stringMatching(/^visit-\d{8}-\d{6}$/), status: 'completed', emr: expect.objectContaining({ diagnoses: [expect.objectContaining({ code: 'J06.9' })] }) }]);
+	const [notes] = nodeJson(result, 'Notes as Text');
+	expect(notes).toMatchObject({ status: 'completed', transcript: TRANSCRIPT_TEXT });
+	expect(notes.clinical_notes).toContain('Chief complaints:\n  - Fever for 3 days');
+});

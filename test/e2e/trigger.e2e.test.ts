@@ -1,0 +1,292 @@
+/**
+ * Clinic Scribe Trigger in a real n8n 2.41.1, with the fake clinic API as the service:
+ * activate → exactly one subscription with n8n's production URL → signed deliveries run the workflow
+ * and the next node gets the normalised event → forged deliveries get 401 and start nothing →
+ * restarts of n8n in both activation modes (the older one calls checkExists/create at every start)
+ * keep exactly one subscription whose key n8n holds → deactivate → none.
+ */
+import { fakeWebhooks, type DeliveryReport, type FakeSubscription } from '../fake-api/routes/webhooks';
+import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+
+import { startFinishedSession } from '../support/fakeTranscriptionSession';
+import { CREDENTIAL_TYPE, REPO_ROOT, newId, nodeJson, packedPackageForTests, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n';
+import {
+	RestartableN8n,
+	eventually,
+	TRIGGER_CREDENTIAL,
+	fakeApiCredential,
+	triggerWorkflow,
+	type ActivationMode,
+} from '../support/n8nTrigger';
+
+// Jest ignores testTimeout inside a project's settings; n8n starts take tens of seconds here.
+jest.setTimeout(600_000);
+
+const SUBSCRIPTIONS = '/notification/v1/connect/webhook/subscriptions';
+const WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000a1';
+const WORKFLOW_ID = newId();
+const RESULTS_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000b2';
+const RESULTS_WORKFLOW_ID = newId();
+const EXAMPLE_WORKFLOW_ID = newId();
+const EXAMPLE_FILE = join(REPO_ROOT, 'examples', 'completed-transcription-to-ehr.json');
+
+/** Stands in for the EHR of the example workflow: records what the HTTP Request node posts. */
+let ehr: Server;
+let ehrUrl: string;
+const ehrReceived: unknown[] = [];
+
+/**
+ * examples/completed-transcription-to-ehr.json as a user would set it up: our credential, the EHR
+ * address here, and the e-mail node disabled (no SMTP server on this machine).
+ */
+function exampleForTest(): WorkflowJson {
+	const workflow = withCredential(readWorkflowFile(EXAMPLE_FILE), CREDENTIAL_TYPE, TRIGGER_CREDENTIAL);
+	return {
+		...workflow,
+		id: EXAMPLE_WORKFLOW_ID,
+		nodes: workflow.nodes.map((node) => {
+			if (node.type === 'n8n-nodes-base.httpRequest') return { ...node, parameters: { ...node.parameters, url: ehrUrl } };
+			if (node.type === 'n8n-nodes-base.emailSend') return { ...node, disabled: true };
+			return node;
+		}),
+	};
+}
+
+let api: FakeClinicApi;
+let n8n: RestartableN8n;
+const timings: Record<string, number> = {};
+
+beforeAll(async () => {
+	const started = Date.now();
+	api = await startFakeClinicApi();
+	ehr = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (c: Buffer) => chunks.push(c));
+		req.on('end', () => {
+			ehrReceived.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
+			res.writeHead(201, { 'content-type': 'application/json' }).end('{"stored":true}');
+		});
+	});
+	await new Promise<void>((resolve) => ehr.listen(0, '127.0.0.1', resolve));
+	ehrUrl = `http://127.0.0.1:${(ehr.address() as AddressInfo).port}/api/v1/clinical-documents`;
+	n8n = new RestartableN8n({ packageTarball: await packedPackageForTests() });
+	const instance = await n8n.prepare('publication-service');
+	await instance.importCredentials([fakeApiCredential(api.url, api.validCredentials)]);
+	await instance.importWorkflows([
+		triggerWorkflow({ id: WORKFLOW_ID, name: 'e2e: transcription completed', webhookId: WEBHOOK_ID }),
+		triggerWorkflow({
+			id: RESULTS_WORKFLOW_ID,
+			name: 'e2e: transcription completed, with results',
+			webhookId: RESULTS_WEBHOOK_ID,
+			parameters: { includeResults: true, resultsOutput: 'session' },
+		}),
+		exampleForTest(),
+	]);
+	timings.setup = Date.now() - started;
+});
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await api?.close();
+	await new Promise((resolve) => ehr?.close(resolve));
+	process.stderr.write(`[trigger e2e] timings (ms): ${JSON.stringify(timings)}\n`);
+});
+
+const productionUrl = () => n8n.instance.webhookUrl(`${WEBHOOK_ID}/webhook`);
+const subscriptions = (): FakeSubscription[] => fakeWebhooks(api).subscriptions();
+const registrations = () => api.requestsTo(SUBSCRIPTIONS, 'POST').length;
+const listings = () => api.requestsTo(SUBSCRIPTIONS, 'GET').length;
+
+function expectExactlyOne(): FakeSubscription {
+	const all = subscriptions();
+	expect(all).toEqual([
+		expect.objectContaining({ endpoint: productionUrl(), event_names: ['v2rx.completed'], protocol: 'http', signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+	]);
+	return all[0];
+}
+
+async function finishedExecutions(workflowId = WORKFLOW_ID): Promise<number> {
+	const list = await n8n.instance.listExecutions({ workflowId });
+	return list.filter((e) => !['running', 'new', 'waiting'].includes(e.status)).length;
+}
+
+/** Delivers one event and returns what the next node received in the execution it started. */
+async function deliverAndRun(
+	request: Parameters<ReturnType<typeof fakeWebhooks>['deliver']>[0],
+	target = { workflowId: WORKFLOW_ID, url: productionUrl },
+): Promise<{ report: DeliveryReport; next: Array<Record<string, unknown>> }> {
+	const before = await finishedExecutions(target.workflowId);
+	const report = await fakeWebhooks(api).deliver(request);
+	expect(report.attempts.map((a) => [a.endpoint, a.status])).toEqual([[target.url(), 200]]);
+	const executions = await n8n.instance.waitForExecutions(target.workflowId, before + 1);
+	const execution = await n8n.instance.getExecution(executions[0].id);
+	expect(execution.status).toBe('success');
+	return { report, next: nodeJson(execution, 'Next Node') };
+}
+
+async function restart(mode: ActivationMode): Promise<void> {
+	const started = Date.now();
+	await n8n.stop();
+	await n8n.start(mode);
+	timings[`restart ${mode}`] = Date.now() - started;
+}
+
+describe('Clinic Scribe Trigger in a real n8n', () => {
+	let first: FakeSubscription;
+
+	test('activation registers exactly one subscription, for n8n\'s production webhook URL', async () => {
+		let started = Date.now();
+		await n8n.start('publication-service');
+		timings.start = Date.now() - started;
+		started = Date.now();
+		await n8n.instance.activateWorkflow(WORKFLOW_ID);
+		timings.activate = Date.now() - started;
+		first = expectExactlyOne();
+		expect(productionUrl()).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/webhook/${WEBHOOK_ID}/webhook$`));
+		expect(registrations()).toBe(1);
+	});
+
+	test('a signed delivery runs the workflow and the next node gets the normalised event, in both shapes', async () => {
+		const started = Date.now();
+		const flat = await deliverAndRun({ shape: 'flat', transactionId: 'txn-e2e-flat' });
+		timings['delivery to finished execution'] = Date.now() - started;
+		expect(flat.next).toEqual([
+			{
+				event: 'v2rx.completed',
+				transactionId: 'txn-e2e-flat',
+				sessionId: 'txn-e2e-flat',
+				status: 'completed',
+				timestamp: (flat.report.body as { timestamp: string }).timestamp,
+				shape: 'flat',
+				body: flat.report.body,
+			},
+		]);
+		const envelope = await deliverAndRun({ shape: 'envelope', transactionId: 'txn-e2e-envelope' });
+		expect(envelope.next).toEqual([
+			expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-e2e-envelope', sessionId: 'txn-e2e-envelope', status: 'completed', shape: 'envelope' }),
+		]);
+	});
+
+	test('Include Results: the next node gets the decoded documents of the session, with the event', async () => {
+		const resultsUrl = () => n8n.instance.webhookUrl(`${RESULTS_WEBHOOK_ID}/webhook`);
+		await n8n.instance.activateWorkflow(RESULTS_WORKFLOW_ID);
+		expect(subscriptions().map((s) => s.endpoint).sort()).toEqual([productionUrl(), resultsUrl()].sort());
+		await startFinishedSession(api.url, api.validCredentials, 'visit-e2e-results');
+		const run = await deliverAndRun({ endpoint: resultsUrl(), transactionId: 'visit-e2e-results' }, { workflowId: RESULTS_WORKFLOW_ID, url: resultsUrl });
+		expect(run.next).toHaveLength(1);
+		expect(run.next[0]).toMatchObject({
+			session_id: 'visit-e2e-results',
+			status: 'completed',
+			http_status: 200,
+			event: { event: 'v2rx.completed', transactionId: 'visit-e2e-results', sessionId: 'visit-e2e-results', status: 'completed' },
+		});
+		const documents = run.next[0].documents as Record<string, unknown>;
+		expect(Object.keys(documents).sort()).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template']);
+		expect(documents.clinical_notes_template).toEqual(expect.any(Object));
+		expect(documents.transcript_template).toEqual(expect.stringMatching(/\S/));
+		await n8n.instance.deactivateWorkflow(RESULTS_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 1, () => JSON.stringify(subscriptions()));
+		expect(subscriptions().map((s) => s.endpoint)).toEqual([productionUrl()]);
+	});
+
+	test('the example workflow fires: the EMR document of the finished session reaches the EHR', async () => {
+		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(EXAMPLE_FILE).nodes[0].webhookId)}/webhook`);
+		await n8n.instance.activateWorkflow(EXAMPLE_WORKFLOW_ID);
+		await startFinishedSession(api.url, api.validCredentials, 'visit-example');
+		const before = await finishedExecutions(EXAMPLE_WORKFLOW_ID);
+		const report = await fakeWebhooks(api).deliver({ endpoint: exampleUrl(), transactionId: 'visit-example' });
+		expect(report.attempts.map((a) => a.status)).toEqual([200]);
+		const [latest] = await n8n.instance.waitForExecutions(EXAMPLE_WORKFLOW_ID, before + 1);
+		const execution = await n8n.instance.getExecution(latest.id);
+		expect(execution.error?.message).toBeUndefined();
+		expect(execution.status).toBe('success');
+		expect(nodeJson(execution, 'Send EMR Document to EHR')).toEqual([{ stored: true }]);
+		expect(ehrReceived).toEqual([
+			expect.objectContaining({ session_id: 'visit-example', transaction_id: 'visit-example', status: 'completed', emr: expect.any(Object), clinical_notes: expect.any(Object) }),
+		]);
+		await n8n.instance.deactivateWorkflow(EXAMPLE_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 1, () => JSON.stringify(subscriptions()));
+	});
+
+	test('forged deliveries get 401 and start nothing; events not chosen are acknowledged and dropped', async () => {
+		const before = await finishedExecutions();
+		for (const forgery of ['wrong-key', 'stale', 'no-header', 'malformed-header', 'changed-body'] as const) {
+			const report = await fakeWebhooks(api).deliver({ forgery });
+			expect([forgery, report.attempts.map((a) => a.status)]).toEqual([forgery, [401]]);
+		}
+		const dropped = await fakeWebhooks(api).deliver({ event: 'v2rx.something_else', ignoreEventNames: true });
+		expect(dropped.attempts.map((a) => a.status)).toEqual([200]);
+		// Give n8n time to (wrongly) start something.
+		await new Promise((resolve) => setTimeout(resolve, 2000));
+		const all = await n8n.instance.listExecutions({ workflowId: WORKFLOW_ID });
+		expect(all.length).toBe(before);
+		const log = n8n.instance.recentServerLog().join('\n');
+		expect(log).toMatch(/rejected a delivery \(signature mismatch\)/);
+		expect(log).not.toMatch(/txn-/);
+	});
+
+	test('restarting n8n in its default mode keeps exactly the same subscription and calls nothing', async () => {
+		const [posts, lists] = [registrations(), listings()];
+		await restart('publication-service');
+		expect(expectExactlyOne()).toEqual(first);
+		expect([registrations(), listings()]).toEqual([posts, lists]);
+	});
+
+	test('restarting in the older mode (checkExists at every start) keeps exactly the same subscription', async () => {
+		const posts = registrations();
+		for (let i = 0; i < 2; i++) {
+			const lists = listings();
+			await restart('legacy');
+			// checkExists ran (it lists) and said "exists": nothing registered.
+			await eventually(() => listings() > lists, () => `no list call after restart ${i + 1}`);
+			expect(expectExactlyOne()).toEqual(first);
+		}
+		expect(registrations()).toBe(posts);
+		const run = await deliverAndRun({ transactionId: 'txn-after-restarts' });
+		expect(run.next[0]).toMatchObject({ transactionId: 'txn-after-restarts' });
+	});
+
+	test('older mode, subscription deleted behind n8n\'s back: the next start makes exactly one new one whose key n8n holds', async () => {
+		expect(fakeWebhooks(api).remove(first.id)).toBe(true);
+		const posts = registrations();
+		await restart('legacy');
+		await eventually(() => registrations() > posts, () => 'no registration after the restart');
+		const replacement = expectExactlyOne();
+		expect(replacement.id).not.toBe(first.id);
+		// The new key reached static data in n8n's database: deliveries signed with it verify.
+		const run = await deliverAndRun({ transactionId: 'txn-after-replacement' });
+		expect(run.next[0]).toMatchObject({ transactionId: 'txn-after-replacement' });
+		first = replacement;
+	});
+
+	test('older mode, endpoint registered by someone else under an unknown key: replaced on the next start', async () => {
+		fakeWebhooks(api).remove(first.id);
+		const stranger = fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: productionUrl(), signing_key: 'not-known-to-n8n' });
+		await restart('legacy');
+		await eventually(() => !subscriptions().some((s) => s.id === stranger.id) && subscriptions().length === 1, () => JSON.stringify(subscriptions()));
+		first = expectExactlyOne();
+		expect(first.signing_key).not.toBe('not-known-to-n8n');
+		await deliverAndRun({ transactionId: 'txn-after-stranger' });
+	});
+
+	test('back in the default mode: still exactly one; deactivation removes it', async () => {
+		await restart('publication-service');
+		expect(expectExactlyOne()).toEqual(first);
+		await n8n.instance.deactivateWorkflow(WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+		const report = await fakeWebhooks(api).deliver({ ignoreEventNames: true });
+		expect(report.attempts).toEqual([]);
+	});
+
+	test('in the older mode too: activate → exactly one → deactivate → none', async () => {
+		await restart('legacy');
+		await n8n.instance.activateWorkflow(WORKFLOW_ID);
+		expectExactlyOne();
+		await deliverAndRun({ transactionId: 'txn-legacy-activation' });
+		await n8n.instance.deactivateWorkflow(WORKFLOW_ID);
+		expect(subscriptions()).toEqual([]);
+	});
+});
