@@ -1,3 +1,6 @@
+// The npm scripts write each layer's results here (read by .ci/run for its summary line).
+require('node:fs').mkdirSync(`${__dirname}/.test-results`, { recursive: true });
+
 /** Three projects so `npm test` can run them in order and a developer can run one alone. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
