@@ -1,0 +1,73 @@
+/**
+ * The credential's Test button, as n8n's editor runs it (POST /rest/credentials/test): the token
+ * exchange plus one authenticated call, and a failure that names the rejected field without any
+ * secret in it.
+ */
+import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import { CREDENTIAL_TYPE, N8nInstance, packedPackageForTests } from '../support/n8n';
+
+jest.setTimeout(5 * 60_000);
+
+let api: FakeClinicApi;
+let n8n: N8nInstance;
+
+beforeAll(async () => {
+	api = await startFakeClinicApi();
+	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
+	await n8n.start();
+	await n8n.setupOwner({ email: 'owner@clinic-scribe.test', password: 'Credential-Test-1', firstName: 'Cred', lastName: 'Test' });
+});
+
+afterAll(async () => {
+	await n8n?.dispose();
+	await api?.close();
+});
+
+beforeEach(() => api.reset());
+
+/** Saves a credential as the editor does, then presses its Test button. */
+async function testCredential(overrides: Record<string, string>): Promise<{ status: string; message: string }> {
+	const credential = {
+		name: 'Clinic Scribe (test)',
+		type: CREDENTIAL_TYPE,
+		data: {
+			apiVariant: 'document',
+			environment: 'custom',
+			baseUrl: api.url,
+			authMethod: 'clientCredentials',
+			clientId: api.validCredentials.clientId,
+			clientSecret: api.validCredentials.clientSecret,
+			apiKey: api.validCredentials.apiKey,
+			...overrides,
+		},
+	};
+	const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
+	return await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
+		credentials: { id: saved.id, ...credential },
+	});
+}
+
+it('passes with valid credentials: one exchange, then one authenticated call', async () => {
+	const result = await testCredential({});
+	expect(result.status).toBe('OK');
+	expect(api.counters.tokenExchanges).toBe(1);
+	const [call] = api.requestsTo('/dr/v1/business/entities');
+	expect(call.status).toBe(200);
+	expect(call.headers.auth).toMatch(/^eyJ/);
+});
+
+it('names the rejected Client Secret and never shows it', async () => {
+	const wrongSecret = 'definitely-not-the-secret-42';
+	const result = await testCredential({ clientSecret: wrongSecret });
+	expect(result.status).toBe('Error');
+	expect(result.message).toContain('Client Secret');
+	expect(result.message).not.toContain(wrongSecret);
+	expect(api.requestsTo('/dr/')).toHaveLength(0);
+});
+
+it('names the rejected Workspace API Key', async () => {
+	const result = await testCredential({ apiKey: 'wrong-workspace-key-99' });
+	expect(result.status).toBe('Error');
+	expect(result.message).toContain('Workspace API Key');
+	expect(result.message).not.toContain('wrong-workspace-key-99');
+});
