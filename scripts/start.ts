@@ -3,14 +3,19 @@
  *
  *   1. installs n8n 2.41.1 and Node 24 into a cache outside the repository (first time: minutes)
  *   2. builds and packs this package, installs it into .n8n-local/ as n8n installs community packages
- *   3. starts the fake clinic API (in this process) on 127.0.0.1
- *   4. imports the credential "Clinic Scribe (local fake API)" and the examples/*.json workflows
- *   5. starts n8n on http://127.0.0.1:5678, creates (or logs in) the owner and prints what to do next
+ *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake EHR receiver
+ *   4. writes a sample recording into <user folder>/files/recordings/ (the one folder n8n may read)
+ *   5. imports the credential "Clinic Scribe (local fake API)" and local copies of the
+ *      examples/*.json workflows, adapted to run here (see localCopy)
+ *   6. starts n8n on http://127.0.0.1:5678, creates (or logs in) the owner, activates the examples
+ *      that start with the Clinic Scribe Trigger, and prints what to do next
  *   Ctrl-C (or SIGTERM) stops n8n by its process group and closes the fake API.
+ *   `npm run demo:complete` (scripts/demo-complete.ts) then makes the trigger example fire.
  *
  * Environment (all optional):
  *   N8N_PORT                        n8n's port (5678)
  *   N8N_*, DB_*, EXECUTIONS_* …     passed to n8n (not its user folder, address or key)
+ *   N8N_RESTRICT_FILE_ACCESS_TO     folders n8n may read besides <user folder>/files
  *   N8N_RUNNERS_BROKER_PORT         n8n's task runner broker port (a free one)
  *   CLINIC_SCRIBE_FAKE_API_PORT     the fake API's port (5690)
  *   CLINIC_SCRIBE_OWNER_EMAIL       owner e-mail (owner@clinic-scribe.local)
@@ -24,13 +29,17 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 
+import { EHR_DOCUMENTS_PATH } from '../test/fake-api/routes/ehrReceiver';
+import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
 import {
+	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
 	N8nInstance,
 	REPO_ROOT,
+	TRIGGER_NODE_TYPE,
 	buildPackage,
 	ensureN8nInstalled,
 	newId,
@@ -38,10 +47,15 @@ import {
 	readWorkflowFile,
 	withCredential,
 	type WorkflowJson,
+	type WorkflowNode,
 } from '../test/support/n8n';
 
 const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
+/** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
+const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
+/** Poll interval of the local copies' "wait for completion" (the fake API finishes at once). */
+const LOCAL_POLL_INTERVAL_SECONDS = 2;
 
 function portFromEnv(name: string, fallback: number | undefined): number | undefined {
 	const raw = process.env[name];
@@ -52,6 +66,7 @@ function portFromEnv(name: string, fallback: number | undefined): number | undef
 }
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
+const errorMessage = (error: unknown) => (error instanceof Error ? error.message : String(error));
 const step = (line: string) => say(`\n▶ ${line}`);
 
 let n8n: N8nInstance | undefined;
@@ -108,8 +123,121 @@ function stopWhenNpmIsGone(): void {
 	timer.unref();
 }
 
-/** Imports the examples not imported yet, and those whose file changed since. */
-async function importExamples(instance: N8nInstance, userFolder: string): Promise<Array<{ file: string; name: string; id: string; status: string }>> {
+/** What the local copies of the examples are adapted to. */
+interface LocalSetup {
+	/** The fake EHR receiver's URL. */
+	ehrUrl: string;
+	/** The sample recording (inside the folder n8n may read). */
+	recordingPath: string;
+}
+
+/**
+ * 2 s of a 440 Hz tone, 16 kHz mono 16-bit PCM, as a WAV file (RIFF header + samples). The fake
+ * API does not listen to it; it only has to be a real, small audio file.
+ */
+function sampleWav(seconds = 2, sampleRate = 16_000, frequency = 440): Buffer {
+	const samples = Math.round(seconds * sampleRate);
+	const dataBytes = samples * 2;
+	const wav = Buffer.alloc(44 + dataBytes);
+	wav.write('RIFF', 0, 'ascii');
+	wav.writeUInt32LE(36 + dataBytes, 4);
+	wav.write('WAVE', 8, 'ascii');
+	wav.write('fmt ', 12, 'ascii');
+	wav.writeUInt32LE(16, 16); // fmt chunk size
+	wav.writeUInt16LE(1, 20); // PCM
+	wav.writeUInt16LE(1, 22); // mono
+	wav.writeUInt32LE(sampleRate, 24);
+	wav.writeUInt32LE(sampleRate * 2, 28); // byte rate
+	wav.writeUInt16LE(2, 32); // block align
+	wav.writeUInt16LE(16, 34); // bits per sample
+	wav.write('data', 36, 'ascii');
+	wav.writeUInt32LE(dataBytes, 40);
+	for (let i = 0; i < samples; i++) {
+		// a short fade in and out, so it does not click
+		const envelope = Math.min(1, i / 800, (samples - i) / 800);
+		wav.writeInt16LE(Math.round(0.3 * 32767 * envelope * Math.sin((2 * Math.PI * frequency * i) / sampleRate)), 44 + i * 2);
+	}
+	return wav;
+}
+
+const LOCAL_NOTE_MARKER = '**With `npm start`:**';
+
+/**
+ * The copy of an example that `npm start` imports: the local credential, the EHR requests to the
+ * fake EHR receiver, a file reader on the sample recording, e-mail nodes disabled (there is no SMTP
+ * server here), a short poll interval, and a sticky note saying so. examples/*.json stay as they
+ * are, for real use.
+ */
+function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJson {
+	const workflow = withCredential(example, CREDENTIAL_TYPE, LOCAL_CREDENTIAL);
+	const changes = new Set<string>();
+	const nodes = workflow.nodes.map((node): WorkflowNode => {
+		const parameters = node.parameters ?? {};
+		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_EHR_URL) {
+			changes.add(`EHR requests go to the fake EHR receiver; see what arrived: \`curl ${new URL('/__admin/ehr/documents', setup.ehrUrl).href}\``);
+			return { ...node, parameters: { ...parameters, url: setup.ehrUrl } };
+		}
+		if (node.type === 'n8n-nodes-base.readWriteFile' && (parameters.operation ?? 'read') === 'read') {
+			changes.add(`*${node.name}* reads a sample recording (put your own in its place to try it): \`${setup.recordingPath}\``);
+			return { ...node, parameters: { ...parameters, fileSelector: setup.recordingPath } };
+		}
+		if (node.type === 'n8n-nodes-base.emailSend') {
+			changes.add(`*${node.name}* is disabled: there is no SMTP server here`);
+			return {
+				...node,
+				disabled: true,
+				notesInFlow: true,
+				notes: 'Disabled by npm start (no SMTP server here). To send the e-mail: add an SMTP credential to this node, set the addresses, and enable it.',
+			};
+		}
+		if (node.type === ACTION_NODE_TYPE && parameters.waitForCompletion === true) {
+			changes.add(`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`);
+			return { ...node, parameters: { ...parameters, pollIntervalSeconds: LOCAL_POLL_INTERVAL_SECONDS } };
+		}
+		return node;
+	});
+	const hasTrigger = nodes.some((n) => n.type === TRIGGER_NODE_TYPE);
+	const lines = [
+		`- credential "${LOCAL_CREDENTIAL.name}" (the fake clinic API)`,
+		...[...changes].map((change) => `- ${change}`),
+		hasTrigger
+			? '\nnpm start activates it. Run `npm run demo:complete` in another terminal: the fake API delivers a signed `v2rx.completed`; then open *Executions*.'
+			: '\nClick *Execute workflow*.',
+	];
+	const local = `${LOCAL_NOTE_MARKER} this is the local copy:\n${lines.join('\n')}`;
+	let noted = false;
+	const withNote = nodes.map((node): WorkflowNode => {
+		if (noted || node.type !== 'n8n-nodes-base.stickyNote' || typeof node.parameters.content !== 'string') return node;
+		noted = true;
+		const content = node.parameters.content;
+		const at = content.indexOf(LOCAL_NOTE_MARKER);
+		const kept = at === -1 ? content.trimEnd() : content.slice(0, at).trimEnd();
+		// Taller by the added lines, and moved up as much, so it covers no node it did not cover before.
+		const extra = typeof node.parameters.height === 'number' ? 80 + 30 * lines.length : 0;
+		const position: [number, number] = [node.position[0], node.position[1] - extra];
+		const height = typeof node.parameters.height === 'number' ? node.parameters.height + extra : node.parameters.height;
+		return { ...node, position, parameters: { ...node.parameters, content: `${kept}\n\n${local}`, height } };
+	});
+	return { ...workflow, nodes: withNote };
+}
+
+interface ImportedExample {
+	file: string;
+	name: string;
+	id: string;
+	status: string;
+	/** webhookId of each enabled Clinic Scribe Trigger (none: a workflow run by hand). */
+	webhookIds: string[];
+	/** It reads the sample recording. */
+	readsRecording: boolean;
+}
+
+/** Imports the examples not imported yet, and those whose local copy changed since. */
+async function importExamples(
+	instance: N8nInstance,
+	userFolder: string,
+	setup: LocalSetup,
+): Promise<ImportedExample[]> {
 	if (!existsSync(EXAMPLES_DIR)) return [];
 	const files = readdirSync(EXAMPLES_DIR)
 		.filter((f) => f.endsWith('.json'))
@@ -119,10 +247,8 @@ async function importExamples(instance: N8nInstance, userFolder: string): Promis
 		? (JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, { id: string; sha256: string }>)
 		: {};
 	const toImport: WorkflowJson[] = [];
-	const report: Array<{ file: string; name: string; id: string; status: string }> = [];
+	const report: ImportedExample[] = [];
 	for (const file of files) {
-		const text = readFileSync(join(EXAMPLES_DIR, file), 'utf8');
-		const sha256 = createHash('sha256').update(text).digest('hex');
 		let workflow: WorkflowJson;
 		try {
 			workflow = readWorkflowFile(join(EXAMPLES_DIR, file));
@@ -134,12 +260,17 @@ async function importExamples(instance: N8nInstance, userFolder: string): Promis
 			say(`  skipping ${file}: not a workflow (no nodes/connections)`);
 			continue;
 		}
+		const copy = localCopy(workflow, setup);
+		// Of the copy: a change of the example or of the local setup (say the fake API's port) re-imports it.
+		const sha256 = createHash('sha256').update(JSON.stringify(copy)).digest('hex');
 		const previous = state[file];
 		const id = previous?.id ?? (typeof workflow.id === 'string' && workflow.id ? workflow.id : newId());
-		const status = !previous ? 'imported' : previous.sha256 !== sha256 ? 'updated (the example file changed)' : 'already imported';
-		report.push({ file, name: String(workflow.name ?? file), id, status });
+		const status = !previous ? 'imported' : previous.sha256 !== sha256 ? 'updated (the example or the local setup changed)' : 'already imported';
+		const webhookIds = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).map((n) => String(n.webhookId ?? ''));
+		const readsRecording = copy.nodes.some((n) => n.type === 'n8n-nodes-base.readWriteFile' && n.parameters.fileSelector === setup.recordingPath);
+		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording });
 		if (previous && previous.sha256 === sha256) continue;
-		toImport.push({ ...withCredential(workflow, CREDENTIAL_TYPE, LOCAL_CREDENTIAL), id });
+		toImport.push({ ...copy, id });
 		state[file] = { id, sha256 };
 	}
 	if (toImport.length > 0) {
@@ -149,12 +280,45 @@ async function importExamples(instance: N8nInstance, userFolder: string): Promis
 	return report;
 }
 
+/**
+ * Activates the examples that start with the Clinic Scribe Trigger, so each registers the local
+ * n8n's production webhook URL with the fake API. The fake API starts empty every time: a workflow
+ * left active by an earlier run is deactivated first (n8n does not re-check subscriptions at start),
+ * then activated, which registers a fresh subscription. Returns one line per workflow.
+ */
+async function activateTriggerExamples(instance: N8nInstance, fake: FakeClinicApi, examples: ImportedExample[]): Promise<Map<string, string>> {
+	const outcome = new Map<string, string>();
+	for (const example of examples.filter((e) => e.webhookIds.length > 0)) {
+		try {
+			const workflow = await instance.getWorkflow(example.id);
+			if (workflow.active || workflow.activeVersionId) await instance.deactivateWorkflow(example.id);
+			await instance.activateWorkflow(example.id);
+			const urls = example.webhookIds.map((id) => instance.webhookUrl(`${id}/webhook`));
+			const subscribed = new Set(fakeWebhooks(fake).subscriptions().map((s) => s.endpoint));
+			const missing = urls.filter((url) => !subscribed.has(url));
+			outcome.set(
+				example.id,
+				missing.length === 0 ? `active, subscribed at ${urls.join(', ')}` : `active, but the fake API holds no subscription for ${missing.join(', ')}`,
+			);
+		} catch (error) {
+			outcome.set(example.id, `not activated: ${errorMessage(error)}`);
+		}
+	}
+	return outcome;
+}
+
 async function main(): Promise<void> {
 	stopWhenNpmIsGone();
 	const port = portFromEnv('N8N_PORT', 5678) as number;
 	const brokerPort = portFromEnv('N8N_RUNNERS_BROKER_PORT', undefined);
 	const fakeApiPort = portFromEnv('CLINIC_SCRIBE_FAKE_API_PORT', 5690) as number;
-	const userFolder = process.env.CLINIC_SCRIBE_USER_FOLDER || join(REPO_ROOT, '.n8n-local');
+	const userFolder = resolve(process.env.CLINIC_SCRIBE_USER_FOLDER || join(REPO_ROOT, '.n8n-local'));
+	// The one folder the local n8n may read files from (n8n 2 reads only below N8N_RESTRICT_FILE_ACCESS_TO).
+	const filesDir = join(userFolder, 'files');
+	const recordingPath = join(filesDir, 'recordings', 'consultation.wav');
+	const yourFileAccess = process.env.N8N_RESTRICT_FILE_ACCESS_TO;
+	// '' means "anywhere" to n8n; otherwise yours and ours (n8n separates folders with ';').
+	const fileAccess = yourFileAccess === '' ? '' : [yourFileAccess, filesDir].filter(Boolean).join(';');
 	const owner = {
 		email: process.env.CLINIC_SCRIBE_OWNER_EMAIL || 'owner@clinic-scribe.local',
 		password: process.env.CLINIC_SCRIBE_OWNER_PASSWORD || 'ClinicScribe-Local-1',
@@ -179,7 +343,7 @@ async function main(): Promise<void> {
 			logFile: join(userFolder, 'n8n.log'),
 			// your N8N_* settings apply (say N8N_LOG_LEVEL=debug), over these
 			inheritN8nEnv: true,
-			env: { N8N_LOG_FORMAT: process.env.N8N_LOG_FORMAT || 'text' },
+			env: { N8N_LOG_FORMAT: process.env.N8N_LOG_FORMAT || 'text', N8N_RESTRICT_FILE_ACCESS_TO: fileAccess },
 		});
 		n8n.installPackage(tarball);
 		say(`  installed ${basename(tarball)} into ${relative(REPO_ROOT, userFolder) || userFolder}/.n8n/nodes/node_modules`);
@@ -198,7 +362,20 @@ async function main(): Promise<void> {
 	}
 	say(`  ${api.url}`);
 
-	step(`Importing the credential "${LOCAL_CREDENTIAL.name}" and the example workflows`);
+	const ehrUrl = `${api.url}${EHR_DOCUMENTS_PATH}`;
+	say(`  fake EHR receiver: ${ehrUrl}`);
+
+	step('Sample recording');
+	if (existsSync(recordingPath)) {
+		say(`  ${relative(REPO_ROOT, recordingPath) || recordingPath} (already there; delete it to get the sample again)`);
+	} else {
+		mkdirSync(dirname(recordingPath), { recursive: true });
+		writeFileSync(recordingPath, sampleWav());
+		say(`  wrote ${relative(REPO_ROOT, recordingPath) || recordingPath} (2 s, 440 Hz tone)`);
+	}
+	say(`  n8n may read files below ${fileAccess === '' ? 'any folder (N8N_RESTRICT_FILE_ACCESS_TO is empty)' : fileAccess.split(';').join(', ')}`);
+
+	step(`Importing the credential "${LOCAL_CREDENTIAL.name}" and local copies of the example workflows`);
 	await n8n.importCredentials([
 		{
 			...LOCAL_CREDENTIAL,
@@ -214,7 +391,7 @@ async function main(): Promise<void> {
 			},
 		},
 	]);
-	const examples = await importExamples(n8n, userFolder);
+	const examples = await importExamples(n8n, userFolder, { ehrUrl, recordingPath });
 	if (examples.length === 0) say('  no examples/*.json yet');
 	for (const e of examples) say(`  ${e.name} (${e.file}): ${e.status}`);
 
@@ -226,7 +403,39 @@ async function main(): Promise<void> {
 		return 'unknown' as const;
 	});
 
+	const triggerExamples = examples.filter((e) => e.webhookIds.length > 0);
+	let activation = new Map<string, string>();
+	if (triggerExamples.length > 0) {
+		step('Activating the trigger example (it subscribes to v2rx.completed on the fake API)');
+		if (ownerState === 'unknown') {
+			say('  skipped: not logged in. Log in, open the workflow and activate it by hand.');
+		} else {
+			activation = await activateTriggerExamples(n8n, api, triggerExamples);
+			for (const e of triggerExamples) say(`  ${e.name}: ${activation.get(e.id)}`);
+		}
+	}
+
 	const logPath = relative(process.cwd(), join(userFolder, 'n8n.log')) || join(userFolder, 'n8n.log');
+	const manualExamples = examples.filter((e) => e.webhookIds.length === 0);
+	const demoCommand = [
+		fakeApiPort === 5690 ? '' : `CLINIC_SCRIBE_FAKE_API_PORT=${fakeApiPort} `,
+		port === 5678 ? '' : `N8N_PORT=${port} `,
+		'npm run demo:complete',
+	].join('');
+	const short = (name: string) => (name.length <= 40 ? name : `${name.slice(0, Math.max(name.lastIndexOf(' ', 40), 20))}…`);
+	const nextSteps: string[] = [];
+	for (const e of manualExamples) {
+		nextSteps.push(`Open "${short(e.name)}" and click "Execute workflow".`);
+		if (e.readsRecording) nextSteps.push('   It transcribes a sample recording on the fake API and posts the EMR document to the fake EHR.');
+	}
+	for (const e of triggerExamples) {
+		const state = activation.get(e.id) ?? 'not activated';
+		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('active, subscribed') ? 'active' : `${state} (activate it by hand)`}.`);
+		nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand}`);
+		nextSteps.push('   (the fake API finishes a transcription and delivers a signed v2rx.completed),');
+		nextSteps.push('   then open the workflow\'s Executions tab.');
+	}
+	nextSteps.push(`What reached the fake EHR:  curl ${api.url}/__admin/ehr/documents`);
 	say(`
 ────────────────────────────────────────────────────────────────────────────
  n8n is running with n8n-nodes-clinic-scribe installed.
@@ -234,9 +443,14 @@ async function main(): Promise<void> {
    Open       ${n8n.baseUrl}
    Log in     ${owner.email} / ${owner.password}${ownerState === 'created' ? '   (owner created just now)' : ''}
 
+ Next steps
+${nextSteps.map((line) => (line.startsWith('   ') ? `    ${line}` : `   • ${line}`)).join('\n')}
+   E-mail nodes are disabled in these local copies (no SMTP server here): add an
+   SMTP credential and enable them to send.
+
  The credential "${LOCAL_CREDENTIAL.name}" points at the fake clinic API
- (${api.url}); the examples above use it. Open one and click "Execute workflow",
- or add a "Clinic Scribe" node to a new workflow.
+ (${api.url}); the examples use it. Add a "Clinic Scribe" node to a new
+ workflow to try the other operations.
 
  Fake API credentials, to make another credential by hand
  (Environment: Custom Base URL, Base URL: ${api.url}):

@@ -26,6 +26,7 @@ import {
 } from './fixtures';
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
+import { ehrReceiverAdmin, ehrReceiverRoutes } from './routes/ehrReceiver';
 import { transcriptionAdmin, transcriptionRoutes } from './routes/transcription';
 import { webhookAdmin, webhookRoutes } from './routes/webhooks';
 import { TokenStore } from './tokens';
@@ -284,9 +285,9 @@ export function parseMediaType(contentType: string | undefined): { mediaType: st
 // ---------------------------------------------------------------------------------------------
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes];
+const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, ehrReceiverRoutes];
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin];
 
 type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }
