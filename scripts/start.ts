@@ -49,6 +49,7 @@ import {
 	type WorkflowJson,
 	type WorkflowNode,
 } from '../test/support/n8n';
+import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
 
 const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
@@ -380,15 +381,7 @@ async function main(): Promise<void> {
 		{
 			...LOCAL_CREDENTIAL,
 			type: CREDENTIAL_TYPE,
-			data: {
-				apiVariant: 'document',
-				environment: 'custom',
-				baseUrl: api.url,
-				authMethod: 'clientCredentials',
-				clientId: api.validCredentials.clientId,
-				clientSecret: api.validCredentials.clientSecret,
-				apiKey: api.validCredentials.apiKey,
-			},
+			data: fakeApiCredentialData(api),
 		},
 	]);
 	const examples = await importExamples(n8n, userFolder, { ehrUrl, recordingPath });

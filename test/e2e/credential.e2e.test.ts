@@ -5,6 +5,7 @@
  */
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { CREDENTIAL_TYPE, N8nInstance, packedPackageForTests } from '../support/n8n';
+import { fakeApiCredentialData } from '../support/fakeApiCredential';
 
 jest.setTimeout(5 * 60_000);
 
@@ -30,16 +31,7 @@ async function testCredential(overrides: Record<string, string>): Promise<{ stat
 	const credential = {
 		name: 'Clinic Scribe (test)',
 		type: CREDENTIAL_TYPE,
-		data: {
-			apiVariant: 'document',
-			environment: 'custom',
-			baseUrl: api.url,
-			authMethod: 'clientCredentials',
-			clientId: api.validCredentials.clientId,
-			clientSecret: api.validCredentials.clientSecret,
-			apiKey: api.validCredentials.apiKey,
-			...overrides,
-		},
+		data: fakeApiCredentialData(api, overrides),
 	};
 	const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
 	return await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {

@@ -18,6 +18,7 @@ import {
 	withCredential,
 	type ExecutionResult,
 } from '../support/n8n';
+import { fakeApiCredentialData } from '../support/fakeApiCredential';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);
@@ -42,15 +43,7 @@ let tokenCredentialHasToken = false;
 beforeAll(async () => {
 	api = await startFakeClinicApi();
 	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	const data = {
-		apiVariant: 'document',
-		environment: 'custom',
-		baseUrl: api.url,
-		authMethod: 'clientCredentials',
-		clientId: api.validCredentials.clientId,
-		clientSecret: api.validCredentials.clientSecret,
-		apiKey: api.validCredentials.apiKey,
-	};
+	const data = fakeApiCredentialData(api);
 	await n8n.importCredentials([
 		{ ...MAIN_CREDENTIAL, type: CREDENTIAL_TYPE, data },
 		{ ...TOKEN_CREDENTIAL, type: CREDENTIAL_TYPE, data },

@@ -28,6 +28,7 @@ import {
 	type WorkflowJson,
 	type WorkflowNode,
 } from '../support/n8n';
+import { fakeApiCredentialData } from '../support/fakeApiCredential';
 
 jest.setTimeout(5 * 60_000);
 
@@ -59,15 +60,7 @@ beforeAll(async () => {
 		{
 			...CREDENTIAL,
 			type: CREDENTIAL_TYPE,
-			data: {
-				apiVariant: 'document',
-				environment: 'custom',
-				baseUrl: api.url,
-				authMethod: 'clientCredentials',
-				clientId: api.validCredentials.clientId,
-				clientSecret: api.validCredentials.clientSecret,
-				apiKey: api.validCredentials.apiKey,
-			},
+			data: fakeApiCredentialData(api),
 		},
 	]);
 });

@@ -17,6 +17,7 @@ import {
 	type OwnerAccount,
 	type WorkflowJson,
 } from './n8n';
+import { fakeApiCredentialData } from './fakeApiCredential';
 
 /** n8n 2.41's switch between its activation modes; `false` is the older mode of n8n ≤ 1.x. */
 export const PUBLICATION_SERVICE_ENV = 'N8N_USE_WORKFLOW_PUBLICATION_SERVICE';
@@ -137,15 +138,7 @@ export function fakeApiCredential(
 	return {
 		...TRIGGER_CREDENTIAL,
 		type: CREDENTIAL_TYPE,
-		data: {
-			apiVariant: 'document',
-			environment: 'custom',
-			baseUrl,
-			authMethod: 'clientCredentials',
-			clientId: valid.clientId,
-			clientSecret: valid.clientSecret,
-			apiKey: valid.apiKey,
-		},
+		data: fakeApiCredentialData({ url: baseUrl, validCredentials: valid }),
 	};
 }
 

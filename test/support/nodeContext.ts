@@ -22,6 +22,7 @@ import {
 } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
+import { fakeApiCredentialData } from './fakeApiCredential';
 
 export interface RecordedCall {
 	url: string;
@@ -46,16 +47,7 @@ export function fakeApiCredentials(
 	valid: { clientId: string; clientSecret: string; apiKey: string },
 	extra: ICredentialDataDecryptedObject = {},
 ): CredentialStore {
-	return new CredentialStore({
-		apiVariant: 'document',
-		environment: 'custom',
-		baseUrl: url,
-		authMethod: 'clientCredentials',
-		clientId: valid.clientId,
-		clientSecret: valid.clientSecret,
-		apiKey: valid.apiKey,
-		...extra,
-	});
+	return new CredentialStore({ ...fakeApiCredentialData({ url, validCredentials: valid }), ...extra });
 }
 
 /** Converts n8n's request options into axios's, as n8n's own helper does. */
