@@ -29,6 +29,7 @@ export async function searchPatientsByMobile(
 		acceptStatuses: [404],
 		purpose: 'the patient search',
 		itemIndex,
+		redact: [mobile],
 	});
 }
 

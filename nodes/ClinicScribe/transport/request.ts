@@ -12,7 +12,7 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
-import { describeNetworkFailure, isNetworkFailure, readErrorFields } from './errorBodies';
+import { describeNetworkFailure, isNetworkFailure, readErrorFields, scrubSecrets, type ErrorFields } from './errorBodies';
 import { adviceFor } from './errorAdvice';
 
 export type ClinicApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
@@ -31,6 +31,8 @@ export interface ClinicApiRequest {
 	/** What the user asked for, in words, for error messages ("the doctor's services"). */
 	purpose: string;
 	itemIndex?: number;
+	/** Values the caller sent that must not come back in an error message (patient data). */
+	redact?: string[];
 }
 
 export interface ClinicApiResponse<T = unknown> {
@@ -170,12 +172,12 @@ function causeOf(error: unknown): { response?: { status?: number; data?: unknown
 /** The error for an HTTP answer the caller cannot use: status, API code and message, and advice. */
 export function clinicApiError(
 	ctx: ClinicApiContext,
-	request: Pick<ClinicApiRequest, 'purpose' | 'itemIndex'>,
+	request: Pick<ClinicApiRequest, 'purpose' | 'itemIndex' | 'redact'>,
 	statusCode: number,
 	body: unknown,
 	attempts = 1,
 ): NodeApiError {
-	const fields = readErrorFields(body);
+	const fields = redactFields(readErrorFields(body), request.redact ?? []);
 	const advice = adviceFor(statusCode, fields.code);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;
 	const apiSaid = fields.message ? `: ${fields.message}` : '';
@@ -190,6 +192,14 @@ export function clinicApiError(
 			itemIndex: request.itemIndex,
 		},
 	);
+}
+
+function redactFields(fields: ErrorFields, values: string[]): ErrorFields {
+	if (values.length === 0) return fields;
+	return {
+		code: fields.code,
+		message: fields.message === undefined ? undefined : scrubSecrets(fields.message, values),
+	};
 }
 
 export function retryDelayMs(attempt: number, retryAfter: string | string[] | undefined): number {

@@ -161,6 +161,15 @@ describe('Patient → Search by Mobile', () => {
 		expect(error.description).toContain('permission');
 	});
 
+	it('never repeats the searched number, even when the API echoes it in its error', async () => {
+		const mobile = FIXTURE_IDS.mobileWithTwoProfiles;
+		const body = { status_code: 403, success: false, data: {}, error: { code: 'UNAUTHORIZED_ACCESS', message: `caller may not search ${mobile}` } };
+		api.injectFault({ path: '/dr/v1/business/patients/search', fault: { kind: 'status', status: 403, body } });
+		const error = (await run(patientSearch(mobile)).catch((caught: Error) => caught)) as Error & { description?: string };
+		expect(error.message).toContain('caller may not search [redacted]');
+		expect(`${error.message} ${error.description} ${JSON.stringify(error)}`).not.toContain(mobile);
+	});
+
 	it('with Continue On Fail, gives a failing item its error and the others their results', async () => {
 		const items = [{ json: { mobile: FIXTURE_IDS.mobileWithTwoProfiles } }, { json: { mobile: '123' } }, { json: { mobile: FIXTURE_IDS.mobileWithGenderO } }];
 		const output = await run(patientSearch((index: number) => items[index].json.mobile), { items, continueOnFail: true });

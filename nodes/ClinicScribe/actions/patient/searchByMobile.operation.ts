@@ -72,7 +72,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (response.statusCode === 404) {
 		const { code } = readErrorFields(response.body);
 		if (code !== 'PATIENTS_NOT_FOUND' || options.failWhenNotFound) {
-			throw clinicApiError(this, { purpose, itemIndex }, 404, response.body);
+			throw clinicApiError(this, { purpose, itemIndex, redact: [check.digits] }, 404, response.body);
 		}
 		return [];
 	}
