@@ -3,6 +3,7 @@
  * user folder and port (so the production webhook URL stays the same) with another activation mode,
  * waiting until n8n's start-up activation has run, and the trigger workflow and credential.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -154,7 +155,8 @@ export function triggerWorkflow(options: {
 		name: options.name,
 		nodes: [
 			{
-				id: `${options.webhookId}-t`,
+				// UUIDs as n8n gives them: PostgreSQL enforces n8n's varchar(36) for node ids (SQLite does not).
+				id: randomUUID(),
 				name: 'Transcription Completed',
 				type: TRIGGER_NODE_TYPE,
 				typeVersion: 1,
@@ -164,7 +166,7 @@ export function triggerWorkflow(options: {
 				credentials: { clinicScribeApi: TRIGGER_CREDENTIAL },
 			},
 			{
-				id: `${options.webhookId}-n`,
+				id: randomUUID(),
 				name: 'Next Node',
 				type: 'n8n-nodes-base.noOp',
 				typeVersion: 1,
