@@ -991,7 +991,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Whether `promise` settles within ms; leaves no timer behind either way. */
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<false>((resolveTimeout) => {
 		timer = setTimeout(() => resolveTimeout(false), ms);
@@ -1003,7 +1003,7 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 	}
 }
 
-function delay(ms: number): Promise<void> {
+export function delay(ms: number): Promise<void> {
 	return new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
 }
 

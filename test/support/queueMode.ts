@@ -20,7 +20,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance, REPO_ROOT, freePort, runProcess, summariseLog } from './n8n';
+import { N8nInstance, REPO_ROOT, delay, freePort, runProcess, settlesWithin, summariseLog } from './n8n';
 
 const INSTALL_SCRIPT = join(REPO_ROOT, 'scripts', 'install-queue-services.sh');
 
@@ -510,18 +510,3 @@ async function isReady(url: string): Promise<boolean> {
 	}
 }
 
-async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-	let timer: NodeJS.Timeout | undefined;
-	const timeout = new Promise<false>((resolveTimeout) => {
-		timer = setTimeout(() => resolveTimeout(false), ms);
-	});
-	try {
-		return await Promise.race([promise.then(() => true), timeout]);
-	} finally {
-		clearTimeout(timer);
-	}
-}
-
-function delay(ms: number): Promise<void> {
-	return new Promise((resolveDelay) => setTimeout(resolveDelay, ms));
-}
