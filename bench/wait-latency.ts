@@ -11,10 +11,71 @@
  *
  *   node --import tsx bench/wait-latency.ts          (run it under the Node n8n runs on: the cached Node 24)
  */
+import { randomBytes } from 'node:crypto';
+
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { INIT_PATH } from '../test/fake-api/routes/transcription';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../test/integration/transcription/helpers';
+// `.js`: tsx would otherwise resolve "ClinicScribe.node" to the codex file ClinicScribe.node.json.
+import { ClinicScribe } from '../nodes/ClinicScribe/ClinicScribe.node.js';
+import { fakeTranscription, INIT_PATH, type FakeTranscription } from '../test/fake-api/routes/transcription';
+import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
+import { createExecuteContext, fakeApiCredentials } from '../test/support/nodeContext';
+
+/** The fake API and a way to run the node against it (the integration tests' rig, without its audio files). */
+class Rig {
+	api!: FakeClinicApi;
+	fake!: FakeTranscription;
+	private readonly node = new ClinicScribe();
+
+	async start(): Promise<void> {
+		this.api = await startFakeClinicApi();
+		this.fake = fakeTranscription(this.api);
+	}
+
+	async stop(): Promise<void> {
+		await this.api.close();
+	}
+
+	async run(parameters: Record<string, unknown>, options: { items?: INodeExecutionData[]; cancelSignal?: AbortSignal } = {}): Promise<INodeExecutionData[]> {
+		const { context } = createExecuteContext({
+			credentials: fakeApiCredentials(this.api.url, this.api.validCredentials),
+			parameters,
+			items: options.items,
+			cancelSignal: options.cancelSignal,
+		});
+		const [output] = await this.node.execute.call(context);
+		return output;
+	}
+
+	async upload(txnId: string): Promise<void> {
+		const data = { data: randomBytes(2048).toString('base64'), mimeType: 'audio/wav', fileName: 'visit.wav' };
+		await this.run(
+			{
+				resource: 'transcription',
+				operation: 'uploadAudio',
+				binaryPropertyName: 'data',
+				transactionId: txnId,
+				inputLanguages: ['en-IN'],
+				outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
+				waitForCompletion: false,
+				options: {},
+			},
+			{ items: [{ json: {}, binary: { data } }] },
+		);
+	}
+}
+
+function waitParameters(txnId: string): Record<string, unknown> {
+	return {
+		resource: 'transcription',
+		operation: 'getResults',
+		sessionId: txnId,
+		waitForCompletion: true,
+		timeoutMinutes: 2,
+		pollIntervalSeconds: POLL_INTERVAL_SECONDS,
+		resultsOutput: 'session',
+	};
+}
 
 const ROUNDS = 3;
 const COMPLETES_AFTER_MS = 20_000;
@@ -28,29 +89,27 @@ interface Round {
 	lagMs: number;
 }
 
-async function startSession(rig: TranscriptionRig, txnId: string): Promise<number> {
+async function startSession(rig: Rig, txnId: string): Promise<number> {
 	rig.fake.script(txnId, { processingPolls: 0, processingMs: COMPLETES_AFTER_MS });
-	await rig.run(uploadParameters({ transactionId: txnId }), { items: [item({ data: rig.inMemoryBinary(rig.audioFile('visit.wav', 2048)) })] });
+	await rig.upload(txnId);
 	const init = rig.api.requestsTo(INIT_PATH.replace(':txnId', txnId), 'POST')[0];
 	return init.time + COMPLETES_AFTER_MS;
 }
 
-async function waitRound(rig: TranscriptionRig, txnId: string): Promise<Round> {
+async function waitRound(rig: Rig, txnId: string): Promise<Round> {
 	const completesAt = await startSession(rig, txnId);
-	const output: INodeExecutionData[] = await rig.run(
-		resultsParameters(txnId, { waitForCompletion: true, timeoutMinutes: 2, pollIntervalSeconds: POLL_INTERVAL_SECONDS }),
-	);
+	const output = await rig.run(waitParameters(txnId));
 	const arrivedAt = Date.now();
 	if (output[0].json.status !== 'completed') throw new Error(`round ${txnId}: status ${String(output[0].json.status)}`);
 	return { statusRequests: rig.fake.transaction(txnId)!.statusCalls, lagMs: arrivedAt - completesAt };
 }
 
-async function stopRound(rig: TranscriptionRig, txnId: string): Promise<{ endedMs: number; closedMs: number }> {
+async function stopRound(rig: Rig, txnId: string): Promise<{ endedMs: number; closedMs: number }> {
 	rig.fake.script(txnId, { processingPolls: 1_000_000 });
-	await rig.run(uploadParameters({ transactionId: txnId }), { items: [item({ data: rig.inMemoryBinary(rig.audioFile('visit.wav', 2048)) })] });
+	await rig.upload(txnId);
 	const stop = new AbortController();
 	const wait = rig
-		.run(resultsParameters(txnId, { waitForCompletion: true, timeoutMinutes: 2, pollIntervalSeconds: POLL_INTERVAL_SECONDS }), { cancelSignal: stop.signal })
+		.run(waitParameters(txnId), { cancelSignal: stop.signal })
 		.then(
 			() => 'completed',
 			(error: Error) => error.message,
@@ -75,8 +134,8 @@ function stats(values: number[]): string {
 }
 
 async function main(): Promise<void> {
-	const held = new TranscriptionRig();
-	const immediate = new TranscriptionRig();
+	const held = new Rig();
+	const immediate = new Rig();
 	await Promise.all([held.start(), immediate.start()]);
 	held.fake.setOptions({ holdMs: HOLD_MS });
 	try {
