@@ -5,6 +5,7 @@ import { resultsOutputProperty } from '../../../nodes/ClinicScribe/actions/trans
 import {
 	fetchSessionResults,
 	initTransaction,
+	isAllTemplatesFailedAnswer,
 	readUploadTarget,
 	STATUS_REQUEST,
 } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
@@ -79,6 +80,19 @@ describe('status call', () => {
 			});
 			expect(sent).toHaveLength(4);
 		});
+	});
+});
+
+describe('isAllTemplatesFailedAnswer', () => {
+	test.each([
+		['every template failed', { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, template_id: 'transcript_template' }] } }, true],
+		['no templates listed', { data: { output: [] } }, false],
+		['one template still in progress', { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, status: 'in-progress' }] } }, false],
+		['an error envelope only', { error: { code: 'SERVER_ERROR', message: 'boom' } }, false],
+		['the FHIR object form', { data: { output: { fhir: '' } } }, false],
+		['not JSON', '<html>502</html>', false],
+	])('%s → %s', (_label, body, expected) => {
+		expect(isAllTemplatesFailedAnswer(body)).toBe(expected);
 	});
 });
 

@@ -1,6 +1,12 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
-import { formatDuration, waitForSessionResults, type WaitSettings } from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
+import {
+	assertSessionComplete,
+	formatDuration,
+	waitForSessionResults,
+	type WaitSettings,
+} from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
+import { readSessionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 /** Answers the status calls from a list (the last one repeats). */
 function statusContext(statuses: number[]) {
@@ -33,6 +39,16 @@ describe('waitForSessionResults', () => {
 		const results = await waitForSessionResults(ctx, 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 0 }, 0);
 		expect(results.status).toBe('not_found');
 		expect(calls).toHaveLength(1);
+	});
+
+	test('Fail on Incomplete Results: a failed session without template list names the API’s message; completed and processing pass', () => {
+		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as IExecuteFunctions;
+		const failed = readSessionResults('s', 500, { error: { code: 'transcription_failed', message: 'All templates failed' } });
+		expect(() => assertSessionComplete(ctx, failed, 3)).toThrow('Session "s" failed (the API said: All templates failed)');
+		const partly = readSessionResults('s', 206, { data: { output: [{ template_id: 'clinical_notes_template', name: 'Clinical Notes', status: 'partial_success', value: '' }] } });
+		expect(() => assertSessionComplete(ctx, partly, 0)).toThrow('Session "s" is only partly done (only partly produced: Clinical Notes (clinical_notes_template))');
+		expect(() => assertSessionComplete(ctx, readSessionResults('s', 200, { data: { output: [] } }), 0)).not.toThrow();
+		expect(() => assertSessionComplete(ctx, readSessionResults('s', 202, {}), 0)).not.toThrow();
 	});
 
 	test('formatDuration', () => {
