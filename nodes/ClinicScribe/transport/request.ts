@@ -79,6 +79,8 @@ export async function clinicApiRequest<T = unknown>(
 		// 401 must stay an error: it is what makes n8n renew the token and retry once.
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
 		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
+		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
 		abortSignal: signal,
 	};
 
