@@ -33,6 +33,8 @@ export interface ClinicApiRequest {
 	itemIndex?: number;
 	/** Values the caller sent that must not come back in an error message (patient data). */
 	redact?: string[];
+	/** Ends the call and its retries at once; default: the execution's cancel signal (Stop). */
+	abortSignal?: AbortSignal;
 }
 
 export interface ClinicApiResponse<T = unknown> {
@@ -65,6 +67,7 @@ export async function clinicApiRequest<T = unknown>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const settings = await getClinicSettings(ctx);
+	const signal = request.abortSignal ?? executionCancelSignal(ctx);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${settings.baseUrl}${request.path}`,
@@ -76,10 +79,15 @@ export async function clinicApiRequest<T = unknown>(
 		// 401 must stay an error: it is what makes n8n renew the token and retry once.
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
 		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
+		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
+		abortSignal: signal,
 	};
 
 	for (let attempt = 1; ; attempt++) {
 		const outcome = await sendOnce(ctx, options);
+		// Stopped: whatever the call answered or failed with, it is not retried.
+		if (signal?.aborted) throw requestStoppedError(ctx, request);
 		const lastAttempt = attempt >= RETRY_POLICY.attempts;
 		if (outcome.kind === 'response') {
 			const { response } = outcome;
@@ -87,7 +95,7 @@ export async function clinicApiRequest<T = unknown>(
 				return response as ClinicApiResponse<T>;
 			}
 			if (RETRYABLE_STATUSES.has(response.statusCode) && !lastAttempt) {
-				await pause(ctx, retryDelayMs(attempt, response.headers['retry-after']));
+				await pause(ctx, request, signal, retryDelayMs(attempt, response.headers['retry-after']));
 				continue;
 			}
 			throw clinicApiError(ctx, request, response.statusCode, response.body, attempt);
@@ -103,7 +111,7 @@ export async function clinicApiRequest<T = unknown>(
 			});
 		}
 		if (request.idempotent && outcome.network && !lastAttempt) {
-			await pause(ctx, retryDelayMs(attempt, undefined));
+			await pause(ctx, request, signal, retryDelayMs(attempt, undefined));
 			continue;
 		}
 		throw new NodeApiError(ctx.getNode(), { message: outcome.description } as JsonObject, {
@@ -213,9 +221,25 @@ export function retryDelayMs(attempt: number, retryAfter: string | string[] | un
 	return Math.min(RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1), RETRY_POLICY.maxDelayMs);
 }
 
-async function pause(ctx: ClinicApiContext, ms: number): Promise<void> {
-	const signal = 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
-	await sleep(ms, signal);
+async function pause(ctx: ClinicApiContext, request: ClinicApiRequest, signal: AbortSignal | undefined, ms: number): Promise<void> {
+	try {
+		await sleep(ms, signal);
+	} catch {
+		throw requestStoppedError(ctx, request);
+	}
+}
+
+/** The execution's cancel signal (n8n aborts it when the execution is stopped), where the context has one. */
+export function executionCancelSignal(ctx: ClinicApiContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+}
+
+/** The call was abandoned because its signal fired (Stop, or a caller's deadline). */
+export function requestStoppedError(ctx: ClinicApiContext, request: Pick<ClinicApiRequest, 'purpose' | 'itemIndex'>): NodeApiError {
+	return new NodeApiError(ctx.getNode(), { message: 'stopped' } as JsonObject, {
+		message: `Stopped the request for ${request.purpose} because the execution was stopped`,
+		itemIndex: request.itemIndex,
+	});
 }
 
 /** The answer had a success status but not the documented JSON (a proxy page, a truncated body). */

@@ -3,7 +3,7 @@
  * presign, init and status. All go through `clinicApiRequest` (Bearer, retries, error advice); the
  * upload of the files themselves is in storageUpload.ts, which never carries a token.
  */
-import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, sleep, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readSessionResults, type SessionResults } from '../shared/sessionResults';
 import { readErrorFields } from './errorBodies';
@@ -11,12 +11,19 @@ import {
 	clinicApiError,
 	clinicApiRequest,
 	encodePathSegment,
+	executionCancelSignal,
+	requestStoppedError,
+	retryDelayMs,
+	RETRY_POLICY,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
 
-/** The server holds a status call up to about 14 s before it answers 202 (service notes). */
-export const STATUS_REQUEST_TIMEOUT_MS = 30_000;
+/**
+ * The server holds a status call up to about 14 s before it answers 202 (service notes), so one call
+ * may take that long. Mutable for tests only (like RETRY_POLICY).
+ */
+export const STATUS_REQUEST = { timeoutMs: 30_000 };
 
 export const PRESIGN_PATH = '/v1/file-upload';
 export const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
@@ -158,22 +165,69 @@ export interface SessionStatusResponse {
 	body: unknown;
 }
 
+/** Bounds of one status call. */
+export interface StatusCallOptions {
+	/** Per request; a wait caps it at the time left before its deadline. */
+	timeoutMs?: number;
+	/** Ends the call and its retries (a wait's deadline or Stop); default: the execution's cancel signal. */
+	abortSignal?: AbortSignal;
+}
+
+/**
+ * One status call. Answers that are states (202, 206, 400/404, the documented all-failed 500) are
+ * returned; a transient failure (a 500 without per-template failures, a body that is not the
+ * documented JSON, 5xx/429, a dropped connection, a timeout) is retried like every read and is never
+ * read as a failed session.
+ */
 export async function getSessionStatus(
 	ctx: ClinicApiContext,
 	sessionId: string,
 	itemIndex?: number,
+	options: StatusCallOptions = {},
 ): Promise<SessionStatusResponse> {
-	const response = await clinicApiRequest(ctx, {
-		method: 'GET',
-		path: `${STATUS_PATH_PREFIX}${encodePathSegment(sessionId)}`,
-		idempotent: true,
-		// States, not failures: processing, partial, unknown session, all templates failed.
-		acceptStatuses: [202, 206, 400, 404, 500],
-		timeoutMs: STATUS_REQUEST_TIMEOUT_MS,
-		purpose: `the results of session "${sessionId}"`,
-		itemIndex,
-	});
-	return { statusCode: response.statusCode, body: response.body };
+	const purpose = `the results of session "${sessionId}"`;
+	const signal = options.abortSignal ?? executionCancelSignal(ctx);
+	for (let attempt = 1; ; attempt++) {
+		const response = await clinicApiRequest(ctx, {
+			method: 'GET',
+			path: `${STATUS_PATH_PREFIX}${encodePathSegment(sessionId)}`,
+			idempotent: true,
+			// States, not failures: processing, partial, unknown session, all templates failed (500 is checked below).
+			acceptStatuses: [202, 206, 400, 404, 500],
+			timeoutMs: options.timeoutMs ?? STATUS_REQUEST.timeoutMs,
+			abortSignal: signal,
+			purpose,
+			itemIndex,
+		});
+		const problem = transientStatusProblem(response.statusCode, response.body);
+		if (problem === undefined) return { statusCode: response.statusCode, body: response.body };
+		if (attempt >= RETRY_POLICY.attempts) {
+			if (problem === 'server-error') throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body, attempt);
+			throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+		}
+		try {
+			await sleep(retryDelayMs(attempt, response.headers['retry-after']), signal);
+		} catch {
+			throw requestStoppedError(ctx, { purpose, itemIndex });
+		}
+	}
+}
+
+/**
+ * Why an answer of the status call is not a state of the session: a 500 that is not the documented
+ * "all templates failed" answer (a crash, a gateway), or a done/partial answer without the documented
+ * JSON object (a truncated body, a proxy page). undefined: the answer is a state.
+ */
+export function transientStatusProblem(statusCode: number, body: unknown): 'server-error' | 'malformed' | undefined {
+	if (statusCode === 500) return isAllTemplatesFailedAnswer(body) ? undefined : 'server-error';
+	if ((statusCode === 200 || statusCode === 206) && asRecord(body) === undefined) return 'malformed';
+	return undefined;
+}
+
+/** The documented failed session: 500 whose data.output lists the templates, each with status "failure". */
+export function isAllTemplatesFailedAnswer(body: unknown): boolean {
+	const output = asRecord(asRecord(body)?.data)?.output;
+	return Array.isArray(output) && output.length > 0 && output.every((entry) => asRecord(entry)?.status === 'failure');
 }
 
 /** One status call, decoded. Used by Get Results, by Upload Audio's wait, and by the trigger. */
@@ -181,11 +235,9 @@ export async function fetchSessionResults(
 	ctx: ClinicApiContext,
 	sessionId: string,
 	itemIndex?: number,
+	options: StatusCallOptions = {},
 ): Promise<SessionResults> {
-	const response = await getSessionStatus(ctx, sessionId, itemIndex);
-	if (response.statusCode === 200 && asRecord(response.body) === undefined) {
-		throw unexpectedBodyError(ctx, { purpose: `the results of session "${sessionId}"`, itemIndex }, 200);
-	}
+	const response = await getSessionStatus(ctx, sessionId, itemIndex, options);
 	return readSessionResults(sessionId, response.statusCode, response.body);
 }
 

@@ -98,6 +98,8 @@ export interface TransactionView {
 	initBody?: Record<string, unknown>;
 	initAttempts: number;
 	statusCalls: number;
+	/** Status calls whose client closed the connection while the call was held (Stop, client timeout). */
+	statusCallsAbandoned: number;
 	script?: TransactionScript;
 	uploads: StoredUpload[];
 }
@@ -117,6 +119,7 @@ interface Transaction {
 	initAt?: number;
 	initAttempts: number;
 	statusCalls: number;
+	statusCallsAbandoned: number;
 	script?: TransactionScript;
 }
 
@@ -287,7 +290,7 @@ function presignFor(store: Store, txnId: string, businessId: string, origin: str
 	let txn = store.transactions.get(txnId);
 	if (!txn) {
 		const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
-		txn = { txnId, businessId, folderPath: `EC_${businessId}/${day}/${txnId}/`, presigns: 0, initAttempts: 0, statusCalls: 0 };
+		txn = { txnId, businessId, folderPath: `EC_${businessId}/${day}/${txnId}/`, presigns: 0, initAttempts: 0, statusCalls: 0, statusCallsAbandoned: 0 };
 		const scripted = pendingScripts(store).get(txnId);
 		if (scripted) {
 			txn.script = scripted;
@@ -513,7 +516,11 @@ async function sessionStatus(ctx: RouteContext): Promise<void> {
 	if (stillPolling || Date.now() < readyAt) {
 		// The real service holds the call (long poll) before it says "still processing".
 		const hold = stillPolling ? store.options.holdMs : Math.min(store.options.holdMs, readyAt - Date.now());
-		if (hold > 0) await pause(hold);
+		if (hold > 0 && (await holdUnlessClientLeaves(ctx, hold)) === 'client-left') {
+			// The client closed the connection during the hold (Stop, its own timeout): nothing to answer.
+			txn.statusCallsAbandoned++;
+			return;
+		}
 		if (stillPolling || Date.now() < readyAt) return ctx.sendJson(202, processingBody(ctx, txn));
 	}
 	const [status, body] = resultsBody(ctx, txn, script.outcome ?? 'success');
@@ -524,8 +531,19 @@ function pickScript(options: TranscriptionOptions): TransactionScript {
 	return { outcome: options.outcome, processingPolls: options.processingPolls, processingMs: options.processingMs };
 }
 
-function pause(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms).unref());
+/** Holds a status call like the real long poll, ending early when the client closes the connection. */
+function holdUnlessClientLeaves(ctx: RouteContext, ms: number): Promise<'held' | 'client-left'> {
+	return new Promise((resolve) => {
+		const onClose = () => {
+			clearTimeout(timer);
+			resolve('client-left');
+		};
+		const timer = setTimeout(() => {
+			ctx.res.off('close', onClose);
+			resolve('held');
+		}, ms).unref();
+		ctx.res.once('close', onClose);
+	});
 }
 
 interface RequestedTemplate {
@@ -673,6 +691,7 @@ function view(store: Store, txn: Transaction): TransactionView {
 		initialised: txn.initBody !== undefined,
 		initAttempts: txn.initAttempts,
 		statusCalls: txn.statusCalls,
+		statusCallsAbandoned: txn.statusCallsAbandoned,
 		uploads: store.uploads.filter((upload) => upload.txnId === txn.txnId),
 	};
 	if (txn.initBody) result.initBody = txn.initBody;

@@ -5,9 +5,13 @@ import { resultsOutputProperty } from '../../../nodes/ClinicScribe/actions/trans
 import {
 	fetchSessionResults,
 	initTransaction,
+	isAllTemplatesFailedAnswer,
 	readUploadTarget,
-	STATUS_REQUEST_TIMEOUT_MS,
+	STATUS_REQUEST,
 } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
+import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+
+const FAILED_TEMPLATE = { template_id: 'clinical_notes_template', status: 'failure', value: '', errors: ['no speech'] };
 
 /** A context whose authenticated helper answers from a list and records what it was asked. */
 function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
@@ -28,27 +32,67 @@ function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
 
 describe('status call', () => {
 	test('its timeout outlasts the server’s ~14 s hold', async () => {
-		expect(STATUS_REQUEST_TIMEOUT_MS).toBeGreaterThanOrEqual(20_000);
+		expect(STATUS_REQUEST.timeoutMs).toBeGreaterThanOrEqual(20_000);
 		const { ctx, sent } = apiContext([{ statusCode: 202, body: {} }]);
 		const results = await fetchSessionResults(ctx, 'visit 1/2');
 		expect(results.status).toBe('processing');
-		expect(sent[0]).toMatchObject({ method: 'GET', url: 'https://gw.example.com/voice/api/v3/status/visit%201%2F2', timeout: STATUS_REQUEST_TIMEOUT_MS });
+		expect(sent[0]).toMatchObject({ method: 'GET', url: 'https://gw.example.com/voice/api/v3/status/visit%201%2F2', timeout: 30_000 });
 	});
 
 	test.each([
-		[206, 'partial'],
-		[400, 'not_found'],
-		[404, 'not_found'],
-		[500, 'failed'],
-	])('HTTP %i is the state %s, not an error', async (statusCode, status) => {
-		const { ctx, sent } = apiContext([{ statusCode, body: { error: { code: 'x', message: 'y' } } }]);
+		[206, 'partial', { data: { output: [] } }],
+		[400, 'not_found', { error: { code: 'x', message: 'y' } }],
+		[404, 'not_found', { error: { code: 'x', message: 'y' } }],
+		[500, 'failed', { data: { output: [FAILED_TEMPLATE] }, error: { code: 'x', message: 'y' } }],
+	])('HTTP %i is the state %s, not an error', async (statusCode, status, body) => {
+		const { ctx, sent } = apiContext([{ statusCode, body }]);
 		await expect(fetchSessionResults(ctx, 's')).resolves.toMatchObject({ status, httpStatus: statusCode });
 		expect(sent).toHaveLength(1);
 	});
 
-	test('a 200 that is not JSON is an error', async () => {
-		const { ctx } = apiContext([{ statusCode: 200, body: '<html>proxy</html>' }]);
-		await expect(fetchSessionResults(ctx, 's')).rejects.toThrow('not the documented JSON');
+	describe('transient failures are retried, never read as a failed session', () => {
+		const saved = { ...RETRY_POLICY };
+		beforeAll(() => Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 }));
+		afterAll(() => Object.assign(RETRY_POLICY, saved));
+
+		test.each([
+			['a 500 without per-template failures', { statusCode: 500, body: { error: { code: 'SERVER_ERROR', message: 'boom' } } }],
+			['a 500 whose templates did not all fail', { statusCode: 500, body: { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, status: 'in-progress' }] } } }],
+			['a 200 that is not the documented JSON', { statusCode: 200, body: '{"data": {"outp' }],
+			['a 206 that is not the documented JSON', { statusCode: 206, body: '<html>proxy</html>' }],
+		])('%s, then the answer', async (_label, transient) => {
+			const { ctx, sent } = apiContext([transient, { statusCode: 200, body: { data: { output: [] } } }]);
+			await expect(fetchSessionResults(ctx, 's')).resolves.toMatchObject({ status: 'completed', httpStatus: 200 });
+			expect(sent).toHaveLength(2);
+		});
+
+		test('a 200 that stays malformed fails after the read’s attempts, as an error, not a state', async () => {
+			const { ctx, sent } = apiContext(Array.from({ length: 4 }, () => ({ statusCode: 200, body: '<html>proxy</html>' })));
+			await expect(fetchSessionResults(ctx, 's')).rejects.toThrow('not the documented JSON');
+			expect(sent).toHaveLength(RETRY_POLICY.attempts);
+		});
+
+		test('a 500 that stays undocumented fails as an error saying it was tried', async () => {
+			const { ctx, sent } = apiContext(Array.from({ length: 4 }, () => ({ statusCode: 500, body: { error: { code: 'SERVER_ERROR', message: 'boom' } } })));
+			await expect(fetchSessionResults(ctx, 's')).rejects.toMatchObject({
+				message: 'The clinic API refused the results of session "s" (HTTP 500 SERVER_ERROR): boom',
+				description: expect.stringContaining('(tried 4 times)'),
+			});
+			expect(sent).toHaveLength(4);
+		});
+	});
+});
+
+describe('isAllTemplatesFailedAnswer', () => {
+	test.each([
+		['every template failed', { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, template_id: 'transcript_template' }] } }, true],
+		['no templates listed', { data: { output: [] } }, false],
+		['one template still in progress', { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, status: 'in-progress' }] } }, false],
+		['an error envelope only', { error: { code: 'SERVER_ERROR', message: 'boom' } }, false],
+		['the FHIR object form', { data: { output: { fhir: '' } } }, false],
+		['not JSON', '<html>502</html>', false],
+	])('%s → %s', (_label, body, expected) => {
+		expect(isAllTemplatesFailedAnswer(body)).toBe(expected);
 	});
 });
 

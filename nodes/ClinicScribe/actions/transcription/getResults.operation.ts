@@ -7,8 +7,15 @@ import {
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
-import { asNodeError, errorRecord } from '../router';
-import { readResultsOutput, readWaitSettings, waitForCompletionFields, waitForSessionResults } from './waitForResults';
+import { asNodeError, errorRecord } from '../common.execute';
+import {
+	assertSessionComplete,
+	readFailIfIncomplete,
+	readResultsOutput,
+	readWaitSettings,
+	waitForCompletionFields,
+	waitForSessionResults,
+} from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['getResults'] };
 
@@ -46,6 +53,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			const results = wait
 				? await waitForSessionResults(this, sessionId, wait, itemIndex, startedAt)
 				: await fetchSessionResults(this, sessionId, itemIndex);
+			if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 			for (const json of sessionResultsToRecords(results, resultsOutput)) {
 				output.push({ json, pairedItem: { item: itemIndex } });
 			}

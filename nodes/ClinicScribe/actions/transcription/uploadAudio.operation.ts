@@ -13,7 +13,7 @@ import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
 import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../transport/storageUpload';
 import { initTransaction, requestUploadTarget, type InitResult } from '../../transport/transcriptionApi';
-import { asNodeError, errorRecord } from '../router';
+import { asNodeError, errorRecord } from '../common.execute';
 import { planTransactions, TEMPLATE_CHOICES, type PlannedFile, type TransactionPlan } from './uploadPlan';
 import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
 

@@ -12,7 +12,7 @@ import {
 } from 'n8n-workflow';
 
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
-import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { fetchSessionResults, STATUS_REQUEST } from '../../transport/transcriptionApi';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from './resultsOutput.description';
 
 export interface WaitSettings {
@@ -23,6 +23,8 @@ export interface WaitSettings {
 	 * "not yet" for this long. 0 for a session the user names (Get Results).
 	 */
 	notFoundGraceMs: number;
+	/** A failed or partial session fails the item ("Fail on Incomplete Results"). */
+	failIfIncomplete?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MINUTES = 10;
@@ -61,11 +63,28 @@ export function waitForCompletionFields(
 			type: 'number',
 			typeOptions: { minValue: 1 },
 			default: DEFAULT_POLL_INTERVAL_SECONDS,
-			description: 'Pause between two status checks (each check itself may take up to about 14 seconds)',
+			description:
+				'How often to check the status, counted from the start of each check. The API holds a check up to about 14 seconds and answers as soon as the session is done, so a longer check is followed by the next one at once.',
 			displayOptions: { show: whenWaiting },
 		},
 		resultsOutputProperty(alwaysShowOutput ? show : whenWaiting),
+		{
+			displayName: 'Fail on Incomplete Results',
+			name: FAIL_IF_INCOMPLETE_PARAMETER,
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a session whose templates all failed (status "failed") or only some succeeded ("partial") fails the item, so the workflow does not go on without its clinical notes. Off: the session is output with its status and the workflow goes on.',
+			displayOptions: { show: alwaysShowOutput ? show : whenWaiting },
+		},
 	];
+}
+
+export const FAIL_IF_INCOMPLETE_PARAMETER = 'failIfIncomplete';
+
+/** Fail on Incomplete Results (off for workflows made before it existed). */
+export function readFailIfIncomplete(ctx: IExecuteFunctions, itemIndex: number): boolean {
+	return ctx.getNodeParameter(FAIL_IF_INCOMPLETE_PARAMETER, itemIndex, false) === true;
 }
 
 export function readWaitSettings(ctx: IExecuteFunctions, itemIndex: number, notFoundGraceMs: number): WaitSettings | undefined {
@@ -84,7 +103,12 @@ export function readWaitSettings(ctx: IExecuteFunctions, itemIndex: number, notF
 			itemIndex,
 		});
 	}
-	return { timeoutMs: Math.round(timeoutMinutes * 60_000), pollIntervalMs: Math.round(pollSeconds * 1000), notFoundGraceMs };
+	return {
+		timeoutMs: Math.round(timeoutMinutes * 60_000),
+		pollIntervalMs: Math.round(pollSeconds * 1000),
+		notFoundGraceMs,
+		failIfIncomplete: readFailIfIncomplete(ctx, itemIndex),
+	};
 }
 
 export function readResultsOutput(ctx: IExecuteFunctions, itemIndex: number): ResultsOutput {
@@ -94,7 +118,14 @@ export function readResultsOutput(ctx: IExecuteFunctions, itemIndex: number): Re
 
 /**
  * Polls until the session is no longer processing or the deadline passes. Returns the final
- * results (completed, partial, failed, or unknown after the grace time); throws on timeout.
+ * results (completed, partial, failed, or unknown after the grace time); throws on timeout, on Stop,
+ * and (with Fail on Incomplete Results) on a failed or partial session.
+ *
+ * The poll interval counts from each status call's start, not its answer: the server holds a call
+ * up to ~14 s and answers as soon as the session is done, so the next call goes out at once after a
+ * held "still processing" and the results arrive within moments of completion.
+ * Every call runs under a signal that fires on Stop or at the deadline, and its own timeout is cut to
+ * the time left, so the wait never outlives its timeout by more than one status call's timeout.
  */
 export async function waitForSessionResults(
 	ctx: IExecuteFunctions,
@@ -103,23 +134,101 @@ export async function waitForSessionResults(
 	itemIndex: number,
 	waitStartedAt: number = Date.now(),
 ): Promise<SessionResults> {
-	const deadline = waitStartedAt + settings.timeoutMs;
-	const signal = ctx.getExecutionCancelSignal?.();
+	// All items of a run share one start; an item reached after the deadline still gets one quick check.
+	const deadline = Math.max(waitStartedAt + settings.timeoutMs, Date.now() + MIN_STATUS_TIMEOUT_MS);
+	const cancel = ctx.getExecutionCancelSignal?.();
+	const bound = deadlineSignal(deadline - Date.now(), cancel);
 	let checks = 0;
-	for (;;) {
-		if (signal?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
-		const results = await fetchSessionResults(ctx, sessionId, itemIndex);
-		checks++;
-		const stillUnknownEarly = results.status === 'not_found' && Date.now() - waitStartedAt < settings.notFoundGraceMs;
-		if (isFinalStatus(results.status) && !stillUnknownEarly) return results;
-		const remaining = deadline - Date.now();
-		if (remaining <= 0) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
-		try {
-			await sleep(Math.min(settings.pollIntervalMs, remaining), signal);
-		} catch {
-			throw stoppedError(ctx, sessionId, itemIndex);
+	try {
+		for (;;) {
+			if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
+			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
+			const checkStartedAt = Date.now();
+			const timeoutMs = Math.min(STATUS_REQUEST.timeoutMs, Math.max(deadline - checkStartedAt, 1));
+			const check = await fetchSessionResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
+				(answer) => ({ answer }),
+				(error: unknown) => ({ error }),
+			);
+			checks++;
+			if ('error' in check) {
+				// Cut short by Stop or the deadline: say that, not the call's own error.
+				if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
+				if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
+				throw check.error;
+			}
+			const results = check.answer;
+			const stillUnknownEarly = results.status === 'not_found' && Date.now() - waitStartedAt < settings.notFoundGraceMs;
+			if (isFinalStatus(results.status) && !stillUnknownEarly) {
+				if (settings.failIfIncomplete) assertSessionComplete(ctx, results, itemIndex);
+				return results;
+			}
+			const now = Date.now();
+			if (deadline - now <= 0) throw timeoutError(ctx, sessionId, now - waitStartedAt, checks, itemIndex);
+			const pauseMs = Math.min(checkStartedAt + settings.pollIntervalMs - now, deadline - now);
+			if (pauseMs <= 0) continue;
+			try {
+				await sleep(pauseMs, bound.signal);
+			} catch {
+				if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
+				throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
+			}
 		}
+	} finally {
+		bound.dispose();
 	}
+}
+
+/** A status call needs a moment to be answered at all: every item's wait lasts at least this. */
+const MIN_STATUS_TIMEOUT_MS = 1_000;
+
+/**
+ * A signal that fires when `cancel` does (Stop) or after `ms` (the deadline), built on n8n's `sleep`
+ * (no raw timer). dispose() ends the deadline's pause and lets go of the cancel signal.
+ */
+function deadlineSignal(ms: number, cancel: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
+	const controller = new AbortController();
+	const timer = new AbortController();
+	const onCancel = () => controller.abort(cancel?.reason);
+	if (cancel?.aborted) controller.abort(cancel.reason);
+	else cancel?.addEventListener('abort', onCancel, { once: true });
+	if (ms <= 0) controller.abort(new Error('deadline'));
+	else {
+		void sleep(ms, timer.signal).then(
+			() => controller.abort(new Error('deadline')),
+			() => undefined,
+		);
+	}
+	return {
+		signal: controller.signal,
+		dispose: () => {
+			timer.abort();
+			cancel?.removeEventListener('abort', onCancel);
+		},
+	};
+}
+
+/**
+ * "Fail on Incomplete Results": a failed or partial session fails the item, saying which templates
+ * failed and what the user can do, instead of going on with missing documents.
+ */
+export function assertSessionComplete(ctx: IExecuteFunctions, results: SessionResults, itemIndex: number): void {
+	if (results.status !== 'failed' && results.status !== 'partial') return;
+	const failed = results.templates.filter((t) => t.status === 'failure').map(templateLabel);
+	const partly = results.templates.filter((t) => t.status === 'partial_success').map(templateLabel);
+	const parts: string[] = [];
+	if (failed.length > 0) parts.push(`failed: ${failed.join(', ')}`);
+	if (partly.length > 0) parts.push(`only partly produced: ${partly.join(', ')}`);
+	const what = results.status === 'failed' ? 'failed' : 'is only partly done';
+	const detail = parts.length > 0 ? ` (${parts.join('; ')})` : results.error?.message ? ` (the API said: ${results.error.message})` : '';
+	throw new NodeOperationError(ctx.getNode(), `Session "${results.sessionId}" ${what}${detail}`, {
+		description:
+			'The templates that succeeded stay at the API. Run Get Results with this session ID later to read them again, or send the recording again with a new Transaction ID. To output such sessions with their status instead of failing, turn off "Fail on Incomplete Results".',
+		itemIndex,
+	});
+}
+
+function templateLabel(template: { name: string; templateId: string }): string {
+	return template.name && template.name !== template.templateId ? `${template.name} (${template.templateId})` : template.templateId;
 }
 
 function timeoutError(
