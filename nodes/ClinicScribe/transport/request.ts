@@ -33,6 +33,11 @@ export interface ClinicApiRequest {
 	itemIndex?: number;
 	/** Values the caller sent that must not come back in an error message (patient data). */
 	redact?: string[];
+	/**
+	 * Told before each repeat why the last attempt failed (its status, or none when no answer came),
+	 * for a caller whose call is not safe to repeat blindly (transaction init).
+	 */
+	onRetry?: (failure: { statusCode?: number }) => void;
 }
 
 export interface ClinicApiResponse<T = unknown> {
@@ -87,6 +92,7 @@ export async function clinicApiRequest<T = unknown>(
 				return response as ClinicApiResponse<T>;
 			}
 			if (RETRYABLE_STATUSES.has(response.statusCode) && !lastAttempt) {
+				request.onRetry?.({ statusCode: response.statusCode });
 				await pause(ctx, retryDelayMs(attempt, response.headers['retry-after']));
 				continue;
 			}
@@ -103,6 +109,7 @@ export async function clinicApiRequest<T = unknown>(
 			});
 		}
 		if (request.idempotent && outcome.network && !lastAttempt) {
+			request.onRetry?.({});
 			await pause(ctx, retryDelayMs(attempt, undefined));
 			continue;
 		}
