@@ -136,6 +136,32 @@ describe('Upload Audio', () => {
 		expect(rig.fake.transactions().filter((t) => t.initialised)).toHaveLength(2);
 	});
 
+	test('generated ids are the same for the same execution, node run and item, and new for a new execution', async () => {
+		const items = [item({ data: rig.storedBinary(rig.audioFile('a.wav', 1000)) }), item({ data: rig.storedBinary(rig.audioFile('b.wav', 1000)) })];
+		const presignedIds = () => rig.api.requestsTo('/v1/file-upload', 'POST').map((r) => r.query.txn_id);
+		await rig.run(uploadParameters(), { items, executionId: 'exec-7' });
+		const first = presignedIds();
+		rig.reset();
+		await rig.run(uploadParameters(), { items, executionId: 'exec-7' });
+		expect(presignedIds()).toEqual(first);
+		rig.reset();
+		await rig.run(uploadParameters(), { items, executionId: 'exec-8' });
+		const fresh = presignedIds();
+		expect(fresh).toHaveLength(2);
+		expect(fresh.filter((id) => first.includes(id))).toEqual([]);
+		rig.reset();
+		await rig.run(uploadParameters(), { items, executionId: 'exec-7', runIndex: 1 });
+		expect(presignedIds().filter((id) => first.includes(id))).toEqual([]);
+	});
+
+	test('an in-memory binary of several MiB (Base64 in the item) arrives intact, sent piece by piece through n8n\'s HTTP helper', async () => {
+		const big = rig.audioFile('long.wav', 5 * 1024 * 1024 + 7);
+		const output = await rig.run(uploadParameters({ transactionId: 'visit-memory' }), { items: [item({ data: rig.inMemoryBinary(big) })], n8nHttp });
+		expectStoredIntact(big, 'visit-memory');
+		expect(output[0].json).toMatchObject({ file_size: big.size, init: { status: 'started' } });
+		expect(rig.fake.rejectedUploads()).toEqual([]);
+	});
+
 	test('files with the same name in one transaction get distinct names; the type comes from n8n when the name has no extension', async () => {
 		const one = rig.audioFile('note.wav', 1000);
 		const two = rig.audioFile('note.wav', 2000);
