@@ -7,7 +7,7 @@ import {
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
-import { asNodeError, errorRecord } from '../router';
+import { asNodeError, errorRecord } from '../errorItems';
 import { readResultsOutput, readWaitSettings, waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['getResults'] };

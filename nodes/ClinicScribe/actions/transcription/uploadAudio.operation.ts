@@ -20,7 +20,7 @@ import {
 	transactionIdUsedError,
 	type InitResult,
 } from '../../transport/transcriptionApi';
-import { asNodeError, errorRecord } from '../router';
+import { asNodeError, errorRecord } from '../errorItems';
 import { planTransactions, runIndexOf, TEMPLATE_CHOICES, type PlannedFile, type TransactionPlan } from './uploadPlan';
 import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
