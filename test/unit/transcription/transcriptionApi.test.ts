@@ -5,6 +5,7 @@ import { resultsOutputProperty } from '../../../nodes/ClinicScribe/actions/trans
 import {
 	fetchSessionResults,
 	initTransaction,
+	isTransactionStarted,
 	readUploadTarget,
 	STATUS_REQUEST_TIMEOUT_MS,
 } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
@@ -111,6 +112,20 @@ describe('init', () => {
 			context: { itemIndex: 2 },
 		});
 		await expect(initTransaction(ctx, 't', body)).rejects.toThrow('(HTTP 400 invalid_mode): mode must be dictation or consultation');
+	});
+});
+
+describe('the used-id check before upload', () => {
+	test.each([
+		[400, false],
+		[404, false],
+		[200, true],
+		[202, true],
+		[206, true],
+	])('the status call answering %i: started %s', async (statusCode, started) => {
+		const { ctx, sent } = apiContext([{ statusCode, body: {} }]);
+		await expect(isTransactionStarted(ctx, 'visit 1')).resolves.toBe(started);
+		expect(sent[0]).toMatchObject({ method: 'GET', url: 'https://gw.example.com/voice/api/v3/status/visit%201' });
 	});
 });
 
