@@ -105,7 +105,18 @@ export interface ContextOptions {
 	/** Binary ids (as n8n's filesystem mode gives them) mapped to files on disk. */
 	binaryFiles?: Record<string, string>;
 	cancelSignal?: AbortSignal;
+	/** The execution's id (n8n: one per execution, the same across Retry On Fail). Default: a fresh one. */
+	executionId?: string;
+	/** The node's run index in the execution ($runIndex). Default 0. */
+	runIndex?: number;
+	/**
+	 * The execution's context data (what getContext('node') reads and writes, kept in n8n's execution
+	 * data). Pass the same object to two contexts to play n8n's Retry On Fail of one node run.
+	 */
+	executionContextData?: Record<string, IDataObject>;
 }
+
+let executionCounter = 0;
 
 export interface TestContext {
 	context: IExecuteFunctions;
@@ -188,9 +199,17 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	};
 
 	const binaryFiles = options.binaryFiles ?? {};
+	const executionId = options.executionId ?? `test-execution-${process.pid}-${++executionCounter}-${Date.now()}`;
+	const contextData = options.executionContextData ?? {};
 	const context = {
 		getInputData: () => items,
 		getNode: () => node,
+		getExecutionId: () => executionId,
+		getInstanceId: () => 'test-instance',
+		getWorkflow: () => ({ id: 'test-workflow', name: 'Test workflow', active: false }),
+		getWorkflowDataProxy: () => ({ $runIndex: options.runIndex ?? 0 }),
+		// n8n-workflow's NodeHelpers.getContext: one object per node name, in the execution data.
+		getContext: (type: 'flow' | 'node') => (contextData[type === 'flow' ? 'flow' : `node:${node.name}`] ??= {}),
 		getNodeParameter: parameter,
 		continueOnFail: () => options.continueOnFail ?? false,
 		getCredentials: async () => store.data,

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import { asNodeError, errorRecord } from './errorItems';
 import * as business from './business';
-import { asNodeError, errorRecord } from './common.execute';
 import * as doctor from './doctor';
 import * as patient from './patient';
 import * as transcription from './transcription';
@@ -47,6 +47,3 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	}
 	return [output];
 }
-
-// Kept where other code imports them from; they live in common.execute.ts so operations need not import the router.
-export { asNodeError, errorRecord };

@@ -35,6 +35,11 @@ export interface ClinicApiRequest {
 	redact?: string[];
 	/** Ends the call and its retries at once; default: the execution's cancel signal (Stop). */
 	abortSignal?: AbortSignal;
+	/**
+	 * Told before each repeat why the last attempt failed (its status, or none when no answer came),
+	 * for a caller whose call is not safe to repeat blindly (transaction init).
+	 */
+	onRetry?: (failure: { statusCode?: number }) => void;
 }
 
 export interface ClinicApiResponse<T = unknown> {
@@ -95,6 +100,7 @@ export async function clinicApiRequest<T = unknown>(
 				return response as ClinicApiResponse<T>;
 			}
 			if (RETRYABLE_STATUSES.has(response.statusCode) && !lastAttempt) {
+				request.onRetry?.({ statusCode: response.statusCode });
 				await pause(ctx, request, signal, retryDelayMs(attempt, response.headers['retry-after']));
 				continue;
 			}
@@ -111,6 +117,7 @@ export async function clinicApiRequest<T = unknown>(
 			});
 		}
 		if (request.idempotent && outcome.network && !lastAttempt) {
+			request.onRetry?.({});
 			await pause(ctx, request, signal, retryDelayMs(attempt, undefined));
 			continue;
 		}

@@ -8,9 +8,11 @@
  * boundary) with the exact Content-Length computed up front, so nothing is held whole in memory.
  * The readable is built with the binary stream's own class (`Readable.from`, inherited by every
  * Node stream class), because this package may not import `stream`. In-memory binaries (n8n's
- * default mode, already in memory) are sent as one buffer.
+ * default mode: Base64 text in the item) go the same way, decoded a piece at a time as the socket
+ * drains, so no whole-file copy is made (a decoded buffer plus a concatenated body held about 3x the
+ * file before).
  */
-import { randomBytes } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -37,7 +39,12 @@ export interface StorageFile {
 	/** Exact byte length; the Content-Length is computed from it. */
 	size: number;
 	/** Opens the file's bytes afresh (called again for a retry). */
-	open(): Promise<BinaryStream | Buffer>;
+	open(): Promise<BinaryStream | Buffer | Base64Text>;
+}
+
+/** A file n8n keeps in the item as Base64 text (its default binary mode). */
+export interface Base64Text {
+	base64: string;
 }
 
 export interface StorageTarget {
@@ -114,12 +121,16 @@ export class FileSizeChanged extends Error {
  * chunks whatever the file size (the readable pulls from the generator only as the socket drains).
  */
 export function streamedMultipartBody(
-	source: BinaryStream,
+	source: BinaryStream | Buffer | Base64Text,
 	frame: MultipartFrame,
 	size: number,
 	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
 ): BinaryStream {
-	const readableClass = readableClassOf(source);
+	if (Buffer.isBuffer(source) || !isStream(source)) {
+		return inMemoryMultipartBody(source, frame, size, onSizeChanged);
+	}
+	const stream: BinaryStream = source;
+	const readableClass = readableClassOf(stream);
 	const sizeChanged = (actual: number): FileSizeChanged => {
 		const error = new FileSizeChanged(size, actual);
 		onSizeChanged(error);
@@ -129,7 +140,7 @@ export function streamedMultipartBody(
 		let sent = 0;
 		try {
 			yield frame.head;
-			for await (const chunk of source as AsyncIterable<Buffer | string>) {
+			for await (const chunk of stream as AsyncIterable<Buffer | string>) {
 				const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
 				sent += bytes.length;
 				// Never send more bytes than the Content-Length announced.
@@ -140,10 +151,59 @@ export function streamedMultipartBody(
 			yield frame.tail;
 		} finally {
 			// Ends the read of the binary store whether the upload finished, failed or was stopped.
-			source.destroy();
+			stream.destroy();
 		}
 	}
 	return readableClass.from(parts(), { objectMode: false, highWaterMark: 1024 * 1024 });
+}
+
+/** Size of a piece of an in-memory file (bytes, or Base64 characters: a multiple of 4 so each piece decodes on its own). */
+export const IN_MEMORY_PIECE_CHARS = 1024 * 1024;
+
+function isStream(source: BinaryStream | Base64Text): source is BinaryStream {
+	return typeof (source as { pipe?: unknown }).pipe === 'function';
+}
+
+/**
+ * An in-memory file's body: the head, the file in pieces, the tail. A buffer is sent as views of
+ * itself (subarray copies nothing); Base64 text is decoded one piece at a time, so only a piece
+ * is ever held besides the item's own text.
+ */
+function inMemoryMultipartBody(
+	source: Buffer | Base64Text,
+	frame: MultipartFrame,
+	size: number,
+	onSizeChanged: (error: FileSizeChanged) => void,
+): BinaryStream {
+	async function* parts(): AsyncGenerator<Buffer> {
+		yield frame.head;
+		let sent = 0;
+		if (Buffer.isBuffer(source)) {
+			for (let at = 0; at < source.length; at += IN_MEMORY_PIECE_CHARS) {
+				const piece = source.subarray(at, at + IN_MEMORY_PIECE_CHARS);
+				sent += piece.length;
+				yield piece;
+			}
+		} else {
+			for (let at = 0; at < source.base64.length && sent <= size; at += IN_MEMORY_PIECE_CHARS) {
+				const piece = Buffer.from(source.base64.slice(at, at + IN_MEMORY_PIECE_CHARS), 'base64');
+				sent += piece.length;
+				// Never send more bytes than the Content-Length announced.
+				if (sent <= size) yield piece;
+			}
+		}
+		if (sent !== size) {
+			const error = new FileSizeChanged(size, sent);
+			onSizeChanged(error);
+			throw error;
+		}
+		yield frame.tail;
+	}
+	// Node's Readable, reached through a stream class crypto gives (Hash is a Transform stream).
+	return readableClassOf(createHash('sha256') as unknown as BinaryStream).from(parts(), {
+		objectMode: false,
+		highWaterMark: 1024 * 1024,
+	});
 }
 
 interface ReadableClass {
@@ -165,10 +225,6 @@ function readableClassOf(source: BinaryStream): ReadableClass {
 	}
 	if (!found) throw new Error('the binary data stream is not a Node.js readable stream');
 	return found;
-}
-
-function isBuffer(value: BinaryStream | Buffer): value is Buffer {
-	return Buffer.isBuffer(value);
 }
 
 interface AttemptResult {
@@ -231,13 +287,8 @@ async function sendOnce(
 ): Promise<AttemptResult> {
 	const frame = multipartFrame(target, file);
 	const opened = await file.open();
-	let body: Buffer | BinaryStream;
-	if (isBuffer(opened)) {
-		if (opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
-		body = Buffer.concat([frame.head, opened, frame.tail]);
-	} else {
-		body = streamedMultipartBody(opened, frame, file.size, (error) => (problems.sizeChanged = error));
-	}
+	if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
+	const body = streamedMultipartBody(opened, frame, file.size, (error) => (problems.sizeChanged = error));
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: target.url,

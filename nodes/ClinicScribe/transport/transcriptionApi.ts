@@ -25,6 +25,9 @@ import {
  */
 export const STATUS_REQUEST = { timeoutMs: 30_000 };
 
+/** Timeouts of the upload's own API calls (milliseconds); tests lower them. */
+export const UPLOAD_CALL_TIMEOUTS = { presignMs: 60_000, initMs: 60_000 };
+
 export const PRESIGN_PATH = '/v1/file-upload';
 export const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
 export const STATUS_PATH_PREFIX = '/voice/api/v3/status/';
@@ -58,6 +61,7 @@ export async function requestUploadTarget(
 		// Asking again for the same transaction only gives a fresh policy.
 		idempotent: true,
 		acceptStatuses: [400],
+		timeoutMs: UPLOAD_CALL_TIMEOUTS.presignMs,
 		purpose,
 		itemIndex,
 	});
@@ -107,12 +111,19 @@ export interface InitTransactionBody extends IDataObject {
 }
 
 export interface InitResult {
-	/** 201 started now, or 409: it was started before (by an earlier attempt), which is success too. */
+	/** 201 started now, or 409 answering a repeat of this node's own init whose outcome was unknown. */
 	alreadyInitialised: boolean;
 	statusCode: number;
 	body: IDataObject;
 }
 
+/**
+ * Starts the transcription (the paid step). A 409 means the transaction was started before. It is
+ * success only when it answers a repeat of our own init whose first outcome was unknown (no answer,
+ * a timeout, a 5xx): the server may have started it then. Any other 409 means the Transaction ID was
+ * already used for another upload, and reading it as success would hand that upload's notes to this
+ * recording, so it fails.
+ */
 export async function initTransaction(
 	ctx: ClinicApiContext,
 	txnId: string,
@@ -120,28 +131,81 @@ export async function initTransaction(
 	itemIndex?: number,
 ): Promise<InitResult> {
 	const purpose = `starting the transcription of transaction "${txnId}"`;
+	let outcomeUnknown = false;
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
 		path: `${INIT_PATH_PREFIX}${encodePathSegment(txnId)}`,
 		body,
-		// A repeated init answers 409, which is read as success: safe to send again.
+		// Repeating init is harmless: the API never starts a transaction twice (a second init answers
+		// 409), and the caller checked before uploading that this id had not been started, so a 409
+		// after a repeat can only be our own first attempt having got through.
 		idempotent: true,
 		acceptStatuses: [400, 409],
+		timeoutMs: UPLOAD_CALL_TIMEOUTS.initMs,
 		purpose,
 		itemIndex,
+		onRetry: ({ statusCode }) => {
+			// 408/429 say the request was not taken; no answer or a 5xx leave it open.
+			if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
+		},
 	});
 	if (response.statusCode === 400) {
 		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, txnId, 'init', itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
+	if (response.statusCode === 409 && !outcomeUnknown) throw transactionIdUsedError(ctx, txnId, 'init', itemIndex);
 	const responseBody = (asRecord(response.body) ?? {}) as IDataObject;
 	return { alreadyInitialised: response.statusCode === 409, statusCode: response.statusCode, body: responseBody };
+}
+
+/**
+ * Whether a transaction was started already, asked before anything is uploaded. The status call
+ * answers 400/404 for a transaction it does not know (service notes, Results) and 200/202/206 once
+ * one was started; a failed one answers 500, which stays an error (nothing is uploaded either way).
+ */
+export async function isTransactionStarted(ctx: ClinicApiContext, txnId: string, itemIndex?: number): Promise<boolean> {
+	const response = await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${STATUS_PATH_PREFIX}${encodePathSegment(txnId)}`,
+		idempotent: true,
+		acceptStatuses: [202, 206, 400, 404],
+		timeoutMs: STATUS_REQUEST.timeoutMs,
+		purpose: `checking whether transaction "${txnId}" was used before`,
+		itemIndex,
+	});
+	return response.statusCode !== 400 && response.statusCode !== 404;
+}
+
+/** The Transaction ID names a transaction started before, by another upload. */
+export function transactionIdUsedError(
+	ctx: ClinicApiContext,
+	txnId: string,
+	stage: 'check' | 'init',
+	itemIndex: number | undefined,
+): NodeApiError {
+	const uploaded =
+		stage === 'init'
+			? 'The recordings of this item were uploaded but will NOT be transcribed.'
+			: 'Nothing of this item was uploaded.';
+	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'txn_already_initialised' } as JsonObject, {
+		message: `The Transaction ID "${txnId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: a transcription with this ID was started before`,
+		description: `${uploaded} One Transaction ID holds one transcription, so this recording cannot be added to it. To get the earlier transcription's results, use Get Results with session ID "${txnId}". To transcribe this recording, give it a Transaction ID that was never used (or leave the field empty to have one generated).`,
+		httpCode: '409',
+		itemIndex,
+	});
 }
 
 /** 400 `txn_limit_exceeded`: the workspace's daily session quota (service notes, upload step 3). */
 export function isDailyQuotaAnswer(body: unknown): boolean {
 	const fields = readErrorFields(body);
 	return fields.code === 'txn_limit_exceeded' || /txn_limit_exceeded/i.test(fields.message ?? '');
+}
+
+/** Errors that are the daily quota's answer: the batch sends nothing more after one. */
+const dailyQuotaErrors = new WeakSet<object>();
+
+export function isDailyQuotaError(error: unknown): boolean {
+	return typeof error === 'object' && error !== null && dailyQuotaErrors.has(error);
 }
 
 function dailyQuotaError(
@@ -151,12 +215,14 @@ function dailyQuotaError(
 	itemIndex: number | undefined,
 ): NodeApiError {
 	const uploaded = stage === 'init' ? 'Its recordings were uploaded but will not be transcribed. ' : 'Nothing was uploaded. ';
-	return new NodeApiError(ctx.getNode(), { status_code: 400, code: 'txn_limit_exceeded' } as JsonObject, {
+	const error = new NodeApiError(ctx.getNode(), { status_code: 400, code: 'txn_limit_exceeded' } as JsonObject, {
 		message: `The workspace has used up its daily transcription quota, so transaction "${txnId}" was not started (txn_limit_exceeded)`,
 		description: `${uploaded}Run again tomorrow (the quota resets daily; free workspaces get about 20 transcriptions a day), or ask the API provider to raise the workspace's limit.`,
 		httpCode: '400',
 		itemIndex,
 	});
+	dailyQuotaErrors.add(error);
+	return error;
 }
 
 /** The status call's answer; its HTTP status is the state (200/202/206/400/404/500). */

@@ -21,6 +21,9 @@
  *   POST /transcription/script   {txn_id, outcome?, processingPolls?, processingMs?}
  *   GET  /transcription/transactions · GET /transcription/uploads · GET /transcription/rejected
  *   POST /transcription/presign  {txn_id, base_url}  a presign without a token (bench, curl)
+ *   POST /transcription/lose-init-answer {txn_id?, kind, times?, ms?}  the next init(s) are carried
+ *        out, then their answer is lost (500, dropped socket, malformed JSON, or held `ms`), the
+ *        fault a client cannot tell from one that stopped the init (server faults stop it first)
  *   POST /transcription/reset
  */
 import { createHmac, randomBytes } from 'node:crypto';
@@ -96,7 +99,10 @@ export interface TransactionView {
 	presigns: number;
 	initialised: boolean;
 	initBody?: Record<string, unknown>;
+	/** Init requests that reached the handler (201, 409, 4xx alike). */
 	initAttempts: number;
+	/** Inits that started the transcription (the paid step): 0 or 1, since a second answers 409. */
+	initsStarted: number;
 	statusCalls: number;
 	/** Status calls whose client closed the connection while the call was held (Stop, client timeout). */
 	statusCallsAbandoned: number;
@@ -118,6 +124,7 @@ interface Transaction {
 	initBody?: Record<string, unknown>;
 	initAt?: number;
 	initAttempts: number;
+	initsStarted: number;
 	statusCalls: number;
 	statusCallsAbandoned: number;
 	script?: TransactionScript;
@@ -130,8 +137,22 @@ interface Presign {
 	fields: Record<string, string>;
 }
 
+/** An init carried out whose answer is then lost: what a client sees as an unknown outcome. */
+export interface InitAnswerLoss {
+	/** Only inits of this transaction; any when absent. */
+	txnId?: string;
+	kind: 'status500' | 'drop' | 'malformed' | 'slow';
+	/** How many inits it applies to. Default 1. */
+	times?: number;
+	/** For `slow`: how long the 201 is held. */
+	ms?: number;
+}
+
 interface Store {
 	options: TranscriptionOptions;
+	initAnswerLosses: Array<Required<Pick<InitAnswerLoss, 'kind' | 'times'>> & InitAnswerLoss>;
+	/** In-process hooks told of every init that started a transcription (tests: "between items"). */
+	initListeners: Array<(txnId: string) => void>;
 	transactions: Map<string, Transaction>;
 	/** By policy (the field value), to find what a storage POST was presigned for. */
 	presigns: Map<string, Presign>;
@@ -163,6 +184,8 @@ function storeOf(state: FakeClinicState): Store {
 	if (!store) {
 		store = {
 			options: { ...DEFAULT_TRANSCRIPTION_OPTIONS, customTemplateIds: [...DEFAULT_TRANSCRIPTION_OPTIONS.customTemplateIds] },
+			initAnswerLosses: [],
+			initListeners: [],
 			transactions: new Map(),
 			presigns: new Map(),
 			objects: new Map(),
@@ -290,7 +313,7 @@ function presignFor(store: Store, txnId: string, businessId: string, origin: str
 	let txn = store.transactions.get(txnId);
 	if (!txn) {
 		const day = new Date().toISOString().slice(0, 10).replace(/-/g, '');
-		txn = { txnId, businessId, folderPath: `EC_${businessId}/${day}/${txnId}/`, presigns: 0, initAttempts: 0, statusCalls: 0, statusCallsAbandoned: 0 };
+		txn = { txnId, businessId, folderPath: `EC_${businessId}/${day}/${txnId}/`, presigns: 0, initAttempts: 0, initsStarted: 0, statusCalls: 0, statusCallsAbandoned: 0 };
 		const scripted = pendingScripts(store).get(txnId);
 		if (scripted) {
 			txn.script = scripted;
@@ -438,7 +461,7 @@ const REQUIRED_INIT_FIELDS = [
 ] as const;
 const OPTIONAL_INIT_FIELDS = ['additional_data', 'output_language'];
 
-function initTransaction(ctx: RouteContext): void {
+async function initTransaction(ctx: RouteContext): Promise<void> {
 	const businessId = bearerBusiness(ctx);
 	if (!businessId) return;
 	const store = storeOf(ctx.state);
@@ -462,7 +485,22 @@ function initTransaction(ctx: RouteContext): void {
 	store.initsToday++;
 	txn.initBody = input;
 	txn.initAt = Date.now();
-	ctx.sendJson(201, { status: 'success', message: 'Transaction initialised successfully', txn_id: txn.txnId, b_id: businessId });
+	txn.initsStarted++;
+	for (const listener of store.initListeners) listener(txn.txnId);
+	const answer = { status: 'success', message: 'Transaction initialised successfully', txn_id: txn.txnId, b_id: businessId };
+	const loss = store.initAnswerLosses.find((entry) => entry.txnId === undefined || entry.txnId === txn.txnId);
+	if (loss) {
+		if (--loss.times <= 0) store.initAnswerLosses.splice(store.initAnswerLosses.indexOf(loss), 1);
+		if (loss.kind === 'drop') return void ctx.req.socket.destroy();
+		if (loss.kind === 'status500') return voiceError(ctx, 500, 'internal_error', 'upstream timed out');
+		if (loss.kind === 'malformed') {
+			const text = '{"status": "success", "txn_id": ';
+			ctx.res.writeHead(201, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+			return void ctx.res.end(text);
+		}
+		if ((await holdUnlessClientLeaves(ctx, loss.ms ?? 1_000)) === 'client-left') return;
+	}
+	ctx.sendJson(201, answer);
 }
 
 function initProblem(
@@ -639,6 +677,10 @@ export interface FakeTranscription {
 	rejectedUploads(): RejectedUpload[];
 	/** A presign without a token, for the bench and curl. */
 	presign(txnId: string, baseUrl: string): PresignAnswer;
+	/** The next matching init(s) are carried out, then their answer is lost (see InitAnswerLoss). */
+	loseInitAnswer(loss: InitAnswerLoss): void;
+	/** Calls `listener` after every init that starts a transcription, before it is answered (until reset). */
+	onInitStarted(listener: (txnId: string) => void): void;
 	/** File bytes received by the storage endpoint so far (all uploads, in-flight ones included). */
 	fileBytesReceived(): number;
 	/** Resolves once the storage endpoint has received at least this many file bytes in all. */
@@ -690,6 +732,7 @@ function view(store: Store, txn: Transaction): TransactionView {
 		presigns: txn.presigns,
 		initialised: txn.initBody !== undefined,
 		initAttempts: txn.initAttempts,
+		initsStarted: txn.initsStarted,
 		statusCalls: txn.statusCalls,
 		statusCallsAbandoned: txn.statusCallsAbandoned,
 		uploads: store.uploads.filter((upload) => upload.txnId === txn.txnId),
@@ -721,6 +764,18 @@ function controls(state: FakeClinicState): FakeTranscription {
 		uploads: () => [...store.uploads],
 		rejectedUploads: () => [...store.rejected],
 		presign: (txnId, baseUrl) => presignFor(store, txnId, BUSINESS.business_id, baseUrl.replace(/\/+$/, '')),
+		loseInitAnswer: (loss) => {
+			if (!isPlainObject(loss) || !['status500', 'drop', 'malformed', 'slow'].includes(loss.kind))
+				throw new Error('kind must be status500, drop, malformed or slow');
+			const times = loss.times ?? 1;
+			if (!(times === Infinity || (Number.isInteger(times) && times >= 1))) throw new Error('times must be an integer >= 1 or Infinity');
+			if (loss.ms !== undefined && !(Number.isInteger(loss.ms) && loss.ms >= 0 && loss.ms <= 600_000)) throw new Error('ms must be 0..600000');
+			if (loss.txnId !== undefined && (typeof loss.txnId !== 'string' || loss.txnId === '')) throw new Error('txnId must be a non-empty string');
+			store.initAnswerLosses.push({ ...loss, times });
+		},
+		onInitStarted: (listener) => {
+			store.initListeners.push(listener);
+		},
 		fileBytesReceived: () => store.fileBytesReceived,
 		waitForFileBytes: (bytes) =>
 			new Promise<void>((resolve) => {
@@ -735,6 +790,8 @@ function controls(state: FakeClinicState): FakeTranscription {
 			store.uploads.length = 0;
 			store.rejected.length = 0;
 			store.initsToday = 0;
+			store.initAnswerLosses = [];
+			store.initListeners = [];
 			store.fileBytesReceived = 0;
 			for (const waiter of store.byteWaiters) waiter.resolve();
 			store.byteWaiters = [];
@@ -787,6 +844,21 @@ export const transcriptionAdmin: readonly AdminDefinition[] = [
 	},
 	{
 		method: 'POST',
+		action: '/transcription/lose-init-answer',
+		handler: ({ state, input }) => {
+			if (!isPlainObject(input)) throw new Error('body must be an object');
+			const { txn_id: txnId, kind, times, ms } = input;
+			controls(state).loseInitAnswer({
+				txnId: txnId as string | undefined,
+				kind: kind as InitAnswerLoss['kind'],
+				times: times === 'Infinity' ? Infinity : (times as number | undefined),
+				ms: ms as number | undefined,
+			});
+			return { ok: true };
+		},
+	},
+	{
+		method: 'POST',
 		action: '/transcription/reset',
 		handler: ({ state }) => {
 			controls(state).reset();
@@ -823,6 +895,8 @@ export function remoteFakeTranscription(baseUrl: string) {
 		uploads: async () => await admin<StoredUpload[]>('GET', 'uploads'),
 		rejectedUploads: async () => await admin<RejectedUpload[]>('GET', 'rejected'),
 		presign: async (txnId: string) => await admin<PresignAnswer>('POST', 'presign', { txn_id: txnId, base_url: baseUrl }),
+		loseInitAnswer: async (loss: InitAnswerLoss) =>
+			await admin<{ ok: true }>('POST', 'lose-init-answer', { txn_id: loss.txnId, kind: loss.kind, times: loss.times === Infinity ? 'Infinity' : loss.times, ms: loss.ms }),
 		reset: async () => await admin<{ ok: true }>('POST', 'reset'),
 	};
 }

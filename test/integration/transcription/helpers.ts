@@ -27,6 +27,10 @@ export interface RunOptions {
 	/** Use n8n's own httpRequest helper (from the cached n8n) instead of the test context's. */
 	n8nHttp?: boolean;
 	credentials?: CredentialStore;
+	/** n8n's execution id, run index and execution context data (see createExecuteContext). */
+	executionId?: string;
+	runIndex?: number;
+	executionContextData?: Record<string, IDataObject>;
 }
 
 export class TranscriptionRig {
@@ -87,6 +91,9 @@ export class TranscriptionRig {
 			continueOnFail: options.continueOnFail,
 			binaryFiles: Object.fromEntries(this.files),
 			cancelSignal: options.cancelSignal,
+			executionId: options.executionId,
+			runIndex: options.runIndex,
+			executionContextData: options.executionContextData,
 		});
 		if (options.n8nHttp) {
 			const real = loadN8nHttpRequest();

@@ -136,6 +136,32 @@ describe('Upload Audio', () => {
 		expect(rig.fake.transactions().filter((t) => t.initialised)).toHaveLength(2);
 	});
 
+	test('generated ids are the same for the same execution, node run and item, and new for a new execution', async () => {
+		const items = [item({ data: rig.storedBinary(rig.audioFile('a.wav', 1000)) }), item({ data: rig.storedBinary(rig.audioFile('b.wav', 1000)) })];
+		const presignedIds = () => rig.api.requestsTo('/v1/file-upload', 'POST').map((r) => r.query.txn_id);
+		await rig.run(uploadParameters(), { items, executionId: 'exec-7' });
+		const first = presignedIds();
+		rig.reset();
+		await rig.run(uploadParameters(), { items, executionId: 'exec-7' });
+		expect(presignedIds()).toEqual(first);
+		rig.reset();
+		await rig.run(uploadParameters(), { items, executionId: 'exec-8' });
+		const fresh = presignedIds();
+		expect(fresh).toHaveLength(2);
+		expect(fresh.filter((id) => first.includes(id))).toEqual([]);
+		rig.reset();
+		await rig.run(uploadParameters(), { items, executionId: 'exec-7', runIndex: 1 });
+		expect(presignedIds().filter((id) => first.includes(id))).toEqual([]);
+	});
+
+	test('an in-memory binary of several MiB (Base64 in the item) arrives intact, sent piece by piece through n8n\'s HTTP helper', async () => {
+		const big = rig.audioFile('long.wav', 5 * 1024 * 1024 + 7);
+		const output = await rig.run(uploadParameters({ transactionId: 'visit-memory' }), { items: [item({ data: rig.inMemoryBinary(big) })], n8nHttp });
+		expectStoredIntact(big, 'visit-memory');
+		expect(output[0].json).toMatchObject({ file_size: big.size, init: { status: 'started' } });
+		expect(rig.fake.rejectedUploads()).toEqual([]);
+	});
+
 	test('files with the same name in one transaction get distinct names; the type comes from n8n when the name has no extension', async () => {
 		const one = rig.audioFile('note.wav', 1000);
 		const two = rig.audioFile('note.wav', 2000);
@@ -200,13 +226,14 @@ describe('Upload Audio', () => {
 		expect(rig.fake.transaction('visit-wait')!.statusCalls).toBe(3);
 	});
 
-	test('a retried upload whose init answers 409 (already initialised) is a success', async () => {
-		const file = rig.audioFile('again.wav', 1000);
+	test('a second upload with an already used Transaction ID fails before anything is uploaded (no longer read as success)', async () => {
 		const params = uploadParameters({ transactionId: 'visit-twice' });
-		await rig.run(params, { items: [item({ data: rig.storedBinary(file) })] });
-		const output = await rig.run(params, { items: [item({ data: rig.storedBinary(file) })] });
-		expect(rig.fake.transaction('visit-twice')!.initAttempts).toBe(2);
-		expect(output[0].json.init).toMatchObject({ status: 'already_started', http_status: 409 });
+		await rig.run(params, { items: [item({ data: rig.storedBinary(rig.audioFile('first.wav', 1000)) })] });
+		const run = rig.run(params, { items: [item({ data: rig.storedBinary(rig.audioFile('second.wav', 1000)) })] });
+		await expect(run).rejects.toThrow('The Transaction ID "visit-twice" of item 0 was already used: a transcription with this ID was started before');
+		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/^Nothing of this item was uploaded\..*Get Results with session ID "visit-twice"/) });
+		expect(rig.fake.transaction('visit-twice')).toMatchObject({ initAttempts: 1, presigns: 1 });
+		expect(rig.fake.uploads().map((u) => u.fileName)).toEqual(['first.wav']);
 	});
 
 	test('the daily quota (txn_limit_exceeded) is said in plain words', async () => {
@@ -233,19 +260,37 @@ describe('Upload Audio', () => {
 		expect(rig.fake.transaction('visit-refused')!.initialised).toBe(false);
 	});
 
-	test('a failed upload fails its whole transaction (no init); other transactions go on', async () => {
-		// visit-bad's only file meets 500 on every attempt; visit-good comes after it.
-		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 500, body: 'busy' } });
-		const items = [item({ data: rig.storedBinary(rig.audioFile('bad.wav', 1000)) }), item({ data: rig.storedBinary(rig.audioFile('good.wav', 1000)) })];
-		const txnIds = ['visit-bad', 'visit-good'];
+	test('a failed transaction stops the run: no further transaction is sent, and the error says which were started and which not', async () => {
+		rig.api.injectFault({ method: 'POST', path: '/voice/api/v2/transaction/init/visit-bad', fault: { kind: 'status', status: 422 } });
+		const items = [
+			item({ data: rig.storedBinary(rig.audioFile('done.wav', 1000)) }),
+			item({ data: rig.storedBinary(rig.audioFile('bad.wav', 1000)) }),
+			item({ data: rig.storedBinary(rig.audioFile('good.wav', 1000)) }),
+		];
+		const txnIds = ['visit-done', 'visit-bad', 'visit-good'];
 		const run = rig.run(uploadParameters({ transactionId: (i: number) => txnIds[i] }), { items });
-		await expect(run).rejects.toThrow(/storage service refused the file in binary field "data" of item 0 \(HTTP 500\)/);
-		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('"visit-good"') });
-		expect(rig.fake.transaction('visit-bad')!.initialised).toBe(false);
-		expect(rig.fake.transaction('visit-good')!.initialised).toBe(true);
+		await expect(run).rejects.toThrow(/refused starting the transcription of transaction "visit-bad" \(HTTP 422/);
+		await expect(run).rejects.toMatchObject({
+			description: expect.stringContaining(
+				'Nothing more was sent after this failure. Already started in this run (running, and counted): "visit-done" (item 0).',
+			),
+		});
+		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/Not sent: "visit-good" \(item 2\)\.$/) });
+		expect(rig.fake.transaction('visit-done')!.initialised).toBe(true);
+		expect(rig.fake.transaction('visit-good')).toBeUndefined();
 	});
 
-	test('under Continue On Fail the failed transaction becomes error items and the others output normally', async () => {
+	test('a failed upload (storage 500 on every attempt) stops its transaction before init', async () => {
+		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 500, body: 'busy' } });
+		const items = [item({ data: rig.storedBinary(rig.audioFile('bad.wav', 1000)) }), item({ data: rig.storedBinary(rig.audioFile('good.wav', 1000)) })];
+		const run = rig.run(uploadParameters({ transactionId: (i: number) => ['visit-bad', 'visit-good'][i] }), { items });
+		await expect(run).rejects.toThrow(/storage service refused the file in binary field "data" of item 0 \(HTTP 500\)/);
+		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('Not sent: "visit-good" (item 1).') });
+		expect(rig.fake.transaction('visit-bad')!.initialised).toBe(false);
+		expect(rig.fake.transaction('visit-good')).toBeUndefined();
+	});
+
+	test('under Continue On Fail the failed transaction becomes error items in input order, the others output normally', async () => {
 		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 503 } });
 		const items = [
 			item({ data: rig.storedBinary(rig.audioFile('bad1.wav', 1000)) }),
@@ -256,8 +301,8 @@ describe('Upload Audio', () => {
 		const output = await rig.run(uploadParameters({ transactionId: (i: number) => txnIds[i] }), { items, continueOnFail: true });
 		expect(output.map((o) => [o.json.transaction_id, o.json.error === undefined ? 'ok' : 'error', o.pairedItem])).toEqual([
 			['visit-bad', 'error', { item: 0 }],
-			['visit-bad', 'error', { item: 2 }],
 			['visit-good', 'ok', { item: 1 }],
+			['visit-bad', 'error', { item: 2 }],
 		]);
 		expect(rig.fake.transaction('visit-bad')!.initialised).toBe(false);
 	});

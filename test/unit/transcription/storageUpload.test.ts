@@ -8,6 +8,7 @@ import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import {
 	FileSizeChanged,
+	IN_MEMORY_PIECE_CHARS,
 	multipartFrame,
 	storageErrorDetail,
 	storageTimeoutMs,
@@ -99,6 +100,43 @@ describe('streamedMultipartBody', () => {
 		const body = streamedMultipartBody(source as unknown as BinaryStream, frame, 6, (error) => reported.push(error));
 		await expect(collect(body)).rejects.toThrow(`expected 6 bytes, read ${actual}`);
 		expect(reported).toHaveLength(1);
+	});
+});
+
+describe('in-memory binaries (n8n default mode)', () => {
+	/** The chunks as a pipe to a socket sees them (flowing mode: one 'data' event per chunk pushed). */
+	async function flowingChunks(body: BinaryStream): Promise<Buffer[]> {
+		const chunks: Buffer[] = [];
+		body.on('data', (chunk: Buffer) => chunks.push(chunk));
+		await new Promise((resolve, reject) => body.once('end', resolve).once('error', reject));
+		return chunks;
+	}
+	const content = randomBytes(2 * 1024 * 1024 + 123);
+	const frame = multipartFrame(target, { fileName: 'm.wav', contentType: 'audio/wav', size: content.length }, 'B');
+
+	test('Base64 text: head, the decoded bytes piece by piece (never the whole file at once), tail', async () => {
+		const pieces: number[] = [];
+		const body = streamedMultipartBody({ base64: content.toString('base64') }, frame, content.length);
+		expect(body).toBeInstanceOf(Readable);
+		const chunks = await flowingChunks(body);
+		pieces.push(...chunks.map((chunk) => chunk.length));
+		expect(Buffer.concat(chunks).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
+		expect(Math.max(...pieces)).toBeLessThanOrEqual(IN_MEMORY_PIECE_CHARS);
+		expect(pieces.length).toBeGreaterThanOrEqual(4);
+	});
+
+	test('a buffer: sent as views of itself, no copy', async () => {
+		const seen = await flowingChunks(streamedMultipartBody(content, frame, content.length));
+		const fileChunks = seen.slice(1, -1);
+		expect(fileChunks.every((chunk) => chunk.buffer === content.buffer)).toBe(true);
+		expect(Buffer.concat(fileChunks).equals(content)).toBe(true);
+	});
+
+	test('Base64 text that decodes to another size than announced fails, with nothing more than announced sent', async () => {
+		const changed: FileSizeChanged[] = [];
+		const body = streamedMultipartBody({ base64: content.toString('base64') }, frame, content.length - 10, (error) => changed.push(error));
+		await expect(collect(body as AsyncIterable<Buffer>)).rejects.toBeInstanceOf(FileSizeChanged);
+		expect(changed).toHaveLength(1);
 	});
 });
 

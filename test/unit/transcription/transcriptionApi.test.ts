@@ -6,12 +6,17 @@ import {
 	fetchSessionResults,
 	initTransaction,
 	isAllTemplatesFailedAnswer,
+	isTransactionStarted,
 	readUploadTarget,
 	STATUS_REQUEST,
 } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
 import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
 
 const FAILED_TEMPLATE = { template_id: 'clinical_notes_template', status: 'failure', value: '', errors: ['no speech'] };
+beforeAll(() => {
+	RETRY_POLICY.baseDelayMs = 1;
+	RETRY_POLICY.maxDelayMs = 2;
+});
 
 /** A context whose authenticated helper answers from a list and records what it was asked. */
 function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
@@ -107,13 +112,36 @@ describe('init', () => {
 		output_format_template: [{ template_id: 'clinical_notes_template', codification_needed: false }],
 	};
 
-	test('201 started; 409 already started (success)', async () => {
+	test('201 started; a 409 on the first attempt is a used Transaction ID, an error saying the files were not transcribed', async () => {
 		const { ctx } = apiContext([
 			{ statusCode: 201, body: { status: 'success', txn_id: 't' } },
 			{ statusCode: 409, body: { error: { code: 'txn_already_initialised' } } },
 		]);
 		await expect(initTransaction(ctx, 't', body)).resolves.toMatchObject({ alreadyInitialised: false, statusCode: 201 });
-		await expect(initTransaction(ctx, 't', body)).resolves.toMatchObject({ alreadyInitialised: true, statusCode: 409 });
+		await expect(initTransaction(ctx, 't', body, 3)).rejects.toMatchObject({
+			message: 'The Transaction ID "t" of item 3 was already used: a transcription with this ID was started before',
+			description: expect.stringMatching(/^The recordings of this item were uploaded but will NOT be transcribed\./),
+			httpCode: '409',
+			context: { itemIndex: 3 },
+		});
+	});
+
+	test.each([
+		[500, true],
+		[502, true],
+		[503, true],
+		[504, true],
+		[429, false],
+		[408, false],
+	])('a 409 answering the repeat after HTTP %i: our own init (%s)', async (firstStatus, ownInit) => {
+		const { ctx, sent } = apiContext([
+			{ statusCode: firstStatus, body: {} },
+			{ statusCode: 409, body: { error: { code: 'txn_already_initialised' } } },
+		]);
+		const init = initTransaction(ctx, 't', body);
+		if (ownInit) await expect(init).resolves.toMatchObject({ alreadyInitialised: true, statusCode: 409 });
+		else await expect(init).rejects.toThrow('was already used');
+		expect(sent).toHaveLength(2);
 	});
 
 	test('400 txn_limit_exceeded in plain words; other 400s with the API’s message', async () => {
@@ -126,6 +154,20 @@ describe('init', () => {
 			context: { itemIndex: 2 },
 		});
 		await expect(initTransaction(ctx, 't', body)).rejects.toThrow('(HTTP 400 invalid_mode): mode must be dictation or consultation');
+	});
+});
+
+describe('the used-id check before upload', () => {
+	test.each([
+		[400, false],
+		[404, false],
+		[200, true],
+		[202, true],
+		[206, true],
+	])('the status call answering %i: started %s', async (statusCode, started) => {
+		const { ctx, sent } = apiContext([{ statusCode, body: {} }]);
+		await expect(isTransactionStarted(ctx, 'visit 1')).resolves.toBe(started);
+		expect(sent[0]).toMatchObject({ method: 'GET', url: 'https://gw.example.com/voice/api/v3/status/visit%201' });
 	});
 });
 

@@ -7,7 +7,7 @@ import {
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
-import { asNodeError, errorRecord } from '../common.execute';
+import { asNodeError, errorRecord } from '../errorItems';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,

@@ -12,9 +12,16 @@ import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
 import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../transport/storageUpload';
-import { initTransaction, requestUploadTarget, type InitResult } from '../../transport/transcriptionApi';
-import { asNodeError, errorRecord } from '../common.execute';
-import { planTransactions, TEMPLATE_CHOICES, type PlannedFile, type TransactionPlan } from './uploadPlan';
+import {
+	initTransaction,
+	isDailyQuotaError,
+	isTransactionStarted,
+	requestUploadTarget,
+	transactionIdUsedError,
+	type InitResult,
+} from '../../transport/transcriptionApi';
+import { asNodeError, errorRecord } from '../errorItems';
+import { planTransactions, runIndexOf, TEMPLATE_CHOICES, type PlannedFile, type TransactionPlan } from './uploadPlan';
 import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['uploadAudio'] };
@@ -177,8 +184,15 @@ export const description: INodeProperties[] = [
 ];
 
 /**
- * All items at once, because items sharing a transaction ID form one transaction: one presign,
- * every file uploaded (streamed), then one init. Everything is checked before anything is sent.
+ * All items at once, because items sharing a transaction ID form one transaction: a check that the
+ * ID was never used, one presign, every file uploaded (streamed), then one init. Everything is
+ * checked before anything is sent.
+ *
+ * The batch rule: transactions go one after another. Without Continue On Fail, the first failure
+ * stops the run before any further transaction is sent, and its error lists the transactions already
+ * started (running and counted) and those not sent. With Continue On Fail, a failed transaction
+ * becomes error items and the others go on, except after the daily quota's answer: nothing more is
+ * sent then. Output follows the order of the input items.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	if (this.isToolExecution?.()) {
@@ -193,48 +207,86 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const firstProblem = plans.find((plan) => plan.problem)?.problem;
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
-	const output: INodeExecutionData[] = [];
+	const memory = initMemory(this);
+	const output: OrderedOutput = [];
 	const started: Array<{ plan: TransactionPlan; records: IDataObject[] }> = [];
-	let firstFailure: { plan: TransactionPlan; error: NodeApiError | NodeOperationError } | undefined;
-	for (const plan of plans) {
+	let quotaUsedUp = false;
+	for (const [index, plan] of plans.entries()) {
 		if (plan.problem) {
 			output.push(...errorItems(plan, plan.problem));
 			continue;
 		}
+		if (quotaUsedUp) {
+			output.push(...errorItems(plan, notSentForQuotaError(this, plan)));
+			continue;
+		}
+		const progress: TransactionProgress = { initSent: false };
 		try {
-			started.push({ plan, records: await runTransaction(this, plan) });
+			started.push({ plan, records: await runTransaction(this, plan, memory, progress) });
 		} catch (error) {
 			const nodeError = asNodeError(this, error, plan.itemIndexes[0]);
-			if (continueOnFail) output.push(...errorItems(plan, nodeError));
-			else firstFailure ??= { plan, error: nodeError };
+			if (!continueOnFail) {
+				const maybeStarted = progress.initSent && !isDefinitiveRefusal(nodeError) ? [plan] : [];
+				const notSent = plans.slice(index + 1).filter((other) => !other.problem);
+				throw withBatchNote(nodeError, stopNote(started.map((entry) => entry.plan), maybeStarted, notSent));
+			}
+			quotaUsedUp = isDailyQuotaError(error);
+			output.push(...errorItems(plan, nodeError));
 		}
 	}
-	if (firstFailure) throw withOthersStarted(firstFailure.error, started.map((entry) => entry.plan.txnId));
 
 	const waitStartedAt = Date.now();
 	for (const { plan, records } of started) {
 		const wait = plan.settings.wait;
 		if (!wait) {
-			records.forEach((json, index) => output.push({ json, pairedItem: { item: plan.files[index].itemIndex } }));
+			records.forEach((json, index) => {
+				const item = plan.files[index].itemIndex;
+				output.push({ order: item, data: { json, pairedItem: { item } } });
+			});
 			continue;
 		}
 		try {
 			const results = await waitForSessionResults(this, plan.txnId, wait, plan.itemIndexes[0], waitStartedAt);
 			for (const json of sessionResultsToRecords(results, plan.settings.resultsOutput)) {
-				output.push({ json, pairedItem: pairedItems(plan) });
+				output.push({ order: plan.itemIndexes[0], data: { json, pairedItem: pairedItems(plan) } });
 			}
 		} catch (error) {
-			if (!continueOnFail) throw asNodeError(this, error, plan.itemIndexes[0]);
-			output.push(...errorItems(plan, error));
+			const nodeError = asNodeError(this, error, plan.itemIndexes[0]);
+			if (!continueOnFail) {
+				throw withBatchNote(nodeError, `Every transaction of this run was started: ${describePlans(started.map((entry) => entry.plan))}. Get their results with Get Results instead of uploading the recordings again.`);
+			}
+			output.push(...errorItems(plan, nodeError));
 		}
 	}
-	return output;
+	// Stable sort: by the first input item each output belongs to.
+	return output.sort((a, b) => a.order - b.order).map((entry) => entry.data);
 }
 
-/** Presign, upload every file, init. A file that cannot be stored stops the transaction before init. */
-async function runTransaction(ctx: IExecuteFunctions, plan: TransactionPlan): Promise<IDataObject[]> {
+type OrderedOutput = Array<{ order: number; data: INodeExecutionData }>;
+
+interface TransactionProgress {
+	/** The init was sent: the transaction may have been started even if no clear answer came. */
+	initSent: boolean;
+}
+
+/**
+ * A check that the ID was never used, presign, upload every file, init. A file that cannot be
+ * stored stops the transaction before init.
+ */
+async function runTransaction(
+	ctx: IExecuteFunctions,
+	plan: TransactionPlan,
+	memory: InitMemory,
+	progress: TransactionProgress,
+): Promise<IDataObject[]> {
 	const { settings } = plan;
 	const itemIndex = plan.itemIndexes[0];
+	if (await isTransactionStarted(ctx, plan.txnId, itemIndex)) {
+		// Ours when this node's run sent its init in an earlier try (n8n's Retry On Fail), or when the
+		// id was generated, which only this item of this run of this execution can have.
+		if (plan.generatedId || memory.has(plan.txnId)) return plan.files.map((file) => alreadyStartedRecord(plan, file));
+		throw transactionIdUsedError(ctx, plan.txnId, 'check', itemIndex);
+	}
 	const presign = async () =>
 		await requestUploadTarget(
 			ctx,
@@ -262,6 +314,9 @@ async function runTransaction(ctx: IExecuteFunctions, plan: TransactionPlan): Pr
 		index = sameFolder ? index - 1 : -1;
 	}
 
+	// Remembered before sending: if no clear answer comes, a retry of this node knows the init is its own.
+	memory.add(plan.txnId);
+	progress.initSent = true;
 	const init = await initTransaction(
 		ctx,
 		plan.txnId,
@@ -279,6 +334,39 @@ async function runTransaction(ctx: IExecuteFunctions, plan: TransactionPlan): Pr
 		itemIndex,
 	);
 	return plan.files.map((file) => fileRecord(plan, file, storageStatus.get(file) ?? 0, init));
+}
+
+/** Transactions this node sent an init for, per run, kept in n8n's execution data across Retry On Fail. */
+interface InitMemory {
+	has(txnId: string): boolean;
+	add(txnId: string): void;
+}
+
+const INIT_MEMORY_KEY = 'clinicScribeInitSent';
+
+function initMemory(ctx: IExecuteFunctions): InitMemory {
+	let byRun: Record<string, string[]> = {};
+	try {
+		const context = ctx.getContext('node');
+		const kept = context[INIT_MEMORY_KEY];
+		if (typeof kept === 'object' && kept !== null && !Array.isArray(kept)) byRun = kept as Record<string, string[]>;
+		else context[INIT_MEMORY_KEY] = byRun;
+	} catch {
+		// No execution data to keep it in: remembered for this run only.
+	}
+	const run = String(runIndexOf(ctx));
+	return {
+		has: (txnId) => (byRun[run] ?? []).includes(txnId),
+		add: (txnId) => {
+			const ids = (byRun[run] ??= []);
+			if (!ids.includes(txnId)) ids.push(txnId);
+		},
+	};
+}
+
+/** A 4xx refusal of the API: the call was not taken, so nothing was started by it. */
+function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean {
+	return error instanceof NodeOperationError || /^4\d\d$/.test(String(error.httpCode ?? ''));
 }
 
 function storageTargetOf(target: { url: string; fields: Record<string, string>; folderPath: string }): StorageTarget {
@@ -306,26 +394,69 @@ function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: num
 	};
 }
 
+/** The receipt of a file of a transaction an earlier try of this node already started. */
+function alreadyStartedRecord(plan: TransactionPlan, file: PlannedFile): IDataObject {
+	return {
+		transaction_id: plan.txnId,
+		file_name: file.fileName,
+		original_file_name: file.originalFileName ?? null,
+		binary_property: file.binaryProperty,
+		file_size: file.size,
+		content_type: file.contentType,
+		upload_status: 'already_uploaded',
+		storage_status_code: null,
+		files_in_transaction: plan.files.length,
+		init: { status: 'already_started', http_status: null, message: null, txn_id: plan.txnId, b_id: null },
+	};
+}
+
 function pairedItems(plan: TransactionPlan): IPairedItemData[] {
 	return plan.itemIndexes.map((item) => ({ item }));
 }
 
 /** Under Continue On Fail: one error item per input item of the failed transaction. */
-function errorItems(plan: TransactionPlan, error: unknown): INodeExecutionData[] {
+function errorItems(plan: TransactionPlan, error: unknown): OrderedOutput {
 	return plan.itemIndexes.map((item) => ({
-		json: { ...errorRecord(error), transaction_id: plan.txnId },
-		pairedItem: { item },
+		order: item,
+		data: { json: { ...errorRecord(error), transaction_id: plan.txnId }, pairedItem: { item } },
 	}));
 }
 
-/** The failure of one transaction, telling which others of the run were started anyway. */
-function withOthersStarted(
-	error: NodeApiError | NodeOperationError,
-	startedTxnIds: string[],
-): NodeApiError | NodeOperationError {
-	if (startedTxnIds.length === 0) return error;
-	const list = startedTxnIds.map((id) => `"${id}"`).join(', ');
-	const note = `The other transactions of this run were uploaded and started: ${list}. Running again is safe for them.`;
+function notSentForQuotaError(ctx: IExecuteFunctions, plan: TransactionPlan): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Transaction "${plan.txnId}" of ${describeItems(plan.itemIndexes)} was not sent: the workspace's daily transcription quota was used up earlier in this run (txn_limit_exceeded)`,
+		{
+			description: 'Nothing of it was uploaded. Send it again tomorrow (the quota resets daily), or ask the API provider to raise the limit.',
+			itemIndex: plan.itemIndexes[0],
+		},
+	);
+}
+
+/** What a stopped run leaves behind, so nothing is lost and nothing is paid for twice. */
+function stopNote(started: TransactionPlan[], maybeStarted: TransactionPlan[], notSent: TransactionPlan[]): string {
+	const parts = ['Nothing more was sent after this failure.'];
+	if (started.length > 0) {
+		parts.push(
+			`Already started in this run (running, and counted): ${describePlans(started)}. Get their results with Get Results; do not upload those recordings again, or they are transcribed twice (n8n's Retry On Fail does not start them again).`,
+		);
+	}
+	if (maybeStarted.length > 0) {
+		parts.push(`Possibly started (the start request got no clear answer): ${describePlans(maybeStarted)}. Check with Get Results before sending it again.`);
+	}
+	if (notSent.length > 0) parts.push(`Not sent: ${describePlans(notSent)}.`);
+	return parts.join(' ');
+}
+
+function describePlans(plans: TransactionPlan[]): string {
+	return plans.map((plan) => `"${plan.txnId}" (${describeItems(plan.itemIndexes)})`).join(', ');
+}
+
+function describeItems(itemIndexes: number[]): string {
+	return itemIndexes.length === 1 ? `item ${itemIndexes[0]}` : `items ${itemIndexes.join(', ')}`;
+}
+
+function withBatchNote(error: NodeApiError | NodeOperationError, note: string): NodeApiError | NodeOperationError {
 	error.description = error.description ? `${error.description} ${note}` : note;
 	return error;
 }
