@@ -93,6 +93,9 @@ try {
 	console.error(`scan-package: ${error.message}`);
 	process.exit(2);
 }
+// eslint-plugin-n8n-nodes-base switches to its own test mode under NODE_ENV=test (jest sets it),
+// where its filename rules misjudge real files; the scanner never runs that way.
+delete process.env.NODE_ENV;
 // The scanner makes a temp folder when imported; have it removed at exit.
 require(createRequire(scannerPath).resolve('tmp')).setGracefulCleanup();
 const { analyzePackage, SOURCE_FILE_PATTERNS } = await import(scannerPath);
