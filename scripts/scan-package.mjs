@@ -77,6 +77,8 @@ function unpack(tarball, workDir) {
 }
 
 function report(leg, target, result) {
+	// The scanner passes a folder with nothing to lint; here that can only be a wrong path.
+	if (result.passed && result.message) fail(`${leg} ${target}: ${result.message}`);
 	if (result.passed) {
 		console.log(`n8n scanner ${scannerVersion}, ${leg}: passed (${target})`);
 		return true;

@@ -89,6 +89,12 @@ describe("n8n's verification scanner in CI", () => {
 		expect(result.output).toContain('3 problems (3 errors, 0 warnings)');
 	});
 
+	it('fails when it finds nothing to lint, which the scanner itself would pass', () => {
+		const empty = join(work, 'empty');
+		mkdirSync(empty);
+		expect(scan('--source', empty)).toEqual({ status: 2, output: `scan-package: source ${empty}: No files found to analyze\n` });
+	});
+
 	it('refuses source that breaks a rule, eslint-disable comments notwithstanding', () => {
 		const source = join(work, 'bad-source');
 		for (const entry of ['package.json', 'nodes', 'credentials']) cpSync(join(root, entry), join(source, entry), { recursive: true });
