@@ -13,23 +13,40 @@ describe('the published package', () => {
 		}
 	});
 
-	it('contains only dist/, package.json, README and licence', () => {
+	it('contains only what n8n loads: compiled code, codex files, icons, package.json, README and licence', () => {
 		const output = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' });
 		const files: string[] = JSON.parse(output)[0].files.map((file: { path: string }) => file.path);
 		const outside = files.filter((path) => !path.startsWith('dist/') && !['package.json', 'README.md', 'LICENSE'].includes(path));
 		expect(outside).toEqual([]);
 		expect(files).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']));
 		for (const listed of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) expect(files).toContain(listed);
+		// Every node's codex file sits beside it, where n8n looks for it.
+		for (const node of manifest.n8n.nodes as string[]) expect(files).toContain(node.replace(/\.js$/, '.json'));
 		expect(files.filter((path) => path.endsWith('.svg')).length).toBeGreaterThanOrEqual(2);
 		expect(files.some((path) => path.endsWith('.test.js') || path.includes('/test/'))).toBe(false);
+		// n8n needs no declarations or source maps (tsconfig.build.json emits neither).
+		expect(files.filter((path) => path.startsWith('dist/') && !/\.(js|node\.json|svg)$/.test(path))).toEqual([]);
 	});
 
 	it('has no runtime dependencies and only n8n-workflow as a peer', () => {
 		expect(manifest.dependencies ?? {}).toEqual({});
 		expect(manifest.peerDependencies).toEqual({ 'n8n-workflow': '*' });
-		for (const hook of ['prepare', 'preinstall', 'install', 'postinstall', 'prepublish']) {
+		// The lifecycle scripts n8n's scanner forbids (no-forbidden-lifecycle-scripts).
+		for (const hook of ['prepare', 'preinstall', 'install', 'postinstall', 'prepublish', 'preprepare', 'postprepare']) {
 			expect(manifest.scripts[hook]).toBeUndefined();
 		}
+	});
+
+	it('names the public GitHub repository that npm provenance and n8n verification check against', () => {
+		// npm refuses a provenance publish whose repository.url differs from the repository the
+		// workflow runs in; n8n's scanner fetches the attested source from GitHub.
+		expect(manifest.repository).toEqual({ type: 'git', url: 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe.git' });
+		expect(manifest.homepage).toBe('https://github.com/clinic-scribe/n8n-nodes-clinic-scribe');
+		expect(manifest.license).toBe('MIT');
+		// The scanner finds the package in that checkout by the first package.json with its name.
+		const tracked = execFileSync('git', ['ls-files', '--', '*package.json'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+		const named = tracked.filter((path) => JSON.parse(readFileSync(join(root, path), 'utf8')).name === manifest.name);
+		expect(named).toEqual(['package.json']);
 	});
 
 	it('ships code that imports only what n8n allows', () => {
