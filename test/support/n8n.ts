@@ -161,6 +161,45 @@ export function installPackageTarball(userFolder: string, tarball: string): { na
 	}
 }
 
+/** What n8n lists under Settings → Community nodes (GET /rest/community-packages), per package. */
+export interface CommunityPackageRecord {
+	packageName: string;
+	installedVersion: string;
+	authorName: string | null;
+	authorEmail: string | null;
+	installedNodes: Array<{ name: string; type: string; latestVersion: number }>;
+}
+
+const RECORD_PACKAGE_SCRIPT = join(__dirname, 'n8nRecordCommunityPackage.cjs');
+
+/**
+ * Writes the database rows n8n writes after installing a community package from its UI, so the
+ * package is listed under Settings → Community nodes as after a real install (n8n's own install
+ * endpoint fetches from the npm registry, which holds no unpublished build). Needs a migrated
+ * database (after any n8n command ran on the user folder); SQLite only: with another DB_TYPE
+ * (queue mode's PostgreSQL) nothing is recorded and undefined is returned.
+ */
+export async function recordCommunityPackage(
+	installation: N8nInstallation,
+	n8nEnv: NodeJS.ProcessEnv,
+	packageDirectory: string,
+): Promise<CommunityPackageRecord | undefined> {
+	if ((n8nEnv.DB_TYPE || 'sqlite') !== 'sqlite') return undefined;
+	const userFolder = n8nEnv.N8N_USER_FOLDER;
+	if (!userFolder) throw new Error('recordCommunityPackage: the environment sets no N8N_USER_FOLDER');
+	const database = resolve(userFolder, '.n8n', n8nEnv.DB_SQLITE_DATABASE || 'database.sqlite');
+	if (!existsSync(database)) throw new Error(`recordCommunityPackage: no n8n database at ${database} yet (run an n8n command first)`);
+	// The package's nodes import n8n-workflow, which n8n's installation provides.
+	const n8nModules = resolve(installation.n8nBin, '..', '..', '..');
+	const result = await runProcess(
+		installation.nodeBin,
+		['--disable-warning=ExperimentalWarning', RECORD_PACKAGE_SCRIPT, database, n8nEnv.DB_TABLE_PREFIX ?? '', packageDirectory],
+		{ cwd: userFolder, env: { ...n8nEnv, NODE_PATH: n8nModules }, timeoutMs: 60_000, what: 'recording the community package in n8n\'s database' },
+	);
+	if (result.code !== 0) throw new Error(`recording ${packageDirectory} in ${database} failed (exit ${result.code ?? result.signal}):\n${tail(result.stderr + result.stdout, 30)}`);
+	return JSON.parse(result.stdout) as CommunityPackageRecord;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Workflow and credential shapes (what n8n's import commands read)
 // ---------------------------------------------------------------------------------------------
@@ -419,6 +458,8 @@ export class N8nInstance {
 	private server: { child: ChildProcess; exited: Promise<void>; log: WriteStream; recent: string[] } | undefined;
 	private cookie: string | undefined;
 	private disposed = false;
+	/** Package folders installed by installPackage() and not yet recorded in n8n's database. */
+	private readonly packagesToRecord = new Set<string>();
 
 	private constructor(
 		readonly installation: N8nInstallation,
@@ -447,8 +488,14 @@ export class N8nInstance {
 		return instance;
 	}
 
-	installPackage(tarball: string): void {
-		installPackageTarball(this.userFolder, tarball);
+	/**
+	 * Installs a packed package into the user folder; the next start() also records it in n8n's
+	 * database, as n8n's own install does, so Settings → Community nodes lists it.
+	 */
+	installPackage(tarball: string): { name: string; version: string; directory: string } {
+		const installed = installPackageTarball(this.userFolder, tarball);
+		this.packagesToRecord.add(installed.directory);
+		return installed;
 	}
 
 	/** The environment every n8n process of this instance gets. */
@@ -646,8 +693,13 @@ export class N8nInstance {
 				if (Date.now() > deadline) {
 					throw new Error(`n8n start was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness):\n${summariseLog(recent.join('\n'))}`);
 				}
-				if (await this.isReady()) return;
+				if (await this.isReady()) break;
 				await delay(250);
+			}
+			// After start: n8n has migrated the database by now, on a first start too.
+			for (const directory of this.packagesToRecord) {
+				await recordCommunityPackage(this.installation, this.env(), directory);
+				this.packagesToRecord.delete(directory);
 			}
 		} catch (error) {
 			await this.stop();
