@@ -906,6 +906,30 @@ export class N8nInstance {
 		return `${this.baseUrl}/webhook/${path.replace(/^\//, '')}`;
 	}
 
+	/** Test webhook URL of a path (served only while the editor listens for a test event). */
+	testWebhookUrl(path: string): string {
+		return `${this.baseUrl}/webhook-test/${path.replace(/^\//, '')}`;
+	}
+
+	/**
+	 * What the editor sends for "Listen for test event" in a trigger's panel (n8n 2.41's
+	 * POST /rest/workflows/<id>/run from that trigger, up to it): n8n runs the trigger's
+	 * webhookMethods with the test URL and answers {waitingForWebhook: true}. The first request to
+	 * the test URL runs the workflow in manual mode, then n8n removes the test webhook (delete),
+	 * as it does after 2 minutes or on stopListening().
+	 */
+	async listenForTestEvent(workflowId: string, triggerName: string): Promise<{ waitingForWebhook?: boolean; executionId?: string }> {
+		return await this.rest('POST', `/workflows/${workflowId}/run`, {
+			triggerToStartFrom: { name: triggerName },
+			destinationNode: { nodeName: triggerName, mode: 'inclusive' },
+		});
+	}
+
+	/** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
+	async stopListening(workflowId: string): Promise<void> {
+		await this.rest('DELETE', `/test-webhook/${workflowId}`);
+	}
+
 	// --- helpers -----------------------------------------------------------------------------
 
 	private async withTempFile<T>(content: unknown, use: (file: string) => Promise<T>): Promise<T> {
