@@ -3,6 +3,7 @@
  *
  *   1. installs n8n 2.41.1 and Node 24 into a cache outside the repository (first time: minutes)
  *   2. builds and packs this package, installs it into .n8n-local/ as n8n installs community packages
+ *      (files in .n8n/nodes, and at n8n's start the rows n8n lists Settings → Community nodes from)
  *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake EHR receiver
  *   4. writes a sample recording into <user folder>/files/recordings/ (the one folder n8n may read)
  *   5. imports the credential "Clinic Scribe (local fake API)" and local copies of the
@@ -223,10 +224,10 @@ async function activateTriggerExamples(instance: N8nInstance, fake: FakeClinicAp
 			const missing = urls.filter((url) => !subscribed.has(url));
 			outcome.set(
 				example.id,
-				missing.length === 0 ? `active, subscribed at ${urls.join(', ')}` : `active, but the fake API holds no subscription for ${missing.join(', ')}`,
+				missing.length === 0 ? `published (active), subscribed at ${urls.join(', ')}` : `published, but the fake API holds no subscription for ${missing.join(', ')}`,
 			);
 		} catch (error) {
-			outcome.set(example.id, `not activated: ${errorMessage(error)}`);
+			outcome.set(example.id, `not published: ${errorMessage(error)}`);
 		}
 	}
 	return outcome;
@@ -272,6 +273,7 @@ async function main(): Promise<void> {
 		});
 		n8n.installPackage(tarball);
 		say(`  installed ${basename(tarball)} into ${relative(REPO_ROOT, userFolder) || userFolder}/.n8n/nodes/node_modules`);
+		say('  (recorded in n8n\'s database when n8n starts, so Settings → Community nodes lists it)');
 	} finally {
 		rmSync(packDir, { recursive: true, force: true });
 	}
@@ -323,9 +325,9 @@ async function main(): Promise<void> {
 	const triggerExamples = examples.filter((e) => e.webhookIds.length > 0);
 	let activation = new Map<string, string>();
 	if (triggerExamples.length > 0) {
-		step('Activating the trigger example (it subscribes to v2rx.completed on the fake API)');
+		step('Publishing (activating) the trigger example (it subscribes to v2rx.completed on the fake API)');
 		if (ownerState === 'unknown') {
-			say('  skipped: not logged in. Log in, open the workflow and activate it by hand.');
+			say('  skipped: not logged in. Log in, open the workflow and publish it by hand.');
 		} else {
 			activation = await activateTriggerExamples(n8n, api, triggerExamples);
 			for (const e of triggerExamples) say(`  ${e.name}: ${activation.get(e.id)}`);
@@ -346,8 +348,8 @@ async function main(): Promise<void> {
 		if (e.readsRecording) nextSteps.push('   It transcribes a sample recording on the fake API and posts the EMR document to the fake EHR.');
 	}
 	for (const e of triggerExamples) {
-		const state = activation.get(e.id) ?? 'not activated';
-		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('active, subscribed') ? 'active' : `${state} (activate it by hand)`}.`);
+		const state = activation.get(e.id) ?? 'not published';
+		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('published (active), subscribed') ? 'published (n8n 2\'s word for active)' : `${state} (publish it by hand)`}.`);
 		nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand}`);
 		nextSteps.push('   (the fake API finishes a transcription and delivers a signed v2rx.completed),');
 		nextSteps.push('   then open the workflow\'s Executions tab.');

@@ -4,7 +4,8 @@
  * n8n 2.41 needs Node 24; this repository's tooling runs on Node 20. scripts/install-n8n.sh puts
  * Node 24 and n8n@2.41.1 into a cache outside the repository; this module runs n8n's CLI and server
  * with that Node, in a user folder of its own, with this package installed the way n8n's
- * "Community nodes" screen installs it (npm pack → unpacked into <userFolder>/.n8n/nodes/node_modules).
+ * "Community nodes" screen installs it (npm pack → unpacked into <userFolder>/.n8n/nodes/node_modules,
+ * and recorded in n8n's database at start, so that screen lists it).
  *
  * Every process started here runs in its own process group and is stopped by that group's id:
  * on stop(), on a timeout, and (as a last resort) when the parent process exits.
