@@ -3,10 +3,11 @@
  *
  *   1. installs n8n 2.41.1 and Node 24 into a cache outside the repository (first time: minutes)
  *   2. builds and packs this package, installs it into .n8n-local/ as n8n installs community packages
+ *      (files in .n8n/nodes, and at n8n's start the rows n8n lists Settings → Community nodes from)
  *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake EHR receiver
  *   4. writes a sample recording into <user folder>/files/recordings/ (the one folder n8n may read)
  *   5. imports the credential "Clinic Scribe (local fake API)" and local copies of the
- *      examples/*.json workflows, adapted to run here (see localCopy)
+ *      examples/*.json workflows, adapted to run here (scripts/localExamples.ts)
  *   6. starts n8n on http://127.0.0.1:5678, creates (or logs in) the owner, activates the examples
  *      that start with the Clinic Scribe Trigger, and prints what to do next
  *   Ctrl-C (or SIGTERM) stops n8n by its process group and closes the fake API.
@@ -35,7 +36,6 @@ import { EHR_DOCUMENTS_PATH } from '../test/fake-api/routes/ehrReceiver';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
 import {
-	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
 	N8nInstance,
 	REPO_ROOT,
@@ -45,18 +45,12 @@ import {
 	newId,
 	packPackage,
 	readWorkflowFile,
-	withCredential,
 	type WorkflowJson,
-	type WorkflowNode,
 } from '../test/support/n8n';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
+import { LOCAL_CREDENTIAL, localCopy, type LocalSetup } from './localExamples';
 
-const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
-/** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
-const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
-/** Poll interval of the local copies' "wait for completion" (the fake API finishes at once). */
-const LOCAL_POLL_INTERVAL_SECONDS = 2;
 
 function portFromEnv(name: string, fallback: number | undefined): number | undefined {
 	const raw = process.env[name];
@@ -124,14 +118,6 @@ function stopWhenNpmIsGone(): void {
 	timer.unref();
 }
 
-/** What the local copies of the examples are adapted to. */
-interface LocalSetup {
-	/** The fake EHR receiver's URL. */
-	ehrUrl: string;
-	/** The sample recording (inside the folder n8n may read). */
-	recordingPath: string;
-}
-
 /**
  * 2 s of a 440 Hz tone, 16 kHz mono 16-bit PCM, as a WAV file (RIFF header + samples). The fake
  * API does not listen to it; it only has to be a real, small audio file.
@@ -159,67 +145,6 @@ function sampleWav(seconds = 2, sampleRate = 16_000, frequency = 440): Buffer {
 		wav.writeInt16LE(Math.round(0.3 * 32767 * envelope * Math.sin((2 * Math.PI * frequency * i) / sampleRate)), 44 + i * 2);
 	}
 	return wav;
-}
-
-const LOCAL_NOTE_MARKER = '**With `npm start`:**';
-
-/**
- * The copy of an example that `npm start` imports: the local credential, the EHR requests to the
- * fake EHR receiver, a file reader on the sample recording, e-mail nodes disabled (there is no SMTP
- * server here), a short poll interval, and a sticky note saying so. examples/*.json stay as they
- * are, for real use.
- */
-function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJson {
-	const workflow = withCredential(example, CREDENTIAL_TYPE, LOCAL_CREDENTIAL);
-	const changes = new Set<string>();
-	const nodes = workflow.nodes.map((node): WorkflowNode => {
-		const parameters = node.parameters ?? {};
-		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_EHR_URL) {
-			changes.add(`EHR requests go to the fake EHR receiver; see what arrived: \`curl ${new URL('/__admin/ehr/documents', setup.ehrUrl).href}\``);
-			return { ...node, parameters: { ...parameters, url: setup.ehrUrl } };
-		}
-		if (node.type === 'n8n-nodes-base.readWriteFile' && (parameters.operation ?? 'read') === 'read') {
-			changes.add(`*${node.name}* reads a sample recording (put your own in its place to try it): \`${setup.recordingPath}\``);
-			return { ...node, parameters: { ...parameters, fileSelector: setup.recordingPath } };
-		}
-		if (node.type === 'n8n-nodes-base.emailSend') {
-			changes.add(`*${node.name}* is disabled: there is no SMTP server here`);
-			return {
-				...node,
-				disabled: true,
-				notesInFlow: true,
-				notes: 'Disabled by npm start (no SMTP server here). To send the e-mail: add an SMTP credential to this node, set the addresses, and enable it.',
-			};
-		}
-		if (node.type === ACTION_NODE_TYPE && parameters.waitForCompletion === true) {
-			changes.add(`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`);
-			return { ...node, parameters: { ...parameters, pollIntervalSeconds: LOCAL_POLL_INTERVAL_SECONDS } };
-		}
-		return node;
-	});
-	const hasTrigger = nodes.some((n) => n.type === TRIGGER_NODE_TYPE);
-	const lines = [
-		`- credential "${LOCAL_CREDENTIAL.name}" (the fake clinic API)`,
-		...[...changes].map((change) => `- ${change}`),
-		hasTrigger
-			? '\nnpm start activates it. Run `npm run demo:complete` in another terminal: the fake API delivers a signed `v2rx.completed`; then open *Executions*.'
-			: '\nClick *Execute workflow*.',
-	];
-	const local = `${LOCAL_NOTE_MARKER} this is the local copy:\n${lines.join('\n')}`;
-	let noted = false;
-	const withNote = nodes.map((node): WorkflowNode => {
-		if (noted || node.type !== 'n8n-nodes-base.stickyNote' || typeof node.parameters.content !== 'string') return node;
-		noted = true;
-		const content = node.parameters.content;
-		const at = content.indexOf(LOCAL_NOTE_MARKER);
-		const kept = at === -1 ? content.trimEnd() : content.slice(0, at).trimEnd();
-		// Taller by the added lines, and moved up as much, so it covers no node it did not cover before.
-		const extra = typeof node.parameters.height === 'number' ? 80 + 30 * lines.length : 0;
-		const position: [number, number] = [node.position[0], node.position[1] - extra];
-		const height = typeof node.parameters.height === 'number' ? node.parameters.height + extra : node.parameters.height;
-		return { ...node, position, parameters: { ...node.parameters, content: `${kept}\n\n${local}`, height } };
-	});
-	return { ...workflow, nodes: withNote };
 }
 
 interface ImportedExample {
@@ -299,10 +224,10 @@ async function activateTriggerExamples(instance: N8nInstance, fake: FakeClinicAp
 			const missing = urls.filter((url) => !subscribed.has(url));
 			outcome.set(
 				example.id,
-				missing.length === 0 ? `active, subscribed at ${urls.join(', ')}` : `active, but the fake API holds no subscription for ${missing.join(', ')}`,
+				missing.length === 0 ? `published (active), subscribed at ${urls.join(', ')}` : `published, but the fake API holds no subscription for ${missing.join(', ')}`,
 			);
 		} catch (error) {
-			outcome.set(example.id, `not activated: ${errorMessage(error)}`);
+			outcome.set(example.id, `not published: ${errorMessage(error)}`);
 		}
 	}
 	return outcome;
@@ -348,6 +273,7 @@ async function main(): Promise<void> {
 		});
 		n8n.installPackage(tarball);
 		say(`  installed ${basename(tarball)} into ${relative(REPO_ROOT, userFolder) || userFolder}/.n8n/nodes/node_modules`);
+		say('  (recorded in n8n\'s database when n8n starts, so Settings → Community nodes lists it)');
 	} finally {
 		rmSync(packDir, { recursive: true, force: true });
 	}
@@ -399,9 +325,9 @@ async function main(): Promise<void> {
 	const triggerExamples = examples.filter((e) => e.webhookIds.length > 0);
 	let activation = new Map<string, string>();
 	if (triggerExamples.length > 0) {
-		step('Activating the trigger example (it subscribes to v2rx.completed on the fake API)');
+		step('Publishing (activating) the trigger example (it subscribes to v2rx.completed on the fake API)');
 		if (ownerState === 'unknown') {
-			say('  skipped: not logged in. Log in, open the workflow and activate it by hand.');
+			say('  skipped: not logged in. Log in, open the workflow and publish it by hand.');
 		} else {
 			activation = await activateTriggerExamples(n8n, api, triggerExamples);
 			for (const e of triggerExamples) say(`  ${e.name}: ${activation.get(e.id)}`);
@@ -422,8 +348,8 @@ async function main(): Promise<void> {
 		if (e.readsRecording) nextSteps.push('   It transcribes a sample recording on the fake API and posts the EMR document to the fake EHR.');
 	}
 	for (const e of triggerExamples) {
-		const state = activation.get(e.id) ?? 'not activated';
-		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('active, subscribed') ? 'active' : `${state} (activate it by hand)`}.`);
+		const state = activation.get(e.id) ?? 'not published';
+		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('published (active), subscribed') ? 'published (n8n 2\'s word for active)' : `${state} (publish it by hand)`}.`);
 		nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand}`);
 		nextSteps.push('   (the fake API finishes a transcription and delivers a signed v2rx.completed),');
 		nextSteps.push('   then open the workflow\'s Executions tab.');

@@ -2,9 +2,24 @@
  * The real-n8n rig itself (test/support/n8n.ts), proven with n8n's own nodes before anything of
  * this package is trusted to it: `n8n execute` returns real output and surfaces a failed run; a
  * started n8n loads the packed package, answers its REST API, publishes a webhook workflow, runs it,
- * unpublishes it and stops by its process group.
+ * unpublishes it and stops by its process group; the package is listed under Settings → Community nodes.
  */
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, N8nInstance, TRIGGER_NODE_TYPE, chain, nodeJson, packedPackageForTests, type WorkflowJson } from '../support/n8n';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	N8nInstance,
+	PACKAGE_NAME,
+	REPO_ROOT,
+	TRIGGER_NODE_TYPE,
+	chain,
+	nodeJson,
+	packedPackageForTests,
+	type CommunityPackageRecord,
+	type WorkflowJson,
+} from '../support/n8n';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);
@@ -106,6 +121,21 @@ describe('n8n start', () => {
 	it('loads the packed package as a community package', async () => {
 		expect(await n8n.loadedNodeTypes()).toEqual(expect.arrayContaining([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE]));
 		expect(await n8n.loadedCredentialTypes()).toContain(CREDENTIAL_TYPE);
+	});
+
+	it('lists it under Settings → Community nodes with its version and both nodes, as after an install there', async () => {
+		const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+		const listed = await n8n.rest<Array<CommunityPackageRecord & { failedLoading: boolean }>>('GET', '/community-packages');
+		expect(listed.map(({ packageName, installedVersion, failedLoading }) => ({ packageName, installedVersion, failedLoading }))).toEqual([
+			{ packageName: PACKAGE_NAME, installedVersion: version, failedLoading: false },
+		]);
+		expect(listed[0].installedNodes.map(({ name, type, latestVersion }) => ({ name, type, latestVersion }))).toEqual(
+			expect.arrayContaining([
+				{ name: 'Clinic Scribe', type: ACTION_NODE_TYPE, latestVersion: 1 },
+				{ name: 'Clinic Scribe Trigger', type: TRIGGER_NODE_TYPE, latestVersion: 1 },
+			]),
+		);
+		expect(listed[0].installedNodes).toHaveLength(2);
 	});
 
 	it('logs in with the owner set up at first start', async () => {

@@ -3,7 +3,9 @@
  * activate → exactly one subscription with n8n's production URL → signed deliveries run the workflow
  * and the next node gets the normalised event → forged deliveries get 401 and start nothing →
  * restarts of n8n in both activation modes (the older one calls checkExists/create at every start)
- * keep exactly one subscription whose key n8n holds → deactivate → none.
+ * keep exactly one subscription whose key n8n holds → deactivate → none. "Listen for test event" in the
+ * editor: exactly one subscription at n8n's test URL while it listens, a signed delivery there runs
+ * the workflow once, and the subscription is gone after it (or after "Stop listening").
  */
 import { fakeWebhooks, type DeliveryReport, type FakeSubscription } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
@@ -31,6 +33,8 @@ const WORKFLOW_ID = newId();
 const RESULTS_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000b2';
 const RESULTS_WORKFLOW_ID = newId();
 const EXAMPLE_WORKFLOW_ID = newId();
+const TEST_EVENT_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000c3';
+const TEST_EVENT_WORKFLOW_ID = newId();
 const EXAMPLE_FILE = join(REPO_ROOT, 'examples', 'completed-transcription-to-ehr.json');
 
 /** Stands in for the EHR of the example workflow: records what the HTTP Request node posts. */
@@ -84,6 +88,7 @@ beforeAll(async () => {
 			parameters: { includeResults: true, resultsOutput: 'session' },
 		}),
 		exampleForTest(),
+		triggerWorkflow({ id: TEST_EVENT_WORKFLOW_ID, name: 'e2e: listen for test event', webhookId: TEST_EVENT_WEBHOOK_ID }),
 	]);
 	timings.setup = Date.now() - started;
 });
@@ -100,10 +105,11 @@ const subscriptions = (): FakeSubscription[] => fakeWebhooks(api).subscriptions(
 const registrations = () => api.requestsTo(SUBSCRIPTIONS, 'POST').length;
 const listings = () => api.requestsTo(SUBSCRIPTIONS, 'GET').length;
 
-function expectExactlyOne(): FakeSubscription {
+/** The fake API holds exactly one subscription, at `endpoint` (default n8n's production URL), with a strong key. */
+function expectExactlyOne(endpoint = productionUrl()): FakeSubscription {
 	const all = subscriptions();
 	expect(all).toEqual([
-		expect.objectContaining({ endpoint: productionUrl(), event_names: ['v2rx.completed'], protocol: 'http', signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+		expect.objectContaining({ endpoint, event_names: ['v2rx.completed'], protocol: 'http', signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
 	]);
 	return all[0];
 }
@@ -288,5 +294,63 @@ describe('Clinic Scribe Trigger in a real n8n', () => {
 		await deliverAndRun({ transactionId: 'txn-legacy-activation' });
 		await n8n.instance.deactivateWorkflow(WORKFLOW_ID);
 		expect(subscriptions()).toEqual([]);
+	});
+});
+
+describe('Listen for test event (the editor\'s test URL)', () => {
+	const TRIGGER = 'Transcription Completed';
+	const testUrl = () => n8n.instance.testWebhookUrl(`${TEST_EVENT_WEBHOOK_ID}/webhook`);
+
+	beforeAll(async () => {
+		// Run alone (jest -t), no earlier test has started n8n.
+		if (!n8n.instance.running) await n8n.start('publication-service');
+	});
+
+	/** n8n's answer at the test URL now (404 once it no longer listens). */
+	async function testUrlStatus(): Promise<number> {
+		const response = await fetch(testUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		await response.arrayBuffer();
+		return response.status;
+	}
+
+	test('listening registers exactly one subscription at the test URL; a signed delivery runs the workflow once with the normalised event; then the subscription is removed', async () => {
+		expect(subscriptions()).toEqual([]);
+		expect(await n8n.instance.listenForTestEvent(TEST_EVENT_WORKFLOW_ID, TRIGGER)).toEqual({ waitingForWebhook: true });
+		expectExactlyOne(testUrl());
+		expect(testUrl()).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:\\d+/webhook-test/${TEST_EVENT_WEBHOOK_ID}/webhook$`));
+
+		const report = await fakeWebhooks(api).deliver({ endpoint: testUrl(), transactionId: 'txn-test-event' });
+		expect(report.attempts.map((a) => [a.endpoint, a.status])).toEqual([[testUrl(), 200]]);
+		const [latest] = await n8n.instance.waitForExecutions(TEST_EVENT_WORKFLOW_ID, 1);
+		const execution = await n8n.instance.getExecution(latest.id);
+		expect([execution.mode, execution.status]).toEqual(['manual', 'success']);
+		expect(nodeJson(execution, TRIGGER)).toEqual([
+			{
+				event: 'v2rx.completed',
+				transactionId: 'txn-test-event',
+				sessionId: 'txn-test-event',
+				status: 'completed',
+				timestamp: (report.body as { timestamp: string }).timestamp,
+				shape: 'flat',
+				body: report.body,
+			},
+		]);
+
+		// One event ends the listening: n8n deletes the subscription and stops serving the test URL.
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+		expect(await testUrlStatus()).toBe(404);
+		expect((await n8n.instance.listExecutions({ workflowId: TEST_EVENT_WORKFLOW_ID })).length).toBe(1);
+	});
+
+	test('"Stop listening" removes the test subscription', async () => {
+		const unsubscribes = () => api.requests.filter((r) => r.method === 'DELETE' && r.pathname.startsWith(`${SUBSCRIPTIONS}/`)).map((r) => r.pathname);
+		const before = unsubscribes().length;
+		expect(await n8n.instance.listenForTestEvent(TEST_EVENT_WORKFLOW_ID, TRIGGER)).toEqual({ waitingForWebhook: true });
+		const subscription = expectExactlyOne(testUrl());
+		await n8n.instance.stopListening(TEST_EVENT_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+		expect(unsubscribes().slice(before)).toEqual([`${SUBSCRIPTIONS}/${subscription.id}`]);
+		expect(await testUrlStatus()).toBe(404);
+		expect((await n8n.instance.listExecutions({ workflowId: TEST_EVENT_WORKFLOW_ID })).length).toBe(1);
 	});
 });

@@ -4,7 +4,8 @@
  * n8n 2.41 needs Node 24; this repository's tooling runs on Node 20. scripts/install-n8n.sh puts
  * Node 24 and n8n@2.41.1 into a cache outside the repository; this module runs n8n's CLI and server
  * with that Node, in a user folder of its own, with this package installed the way n8n's
- * "Community nodes" screen installs it (npm pack → unpacked into <userFolder>/.n8n/nodes/node_modules).
+ * "Community nodes" screen installs it (npm pack → unpacked into <userFolder>/.n8n/nodes/node_modules,
+ * and recorded in n8n's database at start, so that screen lists it).
  *
  * Every process started here runs in its own process group and is stopped by that group's id:
  * on stop(), on a timeout, and (as a last resort) when the parent process exits.
@@ -159,6 +160,45 @@ export function installPackageTarball(userFolder: string, tarball: string): { na
 	} finally {
 		rmSync(staging, { recursive: true, force: true });
 	}
+}
+
+/** What n8n lists under Settings → Community nodes (GET /rest/community-packages), per package. */
+export interface CommunityPackageRecord {
+	packageName: string;
+	installedVersion: string;
+	authorName: string | null;
+	authorEmail: string | null;
+	installedNodes: Array<{ name: string; type: string; latestVersion: number }>;
+}
+
+const RECORD_PACKAGE_SCRIPT = join(__dirname, 'n8nRecordCommunityPackage.cjs');
+
+/**
+ * Writes the database rows n8n writes after installing a community package from its UI, so the
+ * package is listed under Settings → Community nodes as after a real install (n8n's own install
+ * endpoint fetches from the npm registry, which holds no unpublished build). Needs a migrated
+ * database (after any n8n command ran on the user folder); SQLite only: with another DB_TYPE
+ * (queue mode's PostgreSQL) nothing is recorded and undefined is returned.
+ */
+export async function recordCommunityPackage(
+	installation: N8nInstallation,
+	n8nEnv: NodeJS.ProcessEnv,
+	packageDirectory: string,
+): Promise<CommunityPackageRecord | undefined> {
+	if ((n8nEnv.DB_TYPE || 'sqlite') !== 'sqlite') return undefined;
+	const userFolder = n8nEnv.N8N_USER_FOLDER;
+	if (!userFolder) throw new Error('recordCommunityPackage: the environment sets no N8N_USER_FOLDER');
+	const database = resolve(userFolder, '.n8n', n8nEnv.DB_SQLITE_DATABASE || 'database.sqlite');
+	if (!existsSync(database)) throw new Error(`recordCommunityPackage: no n8n database at ${database} yet (run an n8n command first)`);
+	// The package's nodes import n8n-workflow, which n8n's installation provides.
+	const n8nModules = resolve(installation.n8nBin, '..', '..', '..');
+	const result = await runProcess(
+		installation.nodeBin,
+		['--disable-warning=ExperimentalWarning', RECORD_PACKAGE_SCRIPT, database, n8nEnv.DB_TABLE_PREFIX ?? '', packageDirectory],
+		{ cwd: userFolder, env: { ...n8nEnv, NODE_PATH: n8nModules }, timeoutMs: 60_000, what: 'recording the community package in n8n\'s database' },
+	);
+	if (result.code !== 0) throw new Error(`recording ${packageDirectory} in ${database} failed (exit ${result.code ?? result.signal}):\n${tail(result.stderr + result.stdout, 30)}`);
+	return JSON.parse(result.stdout) as CommunityPackageRecord;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -419,6 +459,8 @@ export class N8nInstance {
 	private server: { child: ChildProcess; exited: Promise<void>; log: WriteStream; recent: string[] } | undefined;
 	private cookie: string | undefined;
 	private disposed = false;
+	/** Package folders installed by installPackage() and not yet recorded in n8n's database. */
+	private readonly packagesToRecord = new Set<string>();
 
 	private constructor(
 		readonly installation: N8nInstallation,
@@ -447,8 +489,14 @@ export class N8nInstance {
 		return instance;
 	}
 
-	installPackage(tarball: string): void {
-		installPackageTarball(this.userFolder, tarball);
+	/**
+	 * Installs a packed package into the user folder; the next start() also records it in n8n's
+	 * database, as n8n's own install does, so Settings → Community nodes lists it.
+	 */
+	installPackage(tarball: string): { name: string; version: string; directory: string } {
+		const installed = installPackageTarball(this.userFolder, tarball);
+		this.packagesToRecord.add(installed.directory);
+		return installed;
 	}
 
 	/** The environment every n8n process of this instance gets. */
@@ -646,8 +694,13 @@ export class N8nInstance {
 				if (Date.now() > deadline) {
 					throw new Error(`n8n start was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness):\n${summariseLog(recent.join('\n'))}`);
 				}
-				if (await this.isReady()) return;
+				if (await this.isReady()) break;
 				await delay(250);
+			}
+			// After start: n8n has migrated the database by now, on a first start too.
+			for (const directory of this.packagesToRecord) {
+				await recordCommunityPackage(this.installation, this.env(), directory);
+				this.packagesToRecord.delete(directory);
 			}
 		} catch (error) {
 			await this.stop();
@@ -852,6 +905,30 @@ export class N8nInstance {
 	/** Production webhook URL of a path (what a trigger registers with WEBHOOK_URL as set here). */
 	webhookUrl(path: string): string {
 		return `${this.baseUrl}/webhook/${path.replace(/^\//, '')}`;
+	}
+
+	/** Test webhook URL of a path (served only while the editor listens for a test event). */
+	testWebhookUrl(path: string): string {
+		return `${this.baseUrl}/webhook-test/${path.replace(/^\//, '')}`;
+	}
+
+	/**
+	 * What the editor sends for "Listen for test event" in a trigger's panel (n8n 2.41's
+	 * POST /rest/workflows/<id>/run from that trigger, up to it): n8n runs the trigger's
+	 * webhookMethods with the test URL and answers {waitingForWebhook: true}. The first request to
+	 * the test URL runs the workflow in manual mode, then n8n removes the test webhook (delete),
+	 * as it does after 2 minutes or on stopListening().
+	 */
+	async listenForTestEvent(workflowId: string, triggerName: string): Promise<{ waitingForWebhook?: boolean; executionId?: string }> {
+		return await this.rest('POST', `/workflows/${workflowId}/run`, {
+			triggerToStartFrom: { name: triggerName },
+			destinationNode: { nodeName: triggerName, mode: 'inclusive' },
+		});
+	}
+
+	/** The editor's "Stop listening": n8n removes the workflow's test webhooks. */
+	async stopListening(workflowId: string): Promise<void> {
+		await this.rest('DELETE', `/test-webhook/${workflowId}`);
 	}
 
 	// --- helpers -----------------------------------------------------------------------------

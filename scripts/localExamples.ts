@@ -1,0 +1,82 @@
+/**
+ * The copies of examples/*.json that `npm start` imports (examples/ stay as they are, for real use):
+ * the local credential, the EHR requests to the fake EHR receiver, a file reader on the sample
+ * recording, e-mail nodes disabled (no SMTP server here), a short poll interval, and the example's
+ * sticky note extended by what differs, re-sized to its text and grown upwards, so it covers no node.
+ */
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, withCredential, type WorkflowJson, type WorkflowNode } from '../test/support/n8n';
+import { isStickyNote, onGrid, stickyBox, stickyTextHeight } from '../test/support/n8nCanvas';
+
+/** The credential `npm start` imports, which the local copies use. */
+export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
+/** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
+export const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
+/** Poll interval of the local copies' "wait for completion" (the fake API finishes at once). */
+export const LOCAL_POLL_INTERVAL_SECONDS = 2;
+/** Starts the part of a note that `npm start` writes (anything after it is replaced). */
+export const LOCAL_NOTE_MARKER = '**With `npm start`:**';
+
+/** What the local copies of the examples are adapted to. */
+export interface LocalSetup {
+	/** The fake EHR receiver's URL. */
+	ehrUrl: string;
+	/** The sample recording (inside the folder n8n may read). */
+	recordingPath: string;
+}
+
+export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJson {
+	const workflow = withCredential(example, CREDENTIAL_TYPE, LOCAL_CREDENTIAL);
+	const changes = new Set<string>();
+	const nodes = workflow.nodes.map((node): WorkflowNode => {
+		const parameters = node.parameters ?? {};
+		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_EHR_URL) {
+			changes.add(`EHR requests go to the fake EHR receiver; see what arrived: \`curl ${new URL('/__admin/ehr/documents', setup.ehrUrl).href}\``);
+			return { ...node, parameters: { ...parameters, url: setup.ehrUrl } };
+		}
+		if (node.type === 'n8n-nodes-base.readWriteFile' && (parameters.operation ?? 'read') === 'read') {
+			changes.add(`*${node.name}* reads a sample recording (put your own in its place to try it): \`${setup.recordingPath}\``);
+			return { ...node, parameters: { ...parameters, fileSelector: setup.recordingPath } };
+		}
+		if (node.type === 'n8n-nodes-base.emailSend') {
+			changes.add(`*${node.name}* is disabled: there is no SMTP server here`);
+			return {
+				...node,
+				disabled: true,
+				notesInFlow: true,
+				notes: 'Disabled by npm start (no SMTP server here). To send the e-mail: add an SMTP credential to this node, set the addresses, and enable it.',
+			};
+		}
+		if (node.type === ACTION_NODE_TYPE && parameters.waitForCompletion === true) {
+			changes.add(`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`);
+			return { ...node, parameters: { ...parameters, pollIntervalSeconds: LOCAL_POLL_INTERVAL_SECONDS } };
+		}
+		return node;
+	});
+	const hasTrigger = nodes.some((n) => n.type === TRIGGER_NODE_TYPE);
+	const lines = [
+		`- credential "${LOCAL_CREDENTIAL.name}" (the fake clinic API)`,
+		...[...changes].map((change) => `- ${change}`),
+		hasTrigger
+			? '\nnpm start publishes (activates) it. Run `npm run demo:complete` in another terminal: the fake API delivers a signed `v2rx.completed`; then open *Executions*.'
+			: '\nClick *Execute workflow*.',
+	];
+	const local = `${LOCAL_NOTE_MARKER} this is the local copy:\n${lines.join('\n')}`;
+	let noted = false;
+	const withNote = nodes.map((node): WorkflowNode => {
+		if (noted || !isStickyNote(node) || typeof node.parameters.content !== 'string') return node;
+		noted = true;
+		const content = node.parameters.content;
+		const at = content.indexOf(LOCAL_NOTE_MARKER);
+		const kept = at === -1 ? content.trimEnd() : content.slice(0, at).trimEnd();
+		const extended = `${kept}\n\n${local}`;
+		const box = stickyBox(node);
+		// As tall as its text, with the same bottom edge: it grows upwards, away from the nodes below.
+		const height = onGrid(stickyTextHeight(extended, box.right - box.left));
+		return {
+			...node,
+			position: [box.left, box.bottom - height],
+			parameters: { ...node.parameters, content: extended, width: box.right - box.left, height },
+		};
+	});
+	return { ...workflow, nodes: withNote };
+}
