@@ -4,12 +4,14 @@ import {
 	type IDataObject,
 	type IHookFunctions,
 	type INodeExecutionData,
+	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypeDescription,
 	type IWebhookFunctions,
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { optionNameSubtitle } from './actions/common.descriptions';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from './actions/transcription/resultsOutput.description';
 import {
 	chosenEventNames,
@@ -44,6 +46,14 @@ import {
 } from './transport/webhookApi';
 import { fetchSessionResults } from './transport/transcriptionApi';
 
+const EVENT_OPTIONS: INodePropertyOptions[] = [
+	{
+		name: 'Transcription Completed',
+		value: TRANSCRIPTION_COMPLETED,
+		description: 'A transcription transaction finished (v2rx.completed)',
+	},
+];
+
 export class ClinicScribeTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Clinic Scribe Trigger',
@@ -51,7 +61,7 @@ export class ClinicScribeTrigger implements INodeType {
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
+		subtitle: optionNameSubtitle('events', EVENT_OPTIONS),
 		description: 'Starts the workflow when a transcription completes (v2rx.completed)',
 		defaults: { name: 'Clinic Scribe Trigger' },
 		inputs: [],
@@ -78,13 +88,7 @@ export class ClinicScribeTrigger implements INodeType {
 				name: 'events',
 				type: 'multiOptions',
 				required: true,
-				options: [
-					{
-						name: 'Transcription Completed',
-						value: TRANSCRIPTION_COMPLETED,
-						description: 'A transcription transaction finished (v2rx.completed)',
-					},
-				],
+				options: EVENT_OPTIONS,
 				default: [TRANSCRIPTION_COMPLETED],
 				description: 'The events to subscribe to. Deliveries of other events are acknowledged and dropped.',
 			},

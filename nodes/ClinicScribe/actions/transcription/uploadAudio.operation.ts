@@ -100,7 +100,11 @@ export const description: INodeProperties[] = [
 						name: 'customTemplateId',
 						type: 'string',
 						default: '',
-						description: 'Only for Custom Template: the ID of the template in your workspace',
+						required: true,
+						placeholder: 'e.g. my_referral_letter_template',
+						description: 'The ID of the template in your workspace',
+						// Shown for the Custom Template choice of the same row only.
+						displayOptions: { show: { template: [TEMPLATE_CHOICES.custom] } },
 					},
 					{
 						displayName: 'Codification Needed',
