@@ -23,7 +23,7 @@ export class ClinicScribeApi implements ICredentialType {
 		dark: 'file:../nodes/ClinicScribe/clinicScribe.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe#credential-clinic-scribe-api';
+	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md';
 
 	properties: INodeProperties[] = [
 		{

@@ -44,7 +44,7 @@ export class ClinicScribe implements INodeType {
 		version: 1,
 		// What the user picked, as the editor names it ("Upload Audio"), not the stored value.
 		subtitle: optionNameSubtitle('operation', optionsOf(properties, 'operation')),
-		description: "Doctors' services, patient search, clinics and doctors, and transcription of consultations",
+		description: "Transcribe consultations into clinical documents and look up doctors' services, patients, clinics and doctors",
 		defaults: { name: 'Clinic Scribe' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

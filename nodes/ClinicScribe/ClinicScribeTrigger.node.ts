@@ -46,6 +46,10 @@ import {
 } from './transport/webhookApi';
 import { fetchSessionResults } from './transport/transcriptionApi';
 
+/** The node panel's text for the package's entry (see `description` below). */
+export const ENTRY_DESCRIPTION =
+	'Transcribe consultations into clinical documents, look up doctors, services and patients, and start workflows when a transcription completes';
+
 const EVENT_OPTIONS: INodePropertyOptions[] = [
 	{
 		name: 'Transcription Completed',
@@ -62,7 +66,11 @@ export class ClinicScribeTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle: optionNameSubtitle('events', EVENT_OPTIONS),
-		description: 'Starts the workflow when a transcription completes (v2rx.completed)',
+		// n8n's node panel shows this package as ONE entry (it folds "<name>Trigger" into "<name>")
+		// and gives that entry the trigger's description, in "What triggers this workflow?" and in
+		// "What happens next?" alike: so this text speaks for the actions and the trigger. The event
+		// itself is described by its option below (the panel lists it as "On transcription completed").
+		description: ENTRY_DESCRIPTION,
 		defaults: { name: 'Clinic Scribe Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -100,7 +100,8 @@ export const description: INodeProperties[] = [
 						name: 'customTemplateId',
 						type: 'string',
 						default: '',
-						required: true,
+						// Not `required`: n8n checks that inside a template row without its displayOptions
+						// and would refuse to run every workflow whose rows are not custom.
 						placeholder: 'e.g. my_referral_letter_template',
 						description: 'The ID of the template in your workspace',
 						// Shown for the Custom Template choice of the same row only.
