@@ -129,6 +129,8 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 			await canvasNode(node.name).locator('[data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
 		}
 		expect(await page.locator('[data-test-id="canvas-node-status-mark-error"]').count()).toBe(0);
+		// The button shows its label again once the run is over.
+		await page.locator('[data-test-id="execute-workflow-button"]', { hasText: 'Execute workflow' }).waitFor();
 		await shot('04-transcribe-run-succeeded');
 
 		const executions = await restGet<{ results: Array<{ workflowId: string; status: string }> }>(
@@ -271,6 +273,7 @@ async function openPanelEntry(screenshot: string): Promise<string> {
 	const details = await panel.innerText();
 	expect(details).toContain(ENTRY_DESCRIPTION);
 	expect(details.indexOf(ENTRY_DESCRIPTION)).toBeLessThan(details.indexOf('Actions (5)'));
+	await page.waitForTimeout(500); // the details slide in: let the screenshot show them in place
 	await shot(screenshot);
 	return details;
 }
