@@ -170,6 +170,7 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await ndv.waitFor();
 
 		const rows = ndv.locator('[data-test-id="parameter-input-template"]');
+		await rows.first().waitFor();
 		const rowCount = await rows.count();
 		const templates = (upload?.parameters.outputTemplates as { templates: Array<{ template: string }> }).templates;
 		expect(rowCount).toBe(templates.length);
@@ -183,6 +184,7 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 
 		await chooseOption(rows.first(), 'Custom Template');
 		const customId = ndv.locator('[data-test-id="parameter-input-customTemplateId"]');
+		await customId.first().waitFor();
 		expect(await customId.count()).toBe(1);
 		await customId.scrollIntoViewIfNeeded();
 		await shot('10-upload-audio-custom-template');
@@ -190,7 +192,8 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		// Put the row back (the editor saves changes by itself).
 		const original = templateOptions.find((o) => o.value === templates[0].template);
 		await chooseOption(rows.first(), String(original?.name));
-		expect(await ndv.locator('[data-test-id="parameter-input-customTemplateId"]').count()).toBe(0);
+		await customId.first().waitFor({ state: 'detached' });
+		expect(await customId.count()).toBe(0);
 	});
 
 	it('the credential: Workspace API Key is marked required for the Interface Document variant, not for the public one', async () => {
@@ -200,7 +203,9 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await dialog.waitFor();
 		// The label's title: its text, then n8n's required marker (a "*" of its own) when required.
 		const apiKeyLabel = dialog.locator('[data-test-id="apiKey"] label span.n8n-text').first();
+		const requiredMarker = apiKeyLabel.locator('span', { hasText: '*' });
 
+		await requiredMarker.waitFor();
 		expect(await selectedOption(dialog, 'apiVariant')).toBe('Interface Document');
 		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key *');
 		await apiKeyLabel.scrollIntoViewIfNeeded();
@@ -211,6 +216,7 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		expect(docs).not.toContain('#');
 
 		await chooseOption(dialog.locator('[data-test-id="parameter-input-apiVariant"]'), 'Public Eka Care API');
+		await requiredMarker.waitFor({ state: 'detached' });
 		expect(await selectedOption(dialog, 'apiVariant')).toBe('Public Eka Care API');
 		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key');
 		await apiKeyLabel.scrollIntoViewIfNeeded();
@@ -281,8 +287,9 @@ async function openPanelEntry(screenshot: string): Promise<string> {
 /** Picks `option` in an n8n select (the list opens in a popper attached to the page body). */
 async function chooseOption(select: Locator, option: string): Promise<void> {
 	await select.click();
-	await page.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option }).first().click();
-	await page.waitForTimeout(300); // the list closes with an animation
+	const item = page.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option }).first();
+	await item.click();
+	await item.waitFor({ state: 'hidden' }); // the list closes
 }
 
 async function selectedOption(scope: Locator, parameter: string): Promise<string> {
