@@ -129,8 +129,8 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 			await canvasNode(node.name).locator('[data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
 		}
 		expect(await page.locator('[data-test-id="canvas-node-status-mark-error"]').count()).toBe(0);
-		// The button shows its label again once the run is over.
-		await page.locator('[data-test-id="execute-workflow-button"]', { hasText: 'Execute workflow' }).waitFor();
+		// What n8n tells the user when the run is over.
+		await page.getByText('Workflow executed successfully').waitFor();
 		await shot('04-transcribe-run-succeeded');
 
 		const executions = await restGet<{ results: Array<{ workflowId: string; status: string }> }>(
