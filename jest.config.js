@@ -1,7 +1,7 @@
 // The npm scripts write each layer's results here (read by .ci/run for its summary line).
 require('node:fs').mkdirSync(`${__dirname}/.test-results`, { recursive: true });
 
-/** Three projects so `npm test` can run them in order and a developer can run one alone. */
+/** Four projects so `npm test` can run them in order and a developer can run one alone. */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 /** @type {import('jest').Config} */
@@ -25,6 +25,13 @@ module.exports = {
 			transform: { '^.+\\.ts$': tsJest },
 			testEnvironment: 'node',
 			globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+		},
+		{
+			// The editor in headless Chromium against `npm start` (which builds and packs by itself).
+			displayName: 'browser',
+			testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'],
+			transform: { '^.+\\.ts$': tsJest },
+			testEnvironment: 'node',
 		},
 	],
 };

@@ -23,7 +23,7 @@ export class ClinicScribeApi implements ICredentialType {
 		dark: 'file:../nodes/ClinicScribe/clinicScribe.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe#credential-clinic-scribe-api';
+	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md';
 
 	properties: INodeProperties[] = [
 		{
@@ -104,14 +104,26 @@ export class ClinicScribeApi implements ICredentialType {
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
 			description: 'Issued with the client ID. Rotate it every 90 days and when team members leave.',
 		},
+		// One field shown two ways: required by the Interface Document variant, optional for the
+		// public API. Both are `apiKey`, so a saved credential keeps its key whichever variant it uses.
 		{
 			displayName: 'Workspace API Key',
 			name: 'apiKey',
 			type: 'string',
 			typeOptions: { password: true },
 			default: '',
-			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: 'Selects the workspace. Required by the Interface Document variant (sent as X-API-KEY); optional for the public API.',
+			required: true,
+			displayOptions: { show: { authMethod: ['clientCredentials'], apiVariant: ['document'] } },
+			description: 'Selects the workspace; sent as the X-API-KEY header of the token exchange',
+		},
+		{
+			displayName: 'Workspace API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			displayOptions: { show: { authMethod: ['clientCredentials'], apiVariant: ['public'] } },
+			description: 'Selects the workspace. Optional for the public API (sent as api_key in the login when given).',
 		},
 		{
 			displayName: 'Access Token',

@@ -2,16 +2,38 @@ import {
 	NodeConnectionTypes,
 	type IExecuteFunctions,
 	type INodeExecutionData,
+	type INodeProperties,
 	type INodeType,
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
 import * as business from './actions/business';
+import { optionNameSubtitle, optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
 import * as patient from './actions/patient';
 import { route } from './actions/router';
 import * as transcription from './actions/transcription';
 import { searchDoctors } from './methods/listSearch';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Resource',
+		name: 'resource',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Business', value: 'business' },
+			{ name: 'Doctor', value: 'doctor' },
+			{ name: 'Patient', value: 'patient' },
+			{ name: 'Transcription', value: 'transcription' },
+		],
+		default: 'doctor',
+	},
+	...business.description,
+	...doctor.description,
+	...patient.description,
+	...transcription.description,
+];
 
 export class ClinicScribe implements INodeType {
 	description: INodeTypeDescription = {
@@ -20,32 +42,15 @@ export class ClinicScribe implements INodeType {
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['transform'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: "Doctors' services, patient search, clinics and doctors, and transcription of consultations",
+		// What the user picked, as the editor names it ("Upload Audio"), not the stored value.
+		subtitle: optionNameSubtitle('operation', optionsOf(properties, 'operation')),
+		description: "Transcribe consultations into clinical documents and look up doctors' services, patients, clinics and doctors",
 		defaults: { name: 'Clinic Scribe' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'clinicScribeApi', required: true }],
-		properties: [
-			{
-				displayName: 'Resource',
-				name: 'resource',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{ name: 'Business', value: 'business' },
-					{ name: 'Doctor', value: 'doctor' },
-					{ name: 'Patient', value: 'patient' },
-					{ name: 'Transcription', value: 'transcription' },
-				],
-				default: 'doctor',
-			},
-			...business.description,
-			...doctor.description,
-			...patient.description,
-			...transcription.description,
-		],
+		properties,
 	};
 
 	methods = {

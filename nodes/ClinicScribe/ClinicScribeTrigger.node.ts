@@ -4,12 +4,14 @@ import {
 	type IDataObject,
 	type IHookFunctions,
 	type INodeExecutionData,
+	type INodePropertyOptions,
 	type INodeType,
 	type INodeTypeDescription,
 	type IWebhookFunctions,
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { optionNameSubtitle } from './actions/common.descriptions';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from './actions/transcription/resultsOutput.description';
 import {
 	chosenEventNames,
@@ -44,6 +46,18 @@ import {
 } from './transport/webhookApi';
 import { fetchSessionResults } from './transport/transcriptionApi';
 
+/** The node panel's text for the package's entry (see `description` below). */
+export const ENTRY_DESCRIPTION =
+	'Transcribe consultations into clinical documents, look up doctors, services and patients, and start workflows when a transcription completes';
+
+const EVENT_OPTIONS: INodePropertyOptions[] = [
+	{
+		name: 'Transcription Completed',
+		value: TRANSCRIPTION_COMPLETED,
+		description: 'A transcription transaction finished (v2rx.completed)',
+	},
+];
+
 export class ClinicScribeTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Clinic Scribe Trigger',
@@ -51,8 +65,12 @@ export class ClinicScribeTrigger implements INodeType {
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
-		description: 'Starts the workflow when a transcription completes (v2rx.completed)',
+		subtitle: optionNameSubtitle('events', EVENT_OPTIONS),
+		// n8n's node panel shows this package as ONE entry (it folds "<name>Trigger" into "<name>")
+		// and gives that entry the trigger's description, in "What triggers this workflow?" and in
+		// "What happens next?" alike: so this text speaks for the actions and the trigger. The event
+		// itself is described by its option below (the panel lists it as "On transcription completed").
+		description: ENTRY_DESCRIPTION,
 		defaults: { name: 'Clinic Scribe Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -78,13 +96,7 @@ export class ClinicScribeTrigger implements INodeType {
 				name: 'events',
 				type: 'multiOptions',
 				required: true,
-				options: [
-					{
-						name: 'Transcription Completed',
-						value: TRANSCRIPTION_COMPLETED,
-						description: 'A transcription transaction finished (v2rx.completed)',
-					},
-				],
+				options: EVENT_OPTIONS,
 				default: [TRANSCRIPTION_COMPLETED],
 				description: 'The events to subscribe to. Deliveries of other events are acknowledged and dropped.',
 			},

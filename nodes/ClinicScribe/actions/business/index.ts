@@ -13,10 +13,10 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['business'] } },
 		options: [
 			{
-				name: 'Get Entities',
+				name: 'Get Many Entities',
 				value: 'getEntities',
-				action: 'Get clinics and doctors of the business',
-				description: 'List the clinics, doctors and business tied to the credential',
+				action: 'Get many entities',
+				description: 'Get many clinics and doctors of the business tied to the credential, with the business itself',
 			},
 		],
 		default: 'getEntities',

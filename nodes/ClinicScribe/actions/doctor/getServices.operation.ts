@@ -56,7 +56,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const doctorId = String(this.getNodeParameter('doctorId', itemIndex, '', { extractValue: true }) ?? '').trim();
 	if (doctorId === '') {
 		throw new NodeOperationError(this.getNode(), 'The Doctor field is empty', {
-			description: 'Pick a doctor from the list, or enter a doctor ID (Business → Get Entities lists them).',
+			description: 'Pick a doctor from the list, or enter a doctor ID (Business → Get Many Entities lists them).',
 			itemIndex,
 		});
 	}

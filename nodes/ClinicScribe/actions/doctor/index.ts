@@ -13,10 +13,10 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['doctor'] } },
 		options: [
 			{
-				name: 'Get Services',
+				name: 'Get Many Services',
 				value: 'getServices',
-				action: 'Get services of a doctor',
-				description: 'List the appointment types a doctor offers, with price, duration and mode',
+				action: 'Get many services of a doctor',
+				description: 'Get many appointment types a doctor offers, with price, duration and mode',
 			},
 		],
 		default: 'getServices',

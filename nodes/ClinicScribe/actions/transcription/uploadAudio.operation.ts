@@ -107,7 +107,12 @@ export const description: INodeProperties[] = [
 						name: 'customTemplateId',
 						type: 'string',
 						default: '',
-						description: 'Only for Custom Template: the ID of the template in your workspace',
+						// Not `required`: n8n checks that inside a template row without its displayOptions
+						// and would refuse to run every workflow whose rows are not custom.
+						placeholder: 'e.g. my_referral_letter_template',
+						description: 'The ID of the template in your workspace',
+						// Shown for the Custom Template choice of the same row only.
+						displayOptions: { show: { template: [TEMPLATE_CHOICES.custom] } },
 					},
 					{
 						displayName: 'Codification Needed',

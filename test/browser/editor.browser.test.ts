@@ -1,0 +1,401 @@
+/**
+ * What a user sees in the n8n editor, in a real browser: headless Chromium (Debian's `chromium`,
+ * driven by playwright-core) against the n8n that `npm start` starts.
+ *
+ * Logs in, opens each example, asserts the node subtitles, runs the transcribe example and checks it
+ * succeeded, searches "Clinic" in "What happens next?" and "What triggers this workflow?" and
+ * asserts the entry's text, opens Upload Audio's panel (Custom Template ID only for the custom
+ * choice, documentation link) and the credential (the Workspace API Key's required marker per API
+ * variant). Screenshots of each step go to .test-results/browser/.
+ *
+ * Needs /usr/bin/chromium (`sudo bash scripts/install-chromium.sh`; `npm test` installs it as root).
+ * Without it the test is skipped with the reason; CI sets CLINIC_SCRIBE_REQUIRE_BROWSER=1 so it
+ * cannot skip.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import type { INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+
+import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
+import { ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { ACTION_NODE_TYPE, REPO_ROOT, TRIGGER_NODE_TYPE, freePort, type WorkflowJson } from '../support/n8n';
+
+// Jest ignores testTimeout inside a project; the first `npm start` builds and packs the package.
+jest.setTimeout(600_000);
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+	'--headless',
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
+const OWNER = { email: 'owner@clinic-scribe.local', password: 'ClinicScribe-Local-1' };
+const README_URL = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md';
+const READY_LINE = 'n8n is running with n8n-nodes-clinic-scribe installed.';
+
+const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
+if (!runBrowser) {
+	process.stderr.write(`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`);
+}
+const describeBrowser = runBrowser ? describe : describe.skip;
+
+/** Display names of the action node's operations and templates, from its description. */
+const actionProperties = new ClinicScribe().description.properties;
+const operationName = (value: string) =>
+	actionProperties
+		.filter((p) => p.name === 'operation')
+		.flatMap((p) => p.options as INodePropertyOptions[])
+		.find((o) => o.value === value)?.name;
+const templateOptions = (
+	(actionProperties.find((p) => p.name === 'outputTemplates')?.options as INodePropertyCollection[])[0].values.find(
+		(p) => p.name === 'template',
+	)?.options as INodePropertyOptions[]
+).map((o) => ({ name: o.name, value: String(o.value) }));
+
+let npmStart: NpmStart;
+let context: BrowserContext;
+let page: Page;
+let transcribe: WorkflowJson & { id: string };
+let triggered: WorkflowJson & { id: string };
+
+describeBrowser('the n8n editor in a real browser (npm start + headless Chromium)', () => {
+	beforeAll(async () => {
+		rmSync(SCREENSHOTS, { recursive: true, force: true });
+		mkdirSync(SCREENSHOTS, { recursive: true });
+		npmStart = await NpmStart.start();
+		context = await chromium.launchPersistentContext(npmStart.browserProfile, {
+			executablePath: CHROMIUM,
+			headless: true,
+			args: CHROMIUM_FLAGS,
+			viewport: { width: 1440, height: 900 },
+		});
+		page = context.pages()[0] ?? (await context.newPage());
+	});
+
+	afterAll(async () => {
+		await context?.close();
+		await npmStart?.stop();
+	});
+
+	it('logs in as the owner npm start created', async () => {
+		await page.goto(`${npmStart.baseUrl}/signin`);
+		await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
+		await page.fill('input[name=password]', OWNER.password);
+		await shot('01-sign-in');
+		await page.click('button:has-text("Sign in")');
+		await page.waitForURL((url) => !url.pathname.includes('signin'));
+
+		const workflows = await Promise.all((await restGet<Array<{ id: string }>>('/rest/workflows')).map((w) => restGet<WorkflowJson & { id: string }>(`/rest/workflows/${w.id}`)));
+		const withTrigger = workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE));
+		const withoutTrigger = workflows.filter((w) => !w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE) && w.nodes.some((n) => n.type === ACTION_NODE_TYPE));
+		// npm start imports the two examples: one run by hand, one started by the trigger.
+		expect([withoutTrigger.length, withTrigger.length]).toEqual([1, 1]);
+		[transcribe, triggered] = [withoutTrigger[0], withTrigger[0]];
+	});
+
+	it('the transcribe example: each Clinic Scribe node is subtitled with its operation as the editor names it', async () => {
+		await openWorkflow(transcribe.id);
+		const actionNodes = transcribe.nodes.filter((n) => n.type === ACTION_NODE_TYPE);
+		expect(actionNodes.map((n) => n.parameters.operation).sort()).toEqual(['getResults', 'uploadAudio']);
+		for (const node of actionNodes) {
+			expect(await canvasNodeLines(node.name)).toEqual([node.name, operationName(String(node.parameters.operation))]);
+		}
+		expect(actionNodes.map((n) => operationName(String(n.parameters.operation))).sort()).toEqual(['Get Results', 'Upload Audio']);
+		await shot('02-transcribe-example');
+	});
+
+	it('the trigger example: the trigger is subtitled with its event by name', async () => {
+		await openWorkflow(triggered.id);
+		const node = triggered.nodes.find((n) => n.type === TRIGGER_NODE_TYPE);
+		expect(await canvasNodeLines(String(node?.name))).toEqual([node?.name, 'Transcription Completed']);
+		await shot('03-trigger-example');
+	});
+
+	it('runs the transcribe example to success (every enabled node green, the EHR got the document)', async () => {
+		await openWorkflow(transcribe.id);
+		await page.click('[data-test-id="execute-workflow-button"]');
+		const enabled = transcribe.nodes.filter((n) => !n.disabled && n.type !== 'n8n-nodes-base.stickyNote');
+		for (const node of enabled) {
+			await canvasNode(node.name).locator('[data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
+		}
+		expect(await page.locator('[data-test-id="canvas-node-status-mark-error"]').count()).toBe(0);
+		// What n8n tells the user when the run is over.
+		await page.getByText('Workflow executed successfully').waitFor();
+		await shot('04-transcribe-run-succeeded');
+
+		const executions = await restGet<{ results: Array<{ workflowId: string; status: string }> }>(
+			`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: transcribe.id }))}`,
+		);
+		expect(executions.results.map((e) => e.status)).toEqual(['success']);
+		const documents = (await (await fetch(`${npmStart.fakeApiUrl}/__admin/ehr/documents`)).json()) as unknown[];
+		expect(documents).toHaveLength(1);
+	});
+
+	it('"What happens next?": searching "Clinic" shows the one Clinic Scribe entry and its text, then the actions', async () => {
+		await openWorkflow(transcribe.id);
+		await page.click('[data-test-id="node-creator-plus-button"]');
+		await expectPanelEntry('What happens next?', '05-what-happens-next');
+		const details = await openPanelEntry('06-what-happens-next-details');
+		// Actions come first here, then the trigger.
+		expect(details.indexOf('Actions (5)')).toBeLessThan(details.indexOf('Triggers (1)'));
+		for (const action of ['Get many entities', 'Get many services of a doctor', 'Search patients by mobile number', 'Get the results of a transcription', 'Upload audio for transcription']) {
+			expect(details).toContain(action);
+		}
+	});
+
+	it('"What triggers this workflow?": the same entry and text, then the trigger first', async () => {
+		await page.goto(`${npmStart.baseUrl}/workflow/new`);
+		await page.locator('[data-test-id="canvas-add-button"]').click();
+		await expectPanelEntry('What triggers this workflow?', '07-what-triggers');
+		const details = await openPanelEntry('08-what-triggers-details');
+		expect(details.indexOf('Triggers (1)')).toBeLessThan(details.indexOf('Actions (5)'));
+		expect(details).toContain('On transcription completed');
+	});
+
+	it("Upload Audio's panel: Custom Template ID only in a row whose template is Custom; the Docs link works with n8n's query", async () => {
+		await openWorkflow(transcribe.id);
+		const upload = transcribe.nodes.find((n) => n.parameters.operation === 'uploadAudio');
+		await canvasNode(String(upload?.name)).dblclick();
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.waitFor();
+
+		const rows = ndv.locator('[data-test-id="parameter-input-template"]');
+		await rows.first().waitFor();
+		const rowCount = await rows.count();
+		const templates = (upload?.parameters.outputTemplates as { templates: Array<{ template: string }> }).templates;
+		expect(rowCount).toBe(templates.length);
+		expect(templates.some((t) => t.template === 'custom')).toBe(false);
+		expect(await ndv.locator('[data-test-id="parameter-input-customTemplateId"]').count()).toBe(0);
+		await shot('09-upload-audio-built-in-templates');
+
+		const docs = await ndv.locator('a', { hasText: 'Docs' }).first().getAttribute('href');
+		expect(docs?.startsWith(`${README_URL}?`)).toBe(true);
+		expect(docs).not.toContain('#');
+
+		await chooseOption(rows.first(), 'Custom Template');
+		const customId = ndv.locator('[data-test-id="parameter-input-customTemplateId"]');
+		await customId.first().waitFor();
+		expect(await customId.count()).toBe(1);
+		await customId.scrollIntoViewIfNeeded();
+		await shot('10-upload-audio-custom-template');
+
+		// Put the row back (the editor saves changes by itself).
+		const original = templateOptions.find((o) => o.value === templates[0].template);
+		await chooseOption(rows.first(), String(original?.name));
+		await customId.first().waitFor({ state: 'detached' });
+		expect(await customId.count()).toBe(0);
+	});
+
+	it('the credential: Workspace API Key is marked required for the Interface Document variant, not for the public one', async () => {
+		const ndv = page.locator('[data-test-id="ndv"]');
+		await ndv.locator('[data-test-id="credential-edit-button"]').click();
+		const dialog = page.locator('[data-test-id="credential-edit-dialog"]');
+		await dialog.waitFor();
+		// The label's title: its text, then n8n's required marker (a "*" of its own) when required.
+		const apiKeyLabel = dialog.locator('[data-test-id="apiKey"] label span.n8n-text').first();
+		const requiredMarker = apiKeyLabel.locator('span', { hasText: '*' });
+
+		await requiredMarker.waitFor();
+		expect(await selectedOption(dialog, 'apiVariant')).toBe('Interface Document');
+		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key *');
+		await apiKeyLabel.scrollIntoViewIfNeeded();
+		await shot('11-credential-interface-document');
+
+		const docs = await dialog.locator('a', { hasText: 'Read our docs' }).getAttribute('href');
+		expect(docs?.startsWith(README_URL)).toBe(true);
+		expect(docs).not.toContain('#');
+
+		await chooseOption(dialog.locator('[data-test-id="parameter-input-apiVariant"]'), 'Public Eka Care API');
+		await requiredMarker.waitFor({ state: 'detached' });
+		expect(await selectedOption(dialog, 'apiVariant')).toBe('Public Eka Care API');
+		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key');
+		await apiKeyLabel.scrollIntoViewIfNeeded();
+		await shot('12-credential-public-api');
+	});
+});
+
+// ---------------------------------------------------------------------------------------------
+// Page helpers
+// ---------------------------------------------------------------------------------------------
+
+async function shot(name: string): Promise<void> {
+	await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+}
+
+const normalise = (text: string) => text.replace(/\s+/g, ' ').trim();
+
+/** A REST call as the logged-in editor makes it (n8n wants the browser-id header with the cookie). */
+async function restGet<T>(path: string): Promise<T> {
+	const body = await page.evaluate(async (url) => {
+		const response = await fetch(url, { headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' } });
+		return { status: response.status, json: (await response.json()) as { data: unknown } };
+	}, path);
+	if (body.status !== 200) throw new Error(`GET ${path} answered ${body.status}: ${JSON.stringify(body.json)}`);
+	return body.json.data as T;
+}
+
+async function openWorkflow(id: string): Promise<void> {
+	await page.goto(`${npmStart.baseUrl}/workflow/${id}`);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+}
+
+const canvasNode = (name: string): Locator => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+
+/** The node's name and subtitle as shown under it on the canvas. */
+async function canvasNodeLines(name: string): Promise<string[]> {
+	const lines = (await canvasNode(name).innerText()).split('\n').map((line) => line.trim()).filter(Boolean);
+	return lines.slice(0, 2); // a trigger also holds its "Execute workflow" button
+}
+
+/** Types "Clinic" in the open node panel and asserts the single entry with its text. */
+async function expectPanelEntry(heading: string, screenshot: string): Promise<void> {
+	const panel = page.locator('[data-test-id="node-creator"]');
+	await panel.waitFor();
+	expect(await panel.innerText()).toContain(heading);
+	await panel.locator('[data-test-id="node-creator-search-bar"]').fill('Clinic');
+	const entries = panel.locator('[data-test-id="node-creator-action-item"], [data-test-id="node-creator-node-item"]');
+	await entries.filter({ hasText: 'Clinic Scribe' }).first().waitFor();
+	const texts = (await entries.allInnerTexts()).map(normalise);
+	expect(texts).toEqual([`Clinic Scribe ${ENTRY_DESCRIPTION}`]);
+	expect(await entries.first().locator('[data-test-id="node-creator-item-description"]').innerText()).toBe(ENTRY_DESCRIPTION);
+	await shot(screenshot);
+}
+
+/** Opens the entry: n8n shows the community node's details, its description above the action list. */
+async function openPanelEntry(screenshot: string): Promise<string> {
+	const panel = page.locator('[data-test-id="node-creator"]');
+	await panel.locator('[data-test-id="node-creator-action-item"]').first().click();
+	await panel.getByText('Node details').waitFor();
+	const details = await panel.innerText();
+	expect(details).toContain(ENTRY_DESCRIPTION);
+	expect(details.indexOf(ENTRY_DESCRIPTION)).toBeLessThan(details.indexOf('Actions (5)'));
+	await page.waitForTimeout(500); // the details slide in: let the screenshot show them in place
+	await shot(screenshot);
+	return details;
+}
+
+/** Picks `option` in an n8n select (the list opens in a popper attached to the page body). */
+async function chooseOption(select: Locator, option: string): Promise<void> {
+	await select.click();
+	const item = page.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option }).first();
+	await item.click();
+	await item.waitFor({ state: 'hidden' }); // the list closes
+}
+
+async function selectedOption(scope: Locator, parameter: string): Promise<string> {
+	return await scope.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
+}
+
+// ---------------------------------------------------------------------------------------------
+// npm start as a child process
+// ---------------------------------------------------------------------------------------------
+
+class NpmStart {
+	private output = '';
+
+	private constructor(
+		private readonly child: ChildProcess,
+		private readonly dir: string,
+		readonly baseUrl: string,
+		readonly fakeApiUrl: string,
+	) {
+		const keep = (chunk: Buffer) => {
+			this.output += chunk.toString();
+		};
+		child.stdout?.on('data', keep);
+		child.stderr?.on('data', keep);
+	}
+
+	get browserProfile(): string {
+		return join(this.dir, 'chromium-profile');
+	}
+
+	/** `npm start` with a user folder and ports of its own; resolves once it printed that n8n runs. */
+	static async start(): Promise<NpmStart> {
+		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-browser-'));
+		const [n8nPort, fakeApiPort, brokerPort] = await distinctFreePorts(3);
+		const child = spawn('npm', ['start'], {
+			cwd: REPO_ROOT,
+			// Its own process group, so stop() reaches npm, sh and tsx alike.
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env: {
+				...process.env,
+				N8N_PORT: String(n8nPort),
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+				CLINIC_SCRIBE_FAKE_API_PORT: String(fakeApiPort),
+				CLINIC_SCRIBE_USER_FOLDER: join(dir, 'n8n'),
+			},
+		});
+		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`);
+		await started.ready();
+		return started;
+	}
+
+	private async ready(): Promise<void> {
+		await new Promise<void>((resolveReady, reject) => {
+			const check = () => {
+				if (this.output.includes(READY_LINE)) done(undefined);
+			};
+			const exited = (code: number | null) => done(new Error(`npm start exited (code ${code}) before n8n was ready:\n${this.output.slice(-4000)}`));
+			const done = (error: Error | undefined) => {
+				this.child.stdout?.off('data', check);
+				this.child.off('exit', exited);
+				if (error) reject(error);
+				else resolveReady();
+			};
+			this.child.stdout?.on('data', check);
+			this.child.once('exit', exited);
+			check();
+		});
+	}
+
+	/**
+	 * SIGTERM to npm start's process group: start.ts then stops n8n (its own group) and the fake API
+	 * and exits. Waits until the group is empty (SIGKILL after a minute), then removes the folder.
+	 */
+	async stop(): Promise<void> {
+		const group = this.child.pid;
+		if (group) {
+			signalGroup(group, 'SIGTERM');
+			for (let waited = 0; groupAlive(group); waited += 250) {
+				if (waited === 60_000) signalGroup(group, 'SIGKILL');
+				await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+			}
+		}
+		rmSync(this.dir, { recursive: true, force: true });
+	}
+}
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-group, signal);
+	} catch {
+		// the group is gone already
+	}
+}
+
+function groupAlive(group: number): boolean {
+	try {
+		process.kill(-group, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+async function distinctFreePorts(count: number): Promise<number[]> {
+	const ports = new Set<number>();
+	while (ports.size < count) ports.add(await freePort());
+	return [...ports];
+}
