@@ -27,7 +27,8 @@ import { ACTION_NODE_TYPE, REPO_ROOT, TRIGGER_NODE_TYPE, freePort, type Workflow
 // Jest ignores testTimeout inside a project; the first `npm start` builds and packs the package.
 jest.setTimeout(600_000);
 
-const CHROMIUM = '/usr/bin/chromium';
+// Debian's chromium by default; CI images that ship another Chromium build (GitHub's runners: Google Chrome) name it here.
+const CHROMIUM = process.env.CLINIC_SCRIBE_CHROMIUM ?? '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
 	'--headless',
 	'--no-sandbox',
