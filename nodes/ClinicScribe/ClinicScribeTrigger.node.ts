@@ -42,6 +42,7 @@ import {
 	registrationRefusedError,
 	type CreateOutcome,
 } from './transport/webhookApi';
+import { getClinicSettings } from './transport/request';
 import { fetchSessionResults } from './transport/transcriptionApi';
 
 export class ClinicScribeTrigger implements INodeType {
@@ -50,7 +51,9 @@ export class ClinicScribeTrigger implements INodeType {
 		name: 'clinicScribeTrigger',
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 moved a typed Signing Key into the credential; version 1 nodes keep their old option.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ ($parameter["events"] || []).join(", ") }}',
 		description: 'Starts the workflow when a transcription completes (v2rx.completed)',
 		defaults: { name: 'Clinic Scribe Trigger' },
@@ -129,13 +132,14 @@ export class ClinicScribeTrigger implements INodeType {
 						description: 'Other event names to subscribe to, separated by commas, for events the service adds later',
 					},
 					{
-						displayName: 'Signing Key',
+						displayName: 'Signing Key (Deprecated)',
 						name: 'signingKey',
 						type: 'string',
 						typeOptions: { password: true },
 						default: '',
 						description:
-							'The secret the service signs deliveries with. Leave empty to let the node generate a strong one for each activation.',
+							'Stored in clear in the workflow: move it to the Webhook Signing Key field of the Clinic Scribe API credential (encrypted by n8n) and clear it here. Used only when the credential has none.',
+						displayOptions: { show: { '@version': [1] } },
 					},
 					{
 						displayName: 'Timestamp Tolerance (Seconds)',
@@ -158,20 +162,19 @@ export class ClinicScribeTrigger implements INodeType {
 			 * subscription made earlier, or each restart would add one.
 			 */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const wanted = wantedSubscription(this);
+				const wanted = await wantedSubscription(this);
 				const staticData = this.getWorkflowStaticData('node');
 				const remote = await listSubscriptions(this);
-				const decision = decideExists(readStored(staticData), remote, wanted);
+				const decision = decideExists(readStored(staticData, await credentialSigningKey(this)), remote, wanted);
 				switch (decision.kind) {
 					case 'keep':
 						return true;
 					case 'adopt':
-						writeStored(staticData, {
-							subscriptionId: decision.id,
-							signingKey: decision.signingKey,
-							endpoint: wanted.endpoint,
-							eventNames: wanted.eventNames,
-						});
+						writeStored(
+							staticData,
+							{ subscriptionId: decision.id, signingKey: decision.signingKey, endpoint: wanted.endpoint, eventNames: wanted.eventNames },
+							await credentialSigningKey(this),
+						);
 						this.logger.info('Clinic Scribe Trigger: took over the existing subscription for this webhook URL', {
 							subscriptionId: decision.id,
 						});
@@ -184,9 +187,10 @@ export class ClinicScribeTrigger implements INodeType {
 
 			/** Ends with exactly one subscription for this URL, whose key the node holds. */
 			async create(this: IHookFunctions): Promise<boolean> {
-				const wanted = wantedSubscription(this);
+				const wanted = await wantedSubscription(this);
 				const staticData = this.getWorkflowStaticData('node');
-				const stored = readStored(staticData);
+				const credentialKey = await credentialSigningKey(this);
+				const stored = readStored(staticData, credentialKey);
 				warnWhenUnreachable(this, wanted.endpoint);
 
 				// Anything at our URL is a leftover (checkExists said it cannot be used), and so is the
@@ -213,19 +217,18 @@ export class ClinicScribeTrigger implements INodeType {
 					throw registrationRefusedError(this, outcome, isEndpointAlreadyRegistered(outcome.statusCode, outcome.message));
 				}
 
-				writeStored(staticData, {
-					subscriptionId: outcome.id,
-					signingKey,
-					endpoint: wanted.endpoint,
-					eventNames: wanted.eventNames,
-				});
+				writeStored(
+					staticData,
+					{ subscriptionId: outcome.id, signingKey, endpoint: wanted.endpoint, eventNames: wanted.eventNames },
+					credentialKey,
+				);
 				return true;
 			},
 
 			/** Deactivation: the stored subscription and anything else at our URL; 404 counts as done. */
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const staticData = this.getWorkflowStaticData('node');
-				const stored = readStored(staticData);
+				const stored = readStored(staticData, undefined);
 				const endpoint = this.getNodeWebhookUrl('default') ?? stored.endpoint ?? '';
 				let remote: RemoteSubscription[] | undefined;
 				try {
@@ -245,10 +248,11 @@ export class ClinicScribeTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		// Read-only use of static data: webhook() may run in another process (queue mode).
-		const stored = readStored(this.getWorkflowStaticData('node'));
+		const staticData = this.getWorkflowStaticData('node');
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 
 		if (this.getNodeParameter('verifySignature', true) !== false) {
+			const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(this) : undefined);
 			const check = verifySignature({
 				header: request.headers[SIGNATURE_HEADER] as string | string[] | undefined,
 				rawBody: Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined,
@@ -281,7 +285,7 @@ export class ClinicScribeTrigger implements INodeType {
 
 // -------------------------------------------------------------------------------------------------
 
-function wantedSubscription(ctx: IHookFunctions): WantedSubscription {
+async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscription> {
 	const endpoint = ctx.getNodeWebhookUrl('default');
 	if (!endpoint) {
 		throw new NodeOperationError(ctx.getNode(), 'n8n did not give this trigger a webhook URL', {
@@ -295,8 +299,23 @@ function wantedSubscription(ctx: IHookFunctions): WantedSubscription {
 			description: 'Choose at least one event in the Events field of the Clinic Scribe Trigger.',
 		});
 	}
-	const userSigningKey = typeof options.signingKey === 'string' && options.signingKey.trim() !== '' ? options.signingKey.trim() : undefined;
-	return { endpoint, eventNames, userSigningKey };
+	return { endpoint, eventNames, userSigningKey: await userSigningKeyOf(ctx, options) };
+}
+
+/**
+ * The key the user chose: the credential's Webhook Signing Key (encrypted at rest), else the
+ * node option of version 1 nodes (stored in clear in the workflow; read so they keep working).
+ */
+async function userSigningKeyOf(ctx: IHookFunctions | IWebhookFunctions, options: IDataObject): Promise<string | undefined> {
+	const fromCredential = await credentialSigningKey(ctx);
+	if (fromCredential) return fromCredential;
+	const legacy = options.signingKey;
+	return typeof legacy === 'string' && legacy.trim() !== '' ? legacy.trim() : undefined;
+}
+
+async function credentialSigningKey(ctx: IHookFunctions | IWebhookFunctions): Promise<string | undefined> {
+	const settings = await getClinicSettings(ctx);
+	return settings.signingKey !== '' ? settings.signingKey : undefined;
 }
 
 async function removeSubscriptions(ctx: IHookFunctions, ids: string[]): Promise<void> {
@@ -348,11 +367,12 @@ function eventJson(event: CompletionEvent): IDataObject {
 
 // --- static data ----------------------------------------------------------------------------------
 
-function readStored(staticData: IDataObject): StoredSubscription {
+/** A key kept in the credential is not copied into static data (stored in clear): only a marker is. */
+function readStored(staticData: IDataObject, credentialKey: string | undefined): StoredSubscription {
 	const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 	return {
 		subscriptionId: text(staticData.subscriptionId),
-		signingKey: text(staticData.signingKey),
+		signingKey: staticData.signingKeyInCredential === true ? credentialKey : text(staticData.signingKey),
 		endpoint: text(staticData.endpoint),
 		eventNames: Array.isArray(staticData.eventNames)
 			? staticData.eventNames.filter((n): n is string => typeof n === 'string')
@@ -360,9 +380,16 @@ function readStored(staticData: IDataObject): StoredSubscription {
 	};
 }
 
-function writeStored(staticData: IDataObject, subscription: Required<StoredSubscription>): void {
+function writeStored(staticData: IDataObject, subscription: Required<StoredSubscription>, credentialKey: string | undefined): void {
+	const keyInCredential = credentialKey !== undefined && subscription.signingKey === credentialKey;
 	staticData.subscriptionId = subscription.subscriptionId;
-	staticData.signingKey = subscription.signingKey;
+	if (keyInCredential) {
+		delete staticData.signingKey;
+		staticData.signingKeyInCredential = true;
+	} else {
+		staticData.signingKey = subscription.signingKey;
+		delete staticData.signingKeyInCredential;
+	}
 	staticData.endpoint = subscription.endpoint;
 	staticData.eventNames = subscription.eventNames;
 }
@@ -370,6 +397,7 @@ function writeStored(staticData: IDataObject, subscription: Required<StoredSubsc
 function clearStored(staticData: IDataObject): void {
 	delete staticData.subscriptionId;
 	delete staticData.signingKey;
+	delete staticData.signingKeyInCredential;
 	delete staticData.endpoint;
 	delete staticData.eventNames;
 }

@@ -10,7 +10,7 @@ import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
 	clinicApiRequest,
-	encodePathSegment,
+	pathSegment,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
@@ -115,7 +115,7 @@ export async function initTransaction(
 	const purpose = `starting the transcription of transaction "${txnId}"`;
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
-		path: `${INIT_PATH_PREFIX}${encodePathSegment(txnId)}`,
+		path: `${INIT_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
 		body,
 		// A repeated init answers 409, which is read as success: safe to send again.
 		idempotent: true,
@@ -165,7 +165,7 @@ export async function getSessionStatus(
 ): Promise<SessionStatusResponse> {
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
-		path: `${STATUS_PATH_PREFIX}${encodePathSegment(sessionId)}`,
+		path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
 		idempotent: true,
 		// States, not failures: processing, partial, unknown session, all templates failed.
 		acceptStatuses: [202, 206, 400, 404, 500],

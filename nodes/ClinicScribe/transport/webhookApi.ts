@@ -10,7 +10,7 @@ import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
 	clinicApiRequest,
-	encodePathSegment,
+	pathSegment,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
@@ -61,6 +61,8 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 		idempotent: false,
 		acceptStatuses: [400, 409],
 		purpose,
+		// A generated key is in no credential: it is scrubbed from any error like the credential's.
+		redact: [subscription.signingKey],
 	});
 	if (response.statusCode === 400 || response.statusCode === 409) {
 		return { kind: 'refused', statusCode: response.statusCode, message: readErrorFields(response.body).message, body: response.body };
@@ -74,7 +76,7 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 export async function deleteSubscription(ctx: ClinicApiContext, id: string): Promise<'deleted' | 'gone'> {
 	const response = await clinicApiRequest(ctx, {
 		method: 'DELETE',
-		path: `${SUBSCRIPTIONS_PATH}/${encodePathSegment(id)}`,
+		path: `${SUBSCRIPTIONS_PATH}/${pathSegment(ctx, id, 'webhook subscription ID')}`,
 		idempotent: true,
 		acceptStatuses: [404],
 		purpose: 'the removal of the webhook subscription',

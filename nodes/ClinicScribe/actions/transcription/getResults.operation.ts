@@ -7,12 +7,15 @@ import {
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { patientDataForAgentProperties } from '../common.descriptions';
+import { assertPatientDataMayGoToAgent } from '../common.execute';
 import { asNodeError, errorRecord } from '../router';
 import { readResultsOutput, readWaitSettings, waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['getResults'] };
 
 export const description: INodeProperties[] = [
+	...patientDataForAgentProperties(show),
 	{
 		displayName: 'Session ID',
 		name: 'sessionId',
@@ -40,6 +43,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const startedAt = Date.now();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
+			assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
 			const sessionId = readSessionId(this, itemIndex);
 			const resultsOutput = readResultsOutput(this, itemIndex);
 			const wait = readWaitSettings(this, itemIndex, 0);
