@@ -60,7 +60,7 @@ export function redactionsFor(values: string[]): Redaction[] {
 export function mobileNumberPattern(digits: string): RegExp {
 	const separator = '[\\s\\-.()]*';
 	const body = [...digits].join(separator);
-	return new RegExp(`(?:(?:\\+|00)?91${separator}|0${separator})?${body}`, 'g');
+	return new RegExp(`[(]?(?:(?:\\+|00)?91${separator}|0${separator})?${body}`, 'g');
 }
 
 /**
