@@ -224,8 +224,10 @@ function readTokens(body: unknown, step: string): StoredTokens {
 	const accessToken = data.access_token ?? nested.access_token;
 	const refreshToken = data.refresh_token ?? nested.refresh_token;
 	if (typeof accessToken !== 'string' || accessToken === '') {
+		// Not a refusal of the credential: a truncated answer, or another service at the Base URL.
 		throw new TokenExchangeError(
 			`The clinic API answered the ${step} without an access token. Check that the credential's Base URL points at the clinic API and not at another service.`,
+			'unavailable',
 		);
 	}
 	return { sessionToken: accessToken, refreshToken: typeof refreshToken === 'string' ? refreshToken : '' };

@@ -57,7 +57,9 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 			protocol: subscription.protocol,
 		},
 		// Not repeated after a network error: a lost answer may hide a registration, which the next
-		// activation finds by its URL and replaces.
+		// activation finds by its URL and replaces. A 5xx/429 is repeated: should the first attempt
+		// have registered after all, the repeat answers "already registered", which create() in the
+		// trigger recovers from by removing what is at its URL and registering once more.
 		idempotent: false,
 		acceptStatuses: [400, 409],
 		purpose,
