@@ -32,6 +32,8 @@ import {
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	generateSigningKey,
+	MAX_DELIVERY_BYTES,
+	ReplayGuard,
 	SIGNATURE_HEADER,
 	verifySignature,
 } from './shared/webhookSignature';
@@ -251,13 +253,25 @@ export class ClinicScribeTrigger implements INodeType {
 		const staticData = this.getWorkflowStaticData('node');
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 
-		if (this.getNodeParameter('verifySignature', true) !== false) {
+		const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
+		if (rawBody && rawBody.length > MAX_DELIVERY_BYTES) {
+			// Refused before any check or use of it (n8n's own bound, N8N_PAYLOAD_SIZE_MAX, is far larger).
+			this.logger.warn(`Clinic Scribe Trigger: refused a delivery of ${rawBody.length} bytes (at most ${MAX_DELIVERY_BYTES})`);
+			this.getResponseObject().status(413).json({ message: 'Delivery too large' });
+			return { noWebhookResponse: true };
+		}
+
+		const nowSeconds = Math.floor(Date.now() / 1000);
+		const signatureHeader = request.headers[SIGNATURE_HEADER] as string | string[] | undefined;
+		const signature = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
+		const verifying = this.getNodeParameter('verifySignature', true) !== false;
+		if (verifying) {
 			const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(this) : undefined);
 			const check = verifySignature({
-				header: request.headers[SIGNATURE_HEADER] as string | string[] | undefined,
-				rawBody: Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined,
+				header: signatureHeader,
+				rawBody,
 				signingKey: stored.signingKey,
-				nowSeconds: Math.floor(Date.now() / 1000),
+				nowSeconds,
 				toleranceSeconds: toleranceOf(options),
 			});
 			if (!check.valid) {
@@ -266,7 +280,16 @@ export class ClinicScribeTrigger implements INodeType {
 				this.getResponseObject().status(401).json({ message: 'Signature check failed' });
 				return { noWebhookResponse: true };
 			}
+			if (signature && replayGuard.wasAccepted(signature, nowSeconds)) {
+				// The very delivery already started the workflow: a replay, or the service delivering
+				// again. Acknowledged (so a service stops retrying) and dropped, so nothing runs twice.
+				this.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)');
+				return {};
+			}
 		}
+		const accepted = (): void => {
+			if (verifying && signature) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
+		};
 
 		const event = normalizeCompletionEvent(this.getBodyData());
 		const chosen = chosenEventNames(this.getNodeParameter('events', []), options.additionalEventNames);
@@ -277,13 +300,20 @@ export class ClinicScribeTrigger implements INodeType {
 		}
 
 		if (this.getNodeParameter('includeResults', false) !== true) {
+			accepted();
 			return { workflowData: [[{ json: eventJson(event) }]] };
 		}
-		return { workflowData: [await itemsWithResults(this, event)] };
+		// Remembered only once it succeeded: after a failed fetch the service may deliver it again.
+		const items = await itemsWithResults(this, event);
+		accepted();
+		return { workflowData: [items] };
 	}
 }
 
 // -------------------------------------------------------------------------------------------------
+
+/** Signed deliveries already accepted by this process (see ReplayGuard). */
+const replayGuard = new ReplayGuard();
 
 async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscription> {
 	const endpoint = ctx.getNodeWebhookUrl('default');
