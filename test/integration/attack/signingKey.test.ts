@@ -38,7 +38,7 @@ async function activate(store: CredentialStore, staticData: IDataObject, paramet
 }
 
 async function deliverSignedWith(key: string, store: CredentialStore, staticData: IDataObject, parameters: Record<string, unknown>) {
-	const { raw, headers } = prepareDelivery({ signing_key: key }, completionEventBody({ transactionId: `visit-${key.slice(0, 6)}-${Math.random()}` }));
+	const { raw, headers } = prepareDelivery({ signing_key: key }, completionEventBody({ transactionId: `visit-${key.slice(0, 6)}-${Math.random()}` }), undefined);
 	const lower: Record<string, string> = {};
 	for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
 	const ctx = createWebhookContext({ request: { headers: lower, rawBody: Buffer.from(raw) }, staticData: { ...staticData }, parameters, credentials: store });
