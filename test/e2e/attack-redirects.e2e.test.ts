@@ -97,7 +97,7 @@ beforeAll(async () => {
 	api = await startFakeClinicApi();
 	foreign = await startForeignHost();
 	n8n = new RestartableN8n({ packageTarball: await packedPackageForTests() });
-	const instance = await n8n.prepare('publication-service');
+	const instance = await n8n.prepare('legacy');
 	const data = fakeApiCredentialData(api);
 	await instance.importCredentials([
 		{ ...MAIN, type: CREDENTIAL_TYPE, data },
@@ -121,7 +121,8 @@ beforeAll(async () => {
 		workflows.push(triggerWorkflow({ id: triggerWorkflowIds[status], name: `e2e redirect ${status}: trigger`, webhookId: randomUUID() }));
 	}
 	await instance.importWorkflows(workflows);
-	await n8n.start('publication-service');
+	// The older activation mode activates synchronously: a refused activation answers at once.
+	await n8n.start('legacy');
 	for (const id of [warmWorkflowId, echoWorkflowId, ...STATUSES.map((s) => callsWorkflowIds[s])]) await n8n.instance.activateWorkflow(id);
 	// The main credential gets its token now, so the redirect cases find one to leak.
 	const warm = await runByWebhook(warmWorkflowId, 'redirect-warm');
