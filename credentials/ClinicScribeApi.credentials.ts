@@ -136,6 +136,15 @@ export class ClinicScribeApi implements ICredentialType {
 			description: 'A ready access token. It is not renewed: replace it when it expires.',
 		},
 		{
+			displayName: 'Webhook Signing Key',
+			name: 'webhookSigningSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Only for the Clinic Scribe Trigger: the secret the API signs webhook deliveries with. Leave empty to have the trigger generate a strong key at each activation (recommended). Kept here, encrypted by n8n, never in the workflow.',
+		},
+		{
 			displayName: 'Session Token',
 			name: 'sessionToken',
 			type: 'hidden',
@@ -157,6 +166,7 @@ export class ClinicScribeApi implements ICredentialType {
 	 */
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
 		const settings = readCredentialSettings(credentials);
+		// Redirects are refused inside (disableFollowRedirect on every token request).
 		const tokens = await obtainAccessToken(async (options) => await this.helpers.httpRequest(options), settings);
 		return { sessionToken: tokens.sessionToken, refreshToken: tokens.refreshToken };
 	}
@@ -185,6 +195,8 @@ export class ClinicScribeApi implements ICredentialType {
 		request: {
 			method: 'GET',
 			url: '/dr/v1/business/entities',
+			// A redirect would take the token elsewhere: the test fails instead.
+			disableFollowRedirect: true,
 		},
 	};
 }

@@ -34,6 +34,8 @@ import {
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	generateSigningKey,
+	MAX_DELIVERY_BYTES,
+	ReplayGuard,
 	SIGNATURE_HEADER,
 	verifySignature,
 } from './shared/webhookSignature';
@@ -44,6 +46,7 @@ import {
 	registrationRefusedError,
 	type CreateOutcome,
 } from './transport/webhookApi';
+import { getClinicSettings } from './transport/request';
 import { fetchSessionResults } from './transport/transcriptionApi';
 
 /** The node panel's text for the package's entry (see `description` below). */
@@ -64,7 +67,9 @@ export class ClinicScribeTrigger implements INodeType {
 		name: 'clinicScribeTrigger',
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// 1.1 moved a typed Signing Key into the credential; version 1 nodes keep their old option.
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: optionNameSubtitle('events', EVENT_OPTIONS),
 		// n8n's node panel shows this package as ONE entry (it folds "<name>Trigger" into "<name>")
 		// and gives that entry the trigger's description, in "What triggers this workflow?" and in
@@ -141,13 +146,14 @@ export class ClinicScribeTrigger implements INodeType {
 						description: 'Other event names to subscribe to, separated by commas, for events the service adds later',
 					},
 					{
-						displayName: 'Signing Key',
+						displayName: 'Signing Key (Deprecated)',
 						name: 'signingKey',
 						type: 'string',
 						typeOptions: { password: true },
 						default: '',
 						description:
-							'The secret the service signs deliveries with. Leave empty to let the node generate a strong one for each activation.',
+							'Stored in clear in the workflow: move it to the Webhook Signing Key field of the Clinic Scribe API credential (encrypted by n8n) and clear it here. Used only when the credential has none.',
+						displayOptions: { show: { '@version': [1] } },
 					},
 					{
 						displayName: 'Timestamp Tolerance (Seconds)',
@@ -170,20 +176,19 @@ export class ClinicScribeTrigger implements INodeType {
 			 * subscription made earlier, or each restart would add one.
 			 */
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const wanted = wantedSubscription(this);
+				const wanted = await wantedSubscription(this);
 				const staticData = this.getWorkflowStaticData('node');
 				const remote = await listSubscriptions(this);
-				const decision = decideExists(readStored(staticData), remote, wanted);
+				const decision = decideExists(readStored(staticData, await credentialSigningKey(this)), remote, wanted);
 				switch (decision.kind) {
 					case 'keep':
 						return true;
 					case 'adopt':
-						writeStored(staticData, {
-							subscriptionId: decision.id,
-							signingKey: decision.signingKey,
-							endpoint: wanted.endpoint,
-							eventNames: wanted.eventNames,
-						});
+						writeStored(
+							staticData,
+							{ subscriptionId: decision.id, signingKey: decision.signingKey, endpoint: wanted.endpoint, eventNames: wanted.eventNames },
+							await credentialSigningKey(this),
+						);
 						this.logger.info('Clinic Scribe Trigger: took over the existing subscription for this webhook URL', {
 							subscriptionId: decision.id,
 						});
@@ -196,9 +201,10 @@ export class ClinicScribeTrigger implements INodeType {
 
 			/** Ends with exactly one subscription for this URL, whose key the node holds. */
 			async create(this: IHookFunctions): Promise<boolean> {
-				const wanted = wantedSubscription(this);
+				const wanted = await wantedSubscription(this);
 				const staticData = this.getWorkflowStaticData('node');
-				const stored = readStored(staticData);
+				const credentialKey = await credentialSigningKey(this);
+				const stored = readStored(staticData, credentialKey);
 				warnWhenUnreachable(this, wanted.endpoint);
 
 				// Anything at our URL is a leftover (checkExists said it cannot be used), and so is the
@@ -225,19 +231,18 @@ export class ClinicScribeTrigger implements INodeType {
 					throw registrationRefusedError(this, outcome, isEndpointAlreadyRegistered(outcome.statusCode, outcome.message));
 				}
 
-				writeStored(staticData, {
-					subscriptionId: outcome.id,
-					signingKey,
-					endpoint: wanted.endpoint,
-					eventNames: wanted.eventNames,
-				});
+				writeStored(
+					staticData,
+					{ subscriptionId: outcome.id, signingKey, endpoint: wanted.endpoint, eventNames: wanted.eventNames },
+					credentialKey,
+				);
 				return true;
 			},
 
 			/** Deactivation: the stored subscription and anything else at our URL; 404 counts as done. */
 			async delete(this: IHookFunctions): Promise<boolean> {
 				const staticData = this.getWorkflowStaticData('node');
-				const stored = readStored(staticData);
+				const stored = readStored(staticData, undefined);
 				const endpoint = this.getNodeWebhookUrl('default') ?? stored.endpoint ?? '';
 				let remote: RemoteSubscription[] | undefined;
 				try {
@@ -257,15 +262,28 @@ export class ClinicScribeTrigger implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const request = this.getRequestObject();
 		// Read-only use of static data: webhook() may run in another process (queue mode).
-		const stored = readStored(this.getWorkflowStaticData('node'));
+		const staticData = this.getWorkflowStaticData('node');
 		const options = this.getNodeParameter('options', {}) as IDataObject;
 
-		if (this.getNodeParameter('verifySignature', true) !== false) {
+		const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
+		if (rawBody && rawBody.length > MAX_DELIVERY_BYTES) {
+			// Refused before any check or use of it (n8n's own bound, N8N_PAYLOAD_SIZE_MAX, is far larger).
+			this.logger.warn(`Clinic Scribe Trigger: refused a delivery of ${rawBody.length} bytes (at most ${MAX_DELIVERY_BYTES})`);
+			this.getResponseObject().status(413).json({ message: 'Delivery too large' });
+			return { noWebhookResponse: true };
+		}
+
+		const nowSeconds = Math.floor(Date.now() / 1000);
+		const signatureHeader = request.headers[SIGNATURE_HEADER] as string | string[] | undefined;
+		const signature = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
+		const verifying = this.getNodeParameter('verifySignature', true) !== false;
+		if (verifying) {
+			const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(this) : undefined);
 			const check = verifySignature({
-				header: request.headers[SIGNATURE_HEADER] as string | string[] | undefined,
-				rawBody: Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined,
+				header: signatureHeader,
+				rawBody,
 				signingKey: stored.signingKey,
-				nowSeconds: Math.floor(Date.now() / 1000),
+				nowSeconds,
 				toleranceSeconds: toleranceOf(options),
 			});
 			if (!check.valid) {
@@ -274,7 +292,16 @@ export class ClinicScribeTrigger implements INodeType {
 				this.getResponseObject().status(401).json({ message: 'Signature check failed' });
 				return { noWebhookResponse: true };
 			}
+			if (signature && replayGuard.wasAccepted(signature, nowSeconds)) {
+				// The very delivery already started the workflow: a replay, or the service delivering
+				// again. Acknowledged (so a service stops retrying) and dropped, so nothing runs twice.
+				this.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)');
+				return {};
+			}
 		}
+		const accepted = (): void => {
+			if (verifying && signature) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
+		};
 
 		const event = normalizeCompletionEvent(this.getBodyData());
 		const chosen = chosenEventNames(this.getNodeParameter('events', []), options.additionalEventNames);
@@ -285,15 +312,22 @@ export class ClinicScribeTrigger implements INodeType {
 		}
 
 		if (this.getNodeParameter('includeResults', false) !== true) {
+			accepted();
 			return { workflowData: [[{ json: eventJson(event) }]] };
 		}
-		return { workflowData: [await itemsWithResults(this, event)] };
+		// Remembered only once it succeeded: after a failed fetch the service may deliver it again.
+		const items = await itemsWithResults(this, event);
+		accepted();
+		return { workflowData: [items] };
 	}
 }
 
 // -------------------------------------------------------------------------------------------------
 
-function wantedSubscription(ctx: IHookFunctions): WantedSubscription {
+/** Signed deliveries already accepted by this process (see ReplayGuard). */
+const replayGuard = new ReplayGuard();
+
+async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscription> {
 	const endpoint = ctx.getNodeWebhookUrl('default');
 	if (!endpoint) {
 		throw new NodeOperationError(ctx.getNode(), 'n8n did not give this trigger a webhook URL', {
@@ -307,8 +341,23 @@ function wantedSubscription(ctx: IHookFunctions): WantedSubscription {
 			description: 'Choose at least one event in the Events field of the Clinic Scribe Trigger.',
 		});
 	}
-	const userSigningKey = typeof options.signingKey === 'string' && options.signingKey.trim() !== '' ? options.signingKey.trim() : undefined;
-	return { endpoint, eventNames, userSigningKey };
+	return { endpoint, eventNames, userSigningKey: await userSigningKeyOf(ctx, options) };
+}
+
+/**
+ * The key the user chose: the credential's Webhook Signing Key (encrypted at rest), else the
+ * node option of version 1 nodes (stored in clear in the workflow; read so they keep working).
+ */
+async function userSigningKeyOf(ctx: IHookFunctions | IWebhookFunctions, options: IDataObject): Promise<string | undefined> {
+	const fromCredential = await credentialSigningKey(ctx);
+	if (fromCredential) return fromCredential;
+	const legacy = options.signingKey;
+	return typeof legacy === 'string' && legacy.trim() !== '' ? legacy.trim() : undefined;
+}
+
+async function credentialSigningKey(ctx: IHookFunctions | IWebhookFunctions): Promise<string | undefined> {
+	const settings = await getClinicSettings(ctx);
+	return settings.signingKey !== '' ? settings.signingKey : undefined;
 }
 
 async function removeSubscriptions(ctx: IHookFunctions, ids: string[]): Promise<void> {
@@ -360,11 +409,12 @@ function eventJson(event: CompletionEvent): IDataObject {
 
 // --- static data ----------------------------------------------------------------------------------
 
-function readStored(staticData: IDataObject): StoredSubscription {
+/** A key kept in the credential is not copied into static data (stored in clear): only a marker is. */
+function readStored(staticData: IDataObject, credentialKey: string | undefined): StoredSubscription {
 	const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 	return {
 		subscriptionId: text(staticData.subscriptionId),
-		signingKey: text(staticData.signingKey),
+		signingKey: staticData.signingKeyInCredential === true ? credentialKey : text(staticData.signingKey),
 		endpoint: text(staticData.endpoint),
 		eventNames: Array.isArray(staticData.eventNames)
 			? staticData.eventNames.filter((n): n is string => typeof n === 'string')
@@ -372,9 +422,16 @@ function readStored(staticData: IDataObject): StoredSubscription {
 	};
 }
 
-function writeStored(staticData: IDataObject, subscription: Required<StoredSubscription>): void {
+function writeStored(staticData: IDataObject, subscription: Required<StoredSubscription>, credentialKey: string | undefined): void {
+	const keyInCredential = credentialKey !== undefined && subscription.signingKey === credentialKey;
 	staticData.subscriptionId = subscription.subscriptionId;
-	staticData.signingKey = subscription.signingKey;
+	if (keyInCredential) {
+		delete staticData.signingKey;
+		staticData.signingKeyInCredential = true;
+	} else {
+		staticData.signingKey = subscription.signingKey;
+		delete staticData.signingKeyInCredential;
+	}
 	staticData.endpoint = subscription.endpoint;
 	staticData.eventNames = subscription.eventNames;
 }
@@ -382,6 +439,7 @@ function writeStored(staticData: IDataObject, subscription: Required<StoredSubsc
 function clearStored(staticData: IDataObject): void {
 	delete staticData.subscriptionId;
 	delete staticData.signingKey;
+	delete staticData.signingKeyInCredential;
 	delete staticData.endpoint;
 	delete staticData.eventNames;
 }

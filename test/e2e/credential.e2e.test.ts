@@ -6,6 +6,8 @@
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { CREDENTIAL_TYPE, N8nInstance, packedPackageForTests } from '../support/n8n';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
+import { recordAttack } from '../support/attackLedger';
+import { startForeignHost } from '../support/foreignHost';
 
 jest.setTimeout(5 * 60_000);
 
@@ -62,4 +64,23 @@ it('names the rejected Workspace API Key', async () => {
 	expect(result.status).toBe('Error');
 	expect(result.message).toContain('Workspace API Key');
 	expect(result.message).not.toContain('wrong-workspace-key-99');
+});
+
+it('never follows a redirect: the test fails and the foreign host gets nothing (token exchange, then the test call)', async () => {
+	const foreign = await startForeignHost();
+	try {
+		api.injectFault({ path: '/api/v1/auth/token', fault: { kind: 'redirect', status: 307, location: `${foreign.url}/token` } });
+		const onExchange = await testCredential({});
+		expect(onExchange.status).toBe('Error');
+		expect(onExchange.message).toContain(`redirect (HTTP 307) to ${foreign.host}`);
+
+		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'redirect', status: 302, location: `${foreign.url}/entities` } });
+		const onCall = await testCredential({});
+		expect(onCall.status).toBe('Error');
+		expect(api.requestsTo('/dr/v1/business/entities').map((r) => r.fault)).toEqual(['redirect']);
+		expect(foreign.requests).toEqual([]);
+		recordAttack('redirect-credential-test-n8n', 'credential test fails; foreign host got 0 requests', { secretsSeen: 0 });
+	} finally {
+		await foreign.close();
+	}
 });

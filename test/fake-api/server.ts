@@ -101,7 +101,16 @@ export type FaultAction =
 	| { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
 	| { kind: 'drop' }
 	| { kind: 'malformed' }
-	| { kind: 'delay'; ms: number };
+	| { kind: 'delay'; ms: number }
+	/** Answers `status` (3xx) with a Location header; the body is empty. */
+	| { kind: 'redirect'; status: number; location: string }
+	/**
+	 * An error answer (default 400) that echoes every secret the fake knows of for this request: the
+	 * client secret and API key it accepts, the bearer/auth token sent and the refresh token issued
+	 * with it, and the request's own body (client_secret, signing_key, refresh_token…), in the error
+	 * message, a top-level message and a details field.
+	 */
+	| { kind: 'echo'; status?: number };
 
 export type FaultKind = FaultAction['kind'];
 
@@ -388,6 +397,15 @@ export function validateFaultSpec(spec: FaultSpec): PendingFault {
 		case 'drop':
 		case 'malformed':
 			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: f.kind } };
+		case 'redirect':
+			if (![301, 302, 303, 307, 308].includes(f.status)) throw new Error('redirect fault needs status 301, 302, 303, 307 or 308');
+			if (typeof f.location !== 'string' || f.location === '') throw new Error('redirect fault needs a location');
+			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: 'redirect', status: f.status, location: f.location } };
+		case 'echo': {
+			const status = f.status ?? 400;
+			if (!Number.isInteger(status) || status < 400 || status > 599) throw new Error('echo fault status must be 400..599');
+			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: 'echo', status } };
+		}
 		default:
 			throw new Error(`unknown fault kind ${JSON.stringify((f as { kind?: unknown }).kind)}`);
 	}
@@ -846,9 +864,39 @@ class FakeClinicApiServer implements FakeClinicApi {
 				if (typeof body === 'string') return sendText(res, fault.status, body, fault.headers);
 				return sendJson(res, fault.status, body, fault.headers);
 			}
+			case 'redirect':
+				return sendText(res, fault.status, '', { location: fault.location });
+			case 'echo':
+				return this.sendEcho(req, res, fault.status ?? 400, route);
 			case 'delay':
 				return; // handled before routing
 		}
+	}
+
+	private sendEcho(req: IncomingMessage, res: ServerResponse, status: number, route: RouteDefinition | undefined): void {
+		const record = responseRecords.get(res);
+		const authorization = req.headers.authorization;
+		const presented =
+			typeof authorization === 'string' && authorization.startsWith('Bearer ')
+				? authorization.slice('Bearer '.length)
+				: typeof req.headers.auth === 'string'
+					? req.headers.auth
+					: undefined;
+		const refreshToken = presented ? this.tokens.refreshTokenIssuedWith(presented) : undefined;
+		const echoed = {
+			client_secret: this.validCredentials.clientSecret,
+			api_key: this.validCredentials.apiKey,
+			access_token: presented,
+			refresh_token: refreshToken,
+			headers: { authorization, auth: req.headers.auth, 'x-api-key': req.headers['x-api-key'] },
+			body: record?.body,
+		};
+		const text = `echo of what you sent: ${JSON.stringify(echoed)}`;
+		const body =
+			route?.errorStyle === 'auth'
+				? { code: 'echo', error: text, message: text, details: echoed }
+				: { ...envelopeError(status, 'ECHO', text), message: text, details: echoed };
+		sendJson(res, status, body);
 	}
 
 	private sleep(ms: number): Promise<boolean> {

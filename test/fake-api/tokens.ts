@@ -40,6 +40,8 @@ export class TokenStore {
 	private readonly signingKey = randomBytes(32);
 	private readonly access = new Map<string, TokenRecord>();
 	private readonly refresh = new Map<string, TokenRecord>();
+	/** Access token → the refresh token issued with it (for the echo fault). */
+	private readonly pairs = new Map<string, string>();
 
 	constructor(
 		private readonly staticToken: string,
@@ -53,6 +55,7 @@ export class TokenStore {
 		const base = { subject, expired: false, accessSeconds, refreshSeconds };
 		this.access.set(accessToken, { ...base, expiresAtMs: nowMs + accessSeconds * 1000 });
 		this.refresh.set(refreshToken, { ...base, expiresAtMs: nowMs + refreshSeconds * 1000 });
+		this.pairs.set(accessToken, refreshToken);
 		this.prune();
 		return { accessToken, refreshToken, expiresIn: accessSeconds, refreshExpiresIn: refreshSeconds };
 	}
@@ -72,6 +75,11 @@ export class TokenStore {
 		if (!record || !this.isLive(record)) return undefined;
 		if (rotate) record.expired = true;
 		return this.issue(record.subject, record.accessSeconds, record.refreshSeconds);
+	}
+
+	/** The refresh token issued with an access token, if this store issued it. */
+	refreshTokenIssuedWith(accessToken: string): string | undefined {
+		return this.pairs.get(accessToken);
 	}
 
 	expireAccessTokens(): void {

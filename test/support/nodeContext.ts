@@ -63,6 +63,15 @@ export async function plainHttpRequest(options: IHttpRequestOptions): Promise<un
 		signal: options.abortSignal as AbortSignal | undefined,
 		maxBodyLength: Infinity,
 		maxContentLength: Infinity,
+		// As n8n 2.41: redirects followed unless disabled, and Authorization re-added on every hop
+		// (sendCredentialsOnCrossOriginRedirect defaults to true); other headers follow-redirects keeps.
+		maxRedirects: options.disableFollowRedirect === true ? 0 : (options.maxRedirects ?? 21),
+		beforeRedirect: (redirected: Record<string, any>) => {
+			const authorization = (options.headers as Record<string, unknown> | undefined)?.Authorization;
+			if (authorization !== undefined && options.sendCredentialsOnCrossOriginRedirect !== false) {
+				redirected.headers.Authorization = authorization;
+			}
+		},
 		responseType: options.encoding as AxiosRequestConfig['responseType'],
 		validateStatus:
 			ignore === true

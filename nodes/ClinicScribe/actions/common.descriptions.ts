@@ -41,3 +41,32 @@ export function optionNameSubtitle(parameter: string, options: Array<INodeProper
 export function optionsOf(properties: INodeProperties[], name: string): Array<INodePropertyOptions | INodeProperties | INodePropertyCollection> {
 	return properties.filter((property) => property.name === name).flatMap((property) => property.options ?? []);
 }
+
+export const SHARE_WITH_AGENT_PARAMETER = 'shareWithAiAgent';
+
+/**
+ * Shown only when the node is an AI agent's tool: what the operation returns is patient data, and
+ * the agent passes it to its model provider. The user can switch that off per operation.
+ */
+export function patientDataForAgentProperties(show: IDisplayOptions['show']): INodeProperties[] {
+	const asTool = { ...show, '@tool': [true] };
+	return [
+		{
+			displayName:
+				"As an AI agent's tool this operation returns patient data, which the agent sends to its AI model provider. Use it only with a provider your clinic may share patient data with.",
+			name: 'patientDataToolNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show: asTool },
+		},
+		{
+			displayName: 'Share Patient Data With the AI Agent',
+			name: SHARE_WITH_AGENT_PARAMETER,
+			type: 'boolean',
+			default: true,
+			description:
+				"Whether the agent may run this operation. Turn off to keep patient data away from the agent's model provider: the tool then refuses and returns nothing.",
+			displayOptions: { show: asTool },
+		},
+	];
+}

@@ -1,4 +1,6 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { SHARE_WITH_AGENT_PARAMETER } from './common.descriptions';
 
 /** Applies the item's Return All / Limit choice to a list. */
 export function applyReturnLimit<T>(ctx: IExecuteFunctions, itemIndex: number, list: T[]): T[] {
@@ -9,3 +11,14 @@ export function applyReturnLimit<T>(ctx: IExecuteFunctions, itemIndex: number, l
 }
 
 export type OperationResult = IDataObject[];
+
+/** Refuses, before any request, an agent's call the user did not allow to receive patient data. */
+export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex: number, operation: string): void {
+	if (!ctx.isToolExecution?.()) return;
+	if (ctx.getNodeParameter(SHARE_WITH_AGENT_PARAMETER, itemIndex, true) !== false) return;
+	throw new NodeOperationError(ctx.getNode(), `${operation} is not shared with AI agents in this node`, {
+		description:
+			"Share Patient Data With the AI Agent is off, so no patient data goes to the agent's model provider. Turn it on in the node to allow it.",
+		itemIndex,
+	});
+}

@@ -5,6 +5,7 @@ import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
 import * as transcription from './transcription';
+import { scrubCredentialSecrets } from '../transport/request';
 
 /** An operation that turns one input item into any number of output records. */
 export interface ItemOperation {
@@ -29,7 +30,9 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
-	const operation = operationsByResource[resource]?.[operationName];
+	const operation = ownEntry(operationsByResource, resource) && ownEntry(operationsByResource[resource], operationName)
+		? operationsByResource[resource][operationName]
+		: undefined;
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
@@ -41,9 +44,15 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 			const records = await operation.execute.call(this, itemIndex);
 			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
+			// Errors of API calls are scrubbed where they are made; this covers any other error.
+			await scrubCredentialSecrets(this, error);
 			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
 			output.push({ json: errorRecord(error), pairedItem: { item: itemIndex } });
 		}
 	}
 	return [output];
+}
+
+function ownEntry(record: object, key: string): boolean {
+	return Object.prototype.hasOwnProperty.call(record, key);
 }

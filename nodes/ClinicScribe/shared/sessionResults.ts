@@ -207,9 +207,14 @@ function templateFields(template: DecodedTemplate): IDataObject {
 function documentsById(templates: DecodedTemplate[]): IDataObject {
 	const documents: IDataObject = {};
 	for (const template of templates) {
-		if (template.format !== 'empty') documents[template.templateId] = template.value as IDataObject;
+		if (template.format !== 'empty') setOwn(documents, template.templateId, template.value as IDataObject);
 	}
 	return documents;
+}
+
+/** Keys come from the API: defined, not assigned, so "__proto__" is a key like any other. */
+function setOwn(record: IDataObject, key: string, value: IDataObject[string]): void {
+	Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function simpleRecord(results: SessionResults): IDataObject {
@@ -218,7 +223,7 @@ function simpleRecord(results: SessionResults): IDataObject {
 	const others: IDataObject = {};
 	for (const template of results.templates) {
 		if (template === notes || template === transcript || template.format === 'empty') continue;
-		others[template.name || template.templateId] = readableText(template.value);
+		setOwn(others, template.name || template.templateId, readableText(template.value));
 	}
 	const record: IDataObject = {
 		session_id: results.sessionId,

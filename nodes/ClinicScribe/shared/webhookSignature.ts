@@ -113,3 +113,32 @@ export function sameSecret(a: string, b: string): boolean {
 	if (left.length !== right.length) return false;
 	return timingSafeEqual(left, right);
 }
+
+/** A delivery larger than this is refused unread: completion events are a few kilobytes. */
+export const MAX_DELIVERY_BYTES = 1024 * 1024;
+
+/**
+ * Remembers the signatures of deliveries already accepted, for as long as their timestamp is within
+ * the tolerance, so the same signed delivery sent again (a replay) is refused. Per process: in queue
+ * mode each webhook process keeps its own (a replay reaching another process is still bounded by the
+ * timestamp tolerance).
+ */
+export class ReplayGuard {
+	private readonly seen = new Map<string, number>();
+
+	constructor(private readonly maxEntries = 10_000) {}
+
+	wasAccepted(signature: string, nowSeconds: number): boolean {
+		const until = this.seen.get(signature);
+		return until !== undefined && until >= nowSeconds;
+	}
+
+	remember(signature: string, nowSeconds: number, toleranceSeconds: number): void {
+		for (const [key, until] of this.seen) {
+			if (until < nowSeconds || this.seen.size >= this.maxEntries) this.seen.delete(key);
+			else break;
+		}
+		// Its timestamp may be up to the tolerance ahead of us: keep it until that has passed too.
+		this.seen.set(signature, nowSeconds + 2 * toleranceSeconds);
+	}
+}

@@ -21,6 +21,8 @@ export interface ClinicScribeSettings {
 	staticAccessToken: string;
 	sessionToken: string;
 	refreshToken: string;
+	/** The Clinic Scribe Trigger's webhook signing key, when the user chose one. */
+	signingKey: string;
 }
 
 export function readCredentialSettings(credentials: ICredentialDataDecryptedObject): ClinicScribeSettings {
@@ -36,6 +38,7 @@ export function readCredentialSettings(credentials: ICredentialDataDecryptedObje
 		staticAccessToken: text(credentials.accessToken),
 		sessionToken: text(credentials.sessionToken),
 		refreshToken: text(credentials.refreshToken),
+		signingKey: text(credentials.webhookSigningSecret),
 	};
 }
 

@@ -1,5 +1,5 @@
 /** The directory endpoints of document 4.1–4.3, as calls; shaping of their answers is in shared/. */
-import { clinicApiRequest, encodePathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
 export async function getDoctorServices(
 	ctx: ClinicApiContext,
@@ -8,7 +8,7 @@ export async function getDoctorServices(
 ): Promise<ClinicApiResponse> {
 	return await clinicApiRequest(ctx, {
 		method: 'GET',
-		path: `/dr/v1/doctor/service/${encodePathSegment(doctorId)}`,
+		path: `/dr/v1/doctor/service/${pathSegment(ctx, doctorId, 'Doctor ID', itemIndex)}`,
 		idempotent: true,
 		purpose: "the doctor's services",
 		itemIndex,

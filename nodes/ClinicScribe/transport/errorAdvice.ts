@@ -22,9 +22,10 @@ const ADVICE_BY_STATUS: Record<number, string> = {
 	429: 'The API is rate limiting this workspace. Wait a while, or send fewer items at once.',
 };
 
+/** Codes come from the API: only own entries count ("constructor" is no advice). */
 export function adviceFor(statusCode: number, code: string | undefined): string {
-	if (code && ADVICE_BY_CODE[code]) return ADVICE_BY_CODE[code];
-	if (ADVICE_BY_STATUS[statusCode]) return ADVICE_BY_STATUS[statusCode];
+	if (code && Object.prototype.hasOwnProperty.call(ADVICE_BY_CODE, code)) return ADVICE_BY_CODE[code];
+	if (Object.prototype.hasOwnProperty.call(ADVICE_BY_STATUS, statusCode)) return ADVICE_BY_STATUS[statusCode];
 	if (statusCode >= 500) return ADVICE_BY_CODE.SERVER_ERROR;
 	return 'Check the node parameters and the credential, then run again.';
 }

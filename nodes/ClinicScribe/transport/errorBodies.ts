@@ -27,13 +27,97 @@ export function readErrorFields(body: unknown): ErrorFields {
 	return { code: asText(record.code), message: asText(error) ?? asText(record.message) };
 }
 
+export const REDACTED = '[redacted]';
+
+/** A value to remove from text: a secret as it is, or a pattern (a mobile number in any spelling). */
+export type Redaction = string | RegExp;
+
 /** Never let a secret the caller holds reach a message, whatever the server echoed back. */
-export function scrubSecrets(text: string, secrets: Array<string | undefined>): string {
+export function scrubSecrets(text: string, secrets: Array<Redaction | undefined>): string {
 	let result = text;
-	for (const secret of secrets) {
-		if (secret && secret.length >= 4) result = result.split(secret).join('[redacted]');
+	for (const secret of orderedRedactions(secrets)) {
+		result = typeof secret === 'string' ? result.split(secret).join(REDACTED) : result.replace(secret, REDACTED);
 	}
 	return result;
+}
+
+/** Longest first, so a secret that contains another is replaced whole; too short ones are skipped. */
+function orderedRedactions(secrets: Array<Redaction | undefined>): Redaction[] {
+	const strings = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
+	const patterns = secrets.filter((s): s is RegExp => s instanceof RegExp);
+	return [...patterns, ...strings];
+}
+
+/** What to remove for values a call sent: a 10-digit mobile number in any spelling, else the value. */
+export function redactionsFor(values: string[]): Redaction[] {
+	return values.map((value) => (/^\d{10}$/.test(value) ? mobileNumberPattern(value) : value));
+}
+
+/**
+ * A 10-digit number as an API may echo it: digits apart by spaces, dashes, dots or brackets, and
+ * after a +91, 0091, 91 or 0 prefix.
+ */
+export function mobileNumberPattern(digits: string): RegExp {
+	const separator = '[\\s\\-.()]*';
+	const body = [...digits].join(separator);
+	return new RegExp(`[(]?(?:(?:\\+|00)?91${separator}|0${separator})?${body}`, 'g');
+}
+
+/**
+ * A copy of a JSON value (an API answer) with every secret replaced in every string, keys included.
+ * Used on every error answer as it arrives, so no message built from it can carry a secret.
+ */
+export function scrubValue<T>(value: T, secrets: Array<Redaction | undefined>): T {
+	return scrubCopy(value, secrets, new WeakSet()) as T;
+}
+
+function scrubCopy(value: unknown, secrets: Array<Redaction | undefined>, seen: WeakSet<object>): unknown {
+	if (typeof value === 'string') return scrubSecrets(value, secrets);
+	if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) return value;
+	if (seen.has(value)) return undefined;
+	seen.add(value);
+	if (Array.isArray(value)) return value.map((entry) => scrubCopy(entry, secrets, seen));
+	const copy: Record<string, unknown> = {};
+	for (const [key, entry] of Object.entries(value)) copy[scrubSecrets(key, secrets)] = scrubCopy(entry, secrets, seen);
+	return copy;
+}
+
+/**
+ * Replaces every secret in an error as n8n keeps it: message, description, messages, context,
+ * errorResponse, stack and cause, in place (n8n stores these with the execution and shows them).
+ */
+export function scrubErrorInPlace(error: unknown, secrets: Array<Redaction | undefined>): void {
+	if (orderedRedactions(secrets).length === 0) return;
+	scrubObjectInPlace(error, secrets, new WeakSet(), 0);
+}
+
+const ERROR_TEXT_KEYS = ['message', 'description', 'stack'];
+
+function scrubObjectInPlace(target: unknown, secrets: Array<Redaction | undefined>, seen: WeakSet<object>, depth: number): void {
+	if (typeof target !== 'object' || target === null || seen.has(target) || depth > 8) return;
+	seen.add(target);
+	const record = target as Record<string, unknown>;
+	const keys = new Set([...Object.keys(record), ...(target instanceof Error ? [...ERROR_TEXT_KEYS, 'cause'] : [])]);
+	for (const key of keys) {
+		let entry: unknown;
+		try {
+			entry = record[key];
+		} catch {
+			continue;
+		}
+		if (typeof entry === 'string') {
+			const clean = scrubSecrets(entry, secrets);
+			if (clean !== entry) {
+				try {
+					record[key] = clean;
+				} catch {
+					// A read-only property keeps its value; the error's own fields are writable.
+				}
+			}
+		} else if (typeof entry === 'object' && entry !== null) {
+			scrubObjectInPlace(entry, secrets, seen, depth + 1);
+		}
+	}
 }
 
 /** A short, safe description of a failure that produced no HTTP answer. */

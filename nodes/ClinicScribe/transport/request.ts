@@ -1,5 +1,6 @@
 import {
 	NodeApiError,
+	NodeOperationError,
 	sleep,
 	type IDataObject,
 	type IExecuteFunctions,
@@ -12,14 +13,26 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
-import { describeNetworkFailure, isNetworkFailure, readErrorFields, scrubSecrets, type ErrorFields } from './errorBodies';
+import { REQUEST_TIMEOUTS, RETRY_POLICY, RETRYABLE_STATUSES, retryDelayMs } from './retryPolicy';
+import type { TokenFailureKind } from './tokenExchange';
+import {
+	describeNetworkFailure,
+	isNetworkFailure,
+	readErrorFields,
+	redactionsFor,
+	scrubErrorInPlace,
+	scrubSecrets,
+	scrubValue,
+	type ErrorFields,
+	type Redaction,
+} from './errorBodies';
 import { adviceFor } from './errorAdvice';
 
 export type ClinicApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
 export interface ClinicApiRequest {
 	method: IHttpRequestMethods;
-	/** Path below the base URL; callers encode path segments with `encodePathSegment`. */
+	/** Path below the base URL; callers put every id in it through `pathSegment`. */
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[];
@@ -31,7 +44,7 @@ export interface ClinicApiRequest {
 	/** What the user asked for, in words, for error messages ("the doctor's services"). */
 	purpose: string;
 	itemIndex?: number;
-	/** Values the caller sent that must not come back in an error message (patient data). */
+	/** Values the caller sent that must not come back in an error (patient data, a signing key). */
 	redact?: string[];
 	/** Ends the call and its retries at once; default: the execution's cancel signal (Stop). */
 	abortSignal?: AbortSignal;
@@ -48,30 +61,80 @@ export interface ClinicApiResponse<T = unknown> {
 	headers: Record<string, string | string[] | undefined>;
 }
 
-/** Attempts in all (first try + retries) for retryable failures, and the back-off bounds. */
-export const RETRY_POLICY = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 };
-const DEFAULT_TIMEOUT_MS = 60_000;
-const RETRYABLE_STATUSES = new Set([408, 429, 500, 502, 503, 504]);
+export { REQUEST_TIMEOUTS, RETRY_POLICY, retryDelayMs } from './retryPolicy';
 
 export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
 	return readCredentialSettings(await ctx.getCredentials(CREDENTIAL_TYPE));
 }
 
-/** Encodes one path segment so an id can never reach another path ("a/../b" stays one segment). */
+/**
+ * Why an id cannot be one segment of a URL path, or undefined when it can. URL parsers resolve a
+ * segment of dots (also written %2E%2E) as "this folder" or "the parent", so such an id would
+ * address another path of the API; an empty one would address the collection itself.
+ */
+export function pathIdProblem(value: string): string | undefined {
+	const trimmed = value.trim();
+	if (trimmed === '') return 'is empty';
+	if (/^\.+$/.test(trimmed)) return `is "${trimmed}": an ID made only of dots would address another path of the API`;
+	return undefined;
+}
+
+/**
+ * The one way an id enters a URL path: refused (before any request) when it is empty or only dots,
+ * else encoded as exactly one segment ("a/../b" stays one segment).
+ */
+export function pathSegment(ctx: ClinicApiContext, value: string, field: string, itemIndex?: number): string {
+	const problem = pathIdProblem(value);
+	if (problem) {
+		const item = itemIndex === undefined ? '' : ` of item ${itemIndex}`;
+		throw new NodeOperationError(ctx.getNode(), `The ${field}${item} ${problem}`, {
+			description: `Enter the ${field} as the clinic API gave it (letters, digits and the like); nothing was sent.`,
+			itemIndex,
+		});
+	}
+	return encodeSegment(value);
+}
+
+/** Kept for callers not yet moved to `pathSegment`: the same refusal, without the node's context. */
 export function encodePathSegment(value: string): string {
+	const problem = pathIdProblem(value);
+	if (problem) throw new Error(`The ID ${problem}; nothing was sent.`);
+	return encodeSegment(value);
+}
+
+function encodeSegment(value: string): string {
 	return encodeURIComponent(value).replace(/\./g, '%2E');
 }
 
 /**
  * The one way the nodes call the clinic API: authenticated by the credential (which renews the
  * token on a 401 and retries once), retried with bounded back-off on 5xx/408/429 and, for idempotent
- * calls, on network errors; every failure becomes a NodeApiError that says what to do.
+ * calls, on network errors; every failure becomes a NodeApiError that says what to do. Redirects are
+ * never followed (the credential's headers would go with them), and every error and every error
+ * answer handed back is scrubbed of the credential's secrets.
  */
 export async function clinicApiRequest<T = unknown>(
 	ctx: ClinicApiContext,
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const settings = await getClinicSettings(ctx);
+	try {
+		const response = await sendWithRetries<T>(ctx, settings, request);
+		if (response.statusCode >= 200 && response.statusCode < 300) return response;
+		// An error answer the caller handles: cleaned here, so no message built from it leaks.
+		return { ...response, body: scrubValue(response.body, await secretsOf(ctx, settings, request)) };
+	} catch (error) {
+		scrubErrorInPlace(error, await secretsOf(ctx, settings, request));
+		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
+		throw new NodeApiError(ctx.getNode(), error as JsonObject);
+	}
+}
+
+async function sendWithRetries<T>(
+	ctx: ClinicApiContext,
+	settings: ClinicScribeSettings,
+	request: ClinicApiRequest,
+): Promise<ClinicApiResponse<T>> {
 	const signal = request.abortSignal ?? executionCancelSignal(ctx);
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -79,11 +142,13 @@ export async function clinicApiRequest<T = unknown>(
 		qs: request.qs,
 		body: request.body,
 		json: true,
+		// n8n would re-send the token (and keep auth, client-id) to wherever a redirect points.
+		disableFollowRedirect: true,
 		headers: { Accept: 'application/json' },
 		returnFullResponse: true,
 		// 401 must stay an error: it is what makes n8n renew the token and retry once.
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
-		timeout: request.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+		timeout: request.timeoutMs ?? REQUEST_TIMEOUTS.apiCallMs,
 		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
 		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
 		abortSignal: signal,
@@ -96,6 +161,9 @@ export async function clinicApiRequest<T = unknown>(
 		const lastAttempt = attempt >= RETRY_POLICY.attempts;
 		if (outcome.kind === 'response') {
 			const { response } = outcome;
+			if (isRedirect(response.statusCode)) {
+				throw redirectRefusedError(ctx, request, response.statusCode, response.headers.location, options.url);
+			}
 			if ((response.statusCode >= 200 && response.statusCode < 300) || request.acceptStatuses?.includes(response.statusCode)) {
 				return response as ClinicApiResponse<T>;
 			}
@@ -110,9 +178,9 @@ export async function clinicApiRequest<T = unknown>(
 			throw clinicApiError(ctx, request, 401, outcome.body, attempt);
 		}
 		if (outcome.tokenProblem) {
-			throw new NodeApiError(ctx.getNode(), { message: outcome.tokenProblem } as JsonObject, {
-				message: outcome.tokenProblem,
-				description: 'Open the Clinic Scribe API credential, correct it and run its test, then run the workflow again.',
+			throw new NodeApiError(ctx.getNode(), { message: outcome.tokenProblem.message } as JsonObject, {
+				message: outcome.tokenProblem.message,
+				description: TOKEN_PROBLEM_ADVICE[outcome.tokenProblem.kind],
 				itemIndex: request.itemIndex,
 			});
 		}
@@ -132,6 +200,78 @@ export async function clinicApiRequest<T = unknown>(
 	}
 }
 
+const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
+	rejected: 'Open the Clinic Scribe API credential, correct it and run its test, then run the workflow again.',
+	unavailable:
+		'The credential was not rejected: the token service did not answer. Run the workflow again later; if it persists, check that the API is reachable from n8n.',
+	redirected:
+		"Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path), not one that redirects elsewhere.",
+};
+
+/** Every value of the credential (as it is now: a token may have been renewed meanwhile) and the call's own. */
+async function secretsOf(ctx: ClinicApiContext, before: ClinicScribeSettings, request: ClinicApiRequest): Promise<Redaction[]> {
+	const values: Array<string | undefined> = credentialSecrets(before);
+	try {
+		values.push(...credentialSecrets(await getClinicSettings(ctx)));
+	} catch {
+		// The credential could not be read again: the values read before the call still apply.
+	}
+	return [...values.filter((value): value is string => typeof value === 'string'), ...redactionsFor(request.redact ?? [])];
+}
+
+/** Removes the credential's secrets from an error made anywhere (in place), before it is shown or stored. */
+export async function scrubCredentialSecrets(ctx: ClinicApiContext, error: unknown): Promise<void> {
+	try {
+		scrubErrorInPlace(error, credentialSecrets(await getClinicSettings(ctx)));
+	} catch {
+		// No readable credential: nothing of it can be in the error either.
+	}
+}
+
+/** The credential's secret values (never the client id or URLs, which help to diagnose). */
+export function credentialSecrets(settings: ClinicScribeSettings): string[] {
+	return [
+		settings.clientSecret,
+		settings.apiKey,
+		settings.staticAccessToken,
+		settings.sessionToken,
+		settings.refreshToken,
+		settings.signingKey,
+	].filter((value) => value !== '');
+}
+
+function isRedirect(statusCode: number): boolean {
+	return statusCode >= 300 && statusCode < 400;
+}
+
+/** The host a Location header points at (relative locations stay on the API's host). */
+export function redirectTargetHost(location: string | string[] | undefined, requestUrl: string | undefined): string {
+	const value = Array.isArray(location) ? location[0] : location;
+	if (!value) return 'an address it did not give (no Location header)';
+	try {
+		return new URL(value, requestUrl).host;
+	} catch {
+		return 'an address that is not a valid URL';
+	}
+}
+
+function redirectRefusedError(
+	ctx: ClinicApiContext,
+	request: Pick<ClinicApiRequest, 'purpose' | 'itemIndex'>,
+	statusCode: number,
+	location: string | string[] | undefined,
+	requestUrl: string | undefined,
+): NodeApiError {
+	const host = redirectTargetHost(location, requestUrl);
+	return new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+		message: `The clinic API answered ${request.purpose} with a redirect (HTTP ${statusCode}) to ${host}, which was not followed`,
+		description:
+			"Clinic Scribe never follows a redirect, so the credential's token and keys cannot reach another host. Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path).",
+		httpCode: String(statusCode),
+		itemIndex: request.itemIndex,
+	});
+}
+
 type SendOutcome =
 	| { kind: 'response'; response: ClinicApiResponse }
 	| {
@@ -140,7 +280,7 @@ type SendOutcome =
 			network: boolean;
 			body: unknown;
 			description: string;
-			tokenProblem?: string;
+			tokenProblem?: { message: string; kind: TokenFailureKind };
 	  };
 
 async function sendOnce(ctx: ClinicApiContext, options: IHttpRequestOptions): Promise<SendOutcome> {
@@ -162,17 +302,24 @@ async function sendOnce(ctx: ClinicApiContext, options: IHttpRequestOptions): Pr
 			network: status === 0 && isNetworkFailure(error),
 			body: cause.response?.data,
 			description: describeNetworkFailure(error),
-			tokenProblem: tokenFailureText(error),
+			tokenProblem: tokenFailureOf(error),
 		};
 	}
 }
 
-/** A failed token exchange reaches us wrapped; its message is already written for the user. */
-function tokenFailureText(error: unknown): string | undefined {
-	const cause = causeOf(error) as { name?: string; message?: string };
-	if (cause.name === 'TokenExchangeError' && cause.message) return cause.message;
-	const own = error as { name?: string; message?: string };
-	if (own.name === 'TokenExchangeError' && own.message) return own.message;
+/** A failed token exchange reaches us wrapped by n8n; its message is already written for the user. */
+function tokenFailureOf(error: unknown): { message: string; kind: TokenFailureKind } | undefined {
+	for (const candidate of [causeOf(error), error]) {
+		const record = (typeof candidate === 'object' && candidate !== null ? candidate : {}) as {
+			name?: unknown;
+			message?: unknown;
+			kind?: unknown;
+		};
+		if (record.name === 'TokenExchangeError' && typeof record.message === 'string' && record.message) {
+			const kind = record.kind === 'unavailable' || record.kind === 'redirected' ? record.kind : 'rejected';
+			return { message: record.message, kind };
+		}
+	}
 	return undefined;
 }
 
@@ -213,19 +360,8 @@ function redactFields(fields: ErrorFields, values: string[]): ErrorFields {
 	if (values.length === 0) return fields;
 	return {
 		code: fields.code,
-		message: fields.message === undefined ? undefined : scrubSecrets(fields.message, values),
+		message: fields.message === undefined ? undefined : scrubSecrets(fields.message, redactionsFor(values)),
 	};
-}
-
-export function retryDelayMs(attempt: number, retryAfter: string | string[] | undefined): number {
-	const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
-	if (header !== undefined) {
-		const seconds = Number(header);
-		if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, RETRY_POLICY.maxDelayMs);
-		const date = Date.parse(header);
-		if (!Number.isNaN(date)) return Math.min(Math.max(date - Date.now(), 0), RETRY_POLICY.maxDelayMs);
-	}
-	return Math.min(RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1), RETRY_POLICY.maxDelayMs);
 }
 
 async function pause(ctx: ClinicApiContext, request: ClinicApiRequest, signal: AbortSignal | undefined, ms: number): Promise<void> {

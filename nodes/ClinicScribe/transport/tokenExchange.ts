@@ -1,8 +1,9 @@
-import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import { sleep, type IDataObject, type IHttpRequestOptions } from 'n8n-workflow';
 
 import { SESSION_RENEWAL_PATH } from './apiVariants';
 import type { ClinicScribeSettings } from './credentialSettings';
-import { describeNetworkFailure, readErrorFields, scrubSecrets } from './errorBodies';
+import { describeNetworkFailure, isNetworkFailure, readErrorFields, scrubSecrets } from './errorBodies';
+import { REQUEST_TIMEOUTS, RETRY_POLICY, RETRYABLE_STATUSES, retryDelayMs } from './retryPolicy';
 
 /** What the credential keeps between executions. */
 export interface StoredTokens {
@@ -15,17 +16,26 @@ export type PlainHttpRequest = (options: IHttpRequestOptions) => Promise<unknown
 interface FullResponse {
 	statusCode: number;
 	body: unknown;
+	headers?: Record<string, string | string[] | undefined>;
 }
 
-/** Raised when the API refuses to give a token; its message names the rejected field. */
+/**
+ * rejected: the API said no to the credential (or it is incomplete), so the user must fix it;
+ * unavailable: the token service did not answer usefully (5xx, 429, network) even after retries;
+ * redirected: the token endpoint pointed elsewhere, which is never followed.
+ */
+export type TokenFailureKind = 'rejected' | 'unavailable' | 'redirected';
+
+/** Raised when no token could be had; its message says why, and `kind` what the user can do. */
 export class TokenExchangeError extends Error {
-	constructor(message: string) {
+	constructor(
+		message: string,
+		readonly kind: TokenFailureKind = 'rejected',
+	) {
 		super(message);
 		this.name = 'TokenExchangeError';
 	}
 }
-
-const TOKEN_TIMEOUT_MS = 30_000;
 
 /**
  * Gets a token for the credential: the ready token as it is, or a refresh when an earlier token
@@ -63,7 +73,9 @@ export async function exchangeClientCredentials(
 	const headers: IDataObject = { 'Content-Type': 'application/json', Accept: 'application/json' };
 	if (document) headers['X-API-KEY'] = settings.apiKey;
 
-	const response = await send(httpRequest, settings, {
+	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
+	// "not now" are retried like any other call.
+	const response = await sendWithRetries(httpRequest, settings, {
 		method: 'POST',
 		url: `${settings.baseUrl}${settings.variantSettings.exchangePath}`,
 		headers,
@@ -85,18 +97,21 @@ async function tryRefresh(
 		Authorization: `Bearer ${settings.sessionToken}`,
 	};
 	if (settings.clientId) headers['client-id'] = settings.clientId;
-	let response: FullResponse;
+	let outcome: SendOutcome;
 	try {
-		response = await send(httpRequest, settings, {
+		outcome = await sendOnce(httpRequest, {
 			method: 'POST',
 			url: `${settings.baseUrl}${SESSION_RENEWAL_PATH}`,
 			headers,
 			body: { refresh_token: settings.refreshToken, access_token: settings.sessionToken },
 		});
 	} catch {
-		// An unreachable refresh endpoint is no reason to give up: the full exchange may still work.
+		// A redirecting refresh endpoint is not followed; the full exchange says what is wrong.
 		return undefined;
 	}
+	// An unreachable refresh endpoint is no reason to give up: the full exchange may still work.
+	if (outcome.kind === 'network') return undefined;
+	const { response } = outcome;
 	if (response.statusCode < 200 || response.statusCode >= 300) return undefined;
 	try {
 		return readTokens(response.body, 'token refresh');
@@ -120,31 +135,87 @@ function assertExchangeFieldsPresent(settings: ClinicScribeSettings): void {
 	}
 }
 
-async function send(
+async function sendWithRetries(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
 	options: IHttpRequestOptions,
 ): Promise<FullResponse> {
+	for (let attempt = 1; ; attempt++) {
+		const lastAttempt = attempt >= RETRY_POLICY.attempts;
+		const outcome = await sendOnce(httpRequest, options);
+		if (outcome.kind === 'network') {
+			if (isNetworkFailure(outcome.failure) && !lastAttempt) {
+				await sleep(retryDelayMs(attempt, undefined));
+				continue;
+			}
+			const tried = attempt > 1 ? ` Tried ${attempt} times.` : '';
+			throw new TokenExchangeError(
+				`Could not reach the clinic API at ${settings.baseUrl} to get an access token (${describeNetworkFailure(outcome.failure)}). The credential was not rejected: check the credential's Environment / Base URL and that the API is reachable from n8n.${tried}`,
+				'unavailable',
+			);
+		}
+		const { response } = outcome;
+		if (!RETRYABLE_STATUSES.has(response.statusCode)) return response;
+		if (!lastAttempt) {
+			await sleep(retryDelayMs(attempt, response.headers?.['retry-after']));
+			continue;
+		}
+		throw new TokenExchangeError(describeUnavailable(response, settings, attempt), 'unavailable');
+	}
+}
+
+type SendOutcome = { kind: 'answer'; response: FullResponse } | { kind: 'network'; failure: unknown };
+
+/**
+ * One request to a token endpoint. Redirects are never followed: n8n would carry the API key, the
+ * client secret (a 307/308 re-sends the body) or the refresh token to wherever they point.
+ */
+async function sendOnce(httpRequest: PlainHttpRequest, options: IHttpRequestOptions): Promise<SendOutcome> {
 	let response: unknown;
-	let failure: unknown;
 	try {
 		response = await httpRequest({
 			...options,
 			json: true,
+			disableFollowRedirect: true,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: TOKEN_TIMEOUT_MS,
+			timeout: REQUEST_TIMEOUTS.tokenMs,
 		});
 	} catch (error) {
-		failure = error;
+		return { kind: 'network', failure: error };
 	}
-	if (failure !== undefined) {
-		throw new TokenExchangeError(
-			`Could not reach the clinic API at ${settings.baseUrl} to get an access token (${describeNetworkFailure(failure)}). Check the credential's Environment / Base URL and that the API is reachable from n8n.`,
-		);
+	const full = response as { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> };
+	const result: FullResponse = { statusCode: Number(full.statusCode ?? 0), body: full.body, headers: full.headers ?? {} };
+	if (result.statusCode >= 300 && result.statusCode < 400) {
+		throw new TokenExchangeError(describeRedirect(result, options.url), 'redirected');
 	}
-	const full = response as { statusCode?: number; body?: unknown };
-	return { statusCode: Number(full.statusCode ?? 0), body: full.body };
+	return { kind: 'answer', response: result };
+}
+
+function describeRedirect(response: FullResponse, requestUrl: string | undefined): string {
+	const location = response.headers?.location;
+	const value = Array.isArray(location) ? location[0] : location;
+	let host = 'an address it did not give';
+	if (value) {
+		try {
+			host = new URL(value, requestUrl).host;
+		} catch {
+			host = 'an address that is not a valid URL';
+		}
+	}
+	return `The clinic API answered the token request with a redirect (HTTP ${response.statusCode}) to ${host}, which was not followed: the credential's keys never go to another address. Check the credential's Environment / Base URL.`;
+}
+
+function describeUnavailable(response: FullResponse, settings: ClinicScribeSettings, attempts: number): string {
+	const fields = readErrorFields(response.body);
+	const detail = scrubSecrets([fields.code, fields.message].filter(Boolean).join(': '), exchangeSecrets(settings));
+	const said = detail ? ` The API said: ${detail}.` : '';
+	const what = response.statusCode === 429 ? 'is rate limiting token requests' : 'is unavailable';
+	return `The clinic API's token service ${what} (HTTP ${response.statusCode}, tried ${attempts} times). The credential was not rejected: run the workflow again later.${said}`;
+}
+
+function exchangeSecrets(settings: ClinicScribeSettings): string[] {
+	return [settings.clientSecret, settings.apiKey, settings.sessionToken, settings.refreshToken, settings.staticAccessToken];
 }
 
 function readTokens(body: unknown, step: string): StoredTokens {
@@ -153,8 +224,10 @@ function readTokens(body: unknown, step: string): StoredTokens {
 	const accessToken = data.access_token ?? nested.access_token;
 	const refreshToken = data.refresh_token ?? nested.refresh_token;
 	if (typeof accessToken !== 'string' || accessToken === '') {
+		// Not a refusal of the credential: a truncated answer, or another service at the Base URL.
 		throw new TokenExchangeError(
 			`The clinic API answered the ${step} without an access token. Check that the credential's Base URL points at the clinic API and not at another service.`,
+			'unavailable',
 		);
 	}
 	return { sessionToken: accessToken, refreshToken: typeof refreshToken === 'string' ? refreshToken : '' };
@@ -176,10 +249,7 @@ export function describeExchangeRejection(response: FullResponse, settings: Clin
 	} else {
 		rejected = 'the credential';
 	}
-	const detail = scrubSecrets(
-		[fields.code, fields.message].filter(Boolean).join(': '),
-		[settings.clientSecret, settings.apiKey, settings.sessionToken, settings.refreshToken],
-	);
+	const detail = scrubSecrets([fields.code, fields.message].filter(Boolean).join(': '), exchangeSecrets(settings));
 	const suffix = detail ? ` The API said: ${detail}.` : '';
 	return `The clinic API rejected ${rejected} (HTTP ${response.statusCode}) while issuing an access token. Check ${rejected} in the Clinic Scribe API credential, and that it belongs to the chosen environment and API variant.${suffix}`;
 }

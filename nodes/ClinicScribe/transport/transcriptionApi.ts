@@ -10,11 +10,11 @@ import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
 	clinicApiRequest,
-	encodePathSegment,
 	executionCancelSignal,
 	requestStoppedError,
 	retryDelayMs,
 	RETRY_POLICY,
+	pathSegment,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
@@ -134,7 +134,7 @@ export async function initTransaction(
 	let outcomeUnknown = false;
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
-		path: `${INIT_PATH_PREFIX}${encodePathSegment(txnId)}`,
+		path: `${INIT_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
 		body,
 		// Repeating init is harmless: the API never starts a transaction twice (a second init answers
 		// 409), and the caller checked before uploading that this id had not been started, so a 409
@@ -166,7 +166,7 @@ export async function initTransaction(
 export async function isTransactionStarted(ctx: ClinicApiContext, txnId: string, itemIndex?: number): Promise<boolean> {
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
-		path: `${STATUS_PATH_PREFIX}${encodePathSegment(txnId)}`,
+		path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
 		idempotent: true,
 		acceptStatuses: [202, 206, 400, 404],
 		timeoutMs: STATUS_REQUEST.timeoutMs,
@@ -256,7 +256,7 @@ export async function getSessionStatus(
 	for (let attempt = 1; ; attempt++) {
 		const response = await clinicApiRequest(ctx, {
 			method: 'GET',
-			path: `${STATUS_PATH_PREFIX}${encodePathSegment(sessionId)}`,
+			path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
 			idempotent: true,
 			// States, not failures: processing, partial, unknown session, all templates failed (500 is checked below).
 			acceptStatuses: [202, 206, 400, 404, 500],

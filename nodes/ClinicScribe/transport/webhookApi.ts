@@ -10,7 +10,7 @@ import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
 	clinicApiRequest,
-	encodePathSegment,
+	pathSegment,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
@@ -57,10 +57,14 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 			protocol: subscription.protocol,
 		},
 		// Not repeated after a network error: a lost answer may hide a registration, which the next
-		// activation finds by its URL and replaces.
+		// activation finds by its URL and replaces. A 5xx/429 is repeated: should the first attempt
+		// have registered after all, the repeat answers "already registered", which create() in the
+		// trigger recovers from by removing what is at its URL and registering once more.
 		idempotent: false,
 		acceptStatuses: [400, 409],
 		purpose,
+		// A generated key is in no credential: it is scrubbed from any error like the credential's.
+		redact: [subscription.signingKey],
 	});
 	if (response.statusCode === 400 || response.statusCode === 409) {
 		return { kind: 'refused', statusCode: response.statusCode, message: readErrorFields(response.body).message, body: response.body };
@@ -74,7 +78,7 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 export async function deleteSubscription(ctx: ClinicApiContext, id: string): Promise<'deleted' | 'gone'> {
 	const response = await clinicApiRequest(ctx, {
 		method: 'DELETE',
-		path: `${SUBSCRIPTIONS_PATH}/${encodePathSegment(id)}`,
+		path: `${SUBSCRIPTIONS_PATH}/${pathSegment(ctx, id, 'webhook subscription ID')}`,
 		idempotent: true,
 		acceptStatuses: [404],
 		purpose: 'the removal of the webhook subscription',

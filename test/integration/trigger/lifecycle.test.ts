@@ -339,10 +339,16 @@ describe('deliveries to the registered URL', () => {
 		expect(executions).toHaveLength(1);
 	});
 
-	test('duplicates of a delivery each start an execution (the service may deliver twice)', async () => {
+	test('an identical redelivery (same signature) is acknowledged and starts nothing more; a new delivery of the event does', async () => {
 		await activate();
-		await fakeWebhooks(api).deliver({ times: 2, transactionId: 'dup-1' });
-		expect(executions.map((e) => e[0].transactionId)).toEqual(['dup-1', 'dup-1']);
+		const report = await fakeWebhooks(api).deliver({ times: 2, transactionId: 'dup-1' });
+		expect(report.attempts.map((a) => a.status)).toEqual([200, 200]);
+		const started = () => executions.filter((e) => e.length > 0).map((e) => e[0].transactionId);
+		expect(started()).toEqual(['dup-1']);
+		// The service sending the event anew signs it anew (a later timestamp): that one runs.
+		await new Promise((resolve) => setTimeout(resolve, 1_100));
+		await fakeWebhooks(api).deliver({ transactionId: 'dup-1' });
+		expect(started()).toEqual(['dup-1', 'dup-1']);
 	});
 });
 

@@ -129,8 +129,10 @@ describe('errors and retries', () => {
 		expect(retryDelayMs(1, undefined)).toBe(RETRY_POLICY.baseDelayMs);
 		expect(retryDelayMs(3, undefined)).toBe(RETRY_POLICY.baseDelayMs * 4);
 	});
-	it('encodes a path segment so it cannot climb or split', () => {
+	it('encodes a path segment so it cannot split, and refuses one that would climb', () => {
 		expect(encodePathSegment('a b/c')).toBe('a%20b%2Fc');
-		expect(encodePathSegment('..')).toBe('%2E%2E');
+		expect(encodePathSegment('v1.2')).toBe('v1%2E2');
+		expect(() => encodePathSegment('..')).toThrow('only of dots');
+		expect(() => encodePathSegment(' ')).toThrow('is empty');
 	});
 });

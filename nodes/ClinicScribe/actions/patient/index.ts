@@ -16,7 +16,8 @@ export const description: INodeProperties[] = [
 				name: 'Search by Mobile (Deprecated)',
 				value: 'searchByMobile',
 				action: 'Search patients by mobile number',
-				description: 'Find the patient profiles registered with a 10-digit mobile number',
+				description:
+					'Find the patient profiles registered with a 10-digit mobile number. As an AI agent tool, the profiles go to the agent\'s model provider.',
 			},
 		],
 		default: 'searchByMobile',

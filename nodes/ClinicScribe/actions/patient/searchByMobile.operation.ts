@@ -4,8 +4,8 @@ import { checkTenDigitMobile, readPatientProfiles, simplifyPatient } from '../..
 import { readErrorFields } from '../../transport/errorBodies';
 import { searchPatientsByMobile } from '../../transport/directoryApi';
 import { clinicApiError, unexpectedBodyError } from '../../transport/request';
-import { returnAllAndLimit } from '../common.descriptions';
-import { applyReturnLimit, type OperationResult } from '../common.execute';
+import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
+import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 
 const show = { resource: ['patient'], operation: ['searchByMobile'] };
 const purpose = 'the patient search';
@@ -19,6 +19,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		displayOptions: { show },
 	},
+	...patientDataForAgentProperties(show),
 	{
 		displayName: 'Mobile Number',
 		name: 'mobile',
@@ -59,6 +60,7 @@ export const description: INodeProperties[] = [
 ];
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient search');
 	const check = checkTenDigitMobile(this.getNodeParameter('mobile', itemIndex, ''));
 	if (!check.ok) {
 		// The number itself is patient data: the message describes it without repeating it.

@@ -7,6 +7,8 @@ import {
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { patientDataForAgentProperties } from '../common.descriptions';
+import { assertPatientDataMayGoToAgent } from '../common.execute';
 import { asNodeError, errorRecord } from '../errorItems';
 import {
 	assertSessionComplete,
@@ -20,6 +22,7 @@ import {
 const show = { resource: ['transcription'], operation: ['getResults'] };
 
 export const description: INodeProperties[] = [
+	...patientDataForAgentProperties(show),
 	{
 		displayName: 'Session ID',
 		name: 'sessionId',
@@ -47,6 +50,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const startedAt = Date.now();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
+			assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
 			const sessionId = readSessionId(this, itemIndex);
 			const resultsOutput = readResultsOutput(this, itemIndex);
 			const wait = readWaitSettings(this, itemIndex, 0);

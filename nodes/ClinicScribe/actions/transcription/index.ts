@@ -9,7 +9,8 @@ const getResultsOption: INodePropertyOptions = {
 	name: 'Get Results',
 	value: 'getResults',
 	action: 'Get the results of a transcription',
-	description: 'Get the documents of a session (clinical notes, EMR, transcript), decoded; optionally wait until done',
+	description:
+		'Get the documents of a session (clinical notes, EMR, transcript), decoded; optionally wait until done. As an AI agent tool, the clinical notes go to the agent\'s model provider.',
 };
 
 const uploadAudioOption: INodePropertyOptions = {

@@ -13,6 +13,7 @@ import {
 
 import { audioContentType, audioFileProblem, readInputLanguages, storageFileNames, INPUT_LANGUAGES } from '../../shared/audioFiles';
 import type { ClinicScribeSettings } from '../../transport/credentialSettings';
+import { pathIdProblem } from '../../transport/request';
 import type { StorageFile } from '../../transport/storageUpload';
 import type { ResultsOutput } from '../../shared/sessionResults';
 import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from './waitForResults';
@@ -103,6 +104,8 @@ function optionalCall<T>(read: () => T): T | undefined {
 
 /** Why a transaction id cannot be used as one path segment of the API, or undefined. */
 export function transactionIdProblem(txnId: string): string | undefined {
+	const pathProblem = pathIdProblem(txnId);
+	if (pathProblem) return pathProblem;
 	if (txnId.length > 128) return 'is longer than 128 characters';
 	if (/\s/.test(txnId)) return 'contains spaces or line breaks';
 	if (/[/\\?#%]/.test(txnId)) return 'contains one of / \\ ? # %';

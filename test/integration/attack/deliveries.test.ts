@@ -1,0 +1,74 @@
+/**
+ * Attack: webhook deliveries that must start nothing: forged (wrong key, changed body, no or
+ * malformed signature), stale (timestamp beyond the tolerance), replayed (the very same signed
+ * delivery sent again) and oversized (refused unread). The trigger's webhook() as n8n calls it;
+ * test/integration/trigger/lifecycle.test.ts and test/e2e/trigger.e2e.test.ts play forged ones over
+ * real HTTP and in the real n8n.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { MAX_DELIVERY_BYTES, signatureHeaderValue } from '../../../nodes/ClinicScribe/shared/webhookSignature';
+import { completionEventBody, prepareDelivery, type Forgery } from '../../fake-api/routes/webhooks';
+import { recordAttack } from '../../support/attackLedger';
+import { createWebhookContext } from '../../support/triggerContext';
+
+const trigger = new ClinicScribeTrigger();
+const KEY = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+const STORED: IDataObject = { subscriptionId: 'whs_1', signingKey: KEY, endpoint: 'http://127.0.0.1/webhook/x/webhook', eventNames: ['v2rx.completed'] };
+
+async function receive(request: { headers: Record<string, string>; rawBody: Buffer }) {
+	const ctx = createWebhookContext({ request, staticData: { ...STORED }, parameters: {} });
+	const result = await trigger.webhook.call(ctx.context);
+	return { ...ctx, result };
+}
+
+function signed(transactionId: string, forgery?: Forgery) {
+	const { raw, headers } = prepareDelivery({ signing_key: KEY }, completionEventBody({ transactionId }), forgery);
+	const lower: Record<string, string> = {};
+	for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+	return { headers: lower, rawBody: Buffer.from(raw, 'utf8') };
+}
+
+it.each<[string, Forgery]>([
+	['forged-wrong-key', 'wrong-key'],
+	['forged-changed-body', 'changed-body'],
+	['forged-no-signature', 'no-header'],
+	['forged-malformed-signature', 'malformed-header'],
+	['stale', 'stale'],
+])('%s: 401, nothing started, the secret in no log', async (row, forgery) => {
+	const { result, response, logs } = await receive(signed(`visit-${row}`, forgery));
+	expect(result).toEqual({ noWebhookResponse: true });
+	expect(response.status).toBe(401);
+	const logged = JSON.stringify(logs);
+	expect(logged).not.toContain(KEY);
+	recordAttack(`delivery-${row}`, '401, no execution', { secretsSeen: 0, itemsLost: 0 });
+});
+
+it('replayed: the same signed delivery sent again is acknowledged and starts nothing; the first started once', async () => {
+	const delivery = signed('visit-replayed');
+	const first = await receive(delivery);
+	expect(first.result.workflowData).toHaveLength(1);
+	const again = await receive(delivery);
+	expect(again.result).toEqual({});
+	expect(again.response.status).toBeUndefined();
+	expect(again.logs.map((l) => l.message).join('\n')).toContain('signature replayed');
+	// A new delivery of the same event (new timestamp, new signature) is still accepted.
+	const body = completionEventBody({ transactionId: 'visit-replayed' });
+	const raw = JSON.stringify(body);
+	const later = Math.floor(Date.now() / 1000) + 1;
+	const fresh = await receive({ headers: { 'content-type': 'application/json', 'eka-webhook-signature': signatureHeaderValue(KEY, later, raw) }, rawBody: Buffer.from(raw) });
+	expect(fresh.result.workflowData).toHaveLength(1);
+	recordAttack('delivery-replayed', 'replay acknowledged, no second execution; the original started once', { secretsSeen: 0, itemsLost: 0 });
+});
+
+it('oversized: refused with 413 before the signature is checked or the body used', async () => {
+	const event = completionEventBody({ transactionId: 'visit-big' });
+	const raw = JSON.stringify({ ...event, padding: 'x'.repeat(MAX_DELIVERY_BYTES) });
+	const header = signatureHeaderValue(KEY, Math.floor(Date.now() / 1000), raw);
+	const { result, response, logs } = await receive({ headers: { 'content-type': 'application/json', 'eka-webhook-signature': header }, rawBody: Buffer.from(raw) });
+	expect(result).toEqual({ noWebhookResponse: true });
+	expect(response.status).toBe(413);
+	expect(logs.map((l) => l.message).join('\n')).toContain(`at most ${MAX_DELIVERY_BYTES}`);
+	recordAttack('delivery-oversized', '413 unread, no execution', { secretsSeen: 0, itemsLost: 0 });
+});
