@@ -8,6 +8,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { asRecord, textOf } from './values';
+
 /** How results become items: one per session, one per template, or a readable text view. */
 export type ResultsOutput = 'session' | 'templates' | 'simple';
 
@@ -101,18 +103,18 @@ export function readSessionResults(sessionId: string, httpStatus: number, body: 
 
 function readTemplateEntry(entry: unknown, index: number): DecodedTemplate {
 	const record = asRecord(entry) ?? {};
-	const templateId = text(record.template_id) ?? `template_${index + 1}`;
+	const templateId = textOf(record.template_id) ?? `template_${index + 1}`;
 	const decoded = decodeTemplateValue(record.value);
 	const template: DecodedTemplate = {
 		templateId,
-		name: text(record.name) ?? templateId,
-		status: text(record.status) ?? '',
+		name: textOf(record.name) ?? templateId,
+		status: textOf(record.status) ?? '',
 		format: decoded.format,
 		value: decoded.value,
 		errors: asList(record.errors),
 		warnings: asList(record.warnings),
 	};
-	const type = text(record.type);
+	const type = textOf(record.type);
 	if (type) template.type = type;
 	return template;
 }
@@ -257,7 +259,7 @@ function messageOf(entry: unknown): string {
 	if (typeof entry === 'string') return entry;
 	const record = asRecord(entry);
 	if (!record) return entry === undefined || entry === null ? '' : String(entry);
-	return text(record.message) ?? text(record.msg) ?? text(record.code) ?? JSON.stringify(record);
+	return textOf(record.message) ?? textOf(record.msg) ?? textOf(record.code) ?? JSON.stringify(record);
 }
 
 /**
@@ -321,8 +323,8 @@ export function humanise(key: string): string {
 function readApiError(root: Record<string, unknown> | undefined): { code?: string; message?: string } | undefined {
 	if (!root) return undefined;
 	const error = asRecord(root.error);
-	const code = error ? text(error.code) : text(root.code);
-	const message = error ? (text(error.message) ?? text(error.msg)) : (text(root.message) ?? text(root.error));
+	const code = error ? textOf(error.code) : textOf(root.code);
+	const message = error ? (textOf(error.message) ?? textOf(error.msg)) : (textOf(root.message) ?? textOf(root.error));
 	if (!code && !message) return undefined;
 	const result: { code?: string; message?: string } = {};
 	if (code) result.code = code;
@@ -334,18 +336,8 @@ function errorFields(error: { code?: string; message?: string }): IDataObject {
 	return { code: error.code ?? null, message: error.message ?? null };
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 function asList(value: unknown): unknown[] {
 	if (Array.isArray(value)) return value;
 	if (value === undefined || value === null || value === '') return [];
 	return [value];
-}
-
-function text(value: unknown): string | undefined {
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
-	if (typeof value === 'number') return String(value);
-	return undefined;
 }

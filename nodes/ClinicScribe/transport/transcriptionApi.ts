@@ -6,6 +6,7 @@
 import { NodeApiError, sleep, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readSessionResults, type SessionResults } from '../shared/sessionResults';
+import { asRecord } from '../shared/values';
 import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
@@ -305,8 +306,4 @@ export async function fetchSessionResults(
 ): Promise<SessionResults> {
 	const response = await getSessionStatus(ctx, sessionId, itemIndex, options);
 	return readSessionResults(sessionId, response.statusCode, response.body);
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }
