@@ -45,10 +45,9 @@ export interface SessionResults {
 	error?: { code?: string; message?: string };
 }
 
-/** Template ids of document 2.5 and of the public service (the EMR id differs by API variant). */
+/** Template ids of document 2.5 that the results are read by (the EMR id differs by API variant, so it is read from the output). */
 export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
 export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
-export const EMR_TEMPLATE_IDS: readonly string[] = ['svc_emr_template', 'eka_emr_template'];
 export const FHIR_TEMPLATE_ID = 'fhir';
 
 /** The session's state from the status call's HTTP status (service notes, "Results"). */

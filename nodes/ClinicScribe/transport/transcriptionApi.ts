@@ -1,7 +1,7 @@
 /**
  * The transcription calls of the clinic API (document 4.7 and 4.8, wire flow of the service notes):
- * presign, init and status. All go through `clinicApiRequest` (Bearer, retries, error advice); the
- * upload of the files themselves is in storageUpload.ts, which never carries a token.
+ * presign, the used-ID check, init and status. All go through `clinicApiRequest` (Bearer, retries,
+ * error advice); the upload of the files themselves is in storageUpload.ts, which never carries a token.
  */
 import { NodeApiError, sleep, type IDataObject, type JsonObject } from 'n8n-workflow';
 

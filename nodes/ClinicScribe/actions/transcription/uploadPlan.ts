@@ -183,7 +183,7 @@ function readTransactionId(
 		generated: false,
 		problem: new NodeOperationError(ctx.getNode(), `The Transaction ID of item ${itemIndex} ${problem}`, {
 			description:
-				'Use letters, digits and - _ . : only (for example a visit ID such as visit-2024-0042), or leave the field empty to have one generated.',
+				'A Transaction ID is one path segment of the API: at most 128 characters, with no spaces, line breaks, control characters or / \\ ? # %. Use for example a visit ID such as visit-2024-0042, or leave the field empty to have one generated.',
 			itemIndex,
 		}),
 	};
