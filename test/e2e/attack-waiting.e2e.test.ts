@@ -14,7 +14,10 @@ import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { uploadParameters } from '../integration/transcription/helpers';
 import { recordAttack } from '../support/attackLedger';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, N8nInstance, chain, delay, packedPackageForTests, type WorkflowJson } from '../support/n8n';
+import { packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { delay } from '../support/n8n/processes';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson } from '../support/n8n/workflows';
 import { createExecuteContext, fakeApiCredentials } from '../support/nodeContext';
 
 jest.setTimeout(5 * 60_000);
