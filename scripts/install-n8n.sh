@@ -12,7 +12,7 @@
 # Environment:
 #   CLINIC_SCRIBE_CACHE   cache folder (default: $HOME/.cache/n8n-nodes-clinic-scribe)
 #
-# Last lines of output (machine-readable, used by test/support/n8n.ts):
+# Last lines of output (machine-readable, used by test/support/n8n/install.ts):
 #   NODE24_BIN=<path to the node 24 binary>
 #   N8N_BIN=<path to n8n's bin/n8n script>
 set -euo pipefail

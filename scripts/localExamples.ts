@@ -4,8 +4,15 @@
  * recording, e-mail nodes disabled (no SMTP server here), a short poll interval, and the example's
  * sticky note extended by what differs, re-sized to its text and grown upwards, so it covers no node.
  */
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, withCredential, type WorkflowJson, type WorkflowNode } from '../test/support/n8n';
-import { isStickyNote, onGrid, stickyBox, stickyTextHeight } from '../test/support/n8nCanvas';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_TYPE,
+	withCredential,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../test/support/n8n/workflows';
+import { isStickyNote, onGrid, stickyBox, stickyTextHeight } from '../test/support/n8n/canvas';
 
 /** The credential `npm start` imports, which the local copies use. */
 export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };

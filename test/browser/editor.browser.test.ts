@@ -22,7 +22,9 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
 import { ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
-import { ACTION_NODE_TYPE, REPO_ROOT, TRIGGER_NODE_TYPE, freePort, type WorkflowJson } from '../support/n8n';
+import { REPO_ROOT } from '../support/n8n/install';
+import { freePort } from '../support/n8n/processes';
+import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type WorkflowJson } from '../support/n8n/workflows';
 
 // Jest ignores testTimeout inside a project; the first `npm start` builds and packs the package.
 jest.setTimeout(600_000);

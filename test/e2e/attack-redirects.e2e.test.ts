@@ -15,8 +15,9 @@ import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { recordAttack } from '../support/attackLedger';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { startForeignHost, type ForeignHost } from '../support/foreignHost';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, newId, packedPackageForTests, type WorkflowJson, type WorkflowNode } from '../support/n8n';
-import { RestartableN8n, triggerWorkflow } from '../support/n8nTrigger';
+import { packedPackageForTests } from '../support/n8n/install';
+import { RestartableN8n, triggerWorkflow } from '../support/n8n/trigger';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, newId, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
 
 // jest 29 ignores testTimeout inside a project; an n8n start takes tens of seconds here.
 jest.setTimeout(600_000);

@@ -18,16 +18,10 @@ import { fakeTranscription, type FakeTranscription } from '../fake-api/routes/tr
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { recordAttack } from '../support/attackLedger';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
-import {
-	ACTION_NODE_TYPE,
-	CREDENTIAL_TYPE,
-	N8nInstance,
-	chain,
-	nodeOutput,
-	packedPackageForTests,
-	type WorkflowJson,
-	type WorkflowNode,
-} from '../support/n8n';
+import { packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { nodeOutput } from '../support/n8n/results';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
 
 jest.setTimeout(5 * 60_000);
 

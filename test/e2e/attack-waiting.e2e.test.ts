@@ -14,7 +14,10 @@ import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { uploadParameters } from '../integration/transcription/helpers';
 import { recordAttack } from '../support/attackLedger';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, N8nInstance, chain, delay, packedPackageForTests, type WorkflowJson } from '../support/n8n';
+import { packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { delay } from '../support/n8n/processes';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson } from '../support/n8n/workflows';
 import { createExecuteContext, fakeApiCredentials } from '../support/nodeContext';
 
 jest.setTimeout(5 * 60_000);
@@ -103,7 +106,7 @@ test('waiting-stop-n8n: Stop during a held status call ends the execution as can
 	const txnId = `e2e-stop-${randomBytes(4).toString('hex')}`;
 	await startSession(txnId);
 	// Upload Audio asks for the status once before uploading (is the ID used?): later calls are the wait's.
-	const uploadDoneAt = Math.max(0, ...api.requests.map((r) => r.id));
+	const uploadedUpTo = Math.max(0, ...api.requests.map((r) => r.id));
 	fake.script(txnId, { processingPolls: 1_000_000 });
 	fake.setOptions({ holdMs: 30_000 });
 
@@ -129,7 +132,7 @@ test('waiting-stop-n8n: Stop during a held status call ends the execution as can
 	expect(finished.status).toBe('canceled');
 	// No status request after the stop: the one held call, closed, and nothing retried it.
 	await delay(1_500);
-	const statusRequests = api.requestsTo(`${STATUS_PATH.replace(':txnId', '')}${txnId}`, 'GET').filter((r) => r.id > uploadDoneAt);
+	const statusRequests = api.requestsTo(`${STATUS_PATH.replace(':txnId', '')}${txnId}`, 'GET').filter((r) => r.id > uploadedUpTo);
 	expect(statusRequests).toHaveLength(1);
 	expect(statusRequests[0].status).toBeUndefined();
 	expect(fake.transaction(txnId)!.statusCalls).toBe(1);

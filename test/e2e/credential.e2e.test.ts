@@ -4,7 +4,9 @@
  * secret in it.
  */
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
-import { CREDENTIAL_TYPE, N8nInstance, packedPackageForTests } from '../support/n8n';
+import { packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { CREDENTIAL_TYPE } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { recordAttack } from '../support/attackLedger';
 import { startForeignHost } from '../support/foreignHost';

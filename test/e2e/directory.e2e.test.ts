@@ -8,16 +8,10 @@ import { join } from 'node:path';
 
 import { API_VARIANTS, BUSINESS, DOCTORS, PATIENTS_BY_MOBILE, REFRESH_PATH, SERVICES_BY_DOCTOR } from '../fake-api/fixtures';
 import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../fake-api/server';
-import {
-	CREDENTIAL_TYPE,
-	N8nInstance,
-	nodeJson,
-	nodeOutput,
-	packedPackageForTests,
-	readWorkflowFile,
-	withCredential,
-	type ExecutionResult,
-} from '../support/n8n';
+import { packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { nodeJson, nodeOutput, type ExecutionResult } from '../support/n8n/results';
+import { CREDENTIAL_TYPE, readWorkflowFile, withCredential } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { PACKED_TARBALL_ENV, buildPackage, ensureN8nInstalled, packPackage } from '../support/n8n';
+import { PACKED_TARBALL_ENV, buildPackage, ensureN8nInstalled, packPackage } from '../support/n8n/install';
 
 export default async function globalSetup(): Promise<void> {
 	const started = Date.now();

@@ -7,19 +7,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import {
-	ACTION_NODE_TYPE,
-	CREDENTIAL_TYPE,
-	N8nInstance,
-	PACKAGE_NAME,
-	REPO_ROOT,
-	TRIGGER_NODE_TYPE,
-	chain,
-	nodeJson,
-	packedPackageForTests,
-	type CommunityPackageRecord,
-	type WorkflowJson,
-} from '../support/n8n';
+import { PACKAGE_NAME, REPO_ROOT, packedPackageForTests, type CommunityPackageRecord } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { nodeJson } from '../support/n8n/results';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, chain, type WorkflowJson } from '../support/n8n/workflows';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);

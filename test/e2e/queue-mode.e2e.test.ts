@@ -10,8 +10,10 @@
 
 import { fakeWebhooks, type FakeSubscription } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
-import { newId, nodeJson, packedPackageForTests } from '../support/n8n';
-import { E2E_OWNER, eventually, fakeApiCredential, triggerWorkflow } from '../support/n8nTrigger';
+import { packedPackageForTests } from '../support/n8n/install';
+import { nodeJson } from '../support/n8n/results';
+import { newId } from '../support/n8n/workflows';
+import { E2E_OWNER, eventually, fakeApiCredential, triggerWorkflow } from '../support/n8n/trigger';
 import { QueueModeN8n, queueServicesPresent } from '../support/queueMode';
 
 // Jest ignores testTimeout inside a project's settings; three n8n processes start here.

@@ -14,20 +14,18 @@ import { join } from 'node:path';
 
 import { CLINICAL_NOTES_DOCUMENT, fakeTranscription, STORAGE_PATH, TRANSCRIPT_TEXT, type FakeTranscription } from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { nodeJson, nodeOutput } from '../support/n8n/results';
 import {
 	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
-	N8nInstance,
-	REPO_ROOT,
 	chain,
-	nodeJson,
-	nodeOutput,
-	packedPackageForTests,
 	readWorkflowFile,
 	withCredential,
 	type WorkflowJson,
 	type WorkflowNode,
-} from '../support/n8n';
+} from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 
 jest.setTimeout(5 * 60_000);

@@ -14,7 +14,9 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { startFinishedSession } from '../support/fakeTranscriptionSession';
-import { CREDENTIAL_TYPE, REPO_ROOT, newId, nodeJson, packedPackageForTests, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n';
+import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
+import { nodeJson } from '../support/n8n/results';
+import { CREDENTIAL_TYPE, newId, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n/workflows';
 import {
 	RestartableN8n,
 	eventually,
@@ -22,7 +24,7 @@ import {
 	fakeApiCredential,
 	triggerWorkflow,
 	type ActivationMode,
-} from '../support/n8nTrigger';
+} from '../support/n8n/trigger';
 
 // Jest ignores testTimeout inside a project's settings; n8n starts take tens of seconds here.
 jest.setTimeout(600_000);

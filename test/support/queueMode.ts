@@ -20,7 +20,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance, REPO_ROOT, delay, freePort, runProcess, settlesWithin, summariseLog } from './n8n';
+import { REPO_ROOT } from './n8n/install';
+import { N8nInstance } from './n8n/instance';
+import { delay, freePort, runProcess, settlesWithin, summariseLog } from './n8n/processes';
 
 const INSTALL_SCRIPT = join(REPO_ROOT, 'scripts', 'install-queue-services.sh');
 

@@ -1,4 +1,4 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
 import { SHARE_WITH_AGENT_PARAMETER } from './common.descriptions';
 
@@ -21,4 +21,26 @@ export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex:
 			"Share Patient Data With the AI Agent is off, so no patient data goes to the agent's model provider. Turn it on in the node to allow it.",
 		itemIndex,
 	});
+}
+
+/** What all items of one run of the node share; the router makes one per run. */
+export interface OperationRun {
+	/** When the run started: waits of all items count from it, so N items wait "Timeout" in all, not N times it. */
+	readonly startedAt: number;
+}
+
+/**
+ * Turns one input item into any number of output records. The router pairs them with the item and
+ * applies Continue On Fail.
+ */
+export interface ItemOperation {
+	execute(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<OperationResult>;
+}
+
+/**
+ * Must see all items at once because it groups them (Upload Audio: items sharing a transaction ID are
+ * one transaction). It pairs its own output and applies Continue On Fail per group.
+ */
+export interface BatchOperation {
+	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[], run: OperationRun): Promise<INodeExecutionData[]>;
 }

@@ -1,21 +1,12 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
+import type { BatchOperation, ItemOperation, OperationRun } from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
 import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
 import * as transcription from './transcription';
 import { scrubCredentialSecrets } from '../transport/request';
-
-/** An operation that turns one input item into any number of output records. */
-export interface ItemOperation {
-	execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]>;
-}
-
-/** An operation that must see all items at once (for example to group them) and pairs its own output. */
-export interface BatchOperation {
-	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
-}
 
 type Operation = ItemOperation | BatchOperation;
 
@@ -36,12 +27,13 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
-	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
+	const run: OperationRun = { startedAt: Date.now() };
+	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items, run)];
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			const records = await operation.execute.call(this, itemIndex);
+			const records = await operation.execute.call(this, itemIndex, run);
 			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			// Errors of API calls are scrubbed where they are made; this covers any other error.

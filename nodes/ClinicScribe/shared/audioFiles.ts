@@ -14,8 +14,6 @@ export const AUDIO_CONTENT_TYPES: Readonly<Record<string, string>> = {
 	mp4: 'audio/mp4',
 };
 
-export const SUPPORTED_AUDIO_EXTENSIONS = Object.keys(AUDIO_CONTENT_TYPES);
-
 /** MIME types n8n may report for those containers, mapped to the type stored. */
 const AUDIO_MIME_TYPES: Readonly<Record<string, string>> = {
 	'audio/wav': 'audio/wav',

@@ -9,6 +9,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { firstPresent, firstText, isRecord } from './values';
+
 export const TRANSCRIPTION_COMPLETED = 'v2rx.completed';
 
 export interface CompletionEvent {
@@ -40,23 +42,24 @@ export function normalizeCompletionEvent(body: unknown): CompletionEvent | undef
 
 	// Order from the service notes: event, event_id, payload.event, event_type.
 	const event = firstText(body.event, body.event_id, payload.event, body.event_type);
-	if (event === null) return undefined;
+	if (event === undefined) return undefined;
 
-	const transactionId = firstText(
-		data.transaction_id,
-		payload.transaction_id,
-		body.transaction_id,
-		payloadData.transaction_id,
-		data.session_id,
-		body.session_id,
-	);
+	const transactionId =
+		firstText(
+			data.transaction_id,
+			payload.transaction_id,
+			body.transaction_id,
+			payloadData.transaction_id,
+			data.session_id,
+			body.session_id,
+		) ?? null;
 	const sessionId = firstText(data.session_id, payloadData.session_id, payload.session_id, body.session_id) ?? transactionId;
 	const status =
 		firstText(data.status, payloadData.status, payload.status, body.status) ??
 		// The envelope carries no status; the service sends *.completed only for a finished transaction.
 		(event.endsWith('.completed') ? 'completed' : null);
 	const timestamp = toIsoTimestamp(
-		firstDefined(body.timestamp, payload.event_time, payload.timestamp, body.event_time, data.timestamp),
+		firstPresent(body.timestamp, payload.event_time, payload.timestamp, body.event_time, data.timestamp),
 	);
 
 	return {
@@ -108,18 +111,3 @@ function fromEpoch(value: number): string | null {
 	return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
 
-function firstText(...values: unknown[]): string | null {
-	for (const value of values) {
-		if (typeof value === 'string' && value.trim() !== '') return value.trim();
-		if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-	}
-	return null;
-}
-
-function firstDefined(...values: unknown[]): unknown {
-	return values.find((value) => value !== undefined && value !== null && value !== '');
-}
-
-function isRecord(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -8,6 +8,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { asRecord, textOf } from './values';
+
 /** How results become items: one per session, one per template, or a readable text view. */
 export type ResultsOutput = 'session' | 'templates' | 'simple';
 
@@ -43,10 +45,9 @@ export interface SessionResults {
 	error?: { code?: string; message?: string };
 }
 
-/** Template ids of document 2.5 and of the public service (the EMR id differs by API variant). */
+/** Template ids of document 2.5 that the results are read by (the EMR id differs by API variant, so it is read from the output). */
 export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
 export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
-export const EMR_TEMPLATE_IDS: readonly string[] = ['svc_emr_template', 'eka_emr_template'];
 export const FHIR_TEMPLATE_ID = 'fhir';
 
 /** The session's state from the status call's HTTP status (service notes, "Results"). */
@@ -101,18 +102,18 @@ export function readSessionResults(sessionId: string, httpStatus: number, body: 
 
 function readTemplateEntry(entry: unknown, index: number): DecodedTemplate {
 	const record = asRecord(entry) ?? {};
-	const templateId = text(record.template_id) ?? `template_${index + 1}`;
+	const templateId = textOf(record.template_id) ?? `template_${index + 1}`;
 	const decoded = decodeTemplateValue(record.value);
 	const template: DecodedTemplate = {
 		templateId,
-		name: text(record.name) ?? templateId,
-		status: text(record.status) ?? '',
+		name: textOf(record.name) ?? templateId,
+		status: textOf(record.status) ?? '',
 		format: decoded.format,
 		value: decoded.value,
 		errors: asList(record.errors),
 		warnings: asList(record.warnings),
 	};
-	const type = text(record.type);
+	const type = textOf(record.type);
 	if (type) template.type = type;
 	return template;
 }
@@ -262,7 +263,7 @@ function messageOf(entry: unknown): string {
 	if (typeof entry === 'string') return entry;
 	const record = asRecord(entry);
 	if (!record) return entry === undefined || entry === null ? '' : String(entry);
-	return text(record.message) ?? text(record.msg) ?? text(record.code) ?? JSON.stringify(record);
+	return textOf(record.message) ?? textOf(record.msg) ?? textOf(record.code) ?? JSON.stringify(record);
 }
 
 /**
@@ -326,8 +327,8 @@ export function humanise(key: string): string {
 function readApiError(root: Record<string, unknown> | undefined): { code?: string; message?: string } | undefined {
 	if (!root) return undefined;
 	const error = asRecord(root.error);
-	const code = error ? text(error.code) : text(root.code);
-	const message = error ? (text(error.message) ?? text(error.msg)) : (text(root.message) ?? text(root.error));
+	const code = error ? textOf(error.code) : textOf(root.code);
+	const message = error ? (textOf(error.message) ?? textOf(error.msg)) : (textOf(root.message) ?? textOf(root.error));
 	if (!code && !message) return undefined;
 	const result: { code?: string; message?: string } = {};
 	if (code) result.code = code;
@@ -339,18 +340,8 @@ function errorFields(error: { code?: string; message?: string }): IDataObject {
 	return { code: error.code ?? null, message: error.message ?? null };
 }
 
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
 function asList(value: unknown): unknown[] {
 	if (Array.isArray(value)) return value;
 	if (value === undefined || value === null || value === '') return [];
 	return [value];
-}
-
-function text(value: unknown): string | undefined {
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
-	if (typeof value === 'number') return String(value);
-	return undefined;
 }

@@ -1,11 +1,12 @@
 /**
  * The transcription calls of the clinic API (document 4.7 and 4.8, wire flow of the service notes):
- * presign, init and status. All go through `clinicApiRequest` (Bearer, retries, error advice); the
- * upload of the files themselves is in storageUpload.ts, which never carries a token.
+ * presign, the used-ID check, init and status. All go through `clinicApiRequest` (Bearer, retries,
+ * error advice); the upload of the files themselves is in storageUpload.ts, which never carries a token.
  */
 import { NodeApiError, sleep, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readSessionResults, type SessionResults } from '../shared/sessionResults';
+import { asRecord } from '../shared/values';
 import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
@@ -305,8 +306,4 @@ export async function fetchSessionResults(
 ): Promise<SessionResults> {
 	const response = await getSessionStatus(ctx, sessionId, itemIndex, options);
 	return readSessionResults(sessionId, response.statusCode, response.body);
-}
-
-function asRecord(value: unknown): Record<string, unknown> | undefined {
-	return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 }

@@ -10,9 +10,11 @@ import {
 	customTemplateText,
 	emrDocument,
 	FHIR_BUNDLE,
+	STATUS_PATH,
 	TRANSCRIPT_TEXT,
 	type Outcome,
 } from '../../fake-api/routes/transcription';
+import { startFinishedSession } from '../../support/fakeTranscriptionSession';
 import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
 
 const rig = new TranscriptionRig();
@@ -164,6 +166,19 @@ describe('Get Results', () => {
 	test('an empty Session ID is refused naming the item, before any request', async () => {
 		await expect(results('  ')).rejects.toThrow('The Session ID field of item 0 is empty');
 		expect(rig.api.requests).toEqual([]);
+	});
+
+	test('a Session ID with a space and a slash reaches that session: the fake resolves the call to it', async () => {
+		await startFinishedSession(rig.api.url, rig.api.validCredentials, 'visit 1/2');
+		const before = Math.max(0, ...rig.api.requests.map((r) => r.id));
+		const output = await results('visit 1/2');
+		expect(output[0].json).toMatchObject({ session_id: 'visit 1/2', status: 'completed', http_status: 200 });
+		// What the server resolved, not the string the client built: one status call, on that session.
+		const calls = rig.api.requests.filter((r) => r.id > before && r.route !== '/api/v1/auth/token');
+		expect(calls.map((r) => [r.method, r.route, r.pathname, r.status])).toEqual([
+			['GET', STATUS_PATH, '/voice/api/v3/status/visit 1/2', 200],
+		]);
+		expect(rig.fake.transaction('visit 1/2')?.statusCalls).toBe(1);
 	});
 });
 

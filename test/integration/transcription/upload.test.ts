@@ -26,8 +26,7 @@ beforeEach(() => rig.reset());
 
 function expectStoredIntact(file: AudioFile, txnId: string) {
 	const upload = rig.fake.uploads().find((u) => u.txnId === txnId && u.sha256 === file.sha256);
-	expect(upload).toBeDefined();
-	expect(upload!.size).toBe(file.size);
+	expect(upload).toMatchObject({ txnId, sha256: file.sha256, size: file.size, fileName: expect.any(String) });
 	expect(upload!.partOrder[upload!.partOrder.length - 1]).toBe('file');
 	return upload!;
 }

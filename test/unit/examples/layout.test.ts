@@ -7,8 +7,9 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { localCopy } from '../../../scripts/localExamples';
-import { REPO_ROOT, readWorkflowFile } from '../../support/n8n';
-import { layoutProblems, nodeBox, overlaps, stickyBox, stickyTextHeight } from '../../support/n8nCanvas';
+import { REPO_ROOT } from '../../support/n8n/install';
+import { readWorkflowFile } from '../../support/n8n/workflows';
+import { layoutProblems, nodeBox, overlaps, stickyBox, stickyTextHeight } from '../../support/n8n/canvas';
 
 const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.json'));
 const LOCAL_SETUP = {

@@ -1,15 +1,9 @@
-import {
-	NodeOperationError,
-	type IExecuteFunctions,
-	type INodeExecutionData,
-	type INodeProperties,
-} from 'n8n-workflow';
+import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent } from '../common.execute';
-import { asNodeError, errorRecord } from '../errorItems';
+import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,
@@ -41,32 +35,17 @@ export const description: INodeProperties[] = [
 	),
 ];
 
-/**
- * One session per item. All items' waits share one start, so N items wait "Timeout" in all, not
- * N times it (the sessions are processed in parallel by the API).
- */
-export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	const startedAt = Date.now();
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
-			const sessionId = readSessionId(this, itemIndex);
-			const resultsOutput = readResultsOutput(this, itemIndex);
-			const wait = readWaitSettings(this, itemIndex, 0);
-			const results = wait
-				? await waitForSessionResults(this, sessionId, wait, itemIndex, startedAt)
-				: await fetchSessionResults(this, sessionId, itemIndex);
-			if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
-			for (const json of sessionResultsToRecords(results, resultsOutput)) {
-				output.push({ json, pairedItem: { item: itemIndex } });
-			}
-		} catch (error) {
-			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
-			output.push({ json: errorRecord(error), pairedItem: { item: itemIndex } });
-		}
-	}
-	return output;
+/** One session per item; the waits of all items count from the run's start (see `OperationRun`). */
+export async function execute(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<OperationResult> {
+	assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
+	const sessionId = readSessionId(this, itemIndex);
+	const resultsOutput = readResultsOutput(this, itemIndex);
+	const wait = readWaitSettings(this, itemIndex, 0);
+	const results = wait
+		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt)
+		: await fetchSessionResults(this, sessionId, itemIndex);
+	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
+	return sessionResultsToRecords(results, resultsOutput);
 }
 
 function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {

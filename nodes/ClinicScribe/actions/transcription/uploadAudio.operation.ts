@@ -11,7 +11,7 @@ import {
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
-import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../transport/storageUpload';
+import { storageRefusedError, uploadToStorage } from '../../transport/storageUpload';
 import {
 	initTransaction,
 	isDailyQuotaError,
@@ -304,7 +304,7 @@ async function runTransaction(
 
 	for (let index = 0; index < plan.files.length; index++) {
 		const file = plan.files[index];
-		const outcome = await uploadToStorage(ctx, storageTargetOf(target), file, file.itemIndex);
+		const outcome = await uploadToStorage(ctx, target, file, file.itemIndex);
 		if (outcome.kind === 'stored') {
 			storageStatus.set(file, outcome.statusCode);
 			continue;
@@ -372,10 +372,6 @@ function initMemory(ctx: IExecuteFunctions): InitMemory {
 /** A 4xx refusal of the API: the call was not taken, so nothing was started by it. */
 function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean {
 	return error instanceof NodeOperationError || /^4\d\d$/.test(String(error.httpCode ?? ''));
-}
-
-function storageTargetOf(target: { url: string; fields: Record<string, string>; folderPath: string }): StorageTarget {
-	return { url: target.url, fields: target.fields, folderPath: target.folderPath };
 }
 
 function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: number, init: InitResult): IDataObject {

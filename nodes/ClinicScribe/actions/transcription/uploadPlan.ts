@@ -16,6 +16,7 @@ import type { ClinicScribeSettings } from '../../transport/credentialSettings';
 import { pathIdProblem } from '../../transport/request';
 import type { StorageFile } from '../../transport/storageUpload';
 import type { ResultsOutput } from '../../shared/sessionResults';
+import { trimmedString } from '../../shared/values';
 import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from './waitForResults';
 
 /** Bigger reads from the binary store mean fewer, larger writes to the socket. */
@@ -185,7 +186,7 @@ function readTransactionId(
 		generated: false,
 		problem: new NodeOperationError(ctx.getNode(), `The Transaction ID of item ${itemIndex} ${problem}`, {
 			description:
-				'Use letters, digits and - _ . : only (for example a visit ID such as visit-2024-0042), or leave the field empty to have one generated.',
+				'A Transaction ID is one path segment of the API: at most 128 characters, with no spaces, line breaks, control characters or / \\ ? # %. Use for example a visit ID such as visit-2024-0042, or leave the field empty to have one generated.',
 			itemIndex,
 		}),
 	};
@@ -217,9 +218,9 @@ function readTransactionSettings(ctx: IExecuteFunctions, itemIndex: number, sett
 		});
 	}
 	const result: TransactionSettings = {
-		action: text(options.action) || settings.variantSettings.uploadAction,
-		mode: text(options.mode) || 'dictation',
-		modelType: text(options.modelType) || 'pro',
+		action: trimmedString(options.action) || settings.variantSettings.uploadAction,
+		mode: trimmedString(options.mode) || 'dictation',
+		modelType: trimmedString(options.modelType) || 'pro',
 		inputLanguages: languages.ids,
 		templates: readTemplates(ctx, itemIndex, settings),
 		resultsOutput: readResultsOutput(ctx, itemIndex),
@@ -232,7 +233,7 @@ function readTransactionSettings(ctx: IExecuteFunctions, itemIndex: number, sett
 	}
 	const additionalData = readAdditionalData(ctx, options.additionalData, itemIndex);
 	if (additionalData) result.additionalData = additionalData;
-	const outputLanguage = text(options.outputLanguage);
+	const outputLanguage = trimmedString(options.outputLanguage);
 	if (outputLanguage) result.outputLanguage = outputLanguage;
 	const wait = readWaitSettings(ctx, itemIndex, UPLOAD_NOT_FOUND_GRACE_MS);
 	if (wait) result.wait = wait;
@@ -250,7 +251,7 @@ function readTemplates(
 	const chosen: Array<{ template_id: string; codification_needed: boolean }> = [];
 	const offered: string[] = Object.values(TEMPLATE_CHOICES);
 	for (const [position, entry] of (collection.templates ?? []).entries()) {
-		let templateId = text(entry.template);
+		let templateId = trimmedString(entry.template);
 		if (!offered.includes(templateId)) {
 			// An expression gave something else (a typo, a workspace template id): nothing is sent.
 			const shown = typeof entry.template === 'string' ? `"${entry.template.slice(0, 80)}"` : String(entry.template);
@@ -265,7 +266,7 @@ function readTemplates(
 		}
 		if (templateId === TEMPLATE_CHOICES.emr) templateId = settings.variantSettings.emrTemplateId;
 		if (templateId === TEMPLATE_CHOICES.custom) {
-			templateId = text(entry.customTemplateId);
+			templateId = trimmedString(entry.customTemplateId);
 			if (!templateId) {
 				throw new NodeOperationError(ctx.getNode(), `An output template of item ${itemIndex} is Custom but its Custom Template ID is empty`, {
 					description: "Enter the custom template's ID from your workspace, or pick one of the standard templates.",
@@ -393,8 +394,4 @@ function differingSetting(a: TransactionSettings, b: TransactionSettings): strin
 function asOperationError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
 	if (error instanceof NodeOperationError) return error;
 	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), { itemIndex });
-}
-
-function text(value: unknown): string {
-	return typeof value === 'string' ? value.trim() : '';
 }

@@ -9,7 +9,7 @@
  * its position; note text is InterVariable 14 px, line height 1.35 (paragraphs) or 1.3 (list items),
  * `##` headings 24 px, 8 px below each block, 8 px padding and about 24 px free at the bottom.
  */
-import type { WorkflowJson, WorkflowNode } from './n8n';
+import type { WorkflowJson, WorkflowNode } from './workflows';
 
 export const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 const NODE_SIZE = 100;

@@ -9,16 +9,9 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import {
-	CREDENTIAL_TYPE,
-	N8nInstance,
-	TRIGGER_NODE_TYPE,
-	chain,
-	type CredentialImport,
-	type OwnerAccount,
-	type WorkflowJson,
-} from './n8n';
-import { fakeApiCredentialData } from './fakeApiCredential';
+import { N8nInstance, type OwnerAccount } from './instance';
+import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, chain, type CredentialImport, type WorkflowJson } from './workflows';
+import { fakeApiCredentialData } from '../fakeApiCredential';
 
 /** n8n 2.41's switch between its activation modes; `false` is the older mode of n8n ≤ 1.x. */
 export const PUBLICATION_SERVICE_ENV = 'N8N_USE_WORKFLOW_PUBLICATION_SERVICE';

@@ -1,0 +1,50 @@
+/**
+ * Reading values of unknown shape (API bodies, webhook payloads, node parameters). One behaviour
+ * each, used by every room, so two readers never disagree on the same value.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+/** A plain object: not null, not an array. */
+export function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The value if it is a plain object, otherwise undefined. */
+export function asRecord(value: unknown): IDataObject | undefined {
+	return isRecord(value) ? value : undefined;
+}
+
+/**
+ * The value as text: a string with something in it, trimmed; a finite number as its decimal string.
+ * Anything else (blank string, NaN, boolean, object, null, undefined) is no text: undefined.
+ */
+export function textOf(value: unknown): string | undefined {
+	if (typeof value === 'string') {
+		const trimmed = value.trim();
+		return trimmed === '' ? undefined : trimmed;
+	}
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	return undefined;
+}
+
+/**
+ * A string parameter, trimmed; '' for anything that is not a string (numbers included), so a
+ * caller can use `||` for its default.
+ */
+export function trimmedString(value: unknown): string {
+	return typeof value === 'string' ? value.trim() : '';
+}
+
+/** The first of the values that has text (see `textOf`), or undefined. */
+export function firstText(...values: unknown[]): string | undefined {
+	for (const value of values) {
+		const found = textOf(value);
+		if (found !== undefined) return found;
+	}
+	return undefined;
+}
+
+/** The first value that is present: not undefined, not null, not ''. Undefined when none is. */
+export function firstPresent(...values: unknown[]): unknown {
+	return values.find((value) => value !== undefined && value !== null && value !== '');
+}
