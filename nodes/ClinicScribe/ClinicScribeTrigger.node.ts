@@ -21,6 +21,7 @@ import {
 	type CompletionEvent,
 } from './shared/completionEvents';
 import { sessionResultsToRecords } from './shared/sessionResults';
+import { textOf } from './shared/values';
 import {
 	decideExists,
 	isEndpointAlreadyRegistered,
@@ -351,8 +352,7 @@ async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscripti
 async function userSigningKeyOf(ctx: IHookFunctions | IWebhookFunctions, options: IDataObject): Promise<string | undefined> {
 	const fromCredential = await credentialSigningKey(ctx);
 	if (fromCredential) return fromCredential;
-	const legacy = options.signingKey;
-	return typeof legacy === 'string' && legacy.trim() !== '' ? legacy.trim() : undefined;
+	return typeof options.signingKey === 'string' ? textOf(options.signingKey) : undefined;
 }
 
 async function credentialSigningKey(ctx: IHookFunctions | IWebhookFunctions): Promise<string | undefined> {
@@ -411,11 +411,10 @@ function eventJson(event: CompletionEvent): IDataObject {
 
 /** A key kept in the credential is not copied into static data (stored in clear): only a marker is. */
 function readStored(staticData: IDataObject, credentialKey: string | undefined): StoredSubscription {
-	const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
 	return {
-		subscriptionId: text(staticData.subscriptionId),
-		signingKey: staticData.signingKeyInCredential === true ? credentialKey : text(staticData.signingKey),
-		endpoint: text(staticData.endpoint),
+		subscriptionId: textOf(staticData.subscriptionId),
+		signingKey: staticData.signingKeyInCredential === true ? credentialKey : textOf(staticData.signingKey),
+		endpoint: textOf(staticData.endpoint),
 		eventNames: Array.isArray(staticData.eventNames)
 			? staticData.eventNames.filter((n): n is string => typeof n === 'string')
 			: undefined,

@@ -3,9 +3,9 @@
  * `Authorization: Bearer` (the credential adds it). Deciding what to do with the answers is in
  * shared/subscriptionPlan.ts.
  */
-import type { IDataObject } from 'n8n-workflow';
 
 import type { RemoteSubscription } from '../shared/subscriptionPlan';
+import { isRecord, textOf } from '../shared/values';
 import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
@@ -124,14 +124,4 @@ export function readSubscriptionList(body: unknown): RemoteSubscription[] | unde
 function subscriptionIdOf(body: unknown): string | undefined {
 	if (!isRecord(body)) return undefined;
 	return textOf(body.id) ?? (isRecord(body.data) ? textOf(body.data.id) : undefined);
-}
-
-function textOf(value: unknown): string | undefined {
-	if (typeof value === 'string' && value.trim() !== '') return value;
-	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-	return undefined;
-}
-
-function isRecord(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
