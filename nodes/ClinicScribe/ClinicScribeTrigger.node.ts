@@ -325,7 +325,12 @@ export class ClinicScribeTrigger implements INodeType {
 
 // -------------------------------------------------------------------------------------------------
 
-/** Signed deliveries already accepted by this process (see ReplayGuard). */
+/**
+ * Signed deliveries already accepted by this process (see ReplayGuard). Module state by design: the
+ * replay cache must outlive one webhook() call and be shared by every workflow's trigger in the
+ * process, and it cannot live in static data, which webhook() may only read (it may run in another
+ * process in queue mode). Bounded in size and by the signature's timestamp tolerance.
+ */
 const replayGuard = new ReplayGuard();
 
 async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscription> {
