@@ -1,10 +1,9 @@
 /**
  * Webhook subscriptions (document 4.4; list and delete from the service notes), as calls. They take
  * `Authorization: Bearer` (the credential adds it). Deciding what to do with the answers is in
- * shared/subscriptionPlan.ts.
+ * trigger/subscriptionPlan.ts.
  */
 
-import type { RemoteSubscription } from '../shared/subscriptionPlan';
 import { isRecord, textOf } from '../shared/values';
 import { readErrorFields } from './errorBodies';
 import {
@@ -14,6 +13,15 @@ import {
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
+
+/** One entry of the service's subscription list. */
+export interface RemoteSubscription {
+	id: string;
+	endpoint: string;
+	eventNames: string[];
+	/** Shown by the list endpoint (service notes); may be absent or masked. */
+	signingKey?: string;
+}
 
 export const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
 

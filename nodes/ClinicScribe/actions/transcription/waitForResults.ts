@@ -14,7 +14,7 @@ import {
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
 import { transportPolicyOf } from '../../transport/retryPolicy';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
-import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from './resultsOutput.description';
+import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
 
 export interface WaitSettings {
 	timeoutMs: number;
