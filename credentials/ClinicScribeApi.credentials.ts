@@ -11,6 +11,7 @@ import type {
 
 import { authHeadersFor, isApiUrl } from '../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings } from '../nodes/ClinicScribe/transport/credentialSettings';
+import { transportPolicyOf } from '../nodes/ClinicScribe/transport/retryPolicy';
 import { obtainAccessToken } from '../nodes/ClinicScribe/transport/tokenExchange';
 
 export class ClinicScribeApi implements ICredentialType {
@@ -167,7 +168,11 @@ export class ClinicScribeApi implements ICredentialType {
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
 		const settings = readCredentialSettings(credentials);
 		// Redirects are refused inside (disableFollowRedirect on every token request).
-		const tokens = await obtainAccessToken(async (options) => await this.helpers.httpRequest(options), settings);
+		const tokens = await obtainAccessToken(
+			async (options) => await this.helpers.httpRequest(options),
+			settings,
+			transportPolicyOf(this),
+		);
 		return { sessionToken: tokens.sessionToken, refreshToken: tokens.refreshToken };
 	}
 

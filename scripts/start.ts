@@ -35,18 +35,9 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { EHR_DOCUMENTS_PATH } from '../test/fake-api/routes/ehrReceiver';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
-import {
-	CREDENTIAL_TYPE,
-	N8nInstance,
-	REPO_ROOT,
-	TRIGGER_NODE_TYPE,
-	buildPackage,
-	ensureN8nInstalled,
-	newId,
-	packPackage,
-	readWorkflowFile,
-	type WorkflowJson,
-} from '../test/support/n8n';
+import { REPO_ROOT, buildPackage, ensureN8nInstalled, packPackage } from '../test/support/n8n/install';
+import { N8nInstance } from '../test/support/n8n/instance';
+import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, newId, readWorkflowFile, type WorkflowJson } from '../test/support/n8n/workflows';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
 import { LOCAL_CREDENTIAL, localCopy, type LocalSetup } from './localExamples';
 

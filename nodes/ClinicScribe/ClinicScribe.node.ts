@@ -8,12 +8,13 @@ import {
 } from 'n8n-workflow';
 
 import * as business from './actions/business';
-import { optionNameSubtitle, optionsOf } from './actions/common.descriptions';
+import { optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
 import * as patient from './actions/patient';
 import { route } from './actions/router';
 import * as transcription from './actions/transcription';
 import { searchDoctors } from './methods/listSearch';
+import { optionNameSubtitle } from './shared/optionSubtitle';
 
 const properties: INodeProperties[] = [
 	{

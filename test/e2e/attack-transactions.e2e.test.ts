@@ -27,7 +27,7 @@ jest.setTimeout(5 * 60_000);
 
 const CREDENTIAL = { id: 'clinicScribeE2E21', name: 'Clinic Scribe (e2e transactions)' };
 const INIT = '/voice/api/v2/transaction/init/';
-/** The node's own attempts per call (transport/request.ts RETRY_POLICY.attempts). */
+/** The node's own attempts per call (transport/retryPolicy.ts PRODUCTION_POLICY.retry.attempts). */
 const ATTEMPTS_PER_CALL = 4;
 
 let api: FakeClinicApi;

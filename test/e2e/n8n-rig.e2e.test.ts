@@ -123,6 +123,7 @@ describe('n8n start', () => {
 		expect(listed[0].installedNodes.map(({ name, type, latestVersion }) => ({ name, type, latestVersion }))).toEqual(
 			expect.arrayContaining([
 				{ name: 'Clinic Scribe', type: ACTION_NODE_TYPE, latestVersion: 1 },
+				// The trigger's newest version (1.1 keeps the signing key in the credential).
 				{ name: 'Clinic Scribe Trigger', type: TRIGGER_NODE_TYPE, latestVersion: 1.1 },
 			]),
 		);

@@ -23,6 +23,7 @@ import {
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { fakeApiCredentialData } from './fakeApiCredential';
+import { applyTestTransportPolicy } from './transportPolicy';
 
 export interface RecordedCall {
 	url: string;
@@ -153,7 +154,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		if (store.data[expirable.name] !== '' && !expired) return;
 		store.preAuthenticationRuns++;
 		const output = await credentialType.preAuthentication.call(
-			{ helpers: { httpRequest: plainHttpRequest } } as never,
+			applyTestTransportPolicy({ helpers: { httpRequest: plainHttpRequest } }) as never,
 			store.data,
 		);
 		if (output[expirable.name] === undefined) return;
@@ -252,5 +253,5 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	return { context, calls };
+	return { context: applyTestTransportPolicy(context), calls };
 }

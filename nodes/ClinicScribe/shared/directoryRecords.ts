@@ -5,6 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { firstNonNull, isRecord } from './values';
+
 export interface BusinessEntities {
 	clinics: IDataObject[];
 	doctors: IDataObject[];
@@ -36,22 +38,22 @@ export function readPatientProfiles(body: unknown): IDataObject[] | undefined {
 
 function normalizePatientEntry(entry: IDataObject): IDataObject {
 	const profile = isRecord(entry.patient_profile) ? entry.patient_profile : {};
-	const patientId = firstDefined(entry.patient_id, profile.patient_id);
+	const patientId = firstSent(entry.patient_id, profile.patient_id);
 	return {
-		name: firstDefined(entry.name, joinName(profile)),
+		name: firstSent(entry.name, joinName(profile)),
 		patient_id: patientId,
-		clinic_id: firstDefined(entry.clinic_id),
+		clinic_id: firstSent(entry.clinic_id),
 		is_recent: typeof entry.is_recent === 'boolean' ? entry.is_recent : null,
 		patient_profile: {
-			patient_id: firstDefined(profile.patient_id, patientId),
-			first_name: firstDefined(profile.first_name),
-			middle_name: firstDefined(profile.middle_name),
-			last_name: firstDefined(profile.last_name),
-			dob: firstDefined(profile.dob),
-			gender: firstDefined(profile.gender, profile.gen),
-			mobile: firstDefined(profile.mobile),
-			email: firstDefined(profile.email),
-			created_at: firstDefined(profile.created_at),
+			patient_id: firstSent(profile.patient_id, patientId),
+			first_name: firstSent(profile.first_name),
+			middle_name: firstSent(profile.middle_name),
+			last_name: firstSent(profile.last_name),
+			dob: firstSent(profile.dob),
+			gender: firstSent(profile.gender, profile.gen),
+			mobile: firstSent(profile.mobile),
+			email: firstSent(profile.email),
+			created_at: firstSent(profile.created_at),
 		},
 	};
 }
@@ -114,15 +116,9 @@ function dataOf(body: unknown): IDataObject | undefined {
 	return isRecord(body.data) ? body.data : undefined;
 }
 
-function isRecord(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function firstDefined(...values: unknown[]): IDataObject[string] {
-	for (const value of values) {
-		if (value !== undefined && value !== null) return value as IDataObject[string];
-	}
-	return null;
+/** The first value the API sent (an empty string included: the record shows it as sent), else null. */
+function firstSent(...values: unknown[]): IDataObject[string] {
+	return (firstNonNull(...values) ?? null) as IDataObject[string];
 }
 
 function joinName(profile: IDataObject): string | null {

@@ -44,6 +44,14 @@ export function firstText(...values: unknown[]): string | undefined {
 	return undefined;
 }
 
+/**
+ * The first value that is there at all: not undefined, not null ('' counts, unlike `firstPresent`:
+ * for records that show a field as the API sent it). Undefined when none is.
+ */
+export function firstNonNull(...values: unknown[]): unknown {
+	return values.find((value) => value !== undefined && value !== null);
+}
+
 /** The first value that is present: not undefined, not null, not ''. Undefined when none is. */
 export function firstPresent(...values: unknown[]): unknown {
 	return values.find((value) => value !== undefined && value !== null && value !== '');

@@ -6,6 +6,7 @@ import {
 	type ApiVariant,
 	type ApiVariantSettings,
 } from './apiVariants';
+import { trimmedString } from '../shared/values';
 
 export const CREDENTIAL_TYPE = 'clinicScribeApi';
 
@@ -32,13 +33,13 @@ export function readCredentialSettings(credentials: ICredentialDataDecryptedObje
 		variantSettings: apiVariantSettings(variant),
 		baseUrl: resolveBaseUrl(credentials.environment, credentials.baseUrl),
 		authMethod: credentials.authMethod === 'accessToken' ? 'accessToken' : 'clientCredentials',
-		clientId: text(credentials.clientId),
-		clientSecret: text(credentials.clientSecret),
-		apiKey: text(credentials.apiKey),
-		staticAccessToken: text(credentials.accessToken),
-		sessionToken: text(credentials.sessionToken),
-		refreshToken: text(credentials.refreshToken),
-		signingKey: text(credentials.webhookSigningSecret),
+		clientId: trimmedString(credentials.clientId),
+		clientSecret: trimmedString(credentials.clientSecret),
+		apiKey: trimmedString(credentials.apiKey),
+		staticAccessToken: trimmedString(credentials.accessToken),
+		sessionToken: trimmedString(credentials.sessionToken),
+		refreshToken: trimmedString(credentials.refreshToken),
+		signingKey: trimmedString(credentials.webhookSigningSecret),
 	};
 }
 
@@ -47,11 +48,7 @@ export function resolveBaseUrl(environment: unknown, customBaseUrl: unknown): st
 		environment === 'sandbox'
 			? ENVIRONMENT_BASE_URLS.sandbox
 			: environment === 'custom'
-				? text(customBaseUrl)
+				? trimmedString(customBaseUrl)
 				: ENVIRONMENT_BASE_URLS.production;
 	return chosen.replace(/\/+$/, '');
-}
-
-function text(value: unknown): string {
-	return typeof value === 'string' ? value.trim() : '';
 }

@@ -2,6 +2,8 @@
  * Reading the error bodies of the clinic API. Each group of endpoints has its own shape
  * (service notes, "Errors"); callers only ever see a code and a message.
  */
+import { textOf } from '../shared/values';
+
 export interface ErrorFields {
 	code?: string;
 	message?: string;
@@ -19,12 +21,12 @@ export function readErrorFields(body: unknown): ErrorFields {
 		// `/dr` envelope (document §7), voice and webhook APIs: {error: {code, message | msg}}.
 		const inner = error as Record<string, unknown>;
 		return {
-			code: asText(inner.code),
-			message: asText(inner.message) ?? asText(inner.msg) ?? asText(record.message),
+			code: textOf(inner.code),
+			message: textOf(inner.message) ?? textOf(inner.msg) ?? textOf(record.message),
 		};
 	}
 	// Auth API: {code, error}; some `/dr` responses add a top-level message.
-	return { code: asText(record.code), message: asText(error) ?? asText(record.message) };
+	return { code: textOf(record.code), message: textOf(error) ?? textOf(record.message) };
 }
 
 export const REDACTED = '[redacted]';
@@ -158,11 +160,5 @@ function networkErrorCode(error: unknown): string | undefined {
 		string,
 		unknown
 	>;
-	return asText(record.code) ?? asText(cause.code);
-}
-
-function asText(value: unknown): string | undefined {
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
-	if (typeof value === 'number') return String(value);
-	return undefined;
+	return textOf(record.code) ?? textOf(cause.code);
 }

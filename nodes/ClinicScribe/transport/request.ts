@@ -13,7 +13,7 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
-import { REQUEST_TIMEOUTS, RETRY_POLICY, RETRYABLE_STATUSES, retryDelayMs } from './retryPolicy';
+import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
 import type { TokenFailureKind } from './tokenExchange';
 import {
 	describeNetworkFailure,
@@ -60,8 +60,6 @@ export interface ClinicApiResponse<T = unknown> {
 	body: T;
 	headers: Record<string, string | string[] | undefined>;
 }
-
-export { REQUEST_TIMEOUTS, RETRY_POLICY, retryDelayMs } from './retryPolicy';
 
 export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
 	return readCredentialSettings(await ctx.getCredentials(CREDENTIAL_TYPE));
@@ -136,6 +134,7 @@ async function sendWithRetries<T>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const signal = request.abortSignal ?? executionCancelSignal(ctx);
+	const policy = transportPolicyOf(ctx);
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${settings.baseUrl}${request.path}`,
@@ -148,7 +147,7 @@ async function sendWithRetries<T>(
 		returnFullResponse: true,
 		// 401 must stay an error: it is what makes n8n renew the token and retry once.
 		ignoreHttpStatusErrors: { ignore: true, except: [401] },
-		timeout: request.timeoutMs ?? REQUEST_TIMEOUTS.apiCallMs,
+		timeout: request.timeoutMs ?? policy.timeouts.apiCallMs,
 		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
 		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
 		abortSignal: signal,
@@ -158,7 +157,7 @@ async function sendWithRetries<T>(
 		const outcome = await sendOnce(ctx, options);
 		// Stopped: whatever the call answered or failed with, it is not retried.
 		if (signal?.aborted) throw requestStoppedError(ctx, request);
-		const lastAttempt = attempt >= RETRY_POLICY.attempts;
+		const lastAttempt = attempt >= policy.retry.attempts;
 		if (outcome.kind === 'response') {
 			const { response } = outcome;
 			if (isRedirect(response.statusCode)) {
@@ -169,7 +168,7 @@ async function sendWithRetries<T>(
 			}
 			if (RETRYABLE_STATUSES.has(response.statusCode) && !lastAttempt) {
 				request.onRetry?.({ statusCode: response.statusCode });
-				await pause(ctx, request, signal, retryDelayMs(attempt, response.headers['retry-after']));
+				await pause(ctx, request, signal, retryDelayMs(attempt, response.headers['retry-after'], policy.retry));
 				continue;
 			}
 			throw clinicApiError(ctx, request, response.statusCode, response.body, attempt);
@@ -186,7 +185,7 @@ async function sendWithRetries<T>(
 		}
 		if (request.idempotent && outcome.network && !lastAttempt) {
 			request.onRetry?.({});
-			await pause(ctx, request, signal, retryDelayMs(attempt, undefined));
+			await pause(ctx, request, signal, retryDelayMs(attempt, undefined, policy.retry));
 			continue;
 		}
 		throw new NodeApiError(ctx.getNode(), { message: outcome.description } as JsonObject, {

@@ -1,25 +1,65 @@
 /**
  * How every call to the clinic API (token exchange included) retries and how long it waits for an
- * answer. Objects, not constants, so tests can shorten them.
+ * answer. One frozen production policy: no import can change it. A test shortens the pauses and
+ * timeouts for the contexts it builds (`useTransportPolicy`), never for anyone else's.
  */
 
-/** Attempts in all (first try + retries) for retryable failures, and the back-off bounds. */
-export const RETRY_POLICY = { attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 };
+export interface RetryPolicy {
+	/** Attempts in all (first try + retries) for retryable failures. */
+	readonly attempts: number;
+	readonly baseDelayMs: number;
+	readonly maxDelayMs: number;
+}
 
-/** How long one request may wait for its answer. */
-export const REQUEST_TIMEOUTS = { apiCallMs: 60_000, tokenMs: 30_000 };
+/** How long one request may wait for its answer (milliseconds). */
+export interface RequestTimeouts {
+	readonly apiCallMs: number;
+	readonly tokenMs: number;
+	/** The server holds a status call up to about 14 s before it answers 202 (service notes). */
+	readonly statusMs: number;
+	readonly presignMs: number;
+	readonly initMs: number;
+}
+
+export interface TransportPolicy {
+	readonly retry: RetryPolicy;
+	readonly timeouts: RequestTimeouts;
+}
+
+export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
+	retry: Object.freeze({ attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 }),
+	timeouts: Object.freeze({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000 }),
+});
+
+// Keyed by the context object, so only a context a test built itself can carry another policy; the
+// contexts n8n builds are never in it. Weak: a finished context does not stay in memory.
+const policiesByContext = new WeakMap<object, TransportPolicy>();
+
+/** The policy for calls made with this context (n8n's function context, or the credential's helper). */
+export function transportPolicyOf(ctx: object): TransportPolicy {
+	return policiesByContext.get(ctx) ?? PRODUCTION_POLICY;
+}
+
+/** For tests: the calls made with this one context follow `policy` (shorter pauses and timeouts). */
+export function useTransportPolicy(ctx: object, policy: TransportPolicy): void {
+	policiesByContext.set(ctx, policy);
+}
 
 /** Answers that say "not now" rather than "no": worth another try after a pause. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** The pause before the next attempt: Retry-After when the API sent one (bounded), else exponential. */
-export function retryDelayMs(attempt: number, retryAfter: string | string[] | undefined): number {
+export function retryDelayMs(
+	attempt: number,
+	retryAfter: string | string[] | undefined,
+	retry: RetryPolicy = PRODUCTION_POLICY.retry,
+): number {
 	const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
 	if (header !== undefined) {
 		const seconds = Number(header);
-		if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, RETRY_POLICY.maxDelayMs);
+		if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, retry.maxDelayMs);
 		const date = Date.parse(header);
-		if (!Number.isNaN(date)) return Math.min(Math.max(date - Date.now(), 0), RETRY_POLICY.maxDelayMs);
+		if (!Number.isNaN(date)) return Math.min(Math.max(date - Date.now(), 0), retry.maxDelayMs);
 	}
-	return Math.min(RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1), RETRY_POLICY.maxDelayMs);
+	return Math.min(retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs);
 }

@@ -3,7 +3,7 @@ import { sleep, type IDataObject, type IHttpRequestOptions } from 'n8n-workflow'
 import { SESSION_RENEWAL_PATH } from './apiVariants';
 import type { ClinicScribeSettings } from './credentialSettings';
 import { describeNetworkFailure, isNetworkFailure, readErrorFields, scrubSecrets } from './errorBodies';
-import { REQUEST_TIMEOUTS, RETRY_POLICY, RETRYABLE_STATUSES, retryDelayMs } from './retryPolicy';
+import { PRODUCTION_POLICY, RETRYABLE_STATUSES, retryDelayMs, type TransportPolicy } from './retryPolicy';
 
 /** What the credential keeps between executions. */
 export interface StoredTokens {
@@ -44,6 +44,7 @@ export class TokenExchangeError extends Error {
 export async function obtainAccessToken(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
+	policy: TransportPolicy = PRODUCTION_POLICY,
 ): Promise<StoredTokens> {
 	if (settings.authMethod === 'accessToken') {
 		if (!settings.staticAccessToken) {
@@ -54,15 +55,16 @@ export async function obtainAccessToken(
 		return { sessionToken: settings.staticAccessToken, refreshToken: '' };
 	}
 	if (settings.sessionToken && settings.refreshToken) {
-		const refreshed = await tryRefresh(httpRequest, settings);
+		const refreshed = await tryRefresh(httpRequest, settings, policy);
 		if (refreshed) return refreshed;
 	}
-	return await exchangeClientCredentials(httpRequest, settings);
+	return await exchangeClientCredentials(httpRequest, settings, policy);
 }
 
 export async function exchangeClientCredentials(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
+	policy: TransportPolicy = PRODUCTION_POLICY,
 ): Promise<StoredTokens> {
 	assertExchangeFieldsPresent(settings);
 	const document = settings.variantSettings.tokenExchange === 'documentTokenEndpoint';
@@ -75,7 +77,7 @@ export async function exchangeClientCredentials(
 
 	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
 	// "not now" are retried like any other call.
-	const response = await sendWithRetries(httpRequest, settings, {
+	const response = await sendWithRetries(httpRequest, settings, policy, {
 		method: 'POST',
 		url: `${settings.baseUrl}${settings.variantSettings.exchangePath}`,
 		headers,
@@ -90,6 +92,7 @@ export async function exchangeClientCredentials(
 async function tryRefresh(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
+	policy: TransportPolicy,
 ): Promise<StoredTokens | undefined> {
 	const headers: IDataObject = {
 		'Content-Type': 'application/json',
@@ -99,7 +102,7 @@ async function tryRefresh(
 	if (settings.clientId) headers['client-id'] = settings.clientId;
 	let outcome: SendOutcome;
 	try {
-		outcome = await sendOnce(httpRequest, {
+		outcome = await sendOnce(httpRequest, policy, {
 			method: 'POST',
 			url: `${settings.baseUrl}${SESSION_RENEWAL_PATH}`,
 			headers,
@@ -138,14 +141,15 @@ function assertExchangeFieldsPresent(settings: ClinicScribeSettings): void {
 async function sendWithRetries(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
+	policy: TransportPolicy,
 	options: IHttpRequestOptions,
 ): Promise<FullResponse> {
 	for (let attempt = 1; ; attempt++) {
-		const lastAttempt = attempt >= RETRY_POLICY.attempts;
-		const outcome = await sendOnce(httpRequest, options);
+		const lastAttempt = attempt >= policy.retry.attempts;
+		const outcome = await sendOnce(httpRequest, policy, options);
 		if (outcome.kind === 'network') {
 			if (isNetworkFailure(outcome.failure) && !lastAttempt) {
-				await sleep(retryDelayMs(attempt, undefined));
+				await sleep(retryDelayMs(attempt, undefined, policy.retry));
 				continue;
 			}
 			const tried = attempt > 1 ? ` Tried ${attempt} times.` : '';
@@ -157,7 +161,7 @@ async function sendWithRetries(
 		const { response } = outcome;
 		if (!RETRYABLE_STATUSES.has(response.statusCode)) return response;
 		if (!lastAttempt) {
-			await sleep(retryDelayMs(attempt, response.headers?.['retry-after']));
+			await sleep(retryDelayMs(attempt, response.headers?.['retry-after'], policy.retry));
 			continue;
 		}
 		throw new TokenExchangeError(describeUnavailable(response, settings, attempt), 'unavailable');
@@ -170,7 +174,11 @@ type SendOutcome = { kind: 'answer'; response: FullResponse } | { kind: 'network
  * One request to a token endpoint. Redirects are never followed: n8n would carry the API key, the
  * client secret (a 307/308 re-sends the body) or the refresh token to wherever they point.
  */
-async function sendOnce(httpRequest: PlainHttpRequest, options: IHttpRequestOptions): Promise<SendOutcome> {
+async function sendOnce(
+	httpRequest: PlainHttpRequest,
+	policy: TransportPolicy,
+	options: IHttpRequestOptions,
+): Promise<SendOutcome> {
 	let response: unknown;
 	try {
 		response = await httpRequest({
@@ -179,7 +187,7 @@ async function sendOnce(httpRequest: PlainHttpRequest, options: IHttpRequestOpti
 			disableFollowRedirect: true,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: REQUEST_TIMEOUTS.tokenMs,
+			timeout: policy.timeouts.tokenMs,
 		});
 	} catch (error) {
 		return { kind: 'network', failure: error };

@@ -13,21 +13,11 @@ import {
 	clinicApiRequest,
 	executionCancelSignal,
 	requestStoppedError,
-	retryDelayMs,
-	RETRY_POLICY,
 	pathSegment,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
-
-/**
- * The server holds a status call up to about 14 s before it answers 202 (service notes), so one call
- * may take that long. Mutable for tests only (like RETRY_POLICY).
- */
-export const STATUS_REQUEST = { timeoutMs: 30_000 };
-
-/** Timeouts of the upload's own API calls (milliseconds); tests lower them. */
-export const UPLOAD_CALL_TIMEOUTS = { presignMs: 60_000, initMs: 60_000 };
+import { retryDelayMs, transportPolicyOf } from './retryPolicy';
 
 export const PRESIGN_PATH = '/v1/file-upload';
 export const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
@@ -62,7 +52,7 @@ export async function requestUploadTarget(
 		// Asking again for the same transaction only gives a fresh policy.
 		idempotent: true,
 		acceptStatuses: [400],
-		timeoutMs: UPLOAD_CALL_TIMEOUTS.presignMs,
+		timeoutMs: transportPolicyOf(ctx).timeouts.presignMs,
 		purpose,
 		itemIndex,
 	});
@@ -142,7 +132,7 @@ export async function initTransaction(
 		// after a repeat can only be our own first attempt having got through.
 		idempotent: true,
 		acceptStatuses: [400, 409],
-		timeoutMs: UPLOAD_CALL_TIMEOUTS.initMs,
+		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
 		purpose,
 		itemIndex,
 		onRetry: ({ statusCode }) => {
@@ -170,7 +160,7 @@ export async function isTransactionStarted(ctx: ClinicApiContext, txnId: string,
 		path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
 		idempotent: true,
 		acceptStatuses: [202, 206, 400, 404],
-		timeoutMs: STATUS_REQUEST.timeoutMs,
+		timeoutMs: transportPolicyOf(ctx).timeouts.statusMs,
 		purpose: `checking whether transaction "${txnId}" was used before`,
 		itemIndex,
 	});
@@ -254,6 +244,7 @@ export async function getSessionStatus(
 ): Promise<SessionStatusResponse> {
 	const purpose = `the results of session "${sessionId}"`;
 	const signal = options.abortSignal ?? executionCancelSignal(ctx);
+	const policy = transportPolicyOf(ctx);
 	for (let attempt = 1; ; attempt++) {
 		const response = await clinicApiRequest(ctx, {
 			method: 'GET',
@@ -261,19 +252,19 @@ export async function getSessionStatus(
 			idempotent: true,
 			// States, not failures: processing, partial, unknown session, all templates failed (500 is checked below).
 			acceptStatuses: [202, 206, 400, 404, 500],
-			timeoutMs: options.timeoutMs ?? STATUS_REQUEST.timeoutMs,
+			timeoutMs: options.timeoutMs ?? policy.timeouts.statusMs,
 			abortSignal: signal,
 			purpose,
 			itemIndex,
 		});
 		const problem = transientStatusProblem(response.statusCode, response.body);
 		if (problem === undefined) return { statusCode: response.statusCode, body: response.body };
-		if (attempt >= RETRY_POLICY.attempts) {
+		if (attempt >= policy.retry.attempts) {
 			if (problem === 'server-error') throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body, attempt);
 			throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 		}
 		try {
-			await sleep(retryDelayMs(attempt, response.headers['retry-after']), signal);
+			await sleep(retryDelayMs(attempt, response.headers['retry-after'], policy.retry), signal);
 		} catch {
 			throw requestStoppedError(ctx, { purpose, itemIndex });
 		}

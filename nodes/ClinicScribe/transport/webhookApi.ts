@@ -1,11 +1,10 @@
 /**
  * Webhook subscriptions (document 4.4; list and delete from the service notes), as calls. They take
  * `Authorization: Bearer` (the credential adds it). Deciding what to do with the answers is in
- * shared/subscriptionPlan.ts.
+ * trigger/subscriptionPlan.ts.
  */
-import type { IDataObject } from 'n8n-workflow';
 
-import type { RemoteSubscription } from '../shared/subscriptionPlan';
+import { isRecord, textOf } from '../shared/values';
 import { readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
@@ -14,6 +13,15 @@ import {
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
+
+/** One entry of the service's subscription list. */
+export interface RemoteSubscription {
+	id: string;
+	endpoint: string;
+	eventNames: string[];
+	/** Shown by the list endpoint (service notes); may be absent or masked. */
+	signingKey?: string;
+}
 
 export const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
 
@@ -124,14 +132,4 @@ export function readSubscriptionList(body: unknown): RemoteSubscription[] | unde
 function subscriptionIdOf(body: unknown): string | undefined {
 	if (!isRecord(body)) return undefined;
 	return textOf(body.id) ?? (isRecord(body.data) ? textOf(body.data.id) : undefined);
-}
-
-function textOf(value: unknown): string | undefined {
-	if (typeof value === 'string' && value.trim() !== '') return value;
-	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-	return undefined;
-}
-
-function isRecord(value: unknown): value is IDataObject {
-	return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -11,7 +11,7 @@
  *   refresh:  Content-Type (415) → JSON (400) → body keys (400) → refresh token (401)
  */
 import { API_VARIANTS, BUSINESS, REFRESH_PATH } from '../fixtures';
-import type { RouteContext, RouteDefinition } from '../server';
+import type { RouteContext, RouteDefinition } from '../types';
 import type { TokenFlow } from '../tokens';
 
 export const authRoutes: readonly RouteDefinition[] = [

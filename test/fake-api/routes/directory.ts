@@ -5,7 +5,7 @@
  */
 import { BUSINESS, CLINICS, DOCTORS, PATIENTS_BY_MOBILE, SERVICES_BY_DOCTOR } from '../fixtures';
 import type { PatientFixture } from '../fixtures';
-import type { RouteContext, RouteDefinition } from '../server';
+import type { RouteContext, RouteDefinition } from '../types';
 import type { TokenSubject } from '../tokens';
 
 export const directoryRoutes: readonly RouteDefinition[] = [

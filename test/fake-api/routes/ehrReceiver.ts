@@ -17,7 +17,7 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../server';
+import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
 
 export const EHR_DOCUMENTS_PATH = '/__ehr/clinical-documents';
 

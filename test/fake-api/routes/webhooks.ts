@@ -27,7 +27,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 import { BUSINESS } from '../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../server';
+import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
 
 export const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
 export const ALREADY_REGISTERED_MESSAGE = 'requested endpoint is already registered';

@@ -9,7 +9,8 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 
-import { REQUEST_TIMEOUTS, RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { applyTestTransportPolicy, useTestTransportPolicy } from '../../support/transportPolicy';
 import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
 import { createSubscription, listSubscriptions } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { REFRESH_PATH } from '../../fake-api/fixtures';
@@ -19,20 +20,12 @@ import { caught, contextFor, credentialFor, secretsIn, secretsOf, everythingOf, 
 
 let api: FakeClinicApi;
 const node = new ClinicScribe();
-const saved = { ...RETRY_POLICY, ...REQUEST_TIMEOUTS };
 
 beforeAll(async () => {
 	api = await startFakeClinicApi();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
-	REQUEST_TIMEOUTS.apiCallMs = 300;
-	REQUEST_TIMEOUTS.tokenMs = 300;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 }, timeouts: { apiCallMs: 300, tokenMs: 300 } });
 });
-afterAll(async () => {
-	Object.assign(RETRY_POLICY, { attempts: saved.attempts, baseDelayMs: saved.baseDelayMs, maxDelayMs: saved.maxDelayMs });
-	Object.assign(REQUEST_TIMEOUTS, { apiCallMs: saved.apiCallMs, tokenMs: saved.tokenMs });
-	await api.close();
-});
+afterAll(async () => await api.close());
 beforeEach(() => api.reset());
 
 const DR_PATH = '/dr/v1/doctor/service/do1001';
@@ -62,7 +55,11 @@ function withDoctorParameters(ctx: IExecuteFunctions): IExecuteFunctions {
 		returnAll: true,
 		options: {},
 	};
-	return { ...ctx, getNodeParameter: (name: string, _item: number, fallback?: unknown) => parameters[name] ?? fallback } as IExecuteFunctions;
+	// A new object: it gets the file's transport policy as every context the support builds does.
+	return applyTestTransportPolicy({
+		...ctx,
+		getNodeParameter: (name: string, _item: number, fallback?: unknown) => parameters[name] ?? fallback,
+	} as IExecuteFunctions);
 }
 
 const ONE_TIME_FAULTS: Array<[string, FaultAction]> = [
@@ -92,11 +89,11 @@ describe.each(FAMILIES.map((family) => [family.name, family] as const))('the %s 
 		api.injectFault({ path: family.path, method: family.method, times: Infinity, fault: { kind: 'delay', ms: 2_000 } });
 		const error = await caught(family.call(contextFor(store)));
 		expect(error.message).toContain('no answer within the time limit');
-		expect(api.requestsTo(family.path, family.method)).toHaveLength(RETRY_POLICY.attempts);
+		expect(api.requestsTo(family.path, family.method)).toHaveLength(PRODUCTION_POLICY.retry.attempts);
 		if (family.name === 'token') expect(error.message).toContain('The credential was not rejected');
 		const seen = secretsIn(everythingOf(error), secretsOf(store));
 		expect(seen).toEqual([]);
-		recordAttack(`fault-slow-${name}`, `timed out ${RETRY_POLICY.attempts} times, then a clear error`, { secretsSeen: seen.length });
+		recordAttack(`fault-slow-${name}`, `timed out ${PRODUCTION_POLICY.retry.attempts} times, then a clear error`, { secretsSeen: seen.length });
 	});
 
 	it('malformed JSON gives a clear error, never a crash or a wrong result', async () => {
@@ -123,10 +120,10 @@ describe('the token endpoint, failing for good', () => {
 		expect(error.message).toContain('The credential was not rejected');
 		expect(error.message).not.toMatch(/rejected the/);
 		expect(error.description).toContain('The credential was not rejected');
-		expect(api.requestsTo(TOKEN_PATH)).toHaveLength(RETRY_POLICY.attempts);
+		expect(api.requestsTo(TOKEN_PATH)).toHaveLength(PRODUCTION_POLICY.retry.attempts);
 		// Nothing but the exchange was tried: the API call itself never went out without a token.
 		expect(api.requestsTo('/dr/')).toHaveLength(0);
-		recordAttack(`token-endpoint-${label}`, `retried ${RETRY_POLICY.attempts} times, then "service unavailable"`, { secretsSeen: 0 });
+		recordAttack(`token-endpoint-${label}`, `retried ${PRODUCTION_POLICY.retry.attempts} times, then "service unavailable"`, { secretsSeen: 0 });
 	});
 
 	it('a 401 still names the credential as wrong, at once', async () => {

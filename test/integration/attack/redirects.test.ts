@@ -5,11 +5,11 @@
  * host must receive nothing. Real HTTP; test/support/nodeContext.ts reproduces n8n's redirect
  * handling, and test/e2e/attack-redirects.e2e.test.ts proves it in the real n8n.
  */
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { recordAttack } from '../../support/attackLedger';
 import { startForeignHost, type ForeignHost } from '../../support/foreignHost';
 import { CALL_FAMILIES, caught, contextFor, credentialFor, secretsOf } from './helpers';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 let api: FakeClinicApi;
 let foreign: ForeignHost;
@@ -17,8 +17,7 @@ let foreign: ForeignHost;
 beforeAll(async () => {
 	api = await startFakeClinicApi();
 	foreign = await startForeignHost();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 });
 afterAll(async () => {
 	await api.close();

@@ -6,21 +6,20 @@
  * execution) or a Continue On Fail item. Real HTTP against the fake API.
  */
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
 import { listSubscriptions, registrationRefusedError } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { createSubscription } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { envelopeError, startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { recordAttack } from '../../support/attackLedger';
 import { createExecuteContext } from '../../support/nodeContext';
 import { CALL_FAMILIES, caught, contextFor, credentialFor, everythingOf, secretsIn, secretsOf, SIGNING_KEY } from './helpers';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 let api: FakeClinicApi;
 const node = new ClinicScribe();
 
 beforeAll(async () => {
 	api = await startFakeClinicApi();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 });
 afterAll(async () => await api.close());
 beforeEach(() => api.reset());

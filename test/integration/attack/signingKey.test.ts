@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { completionEventBody, fakeWebhooks, prepareDelivery } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { recordAttack } from '../../support/attackLedger';
@@ -24,7 +24,7 @@ let api: FakeClinicApi;
 
 beforeAll(async () => {
 	api = await startFakeClinicApi();
-	RETRY_POLICY.baseDelayMs = 10;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10 } });
 });
 afterAll(async () => await api.close());
 beforeEach(() => {

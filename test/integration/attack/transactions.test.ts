@@ -10,9 +10,9 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { STORAGE_RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/storageUpload';
-import { UPLOAD_CALL_TIMEOUTS } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
 import { STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
 import { item, TranscriptionRig, uploadParameters } from '../transcription/helpers';
@@ -24,12 +24,9 @@ const STATUS = '/voice/api/v3/status/';
 
 beforeAll(async () => {
 	await rig.start();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 }, timeouts: { presignMs: 400, initMs: 400 } });
 	STORAGE_RETRY_POLICY.baseDelayMs = 10;
 	STORAGE_RETRY_POLICY.maxDelayMs = 50;
-	UPLOAD_CALL_TIMEOUTS.presignMs = 400;
-	UPLOAD_CALL_TIMEOUTS.initMs = 400;
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
@@ -137,7 +134,7 @@ describe('init whose first outcome was unknown: the 409 of the repeat is our own
 describe("n8n's Retry On Fail of the node (same execution, same run)", () => {
 	/** First try: every init attempt fails; the last one was carried out but its answer was lost, so the node fails. */
 	function failEveryInitAnswer(txnId?: string) {
-		rig.api.injectFault({ method: 'POST', path: INIT, times: RETRY_POLICY.attempts - 1, fault: { kind: 'status', status: 503 } });
+		rig.api.injectFault({ method: 'POST', path: INIT, times: PRODUCTION_POLICY.retry.attempts - 1, fault: { kind: 'status', status: 503 } });
 		rig.fake.loseInitAnswer({ txnId, kind: 'status500' });
 	}
 

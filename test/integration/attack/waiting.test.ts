@@ -6,12 +6,11 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
-import { STATUS_REQUEST } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
 import { CLINICAL_NOTES_DOCUMENT, STATUS_PATH, type Outcome } from '../../fake-api/routes/transcription';
 import type { FaultAction } from '../../fake-api/server';
 import { recordAttack } from '../../support/attackLedger';
 import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../transcription/helpers';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const rig = new TranscriptionRig();
 const STATUS_PREFIX = STATUS_PATH.replace(':txnId', '');
@@ -24,8 +23,7 @@ const TWO_TEMPLATES = {
 
 beforeAll(async () => {
 	await rig.start();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
@@ -150,8 +148,7 @@ describe('Waiting and results: a status call that fails once during a wait', () 
 	});
 
 	test('waiting-slow-timeout: a status answer slower than the call’s timeout is given up and asked again', async () => {
-		const saved = STATUS_REQUEST.timeoutMs;
-		STATUS_REQUEST.timeoutMs = 300;
+		const restore = useTestTransportPolicy({ timeouts: { statusMs: 300 } });
 		try {
 			await startSession('visit-slow', { processingPolls: 1 });
 			await startSession('visit-healthy');
@@ -169,7 +166,7 @@ describe('Waiting and results: a status call that fails once during a wait', () 
 			expect(lost).toBe(0);
 			recordAttack('waiting-slow-timeout', 'timed-out call retried; session completed', { itemsLost: lost });
 		} finally {
-			STATUS_REQUEST.timeoutMs = saved;
+			restore();
 		}
 	});
 

@@ -5,7 +5,8 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { FIXTURE_IDS } from '../../fake-api/fixtures';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
@@ -16,8 +17,7 @@ const node = new ClinicScribe();
 beforeAll(async () => {
 	api = await startFakeClinicApi();
 	// Keep retry back-off short so the retry tests stay quick; the policy itself is unit-tested.
-	RETRY_POLICY.baseDelayMs = 20;
-	RETRY_POLICY.maxDelayMs = 200;
+	useTestTransportPolicy({ retry: { baseDelayMs: 20, maxDelayMs: 200 } });
 });
 afterAll(async () => await api.close());
 beforeEach(() => api.reset());
@@ -206,8 +206,8 @@ describe('Business → Get Entities', () => {
 		api.injectFault({ path: '/dr/v1/business/entities', times: Infinity, fault: { kind: 'status', status: 500 } });
 		const error = (await run(entities('doctors')).catch((caught: Error) => caught)) as Error & { description?: string };
 		expect(error.message).toContain('500 SERVER_ERROR');
-		expect(error.description).toContain(`tried ${RETRY_POLICY.attempts} times`);
-		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(RETRY_POLICY.attempts);
+		expect(error.description).toContain(`tried ${PRODUCTION_POLICY.retry.attempts} times`);
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(PRODUCTION_POLICY.retry.attempts);
 	});
 
 	it('honours Retry-After on 429, and retries dropped connections', async () => {

@@ -4,7 +4,6 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
 import {
 	CLINICAL_NOTES_DOCUMENT,
 	customTemplateText,
@@ -16,13 +15,13 @@ import {
 } from '../../fake-api/routes/transcription';
 import { startFinishedSession } from '../../support/fakeTranscriptionSession';
 import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const rig = new TranscriptionRig();
 
 beforeAll(async () => {
 	await rig.start();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());

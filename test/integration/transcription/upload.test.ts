@@ -4,7 +4,7 @@
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { STORAGE_RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { item, TranscriptionRig, uploadParameters, type AudioFile } from './helpers';
@@ -16,8 +16,7 @@ const n8nHttp = loadN8nHttpRequest() !== undefined;
 
 beforeAll(async () => {
 	await rig.start();
-	RETRY_POLICY.baseDelayMs = 10;
-	RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 	STORAGE_RETRY_POLICY.baseDelayMs = 10;
 	STORAGE_RETRY_POLICY.maxDelayMs = 50;
 });

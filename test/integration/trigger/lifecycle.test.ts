@@ -10,12 +10,12 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
 import { fakeWebhooks, SUBSCRIPTIONS_PATH, type FakeSubscription } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startFinishedSession } from '../../support/fakeTranscriptionSession';
 import { fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
 import { createHookContext, createWebhookContext } from '../../support/triggerContext';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const trigger = new ClinicScribeTrigger();
 const hooks = trigger.webhookMethods.default;
@@ -30,8 +30,7 @@ let parameters: Record<string, unknown>;
 
 beforeAll(async () => {
 	api = await startFakeClinicApi();
-	RETRY_POLICY.baseDelayMs = 20;
-	RETRY_POLICY.maxDelayMs = 200;
+	useTestTransportPolicy({ retry: { baseDelayMs: 20, maxDelayMs: 200 } });
 	// n8n's webhook endpoint, standing in: hands each request to the node's webhook() as n8n would.
 	receiver = createServer((req, res) => {
 		const chunks: Buffer[] = [];

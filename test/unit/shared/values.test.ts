@@ -1,5 +1,6 @@
 import {
 	asRecord,
+	firstNonNull,
 	firstPresent,
 	firstText,
 	isRecord,
@@ -68,5 +69,12 @@ describe('value helpers (one behaviour each, shared by every room)', () => {
 		const record = { a: 1 };
 		expect(firstPresent(undefined, record)).toBe(record);
 		expect(firstPresent(undefined, null, '')).toBeUndefined();
+	});
+
+	test('firstNonNull: skips undefined and null only, so an empty string the API sent is kept', () => {
+		expect(firstNonNull(undefined, null, '', 'x')).toBe('');
+		expect(firstNonNull(undefined, 0, 'x')).toBe(0);
+		expect(firstNonNull(null, false)).toBe(false);
+		expect(firstNonNull(undefined, null)).toBeUndefined();
 	});
 });

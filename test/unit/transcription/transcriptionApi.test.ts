@@ -1,21 +1,20 @@
 import type { IExecuteFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { resultsOutputProperty } from '../../../nodes/ClinicScribe/actions/transcription/resultsOutput.description';
+import { resultsOutputProperty } from '../../../nodes/ClinicScribe/shared/resultsOutput.description';
 import {
 	fetchSessionResults,
 	initTransaction,
 	isAllTemplatesFailedAnswer,
 	isTransactionStarted,
 	readUploadTarget,
-	STATUS_REQUEST,
 } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
-import { RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { applyTestTransportPolicy, useTestTransportPolicy } from '../../support/transportPolicy';
 
 const FAILED_TEMPLATE = { template_id: 'clinical_notes_template', status: 'failure', value: '', errors: ['no speech'] };
 beforeAll(() => {
-	RETRY_POLICY.baseDelayMs = 1;
-	RETRY_POLICY.maxDelayMs = 2;
+	useTestTransportPolicy({ retry: { baseDelayMs: 1, maxDelayMs: 2 } });
 });
 
 /** A context whose authenticated helper answers from a list and records what it was asked. */
@@ -32,12 +31,12 @@ function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	return { ctx, sent };
+	return { ctx: applyTestTransportPolicy(ctx), sent };
 }
 
 describe('status call', () => {
 	test('its timeout outlasts the server’s ~14 s hold', async () => {
-		expect(STATUS_REQUEST.timeoutMs).toBeGreaterThanOrEqual(20_000);
+		expect(PRODUCTION_POLICY.timeouts.statusMs).toBeGreaterThanOrEqual(20_000);
 		const { ctx, sent } = apiContext([{ statusCode: 202, body: {} }]);
 		const results = await fetchSessionResults(ctx, 'visit 1/2');
 		expect(results.status).toBe('processing');
@@ -56,10 +55,6 @@ describe('status call', () => {
 	});
 
 	describe('transient failures are retried, never read as a failed session', () => {
-		const saved = { ...RETRY_POLICY };
-		beforeAll(() => Object.assign(RETRY_POLICY, { baseDelayMs: 1, maxDelayMs: 2 }));
-		afterAll(() => Object.assign(RETRY_POLICY, saved));
-
 		test.each([
 			['a 500 without per-template failures', { statusCode: 500, body: { error: { code: 'SERVER_ERROR', message: 'boom' } } }],
 			['a 500 whose templates did not all fail', { statusCode: 500, body: { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, status: 'in-progress' }] } } }],
@@ -74,7 +69,7 @@ describe('status call', () => {
 		test('a 200 that stays malformed fails after the read’s attempts, as an error, not a state', async () => {
 			const { ctx, sent } = apiContext(Array.from({ length: 4 }, () => ({ statusCode: 200, body: '<html>proxy</html>' })));
 			await expect(fetchSessionResults(ctx, 's')).rejects.toThrow('not the documented JSON');
-			expect(sent).toHaveLength(RETRY_POLICY.attempts);
+			expect(sent).toHaveLength(PRODUCTION_POLICY.retry.attempts);
 		});
 
 		test('a 500 that stays undocumented fails as an error saying it was tried', async () => {

@@ -4,7 +4,8 @@ import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credential
 import { authHeadersFor, isApiUrl } from '../../../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings, resolveBaseUrl } from '../../../nodes/ClinicScribe/transport/credentialSettings';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errorBodies';
-import { encodePathSegment, retryDelayMs, RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/request';
+import { encodePathSegment } from '../../../nodes/ClinicScribe/transport/request';
+import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { describeExchangeRejection, obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
 
 const base: ICredentialDataDecryptedObject = {
@@ -124,10 +125,10 @@ describe('errors and retries', () => {
 	});
 	it('honours Retry-After in seconds or as a date, within the cap, else backs off exponentially', () => {
 		expect(retryDelayMs(1, '2')).toBe(2000);
-		expect(retryDelayMs(1, '3600')).toBe(RETRY_POLICY.maxDelayMs);
-		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(RETRY_POLICY.maxDelayMs);
-		expect(retryDelayMs(1, undefined)).toBe(RETRY_POLICY.baseDelayMs);
-		expect(retryDelayMs(3, undefined)).toBe(RETRY_POLICY.baseDelayMs * 4);
+		expect(retryDelayMs(1, '3600')).toBe(PRODUCTION_POLICY.retry.maxDelayMs);
+		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(PRODUCTION_POLICY.retry.maxDelayMs);
+		expect(retryDelayMs(1, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs);
+		expect(retryDelayMs(3, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs * 4);
 	});
 	it('encodes a path segment so it cannot split, and refuses one that would climb', () => {
 		expect(encodePathSegment('a b/c')).toBe('a%20b%2Fc');

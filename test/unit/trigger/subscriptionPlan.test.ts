@@ -6,10 +6,10 @@ import {
 	sameEndpoint,
 	signingKeyForNewSubscription,
 	subscriptionsToRemove,
-	type RemoteSubscription,
 	type StoredSubscription,
 	type WantedSubscription,
-} from '../../../nodes/ClinicScribe/shared/subscriptionPlan';
+} from '../../../nodes/ClinicScribe/trigger/subscriptionPlan';
+import type { RemoteSubscription } from '../../../nodes/ClinicScribe/transport/webhookApi';
 
 const URL_A = 'https://n8n.example.com/webhook/abc/webhook';
 const URL_OLD = 'https://old.example.com/webhook/abc/webhook';

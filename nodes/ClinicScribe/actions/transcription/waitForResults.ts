@@ -12,8 +12,9 @@ import {
 } from 'n8n-workflow';
 
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
-import { fetchSessionResults, STATUS_REQUEST } from '../../transport/transcriptionApi';
-import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from './resultsOutput.description';
+import { transportPolicyOf } from '../../transport/retryPolicy';
+import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
 
 export interface WaitSettings {
 	timeoutMs: number;
@@ -144,7 +145,7 @@ export async function waitForSessionResults(
 			if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
 			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 			const checkStartedAt = Date.now();
-			const timeoutMs = Math.min(STATUS_REQUEST.timeoutMs, Math.max(deadline - checkStartedAt, 1));
+			const timeoutMs = Math.min(transportPolicyOf(ctx).timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
 			const check = await fetchSessionResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),

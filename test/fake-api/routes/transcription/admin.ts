@@ -4,7 +4,7 @@
  * process (`remoteFakeTranscription`).
  */
 import { BUSINESS } from '../../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState } from '../../server';
+import type { AdminDefinition, FakeClinicApi, FakeClinicState } from '../../types';
 import { notifyByteWaiters, presignFor } from './upload';
 import {
 	DEFAULT_TRANSCRIPTION_OPTIONS,

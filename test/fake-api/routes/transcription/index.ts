@@ -26,7 +26,7 @@
  *        fault a client cannot tell from one that stopped the init (server faults stop it first)
  *   POST /transcription/reset
  */
-import type { RouteDefinition } from '../../server';
+import type { RouteDefinition } from '../../types';
 import { initTransaction } from './init';
 import { sessionStatus } from './status';
 import { INIT_PATH, PRESIGN_PATH, STATUS_PATH, STORAGE_PATH } from './store';

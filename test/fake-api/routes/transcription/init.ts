@@ -1,5 +1,5 @@
 /** `POST /voice/api/v2/transaction/init/:txn`: the paid step, its checks, the daily quota and lost answers. */
-import type { RouteContext } from '../../server';
+import type { RouteContext } from '../../types';
 import {
 	bearerBusiness,
 	CLINICAL_NOTES_ID,

@@ -1,5 +1,5 @@
 /** `GET /voice/api/v3/status/:txn`: processing (held like the real long poll), then the scripted results. */
-import type { FakeClinicState, RouteContext } from '../../server';
+import type { FakeClinicState, RouteContext } from '../../types';
 import { base64Of, FHIR_BUNDLE, templateDocument, type RequestedTemplate } from './documents';
 import {
 	bearerBusiness,

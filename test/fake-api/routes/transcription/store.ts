@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 
 import { API_VARIANTS, BUSINESS } from '../../fixtures';
-import type { FakeClinicState, RouteContext } from '../../server';
+import type { FakeClinicState, RouteContext } from '../../types';
 
 export const PRESIGN_PATH = '/v1/file-upload';
 

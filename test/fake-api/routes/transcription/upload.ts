@@ -2,7 +2,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 import { boundaryFromContentType, parseMultipart, type MultipartPart } from '../../multipart';
-import type { RouteContext } from '../../server';
+import type { RouteContext } from '../../types';
 import {
 	bearerBusiness,
 	isPlainObject,

@@ -16,7 +16,8 @@
  *            subscription whose key we cannot know is useless to us and would only cause duplicate
  *            deliveries) and registers a new one.
  */
-import { sameSecret } from './webhookSignature';
+import { sameSecret } from '../shared/webhookSignature';
+import type { RemoteSubscription } from '../transport/webhookApi';
 
 /** What the node keeps in the workflow's static data (`getWorkflowStaticData('node')`). */
 export interface StoredSubscription {
@@ -24,15 +25,6 @@ export interface StoredSubscription {
 	signingKey?: string;
 	endpoint?: string;
 	eventNames?: string[];
-}
-
-/** One entry of the service's subscription list. */
-export interface RemoteSubscription {
-	id: string;
-	endpoint: string;
-	eventNames: string[];
-	/** Shown by the list endpoint (service notes); may be absent or masked. */
-	signingKey?: string;
 }
 
 /** What the node's settings ask for now. */

@@ -1,6 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import type { ResultsOutput } from '../../shared/sessionResults';
+import type { ResultsOutput } from './sessionResults';
 
 export const RESULTS_OUTPUT_PARAMETER = 'resultsOutput';
 
