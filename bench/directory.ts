@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 
-import { ACTION_NODE_TYPE, chain, type WorkflowJson } from '../test/support/n8n';
+import { ACTION_NODE_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../test/support/n8n';
 import {
 	argument,
 	BENCH_CREDENTIAL,
@@ -37,7 +37,7 @@ type Contender = 'package' | 'http+cred' | 'http';
 function workflow(contender: Contender, apiUrl: string, token: string): WorkflowJson {
 	const path = `bench-directory-${contender.replace('+', '-')}`;
 	const url = `=${apiUrl}/dr/v1/doctor/service/{{ $json.doctorId }}`;
-	const call =
+	const call: WorkflowNode =
 		contender === 'package'
 			? {
 					name: 'Call',
