@@ -28,12 +28,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { fakeTranscription, STORAGE_PATH } from '../test/fake-api/routes/transcription';
-import { ACTION_NODE_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../test/support/n8n';
+import { chain, type WorkflowJson, type WorkflowNode } from '../test/support/n8n';
 import {
 	argument,
-	BENCH_CREDENTIAL,
 	formatSpread,
 	MiB,
+	packageUploadNode,
 	requireNode24,
 	RssSampler,
 	runBench,
@@ -89,26 +89,6 @@ function webhook(path: string): WorkflowNode {
 		position: [0, 0],
 		webhookId: randomUUID(),
 		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
-	};
-}
-
-export function packageUploadNode(position: [number, number], transactionId: string): WorkflowNode {
-	return {
-		name: 'Upload',
-		type: ACTION_NODE_TYPE,
-		typeVersion: 1,
-		position,
-		parameters: {
-			resource: 'transcription',
-			operation: 'uploadAudio',
-			binaryPropertyName: 'data',
-			transactionId,
-			inputLanguages: ['en-IN'],
-			outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
-			waitForCompletion: false,
-			options: {},
-		},
-		credentials: { clinicScribeApi: BENCH_CREDENTIAL },
 	};
 }
 
@@ -215,11 +195,7 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 			const target = presignFor(txnId);
 			const flow = flows[contender === 'package' ? 0 : 1].name;
 			const answer = await bench.trigger(flow, { path, txnId, url: target.url, fields: target.fields });
-			if (answer.status !== 200) {
-				const failed = await bench.lastExecution(flow);
-				const error = Object.values(failed.runData).flat().find((r) => r.error)?.error ?? failed.error;
-				throw new Error(`${contender}: webhook answered ${answer.status}: ${error?.message ?? answer.text.slice(0, 500)} ${error?.description ?? ''}`);
-			}
+			if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${await bench.lastError(flow)}`);
 			const window = storageWindow(fake, contender);
 			memory = sampler.growth(window.time, window.doneAt);
 			if (counted) figures[contender].push(figureOf(window, size, memory));

@@ -14,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../../test/fake-api/server';
 import { fakeApiCredentialData } from '../../test/support/fakeApiCredential';
 import {
+	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
 	N8nInstance,
 	packedPackageForTests,
@@ -66,6 +67,8 @@ export interface BenchN8n {
 	trigger(path: string, body: unknown, timeoutMs?: number): Promise<{ status: number; text: string; ms: number }>;
 	/** The newest execution of a workflow, with its run data. */
 	lastExecution(workflowName: string): Promise<ExecutionResult>;
+	/** The error of the newest execution of a workflow (its failed node's, else the run's). */
+	lastError(workflowName: string): Promise<string>;
 	dispose(): Promise<void>;
 }
 
@@ -117,6 +120,13 @@ export async function startBenchN8n(options: {
 				if (!newest) throw new Error(`workflow "${workflowName}" has no execution`);
 				return await n8n.getExecution(newest.id);
 			},
+			lastError: async (workflowName) => {
+				const [newest] = await n8n.listExecutions({ workflowId: ids[workflowName] }, 1);
+				if (!newest) return 'no execution';
+				const failed = await n8n.getExecution(newest.id);
+				const error = Object.values(failed.runData).flat().find((r) => r.error)?.error ?? failed.error;
+				return error ? `${error.message}${error.description ? ` — ${error.description}` : ''}` : `status ${failed.status}`;
+			},
 			dispose: async () => await n8n.dispose(),
 		};
 	} catch (error) {
@@ -135,6 +145,27 @@ export function webhookNode(path: string, webhookId: string): WorkflowNode {
 		position: [0, 0],
 		webhookId,
 		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+	};
+}
+
+/** This package's Upload Audio node named "Upload" (binary field "data", no waiting). */
+export function packageUploadNode(position: [number, number], transactionId: string): WorkflowNode {
+	return {
+		name: 'Upload',
+		type: ACTION_NODE_TYPE,
+		typeVersion: 1,
+		position,
+		parameters: {
+			resource: 'transcription',
+			operation: 'uploadAudio',
+			binaryPropertyName: 'data',
+			transactionId,
+			inputLanguages: ['en-IN'],
+			outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
+			waitForCompletion: false,
+			options: {},
+		},
+		credentials: { clinicScribeApi: BENCH_CREDENTIAL },
 	};
 }
 
