@@ -15,7 +15,9 @@
  *
  * Every figure is the storage POST's own window, seen by the fake API (request arrival to answer
  * done): throughput = size / window; memory growth = the n8n process's peak RSS inside the window
- * minus its RSS just before (sampled every 20 ms from /proc); curl: its whole max RSS (GNU time);
+ * minus its RSS just before (sampled every 20 ms from /proc), in a freshly started n8n for every
+ * counted upload (after a 4 MiB warm-up upload), since RSS never shrinks back and a second upload in
+ * one process would reuse the first one's pages; curl: its whole max RSS (GNU time);
  * bare Node: its own RSS growth. The fake API checks every upload (fields, file last,
  * Content-Length, bytes, SHA-256).
  *
@@ -179,25 +181,41 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
 		},
 	});
-	const sampler = new RssSampler(bench.n8n.serverPid!);
-	sampler.start();
 	const figures: Record<Contender, Figure[]> = { package: [], 'http node': [], curl: [], 'bare node': [] };
 	let txnCount = 0;
 	const presignFor = (txnId: string) => {
 		const presign = control.presign(txnId, api.url);
 		return { url: presign.uploadData.url, fields: { ...presign.uploadData.fields, key: `${presign.folderPath}${FILE_NAME}` }, folderPath: presign.folderPath };
 	};
+	// A small file of the same name: each fresh n8n loads its code and opens its sockets on it first.
+	mkdirSync(join(dir, `${mode}-warm`));
+	const warmPath = join(dir, `${mode}-warm`, FILE_NAME);
+	writeRecording(warmPath, 4);
+	let sampler: RssSampler | undefined;
 	const once = async (contender: Contender, counted: boolean): Promise<void> => {
 		const txnId = `txn-bench-${mode}-${contender.replace(' ', '-')}-${++txnCount}`;
 		fake.clearDone();
 		let memory = 0;
 		if (contender === 'package' || contender === 'http node') {
-			const target = presignFor(txnId);
 			const flow = flows[contender === 'package' ? 0 : 1].name;
-			const answer = await bench.trigger(flow, { path, txnId, url: target.url, fields: target.fields });
-			if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${await bench.lastError(flow)}`);
+			const upload = async (file: string) => {
+				const target = presignFor(`${txnId}${file === warmPath ? '-warm' : ''}`);
+				const answer = await bench.trigger(flow, { path: file, txnId: `${txnId}${file === warmPath ? '-warm' : ''}`, url: target.url, fields: target.fields });
+				if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${await bench.lastError(flow)}`);
+			};
+			if (counted) {
+				// A fresh n8n for every counted upload: RSS never shrinks back, so a second upload in one
+				// process would reuse the pages of the first and show no growth.
+				sampler?.stop();
+				await bench.restart();
+				sampler = new RssSampler(bench.n8n.serverPid!);
+				sampler.start();
+				await upload(warmPath);
+				fake.clearDone();
+			}
+			await upload(path);
 			const window = storageWindow(fake, contender);
-			memory = sampler.growth(window.time, window.doneAt);
+			memory = sampler ? sampler.growth(window.time, window.doneAt) : NaN;
 			if (counted) figures[contender].push(figureOf(window, size, memory));
 		} else if (contender === 'curl') {
 			const target = presignFor(txnId);
@@ -231,10 +249,10 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 			);
 		}
 	} finally {
-		sampler.stop();
+		sampler?.stop();
 		await bench.dispose();
 	}
-	const uploads = control.uploads().filter((u) => u.txnId.startsWith(`txn-bench-${mode}-`));
+	const uploads = control.uploads().filter((u) => u.txnId.startsWith(`txn-bench-${mode}-`) && !u.txnId.endsWith('-warm'));
 	const intact = uploads.every((u) => u.size === size && u.sha256 === sha256 && u.contentLength === u.bodyBytes && u.partOrder[u.partOrder.length - 1] === 'file');
 	if (!intact || uploads.length !== contenders.length * (rounds + 1)) {
 		throw new Error(`[${mode}] the storage endpoint did not get every upload intact: ${uploads.length} uploads, intact: ${intact}`);

@@ -69,6 +69,11 @@ export interface BenchN8n {
 	lastExecution(workflowName: string): Promise<ExecutionResult>;
 	/** The error of the newest execution of a workflow (its failed node's, else the run's). */
 	lastError(workflowName: string): Promise<string>;
+	/**
+	 * Stops and starts n8n again (same user folder, workflows stay published): a fresh process, so
+	 * an RSS figure is not hidden by an earlier run's high-water mark.
+	 */
+	restart(): Promise<void>;
 	dispose(): Promise<void>;
 }
 
@@ -105,15 +110,27 @@ export async function startBenchN8n(options: {
 			n8n,
 			ids,
 			trigger: async (path, body, timeoutMs = 30 * 60_000) => {
-				const started = performance.now();
-				const response = await fetch(n8n.webhookUrl(path), {
-					method: 'POST',
-					headers: { 'content-type': 'application/json' },
-					body: JSON.stringify(body),
-					signal: AbortSignal.timeout(timeoutMs),
-				});
-				const text = await response.text();
-				return { status: response.status, text, ms: performance.now() - started };
+				// After a restart n8n registers published webhooks shortly after it reports ready.
+				for (let attempt = 1; ; attempt++) {
+					const started = performance.now();
+					const response = await fetch(n8n.webhookUrl(path), {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify(body),
+						signal: AbortSignal.timeout(timeoutMs),
+					});
+					const text = await response.text();
+					if (response.status === 404 && attempt < 60) {
+						await new Promise((resolveWait) => setTimeout(resolveWait, 500));
+						continue;
+					}
+					return { status: response.status, text, ms: performance.now() - started };
+				}
+			},
+			restart: async () => {
+				await n8n.stop();
+				await n8n.start({ timeoutMs: 240_000 });
+				await n8n.ensureOwner(OWNER);
 			},
 			lastExecution: async (workflowName) => {
 				const [newest] = await n8n.listExecutions({ workflowId: ids[workflowName] }, 1);

@@ -60,10 +60,10 @@ export type StorageUploadOutcome =
 
 /**
  * How many transactions one node run sends at once, and how many storage uploads are in flight at
- * once across them (files of one transaction share the same bound). Four keeps a far region's
+ * once across them (files of one transaction share the same bound). Six keeps a far region's
  * round trips overlapped without opening many sockets to one storage host. Tests may lower it.
  */
-export const UPLOAD_CONCURRENCY = { limit: 4 };
+export const UPLOAD_CONCURRENCY = { limit: 6 };
 
 /**
  * A gate that lets at most `limit` tasks run at once; the others wait in the order they asked.

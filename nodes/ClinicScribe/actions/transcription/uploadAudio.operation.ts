@@ -195,8 +195,8 @@ export const description: INodeProperties[] = [
  * ID was never used, one presign, every file uploaded (streamed), then one init. Everything is
  * checked before anything is sent.
  *
- * Transactions go up several at a time (UPLOAD_CONCURRENCY: at most 4 transactions in flight, and
- * at most 4 storage uploads in flight across them, the files of one transaction included).
+ * Transactions go up several at a time (UPLOAD_CONCURRENCY: at most 6 transactions in flight, and
+ * at most 6 storage uploads in flight across them, the files of one transaction included).
  *
  * The batch rule: without Continue On Fail, once the first failure is known no transaction starts
  * and none in flight sends another request (those in flight finish the request they are in; one
