@@ -4,7 +4,7 @@
  * filesystem binary mode does), next to `curl -F` sending the same file to the same endpoint, in the
  * same run. Prints the peak memory growth of this process and the throughput of both.
  *
- *   npm run bench:upload -- [--size-mib 1024] [--rounds 2]
+ *   npm run bench:upload-outside -- [--size-mib 1024] [--rounds 2]
  *
  * The storage endpoint is the fake clinic API's (test/fake-api), run in a child process; it parses
  * every body as a stream and checks fields, `file` last, Content-Length, byte count and SHA-256.

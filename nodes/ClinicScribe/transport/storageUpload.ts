@@ -58,6 +58,34 @@ export type StorageUploadOutcome =
 	/** 403: the presigned policy expired or was refused; a fresh presign may help. */
 	| { kind: 'refused'; statusCode: number; detail: string };
 
+/**
+ * How many transactions one node run sends at once, and how many storage uploads are in flight at
+ * once across them (files of one transaction share the same bound). Six keeps a far region's
+ * round trips overlapped without opening many sockets to one storage host. Tests may lower it.
+ */
+export const UPLOAD_CONCURRENCY = { limit: 6 };
+
+/**
+ * A gate that lets at most `limit` tasks run at once; the others wait in the order they asked.
+ * Uses no timer: a finished task hands its place to the next waiting one.
+ */
+export function concurrencyGate(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
+	let running = 0;
+	const waiting: Array<() => void> = [];
+	return async <T>(task: () => Promise<T>): Promise<T> => {
+		if (running >= limit) await new Promise<void>((resolveTurn) => waiting.push(resolveTurn));
+		else running++;
+		try {
+			return await task();
+		} finally {
+			const next = waiting.shift();
+			// The place passes straight to the next task, so `running` stays as it is.
+			if (next) next();
+			else running--;
+		}
+	};
+}
+
 /** Attempts in all for 5xx/408/429 answers and network failures; back-off between them. */
 export const STORAGE_RETRY_POLICY = { attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 };
 

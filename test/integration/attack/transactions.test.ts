@@ -12,7 +12,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { STORAGE_RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/storageUpload';
+import { STORAGE_RETRY_POLICY, UPLOAD_CONCURRENCY } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
 import { item, TranscriptionRig, uploadParameters } from '../transcription/helpers';
@@ -30,6 +30,8 @@ beforeAll(async () => {
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
+const DEFAULT_CONCURRENCY = UPLOAD_CONCURRENCY.limit;
+afterEach(() => (UPLOAD_CONCURRENCY.limit = DEFAULT_CONCURRENCY));
 
 /** Items of one file each, with their Transaction IDs ('' = generated). */
 function recordings(count: number) {
@@ -178,6 +180,8 @@ describe("n8n's Retry On Fail of the node (same execution, same run)", () => {
 
 describe('a failed batch loses nothing and duplicates nothing', () => {
 	test('batch-stop-no-cof: without Continue On Fail the run stops at the first failure; the error names started, failed and unsent transactions', async () => {
+		// One transaction at a time: the exact order rule (with several at once, see "several at once" below).
+		UPLOAD_CONCURRENCY.limit = 1;
 		const { items } = recordings(4);
 		const txnIds = ['visit-a', 'visit-b', 'visit-c', 'visit-d'];
 		rig.api.injectFault({ method: 'POST', path: `${INIT}visit-b`, fault: { kind: 'status', status: 422 } });
@@ -209,6 +213,8 @@ describe('a failed batch loses nothing and duplicates nothing', () => {
 	});
 
 	test('batch-quota: the daily quota answer stops every further upload at once; later items say they were not sent', async () => {
+		// One transaction at a time: the exact order rule (with several at once, see "several at once" below).
+		UPLOAD_CONCURRENCY.limit = 1;
 		rig.fake.setOptions({ dailyTransactionLimit: 1 });
 		const { items } = recordings(4);
 		const txnIds = ['visit-a', 'visit-b', 'visit-c', 'visit-d'];
@@ -229,6 +235,8 @@ describe('a failed batch loses nothing and duplicates nothing', () => {
 	});
 
 	test('batch-quota-no-cof: without Continue On Fail the quota answer stops the run and the error lists what was started', async () => {
+		// One transaction at a time: the exact order rule (with several at once, see "several at once" below).
+		UPLOAD_CONCURRENCY.limit = 1;
 		rig.fake.setOptions({ dailyTransactionLimit: 1 });
 		const { items } = recordings(3);
 		const txnIds = ['visit-a', 'visit-b', 'visit-c'];
@@ -240,6 +248,167 @@ describe('a failed batch loses nothing and duplicates nothing', () => {
 		const figures = { itemsLost: itemsLostInError(error!, txnIds), duplicateInits: duplicateInits() };
 		expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });
 		recordAttack('batch-quota-no-cof', 'stops at the quota answer; error lists started and not sent', figures);
+	});
+});
+
+/** One HTTP call as the node made it: `sent` before it goes out, `answered` when its promise settled. */
+interface CallEvent {
+	event: 'sent' | 'answered';
+	route: 'check' | 'presign' | 'storage' | 'init' | 'other';
+	path: string;
+}
+
+function routeOf(path: string): CallEvent['route'] {
+	if (path.startsWith(STATUS)) return 'check';
+	if (path.startsWith(PRESIGN)) return 'presign';
+	if (path.startsWith(STORAGE_PATH)) return 'storage';
+	if (path.startsWith(INIT)) return 'init';
+	return 'other';
+}
+
+/**
+ * Runs Upload Audio with every HTTP call of the node logged in the order the node made and saw
+ * them (both of n8n's helpers it uses), to prove what it sends after a failure is known and how
+ * many storage uploads it has in flight at once.
+ */
+async function runLogged(parameters: Record<string, unknown>, options: Parameters<TranscriptionRig['run']>[1]) {
+	const log: CallEvent[] = [];
+	const context = rig.context(parameters, options);
+	const helpers = context.helpers as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+	for (const name of ['httpRequest', 'httpRequestWithAuthentication']) {
+		const original = helpers[name];
+		helpers[name] = async function (this: unknown, ...args: unknown[]) {
+			const request = (name === 'httpRequest' ? args[0] : args[1]) as { url: string; baseURL?: string };
+			const path = new URL(request.url, request.baseURL ?? 'http://relative.invalid').pathname;
+			log.push({ event: 'sent', route: routeOf(path), path });
+			try {
+				return await original.apply(this, args);
+			} finally {
+				log.push({ event: 'answered', route: routeOf(path), path });
+			}
+		};
+	}
+	try {
+		const [output] = await rig.node.execute.call(context);
+		return { output, error: undefined, log };
+	} catch (error) {
+		return { output: undefined, error: error as { message: string; description?: string | null }, log };
+	}
+}
+
+/** Most storage uploads the node had in flight at once. */
+function peakStorageUploads(log: CallEvent[]): number {
+	let open = 0;
+	let peak = 0;
+	for (const event of log.filter((e) => e.route === 'storage')) {
+		open += event.event === 'sent' ? 1 : -1;
+		peak = Math.max(peak, open);
+	}
+	return peak;
+}
+
+/** Calls the node sent after the last answer to `path` (the failure became known with it). */
+function sentAfterLastAnswerTo(log: CallEvent[], path: string): CallEvent[] {
+	const known = log.map((e) => e.event === 'answered' && e.path === path).lastIndexOf(true);
+	if (known === -1) throw new Error(`no answer to ${path} in the log`);
+	return log.slice(known + 1).filter((e) => e.event === 'sent');
+}
+
+/** Transaction ids named in each part of a stop error's description. */
+function stopSections(description: string): Record<'started' | 'maybe' | 'alsoFailed' | 'notSent', string[]> {
+	const idsIn = (label: string) => {
+		const at = description.indexOf(label);
+		if (at === -1) return [];
+		const rest = description.slice(at + label.length);
+		const end = rest.search(/ (Possibly started|Also failed|Not sent)\b/);
+		return [...(end === -1 ? rest : rest.slice(0, end)).matchAll(/"([^"]+)" \(item/g)].map((m) => m[1]);
+	};
+	return {
+		started: idsIn('Already started in this run'),
+		maybe: idsIn('Possibly started'),
+		alsoFailed: idsIn('Also failed, not started:'),
+		notSent: idsIn('Not sent:'),
+	};
+}
+
+describe(`several at once (UPLOAD_CONCURRENCY.limit = ${UPLOAD_CONCURRENCY.limit})`, () => {
+	/** 8 transactions of one file and one of 6 files (items 8..13 share "visit-multi"). */
+	function mixedBatch(prefix: string) {
+		const { files, items } = recordings(14);
+		const txnIds = items.map((_, i) => (i < 8 ? `${prefix}-${i}` : `${prefix}-multi`));
+		return { files, items, txnIds };
+	}
+
+	test('batch-concurrent-bounded: transactions and files go up several at a time, never more than the bound; the same requests as one at a time', async () => {
+		// A far region: every storage POST waits 100 ms, so uploads in flight overlap visibly.
+		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: Infinity, fault: { kind: 'delay', ms: 100 } });
+		const requestsOf = (log: CallEvent[]) => {
+			const counts: Record<string, number> = {};
+			for (const e of log.filter((entry) => entry.event === 'sent')) counts[e.route] = (counts[e.route] ?? 0) + 1;
+			return counts;
+		};
+
+		UPLOAD_CONCURRENCY.limit = 1;
+		const serial = mixedBatch('one');
+		const one = await runLogged(uploadParameters({ transactionId: (i: number) => serial.txnIds[i] }), { items: serial.items });
+		UPLOAD_CONCURRENCY.limit = DEFAULT_CONCURRENCY;
+		const batch = mixedBatch('many');
+		const many = await runLogged(uploadParameters({ transactionId: (i: number) => batch.txnIds[i] }), { items: batch.items });
+
+		expect(one.error).toBeUndefined();
+		expect(many.error).toBeUndefined();
+		expect(requestsOf(one.log)).toEqual({ check: 9, presign: 9, storage: 14, init: 9 });
+		expect(requestsOf(many.log)).toEqual(requestsOf(one.log));
+		expect(peakStorageUploads(one.log)).toBe(1);
+		expect(peakStorageUploads(many.log)).toBeGreaterThan(1);
+		expect(peakStorageUploads(many.log)).toBeLessThanOrEqual(DEFAULT_CONCURRENCY);
+		// Output in input order, each item its own receipt; every file arrived intact, once.
+		expect(many.output!.map((o) => [o.json.transaction_id, o.json.upload_status, o.pairedItem])).toEqual(
+			batch.txnIds.map((id, i) => [id, 'uploaded', { item: i }]),
+		);
+		const arrived = rig.fake.uploads().filter((u) => u.txnId.startsWith('many-'));
+		expect(arrived.map((u) => u.sha256).sort()).toEqual(batch.files.map((f) => f.sha256).sort());
+		expect(rig.fake.transaction('many-multi')).toMatchObject({ initsStarted: 1, presigns: 1 });
+		expect(rig.fake.transaction('many-multi')!.uploads).toHaveLength(6);
+		const figures = { itemsLost: itemsLostIn(many.output!, 14), duplicateInits: duplicateInits() };
+		expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });
+		recordAttack('batch-concurrent-bounded', `at most ${DEFAULT_CONCURRENCY} storage uploads at once, more than 1; same requests as one at a time`, figures);
+	});
+
+	test('batch-concurrent-stop-no-cof: once a failure is known nothing more is sent; the error accounts for every transaction as the API saw it', async () => {
+		const { items } = recordings(8);
+		const txnIds = items.map((_, i) => `visit-${i}`);
+		rig.api.injectFault({ method: 'POST', path: `${INIT}visit-1`, fault: { kind: 'status', status: 422 } });
+		const { error, log } = await runLogged(uploadParameters({ transactionId: (i: number) => txnIds[i] }), { items });
+		expect(error?.message).toMatch(/refused starting the transcription of transaction "visit-1" \(HTTP 422/);
+		expect(sentAfterLastAnswerTo(log, `${INIT}visit-1`)).toEqual([]);
+		const sections = stopSections(error!.description ?? '');
+		const startedAtApi = rig.fake.transactions().filter((t) => t.initsStarted > 0).map((t) => t.txnId).sort();
+		expect(sections.started.sort()).toEqual(startedAtApi);
+		expect(sections.maybe).toEqual([]);
+		expect(sections.alsoFailed).toEqual([]);
+		// Every other transaction is either started (and named so) or not sent (and has no init at the API).
+		expect([...sections.started, ...sections.notSent].sort()).toEqual(txnIds.filter((id) => id !== 'visit-1').sort());
+		for (const id of sections.notSent) expect(rig.fake.transaction(id)?.initAttempts ?? 0).toBe(0);
+		const figures = { itemsLost: itemsLostInError(error!, txnIds), duplicateInits: duplicateInits() };
+		expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });
+		recordAttack('batch-concurrent-stop-no-cof', 'no request sent once the failure is known; error names each transaction as started or not sent, as the API saw it', figures);
+	});
+
+	test('batch-concurrent-quota: once the quota answer is known nothing more is sent; every item still has its output, in input order', async () => {
+		rig.fake.setOptions({ dailyTransactionLimit: 2 });
+		const { items } = recordings(8);
+		const txnIds = items.map((_, i) => `visit-${i}`);
+		const { output, log } = await runLogged(uploadParameters({ transactionId: (i: number) => txnIds[i] }), { items, continueOnFail: true });
+		expect(output!.map((o) => [o.json.transaction_id, o.pairedItem])).toEqual(txnIds.map((id, i) => [id, { item: i }]));
+		const started = output!.filter((o) => o.json.error === undefined);
+		expect(started).toHaveLength(2);
+		for (const o of output!.filter((entry) => entry.json.error !== undefined)) expect(o.json.error).toMatch(/daily transcription quota/);
+		const firstQuotaAnswer = rig.api.requests.find((r) => r.pathname.startsWith(INIT) && r.status === 400)!;
+		expect(sentAfterLastAnswerTo(log, firstQuotaAnswer.pathname).filter((e) => e.route !== 'other')).toEqual([]);
+		const figures = { itemsLost: itemsLostIn(output!, 8), duplicateInits: duplicateInits() };
+		expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });
+		recordAttack('batch-concurrent-quota', 'no request sent once the quota answer is known; 2 started, the rest "quota", in input order', figures);
 	});
 });
 
@@ -282,7 +451,8 @@ describe('transcription call family (presign, init) under faults', () => {
 		const txnIds = ['visit-a', 'visit-b', 'visit-c'];
 		const output = await rig.run(uploadParameters({ transactionId: (i: number) => txnIds[i] }), { items, continueOnFail: true });
 		expect(output.map((o) => [o.json.transaction_id, o.json.error ?? 'ok', o.pairedItem])).toEqual(txnIds.map((id, i) => [id, 'ok', { item: i }]));
-		expect(rig.fake.transactions().map((txn) => [txn.txnId, txn.initsStarted])).toEqual(txnIds.map((id) => [id, 1]));
+		// Sorted: the fake lists transactions in arrival order, which sending several at once changes.
+		expect(rig.fake.transactions().map((txn) => [txn.txnId, txn.initsStarted]).sort()).toEqual(txnIds.map((id) => [id, 1]));
 		expect(rig.fake.rejectedUploads()).toEqual([]);
 		const figures = { itemsLost: itemsLostIn(output, 3), duplicateInits: duplicateInits() };
 		expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });

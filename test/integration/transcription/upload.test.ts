@@ -5,7 +5,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { STORAGE_RETRY_POLICY } from '../../../nodes/ClinicScribe/transport/storageUpload';
+import { STORAGE_RETRY_POLICY, UPLOAD_CONCURRENCY } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { item, TranscriptionRig, uploadParameters, type AudioFile } from './helpers';
 import { loadN8nHttpRequest } from './n8nHttpRequest';
@@ -22,6 +22,10 @@ beforeAll(async () => {
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
+const DEFAULT_CONCURRENCY = UPLOAD_CONCURRENCY.limit;
+afterEach(() => (UPLOAD_CONCURRENCY.limit = DEFAULT_CONCURRENCY));
+/** One transaction at a time: the order rule, where a test's faults hit "the next request" (concurrency: test/integration/attack/transactions.test.ts). */
+const oneAtATime = () => (UPLOAD_CONCURRENCY.limit = 1);
 
 function expectStoredIntact(file: AudioFile, txnId: string) {
 	const upload = rig.fake.uploads().find((u) => u.txnId === txnId && u.sha256 === file.sha256);
@@ -259,6 +263,7 @@ describe('Upload Audio', () => {
 	});
 
 	test('a failed transaction stops the run: no further transaction is sent, and the error says which were started and which not', async () => {
+		oneAtATime();
 		rig.api.injectFault({ method: 'POST', path: '/voice/api/v2/transaction/init/visit-bad', fault: { kind: 'status', status: 422 } });
 		const items = [
 			item({ data: rig.storedBinary(rig.audioFile('done.wav', 1000)) }),
@@ -279,6 +284,7 @@ describe('Upload Audio', () => {
 	});
 
 	test('a failed upload (storage 500 on every attempt) stops its transaction before init', async () => {
+		oneAtATime();
 		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 500, body: 'busy' } });
 		const items = [item({ data: rig.storedBinary(rig.audioFile('bad.wav', 1000)) }), item({ data: rig.storedBinary(rig.audioFile('good.wav', 1000)) })];
 		const run = rig.run(uploadParameters({ transactionId: (i: number) => ['visit-bad', 'visit-good'][i] }), { items });
@@ -289,6 +295,7 @@ describe('Upload Audio', () => {
 	});
 
 	test('under Continue On Fail the failed transaction becomes error items in input order, the others output normally', async () => {
+		oneAtATime();
 		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 503 } });
 		const items = [
 			item({ data: rig.storedBinary(rig.audioFile('bad1.wav', 1000)) }),

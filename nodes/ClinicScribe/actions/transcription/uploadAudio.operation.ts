@@ -11,7 +11,14 @@ import {
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
-import { storageRefusedError, uploadToStorage } from '../../transport/storageUpload';
+import {
+	concurrencyGate,
+	storageRefusedError,
+	UPLOAD_CONCURRENCY,
+	uploadToStorage,
+	type StorageTarget,
+	type StorageUploadOutcome,
+} from '../../transport/storageUpload';
 import {
 	initTransaction,
 	isDailyQuotaError,
@@ -193,11 +200,15 @@ export const description: INodeProperties[] = [
  * ID was never used, one presign, every file uploaded (streamed), then one init. Everything is
  * checked before anything is sent.
  *
- * The batch rule: transactions go one after another. Without Continue On Fail, the first failure
- * stops the run before any further transaction is sent, and its error lists the transactions already
- * started (running and counted) and those not sent. With Continue On Fail, a failed transaction
- * becomes error items and the others go on, except after the daily quota's answer: nothing more is
- * sent then. Output follows the order of the input items.
+ * Transactions go up several at a time (UPLOAD_CONCURRENCY: at most 6 transactions in flight, and
+ * at most 6 storage uploads in flight across them, the files of one transaction included).
+ *
+ * The batch rule: without Continue On Fail, once the first failure is known no transaction starts
+ * and none in flight sends another request (those in flight finish the request they are in; one
+ * whose init was already sent finishes); the error lists the transactions started (running and
+ * counted), any whose init got no clear answer, any other that failed, and those not sent. With
+ * Continue On Fail, a failed transaction becomes error items and the others go on, except after the
+ * daily quota's answer: no further request is sent then. Output follows the order of the input items.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
 	if (this.isToolExecution?.()) {
@@ -212,32 +223,21 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const firstProblem = plans.find((plan) => plan.problem)?.problem;
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
-	const memory = initMemory(this);
-	const output: OrderedOutput = [];
+	const outcomes = await sendTransactions(this, plans.filter((plan) => !plan.problem), continueOnFail);
 	const started: Array<{ plan: TransactionPlan; records: IDataObject[] }> = [];
-	let quotaUsedUp = false;
-	for (const [index, plan] of plans.entries()) {
-		if (plan.problem) {
-			output.push(...errorItems(plan, plan.problem));
-			continue;
-		}
-		if (quotaUsedUp) {
-			output.push(...errorItems(plan, notSentForQuotaError(this, plan)));
-			continue;
-		}
-		const progress: TransactionProgress = { initSent: false };
-		try {
-			started.push({ plan, records: await runTransaction(this, plan, memory, progress) });
-		} catch (error) {
-			const nodeError = asNodeError(this, error, plan.itemIndexes[0]);
-			if (!continueOnFail) {
-				const maybeStarted = progress.initSent && !isDefinitiveRefusal(nodeError) ? [plan] : [];
-				const notSent = plans.slice(index + 1).filter((other) => !other.problem);
-				throw withBatchNote(nodeError, stopNote(started.map((entry) => entry.plan), maybeStarted, notSent));
-			}
-			quotaUsedUp = isDailyQuotaError(error);
-			output.push(...errorItems(plan, nodeError));
-		}
+	const failures = [...outcomes.entries()].filter((entry): entry is [TransactionPlan, FailedOutcome] => entry[1].kind === 'failed');
+	if (!continueOnFail && failures.length > 0) {
+		const [[failedPlan, first]] = failures.sort((a, b) => a[1].knownAs - b[1].knownAs);
+		throw withBatchNote(first.error, stopNote(plans, outcomes, failedPlan));
+	}
+
+	const output: OrderedOutput = [];
+	for (const plan of plans) {
+		const outcome = plan.problem ? undefined : outcomes.get(plan);
+		if (plan.problem) output.push(...errorItems(plan, plan.problem));
+		else if (outcome === undefined || outcome.kind === 'halted') output.push(...errorItems(plan, notSentForQuotaError(this, plan, outcome?.uploadsSent ?? 0)));
+		else if (outcome.kind === 'failed') output.push(...errorItems(plan, outcome.error));
+		else started.push({ plan, records: outcome.records });
 	}
 
 	const waitStartedAt = Date.now();
@@ -269,58 +269,128 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 
 type OrderedOutput = Array<{ order: number; data: INodeExecutionData }>;
 
+type TransactionOutcome =
+	| { kind: 'started'; records: IDataObject[] }
+	| FailedOutcome
+	/** Stopped before its next request because a failure or the quota's answer was known. */
+	| { kind: 'halted'; uploadsSent: number };
+
+interface FailedOutcome {
+	kind: 'failed';
+	error: NodeApiError | NodeOperationError;
+	initSent: boolean;
+	/** 1 for the failure known first, 2 for the next… */
+	knownAs: number;
+}
+
 interface TransactionProgress {
 	/** The init was sent: the transaction may have been started even if no clear answer came. */
 	initSent: boolean;
+	/** Storage uploads begun (files may be in storage even if the transcription was never requested). */
+	uploadsSent: number;
+}
+
+/** What one transaction shares with the others of the run. */
+interface BatchRun {
+	memory: InitMemory;
+	/** The bound on storage uploads in flight at once. */
+	uploadGate: <T>(task: () => Promise<T>) => Promise<T>;
+	/** True once no further request may be sent (a failure without Continue On Fail, or the quota). */
+	halted(): boolean;
+	/** Called the moment a failure is known (before any other transaction's code runs again). */
+	noteFailure(plan: TransactionPlan, error: unknown): void;
+}
+
+/** Thrown inside a transaction that stops before its next request (see BatchRun.halted). */
+class TransactionHalted extends Error {}
+
+/**
+ * Sends the transactions, UPLOAD_CONCURRENCY at a time, in input order. Transactions never begun
+ * (after a halt) have no outcome.
+ */
+async function sendTransactions(
+	ctx: IExecuteFunctions,
+	plans: TransactionPlan[],
+	continueOnFail: boolean,
+): Promise<Map<TransactionPlan, TransactionOutcome>> {
+	const outcomes = new Map<TransactionPlan, TransactionOutcome>();
+	const limit = Math.max(1, Math.floor(UPLOAD_CONCURRENCY.limit));
+	let halted = false;
+	const knownAs = new Map<TransactionPlan, number>();
+	const run: BatchRun = {
+		memory: initMemory(ctx),
+		uploadGate: concurrencyGate(limit),
+		halted: () => halted,
+		noteFailure: (plan, error) => {
+			if (error instanceof TransactionHalted) return;
+			if (!continueOnFail || isDailyQuotaError(error)) halted = true;
+			if (!knownAs.has(plan)) knownAs.set(plan, knownAs.size + 1);
+		},
+	};
+	let next = 0;
+	const worker = async (): Promise<void> => {
+		while (!run.halted() && next < plans.length) {
+			const plan = plans[next++];
+			const progress: TransactionProgress = { initSent: false, uploadsSent: 0 };
+			try {
+				outcomes.set(plan, { kind: 'started', records: await runTransaction(ctx, plan, run, progress) });
+			} catch (error) {
+				if (error instanceof TransactionHalted) {
+					outcomes.set(plan, { kind: 'halted', uploadsSent: progress.uploadsSent });
+					continue;
+				}
+				run.noteFailure(plan, error);
+				const nodeError = asNodeError(ctx, error, plan.itemIndexes[0]);
+				outcomes.set(plan, { kind: 'failed', error: nodeError, initSent: progress.initSent, knownAs: knownAs.get(plan) ?? 0 });
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, plans.length) }, worker));
+	return outcomes;
 }
 
 /**
- * A check that the ID was never used, presign, upload every file, init. A file that cannot be
- * stored stops the transaction before init.
+ * A check that the ID was never used, presign, upload every file (several at once), init. A file
+ * that cannot be stored stops the transaction before init. Before each request the transaction
+ * stops (TransactionHalted) if the run was halted meanwhile.
  */
 async function runTransaction(
 	ctx: IExecuteFunctions,
 	plan: TransactionPlan,
-	memory: InitMemory,
+	run: BatchRun,
 	progress: TransactionProgress,
 ): Promise<IDataObject[]> {
 	const { settings } = plan;
 	const itemIndex = plan.itemIndexes[0];
+	const goOn = () => {
+		if (run.halted()) throw new TransactionHalted();
+	};
+	goOn();
 	if (await isTransactionStarted(ctx, plan.txnId, itemIndex)) {
 		// Ours when this node's run sent its init in an earlier try (n8n's Retry On Fail), or when the
 		// id was generated, which only this item of this run of this execution can have.
-		if (plan.generatedId || memory.has(plan.txnId)) return plan.files.map((file) => alreadyStartedRecord(plan, file));
+		if (plan.generatedId || run.memory.has(plan.txnId)) return plan.files.map((file) => alreadyStartedRecord(plan, file));
 		throw transactionIdUsedError(ctx, plan.txnId, 'check', itemIndex);
 	}
-	const presign = async () =>
-		await requestUploadTarget(
+	const presign = async () => {
+		goOn();
+		return await requestUploadTarget(
 			ctx,
 			{ txnId: plan.txnId, action: settings.action, extraData: { mode: settings.mode, model_type: settings.modelType } },
 			itemIndex,
 		);
+	};
 	let target = await presign();
-	let presignedAgain = false;
-	const storageStatus = new Map<PlannedFile, number>();
-
-	for (let index = 0; index < plan.files.length; index++) {
-		const file = plan.files[index];
-		const outcome = await uploadToStorage(ctx, target, file, file.itemIndex);
-		if (outcome.kind === 'stored') {
-			storageStatus.set(file, outcome.statusCode);
-			continue;
-		}
-		// 403: the presigned policy expired (a long upload, a slow link). One fresh presign.
-		if (presignedAgain) throw storageRefusedError(ctx, file.label, outcome.detail, file.itemIndex);
-		presignedAgain = true;
+	const storageStatus = await storeFiles(ctx, plan, run, progress, target, async () => {
 		const fresh = await presign();
 		const sameFolder = fresh.url === target.url && fresh.folderPath === target.folderPath;
 		target = fresh;
-		// Files already stored elsewhere would be missing from the new folder: store them all again.
-		index = sameFolder ? index - 1 : -1;
-	}
+		return { target: fresh, sameFolder };
+	});
 
+	goOn();
 	// Remembered before sending: if no clear answer comes, a retry of this node knows the init is its own.
-	memory.add(plan.txnId);
+	run.memory.add(plan.txnId);
 	progress.initSent = true;
 	const init = await initTransaction(
 		ctx,
@@ -339,6 +409,60 @@ async function runTransaction(
 		itemIndex,
 	);
 	return plan.files.map((file) => fileRecord(plan, file, storageStatus.get(file) ?? 0, init));
+}
+
+/**
+ * Uploads the transaction's files, several at once through the run's gate. A file that fails
+ * stops the files of this transaction not yet begun; the first failure (in file order) is thrown
+ * once every begun upload has ended, so no upload outlives the node. A 403 (the presigned policy
+ * expired: a long upload, a slow link) gets one fresh presign: the refused files go again, or every
+ * file when the fresh presign names another folder (files stored elsewhere would be missing).
+ */
+async function storeFiles(
+	ctx: IExecuteFunctions,
+	plan: TransactionPlan,
+	run: BatchRun,
+	progress: TransactionProgress,
+	firstTarget: StorageTarget,
+	presignAgain: () => Promise<{ target: StorageTarget; sameFolder: boolean }>,
+): Promise<Map<PlannedFile, number>> {
+	const storageStatus = new Map<PlannedFile, number>();
+	let target = firstTarget;
+	let files = plan.files;
+	for (let presignedAgain = false; ; presignedAgain = true) {
+		let failed = false;
+		const results = await Promise.all(
+			files.map(async (file) =>
+				await run.uploadGate(async (): Promise<StorageUploadOutcome | { kind: 'failed'; error: unknown } | { kind: 'halted' }> => {
+					if (failed || run.halted()) return { kind: 'halted' };
+					progress.uploadsSent++;
+					return await uploadToStorage(ctx, target, file, file.itemIndex).catch((error: unknown) => {
+						failed = true;
+						run.noteFailure(plan, error);
+						return { kind: 'failed' as const, error };
+					});
+				}),
+			),
+		);
+		const firstFailure = results.find((result) => result.kind === 'failed');
+		if (firstFailure) throw firstFailure.error;
+		if (results.some((result) => result.kind === 'halted')) throw new TransactionHalted();
+		const settled = results.filter((result): result is StorageUploadOutcome => result.kind === 'stored' || result.kind === 'refused');
+		const refused: PlannedFile[] = [];
+		let refusal: { file: PlannedFile; detail: string } | undefined;
+		settled.forEach((outcome, index) => {
+			if (outcome.kind === 'stored') storageStatus.set(files[index], outcome.statusCode);
+			else {
+				refused.push(files[index]);
+				refusal ??= { file: files[index], detail: outcome.detail };
+			}
+		});
+		if (!refusal) return storageStatus;
+		if (presignedAgain) throw storageRefusedError(ctx, refusal.file.label, refusal.detail, refusal.file.itemIndex);
+		const fresh = await presignAgain();
+		target = fresh.target;
+		files = fresh.sameFolder ? refused : plan.files;
+	}
 }
 
 /** Transactions this node sent an init for, per run, kept in n8n's execution data across Retry On Fail. */
@@ -423,19 +547,34 @@ function errorItems(plan: TransactionPlan, error: unknown): OrderedOutput {
 	}));
 }
 
-function notSentForQuotaError(ctx: IExecuteFunctions, plan: TransactionPlan): NodeOperationError {
+function notSentForQuotaError(ctx: IExecuteFunctions, plan: TransactionPlan, uploadsSent: number): NodeOperationError {
 	return new NodeOperationError(
 		ctx.getNode(),
 		`Transaction "${plan.txnId}" of ${describeItems(plan.itemIndexes)} was not sent: the workspace's daily transcription quota was used up earlier in this run (txn_limit_exceeded)`,
 		{
-			description: 'Nothing of it was uploaded. Send it again tomorrow (the quota resets daily), or ask the API provider to raise the limit.',
+			description: `${uploadsSent > 0 ? 'Its transcription was not requested (files already in storage start nothing).' : 'Nothing of it was uploaded.'} Send it again tomorrow (the quota resets daily), or ask the API provider to raise the limit.`,
 			itemIndex: plan.itemIndexes[0],
 		},
 	);
 }
 
-/** What a stopped run leaves behind, so nothing is lost and nothing is paid for twice. */
-function stopNote(started: TransactionPlan[], maybeStarted: TransactionPlan[], notSent: TransactionPlan[]): string {
+/**
+ * What a stopped run leaves behind, so nothing is lost and nothing is paid for twice: every
+ * transaction of the run but the one that failed first (its own error says what happened to it).
+ */
+function stopNote(plans: TransactionPlan[], outcomes: Map<TransactionPlan, TransactionOutcome>, failedFirst: TransactionPlan): string {
+	const started: TransactionPlan[] = [];
+	const maybeStarted: TransactionPlan[] = [];
+	const alsoFailed: string[] = [];
+	const notSent: TransactionPlan[] = [];
+	for (const plan of plans) {
+		const outcome = outcomes.get(plan);
+		if (outcome?.kind === 'started') started.push(plan);
+		else if (outcome?.kind === 'failed' && outcome.initSent && !isDefinitiveRefusal(outcome.error)) maybeStarted.push(plan);
+		else if (plan === failedFirst) continue;
+		else if (outcome?.kind === 'failed') alsoFailed.push(`${describePlans([plan])}: ${outcome.error.message}`);
+		else notSent.push(plan);
+	}
 	const parts = ['Nothing more was sent after this failure.'];
 	if (started.length > 0) {
 		parts.push(
@@ -445,6 +584,7 @@ function stopNote(started: TransactionPlan[], maybeStarted: TransactionPlan[], n
 	if (maybeStarted.length > 0) {
 		parts.push(`Possibly started (the start request got no clear answer): ${describePlans(maybeStarted)}. Check with Get Results before sending it again.`);
 	}
+	if (alsoFailed.length > 0) parts.push(`Also failed, not started: ${alsoFailed.join('; ')}.`);
 	if (notSent.length > 0) parts.push(`Not sent: ${describePlans(notSent)}.`);
 	return parts.join(' ');
 }

@@ -1,0 +1,162 @@
+/**
+ * Directory calls inside n8n (issue 10, goal 1): ms per item over N items (default 1,000) of
+ * Doctor → Get Services, one call per item, against the fake clinic API on loopback, side by side
+ * in one n8n run:
+ *
+ *   package       this package's node (credential clinicScribeApi, token exchange)
+ *   http+cred     n8n's HTTP Request node, the same GET with a Header Auth credential
+ *   http          n8n's HTTP Request node, the token as a plain header (no credential)
+ *   fetch         bare fetch from this process (keep-alive), one call after another
+ *
+ * The n8n figures are the node's own execution time (n8n's run data) over the items. Each
+ * contender runs once to warm up, then --rounds times, interleaved. Goal: package < 1.0× http+cred.
+ *
+ *   npm run bench:directory -- [--items 1000] [--rounds 3]
+ */
+import { randomUUID } from 'node:crypto';
+
+import { ACTION_NODE_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../test/support/n8n/workflows';
+import {
+	argument,
+	BENCH_CREDENTIAL,
+	formatSpread,
+	requireNode24,
+	runBench,
+	say,
+	spread,
+	startBenchFakeApi,
+	startBenchN8n,
+	verdict,
+} from './support/inN8n';
+
+const DOCTORS = ['do1001', 'do1002', 'do1003', 'do1004'];
+const HEADER_CREDENTIAL = { id: 'benchHeaderAuth01', name: 'Bench header auth' };
+
+type Contender = 'package' | 'http+cred' | 'http';
+
+function workflow(contender: Contender, apiUrl: string, token: string): WorkflowJson {
+	const path = `bench-directory-${contender.replace('+', '-')}`;
+	const url = `=${apiUrl}/dr/v1/doctor/service/{{ $json.doctorId }}`;
+	const call: WorkflowNode =
+		contender === 'package'
+			? {
+					name: 'Call',
+					type: ACTION_NODE_TYPE,
+					typeVersion: 1,
+					position: [400, 0] as [number, number],
+					parameters: {
+						resource: 'doctor',
+						operation: 'getServices',
+						doctorId: { __rl: true, mode: 'id', value: '={{ $json.doctorId }}' },
+						returnAll: true,
+						options: {},
+					},
+					credentials: { clinicScribeApi: BENCH_CREDENTIAL },
+				}
+			: {
+					name: 'Call',
+					type: 'n8n-nodes-base.httpRequest',
+					typeVersion: 4.2,
+					position: [400, 0] as [number, number],
+					parameters:
+						contender === 'http+cred'
+							? { method: 'GET', url, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: {} }
+							: { method: 'GET', url, sendHeaders: true, headerParameters: { parameters: [{ name: 'auth', value: token }] }, options: {} },
+					...(contender === 'http+cred' ? { credentials: { httpHeaderAuth: HEADER_CREDENTIAL } } : {}),
+				};
+	return {
+		name: path,
+		nodes: [
+			{
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: randomUUID(),
+				parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+			},
+			{
+				name: 'One Item per Doctor',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { fieldToSplitOut: 'body.doctorIds', options: { destinationFieldName: 'doctorId' } },
+			},
+			call,
+		],
+		connections: chain('Webhook', 'One Item per Doctor', 'Call'),
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+async function fetchLoop(apiUrl: string, token: string, doctorIds: string[]): Promise<number> {
+	const started = performance.now();
+	for (const id of doctorIds) {
+		const response = await fetch(`${apiUrl}/dr/v1/doctor/service/${id}`, { headers: { auth: token } });
+		if (response.status !== 200) throw new Error(`fetch: HTTP ${response.status}`);
+		await response.json();
+	}
+	return (performance.now() - started) / doctorIds.length;
+}
+
+async function main(): Promise<void> {
+	requireNode24();
+	const items = argument('items', 1000);
+	const rounds = argument('rounds', 3);
+	const fake = await startBenchFakeApi();
+	const { api } = fake;
+	const token = api.validCredentials.staticToken;
+	const contenders: Contender[] = ['package', 'http+cred', 'http'];
+	const workflows = contenders.map((c) => workflow(c, api.url, token));
+	say(`directory bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`);
+	const bench = await startBenchN8n({
+		api,
+		workflows,
+		credentials: [{ ...HEADER_CREDENTIAL, type: 'httpHeaderAuth', data: { name: 'auth', value: token } }],
+	});
+	try {
+		const doctorIds = Array.from({ length: items }, (_, i) => DOCTORS[i % DOCTORS.length]);
+		const perItem: Record<Contender | 'fetch', number[]> = { package: [], 'http+cred': [], http: [], fetch: [] };
+		const runOnce = async (contender: Contender): Promise<number> => {
+			const name = workflows[contenders.indexOf(contender)].name;
+			api.reset();
+			const answer = await bench.trigger(name, { doctorIds });
+			if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+			const execution = await bench.lastExecution(name);
+			const run = execution.runData.Call?.[0];
+			if (!run || run.error || execution.status !== 'success') {
+				throw new Error(`${contender}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`);
+			}
+			const calls = api.requestsTo('/dr/v1/doctor/service/', 'GET').filter((r) => r.status === 200).length;
+			if (calls !== items) throw new Error(`${contender}: ${calls} successful directory calls, expected ${items}`);
+			return Number(run.executionTime) / items;
+		};
+		say('warm-up round (not counted)…');
+		for (const contender of contenders) await runOnce(contender);
+		await fetchLoop(api.url, token, doctorIds.slice(0, 100));
+		for (let round = 1; round <= rounds; round++) {
+			for (const contender of contenders) perItem[contender].push(await runOnce(contender));
+			perItem.fetch.push(await fetchLoop(api.url, token, doctorIds));
+			say(
+				`round ${round}: ` +
+					(['package', 'http+cred', 'http', 'fetch'] as const).map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item`).join(' | '),
+			);
+		}
+		const ratios = perItem.package.map((ms, i) => ms / perItem['http+cred'][i]);
+		const ratiosNoCred = perItem.package.map((ms, i) => ms / perItem.http[i]);
+		say();
+		say(`ms per item over ${items} items, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`);
+		say(`  this package                          ${formatSpread(spread(perItem.package), 3)}`);
+		say(`  HTTP Request node, header-auth cred.  ${formatSpread(spread(perItem['http+cred']), 3)}`);
+		say(`  HTTP Request node, no credential      ${formatSpread(spread(perItem.http), 3)}`);
+		say(`  fetch, keep-alive (outside n8n)       ${formatSpread(spread(perItem.fetch), 3)}`);
+		say(`  package / HTTP Request with credential, per round: ${formatSpread(spread(ratios))}`);
+		say(`  package / HTTP Request without credential, per round: ${formatSpread(spread(ratiosNoCred))}`);
+		say(verdict(spread(ratios).median < 1, 'goal 1: directory calls faster than the HTTP Request node with a credential (median ratio < 1.0)', `${spread(ratios).median.toFixed(2)}×`));
+	} finally {
+		await bench.dispose();
+		await api.close();
+	}
+}
+
+runBench(main);
