@@ -14,6 +14,8 @@ import {
 export interface PolicyChanges {
 	retry?: Partial<RetryPolicy>;
 	timeouts?: Partial<RequestTimeouts>;
+	storageRetry?: Partial<RetryPolicy>;
+	uploadConcurrency?: number;
 }
 
 /** The production policy with these changes. */
@@ -21,6 +23,8 @@ export function transportPolicy(changes: PolicyChanges, base: TransportPolicy = 
 	return {
 		retry: { ...base.retry, ...changes.retry },
 		timeouts: { ...base.timeouts, ...changes.timeouts },
+		storageRetry: { ...base.storageRetry, ...changes.storageRetry },
+		uploadConcurrency: changes.uploadConcurrency ?? base.uploadConcurrency,
 	};
 }
 

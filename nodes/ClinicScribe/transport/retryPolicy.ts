@@ -24,11 +24,21 @@ export interface RequestTimeouts {
 export interface TransportPolicy {
 	readonly retry: RetryPolicy;
 	readonly timeouts: RequestTimeouts;
+	/** Uploads to the storage host (5xx/408/429 and network failures; the file is opened anew). */
+	readonly storageRetry: RetryPolicy;
+	/**
+	 * How many transactions one node run sends at once, and how many storage uploads are in flight
+	 * at once across them (files of one transaction share the bound). Six keeps a far region's round
+	 * trips overlapped without opening many sockets to one storage host.
+	 */
+	readonly uploadConcurrency: number;
 }
 
 export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 	retry: Object.freeze({ attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 }),
 	timeouts: Object.freeze({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000 }),
+	storageRetry: Object.freeze({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 }),
+	uploadConcurrency: 6,
 });
 
 // Keyed by the context object, so only a context a test built itself can carry another policy; the

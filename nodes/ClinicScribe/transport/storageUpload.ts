@@ -23,6 +23,7 @@ import {
 } from 'n8n-workflow';
 
 import { describeNetworkFailure } from './errorBodies';
+import { retryDelayMs, transportPolicyOf } from './retryPolicy';
 
 /** What n8n's `getBinaryStream` gives: a Node readable stream. */
 export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -59,13 +60,6 @@ export type StorageUploadOutcome =
 	| { kind: 'refused'; statusCode: number; detail: string };
 
 /**
- * How many transactions one node run sends at once, and how many storage uploads are in flight at
- * once across them (files of one transaction share the same bound). Six keeps a far region's
- * round trips overlapped without opening many sockets to one storage host. Tests may lower it.
- */
-export const UPLOAD_CONCURRENCY = { limit: 6 };
-
-/**
  * A gate that lets at most `limit` tasks run at once; the others wait in the order they asked.
  * Uses no timer: a finished task hands its place to the next waiting one.
  */
@@ -85,9 +79,6 @@ export function concurrencyGate(limit: number): <T>(task: () => Promise<T>) => P
 		}
 	};
 }
-
-/** Attempts in all for 5xx/408/429 answers and network failures; back-off between them. */
-export const STORAGE_RETRY_POLICY = { attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 };
 
 /**
  * The request is bounded by a wall-clock timeout until the answer starts (n8n's HTTP client), so it
@@ -271,8 +262,9 @@ export async function uploadToStorage(
 	itemIndex: number,
 ): Promise<StorageUploadOutcome> {
 	const signal = ctx.getExecutionCancelSignal?.();
+	const retry = transportPolicyOf(ctx).storageRetry;
 	for (let attempt = 1; ; attempt++) {
-		const lastAttempt = attempt >= STORAGE_RETRY_POLICY.attempts;
+		const lastAttempt = attempt >= retry.attempts;
 		let result: AttemptResult;
 		const problems: { sizeChanged?: FileSizeChanged } = {};
 		try {
@@ -286,7 +278,7 @@ export async function uploadToStorage(
 			}
 			if (signal?.aborted) throw cancelledError(ctx, file, itemIndex);
 			if (!lastAttempt) {
-				await pause(retryDelayMs(attempt), signal, () => cancelledError(ctx, file, itemIndex));
+				await pause(retryDelayMs(attempt, undefined, retry), signal, () => cancelledError(ctx, file, itemIndex));
 				continue;
 			}
 			throw new NodeApiError(ctx.getNode(), { message: describeNetworkFailure(error) } as JsonObject, {
@@ -300,7 +292,7 @@ export async function uploadToStorage(
 		if (statusCode === 403) return { kind: 'refused', statusCode, detail: storageErrorDetail(result.body) };
 		const retryable = statusCode >= 500 || statusCode === 408 || statusCode === 429;
 		if (retryable && !lastAttempt) {
-			await pause(retryDelayMs(attempt), signal, () => cancelledError(ctx, file, itemIndex));
+			await pause(retryDelayMs(attempt, undefined, retry), signal, () => cancelledError(ctx, file, itemIndex));
 			continue;
 		}
 		throw storageRejectedError(ctx, file, statusCode, result.body, attempt, itemIndex);
@@ -388,9 +380,6 @@ function capitalise(text: string): string {
 	return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-function retryDelayMs(attempt: number): number {
-	return Math.min(STORAGE_RETRY_POLICY.baseDelayMs * 2 ** (attempt - 1), STORAGE_RETRY_POLICY.maxDelayMs);
-}
 
 async function pause(ms: number, signal: AbortSignal | undefined, onCancel: () => Error): Promise<void> {
 	try {

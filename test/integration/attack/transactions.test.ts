@@ -12,7 +12,6 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { STORAGE_RETRY_POLICY, UPLOAD_CONCURRENCY } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
 import { item, TranscriptionRig, uploadParameters } from '../transcription/helpers';
@@ -24,14 +23,16 @@ const STATUS = '/voice/api/v3/status/';
 
 beforeAll(async () => {
 	await rig.start();
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 }, timeouts: { presignMs: 400, initMs: 400 } });
-	STORAGE_RETRY_POLICY.baseDelayMs = 10;
-	STORAGE_RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 }, storageRetry: { baseDelayMs: 10, maxDelayMs: 50 }, timeouts: { presignMs: 400, initMs: 400 } });
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
-const DEFAULT_CONCURRENCY = UPLOAD_CONCURRENCY.limit;
-afterEach(() => (UPLOAD_CONCURRENCY.limit = DEFAULT_CONCURRENCY));
+/** Puts the file's policy back after a test that sent one transaction at a time. */
+let restorePolicy: (() => void) | undefined;
+afterEach(() => {
+	restorePolicy?.();
+	restorePolicy = undefined;
+});
 
 /** Items of one file each, with their Transaction IDs ('' = generated). */
 function recordings(count: number) {
@@ -181,7 +182,7 @@ describe("n8n's Retry On Fail of the node (same execution, same run)", () => {
 describe('a failed batch loses nothing and duplicates nothing', () => {
 	test('batch-stop-no-cof: without Continue On Fail the run stops at the first failure; the error names started, failed and unsent transactions', async () => {
 		// One transaction at a time: the exact order rule (with several at once, see "several at once" below).
-		UPLOAD_CONCURRENCY.limit = 1;
+		restorePolicy = useTestTransportPolicy({ uploadConcurrency: 1 });
 		const { items } = recordings(4);
 		const txnIds = ['visit-a', 'visit-b', 'visit-c', 'visit-d'];
 		rig.api.injectFault({ method: 'POST', path: `${INIT}visit-b`, fault: { kind: 'status', status: 422 } });
@@ -214,7 +215,7 @@ describe('a failed batch loses nothing and duplicates nothing', () => {
 
 	test('batch-quota: the daily quota answer stops every further upload at once; later items say they were not sent', async () => {
 		// One transaction at a time: the exact order rule (with several at once, see "several at once" below).
-		UPLOAD_CONCURRENCY.limit = 1;
+		restorePolicy = useTestTransportPolicy({ uploadConcurrency: 1 });
 		rig.fake.setOptions({ dailyTransactionLimit: 1 });
 		const { items } = recordings(4);
 		const txnIds = ['visit-a', 'visit-b', 'visit-c', 'visit-d'];
@@ -236,7 +237,7 @@ describe('a failed batch loses nothing and duplicates nothing', () => {
 
 	test('batch-quota-no-cof: without Continue On Fail the quota answer stops the run and the error lists what was started', async () => {
 		// One transaction at a time: the exact order rule (with several at once, see "several at once" below).
-		UPLOAD_CONCURRENCY.limit = 1;
+		restorePolicy = useTestTransportPolicy({ uploadConcurrency: 1 });
 		rig.fake.setOptions({ dailyTransactionLimit: 1 });
 		const { items } = recordings(3);
 		const txnIds = ['visit-a', 'visit-b', 'visit-c'];
@@ -331,7 +332,7 @@ function stopSections(description: string): Record<'started' | 'maybe' | 'alsoFa
 	};
 }
 
-describe(`several at once (UPLOAD_CONCURRENCY.limit = ${UPLOAD_CONCURRENCY.limit})`, () => {
+describe(`several at once (uploadConcurrency = ${PRODUCTION_POLICY.uploadConcurrency})`, () => {
 	/** 8 transactions of one file and one of 6 files (items 8..13 share "visit-multi"). */
 	function mixedBatch(prefix: string) {
 		const { files, items } = recordings(14);
@@ -348,10 +349,11 @@ describe(`several at once (UPLOAD_CONCURRENCY.limit = ${UPLOAD_CONCURRENCY.limit
 			return counts;
 		};
 
-		UPLOAD_CONCURRENCY.limit = 1;
+		restorePolicy = useTestTransportPolicy({ uploadConcurrency: 1 });
 		const serial = mixedBatch('one');
 		const one = await runLogged(uploadParameters({ transactionId: (i: number) => serial.txnIds[i] }), { items: serial.items });
-		UPLOAD_CONCURRENCY.limit = DEFAULT_CONCURRENCY;
+		restorePolicy?.();
+		restorePolicy = undefined;
 		const batch = mixedBatch('many');
 		const many = await runLogged(uploadParameters({ transactionId: (i: number) => batch.txnIds[i] }), { items: batch.items });
 
@@ -361,7 +363,7 @@ describe(`several at once (UPLOAD_CONCURRENCY.limit = ${UPLOAD_CONCURRENCY.limit
 		expect(requestsOf(many.log)).toEqual(requestsOf(one.log));
 		expect(peakStorageUploads(one.log)).toBe(1);
 		expect(peakStorageUploads(many.log)).toBeGreaterThan(1);
-		expect(peakStorageUploads(many.log)).toBeLessThanOrEqual(DEFAULT_CONCURRENCY);
+		expect(peakStorageUploads(many.log)).toBeLessThanOrEqual(PRODUCTION_POLICY.uploadConcurrency);
 		// Output in input order, each item its own receipt; every file arrived intact, once.
 		expect(many.output!.map((o) => [o.json.transaction_id, o.json.upload_status, o.pairedItem])).toEqual(
 			batch.txnIds.map((id, i) => [id, 'uploaded', { item: i }]),
@@ -372,7 +374,7 @@ describe(`several at once (UPLOAD_CONCURRENCY.limit = ${UPLOAD_CONCURRENCY.limit
 		expect(rig.fake.transaction('many-multi')!.uploads).toHaveLength(6);
 		const figures = { itemsLost: itemsLostIn(many.output!, 14), duplicateInits: duplicateInits() };
 		expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });
-		recordAttack('batch-concurrent-bounded', `at most ${DEFAULT_CONCURRENCY} storage uploads at once, more than 1; same requests as one at a time`, figures);
+		recordAttack('batch-concurrent-bounded', `at most ${PRODUCTION_POLICY.uploadConcurrency} storage uploads at once, more than 1; same requests as one at a time`, figures);
 	});
 
 	test('batch-concurrent-stop-no-cof: once a failure is known nothing more is sent; the error accounts for every transaction as the API saw it', async () => {

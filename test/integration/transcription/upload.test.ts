@@ -4,8 +4,8 @@
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { STORAGE_RETRY_POLICY, UPLOAD_CONCURRENCY } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { item, TranscriptionRig, uploadParameters, type AudioFile } from './helpers';
 import { loadN8nHttpRequest } from './n8nHttpRequest';
@@ -16,16 +16,18 @@ const n8nHttp = loadN8nHttpRequest() !== undefined;
 
 beforeAll(async () => {
 	await rig.start();
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-	STORAGE_RETRY_POLICY.baseDelayMs = 10;
-	STORAGE_RETRY_POLICY.maxDelayMs = 50;
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 }, storageRetry: { baseDelayMs: 10, maxDelayMs: 50 } });
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
-const DEFAULT_CONCURRENCY = UPLOAD_CONCURRENCY.limit;
-afterEach(() => (UPLOAD_CONCURRENCY.limit = DEFAULT_CONCURRENCY));
+/** Puts the file's policy back after a test that sent one transaction at a time. */
+let restorePolicy: (() => void) | undefined;
+afterEach(() => {
+	restorePolicy?.();
+	restorePolicy = undefined;
+});
 /** One transaction at a time: the order rule, where a test's faults hit "the next request" (concurrency: test/integration/attack/transactions.test.ts). */
-const oneAtATime = () => (UPLOAD_CONCURRENCY.limit = 1);
+const oneAtATime = () => (restorePolicy = useTestTransportPolicy({ uploadConcurrency: 1 }));
 
 function expectStoredIntact(file: AudioFile, txnId: string) {
 	const upload = rig.fake.uploads().find((u) => u.txnId === txnId && u.sha256 === file.sha256);
@@ -285,7 +287,7 @@ describe('Upload Audio', () => {
 
 	test('a failed upload (storage 500 on every attempt) stops its transaction before init', async () => {
 		oneAtATime();
-		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 500, body: 'busy' } });
+		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: PRODUCTION_POLICY.storageRetry.attempts, fault: { kind: 'status', status: 500, body: 'busy' } });
 		const items = [item({ data: rig.storedBinary(rig.audioFile('bad.wav', 1000)) }), item({ data: rig.storedBinary(rig.audioFile('good.wav', 1000)) })];
 		const run = rig.run(uploadParameters({ transactionId: (i: number) => ['visit-bad', 'visit-good'][i] }), { items });
 		await expect(run).rejects.toThrow(/storage service refused the file in binary field "data" of item 0 \(HTTP 500\)/);
@@ -296,7 +298,7 @@ describe('Upload Audio', () => {
 
 	test('under Continue On Fail the failed transaction becomes error items in input order, the others output normally', async () => {
 		oneAtATime();
-		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: STORAGE_RETRY_POLICY.attempts, fault: { kind: 'status', status: 503 } });
+		rig.api.injectFault({ method: 'POST', path: STORAGE_PATH, times: PRODUCTION_POLICY.storageRetry.attempts, fault: { kind: 'status', status: 503 } });
 		const items = [
 			item({ data: rig.storedBinary(rig.audioFile('bad1.wav', 1000)) }),
 			item({ data: rig.storedBinary(rig.audioFile('good.wav', 1000)) }),

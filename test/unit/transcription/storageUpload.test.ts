@@ -14,10 +14,10 @@ import {
 	storageTimeoutMs,
 	streamedMultipartBody,
 	uploadToStorage,
-	STORAGE_RETRY_POLICY,
 	type BinaryStream,
 } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { parseMultipart } from '../../fake-api/multipart';
+import { applyTestTransportPolicy, useTestTransportPolicy } from '../../support/transportPolicy';
 
 const target = {
 	url: 'https://bucket.example.com/',
@@ -161,6 +161,7 @@ describe('uploadToStorage', () => {
 				},
 			},
 		} as unknown as IExecuteFunctions;
+		applyTestTransportPolicy(ctx);
 		const file = {
 			fileName: 'x.wav',
 			label: 'the recording',
@@ -175,8 +176,7 @@ describe('uploadToStorage', () => {
 	}
 
 	beforeAll(() => {
-		STORAGE_RETRY_POLICY.baseDelayMs = 1;
-		STORAGE_RETRY_POLICY.maxDelayMs = 2;
+		useTestTransportPolicy({ storageRetry: { baseDelayMs: 1, maxDelayMs: 2 } });
 	});
 
 	test('one plain POST: streamed body, known length, no redirects, no auth, the cancel signal', async () => {

@@ -11,11 +11,17 @@ describe('transport policy (no mutable globals)', () => {
 		expect(Object.isFrozen(PRODUCTION_POLICY)).toBe(true);
 		expect(Object.isFrozen(PRODUCTION_POLICY.retry)).toBe(true);
 		expect(Object.isFrozen(PRODUCTION_POLICY.timeouts)).toBe(true);
+		expect(Object.isFrozen(PRODUCTION_POLICY.storageRetry)).toBe(true);
 		expect(() => {
 			(PRODUCTION_POLICY.retry as { baseDelayMs: number }).baseDelayMs = 1;
 		}).toThrow(TypeError);
 		expect(PRODUCTION_POLICY.retry).toEqual({ attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 });
 		expect(PRODUCTION_POLICY.timeouts).toEqual({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000 });
+		expect(PRODUCTION_POLICY.storageRetry).toEqual({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 });
+		expect(PRODUCTION_POLICY.uploadConcurrency).toBe(6);
+		expect(() => {
+			(PRODUCTION_POLICY as { uploadConcurrency: number }).uploadConcurrency = 1;
+		}).toThrow(TypeError);
 	});
 
 	test('a policy given to one context is that context’s only; every other context gets production', () => {

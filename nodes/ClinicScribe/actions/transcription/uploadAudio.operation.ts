@@ -11,10 +11,10 @@ import {
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
+import { transportPolicyOf } from '../../transport/retryPolicy';
 import {
 	concurrencyGate,
 	storageRefusedError,
-	UPLOAD_CONCURRENCY,
 	uploadToStorage,
 	type StorageTarget,
 	type StorageUploadOutcome,
@@ -200,8 +200,9 @@ export const description: INodeProperties[] = [
  * ID was never used, one presign, every file uploaded (streamed), then one init. Everything is
  * checked before anything is sent.
  *
- * Transactions go up several at a time (UPLOAD_CONCURRENCY: at most 6 transactions in flight, and
- * at most 6 storage uploads in flight across them, the files of one transaction included).
+ * Transactions go up several at a time (the transport policy's uploadConcurrency: at most 6 transactions
+ * in flight, and at most 6 storage uploads in flight across them, the files of one transaction
+ * included).
  *
  * The batch rule: without Continue On Fail, once the first failure is known no transaction starts
  * and none in flight sends another request (those in flight finish the request they are in; one
@@ -305,8 +306,8 @@ interface BatchRun {
 class TransactionHalted extends Error {}
 
 /**
- * Sends the transactions, UPLOAD_CONCURRENCY at a time, in input order. Transactions never begun
- * (after a halt) have no outcome.
+ * Sends the transactions, uploadConcurrency (transport policy) at a time, in input order.
+ * Transactions never begun (after a halt) have no outcome.
  */
 async function sendTransactions(
 	ctx: IExecuteFunctions,
@@ -314,7 +315,7 @@ async function sendTransactions(
 	continueOnFail: boolean,
 ): Promise<Map<TransactionPlan, TransactionOutcome>> {
 	const outcomes = new Map<TransactionPlan, TransactionOutcome>();
-	const limit = Math.max(1, Math.floor(UPLOAD_CONCURRENCY.limit));
+	const limit = Math.max(1, Math.floor(transportPolicyOf(ctx).uploadConcurrency));
 	let halted = false;
 	const knownAs = new Map<TransactionPlan, number>();
 	const run: BatchRun = {
