@@ -499,7 +499,8 @@ function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean 
 	return error instanceof NodeOperationError || /^4\d\d$/.test(String(error.httpCode ?? ''));
 }
 
-function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: number, init: InitResult): IDataObject {
+/** What every receipt says of its file and transaction. */
+function fileFields(plan: TransactionPlan, file: PlannedFile): IDataObject {
 	return {
 		transaction_id: plan.txnId,
 		file_name: file.fileName,
@@ -507,6 +508,12 @@ function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: num
 		binary_property: file.binaryProperty,
 		file_size: file.size,
 		content_type: file.contentType,
+	};
+}
+
+function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: number, init: InitResult): IDataObject {
+	return {
+		...fileFields(plan, file),
 		upload_status: 'uploaded',
 		storage_status_code: storageStatus,
 		files_in_transaction: plan.files.length,
@@ -523,12 +530,7 @@ function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: num
 /** The receipt of a file of a transaction an earlier try of this node already started. */
 function alreadyStartedRecord(plan: TransactionPlan, file: PlannedFile): IDataObject {
 	return {
-		transaction_id: plan.txnId,
-		file_name: file.fileName,
-		original_file_name: file.originalFileName ?? null,
-		binary_property: file.binaryProperty,
-		file_size: file.size,
-		content_type: file.contentType,
+		...fileFields(plan, file),
 		upload_status: 'already_uploaded',
 		storage_status_code: null,
 		files_in_transaction: plan.files.length,
