@@ -104,3 +104,13 @@ export function classifyTemplateRefusal(statusCode: number, message: string | un
 	if (statusCode === 422 || /required|invalid|missing|must|unknown|too long|exceed/.test(text)) return 'invalid';
 	return 'other';
 }
+
+/**
+ * A template id parameter, in either shape it is stored in: a plain string (Upload Audio's Custom
+ * Template ID before it became a picker, in workflows saved then) or a resource locator
+ * (`{__rl: true, mode, value}`). Trimmed; '' when there is none.
+ */
+export function templateIdOf(value: unknown): string {
+	const raw = isRecord(value) ? value.value : value;
+	return textOf(raw) ?? '';
+}

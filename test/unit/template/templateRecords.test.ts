@@ -4,6 +4,7 @@ import {
 	readCreatedTemplateId,
 	readTemplateList,
 	readTemplateMessage,
+	templateIdOf,
 } from '../../../nodes/ClinicScribe/shared/templateRecords';
 
 describe('readTemplateList', () => {
@@ -77,5 +78,16 @@ describe('classifyTemplateRefusal', () => {
 		expect(classifyTemplateRefusal(422, 'whatever')).toBe('invalid');
 		expect(classifyTemplateRefusal(400, 'Something else')).toBe('other');
 		expect(classifyTemplateRefusal(400, undefined)).toBe('other');
+	});
+});
+
+describe('templateIdOf', () => {
+	it('reads a resource locator and the plain string saved before the picker alike', () => {
+		expect(templateIdOf({ __rl: true, mode: 'list', value: 'tpl_1', cachedResultName: 'One' })).toBe('tpl_1');
+		expect(templateIdOf({ __rl: true, mode: 'id', value: ' tpl_2 ' })).toBe('tpl_2');
+		expect(templateIdOf(' tpl_3 ')).toBe('tpl_3');
+		expect(templateIdOf({ __rl: true, mode: 'list', value: '' })).toBe('');
+		expect(templateIdOf(undefined)).toBe('');
+		expect(templateIdOf({ __rl: true, mode: 'id', value: { nested: true } })).toBe('');
 	});
 });
