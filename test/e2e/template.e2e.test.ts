@@ -1,7 +1,9 @@
 /**
  * Template → Create, Get Many, Get, Update, Delete inside a real n8n 2.41.1: the packed package
  * installed as a community package, a credential pointing at the fake clinic API, one workflow run
- * by `n8n execute` (test/e2e/workflows/template-lifecycle.json).
+ * by `n8n execute` (test/e2e/workflows/template-lifecycle.json). Then the same n8n started, and the
+ * template pickers asked for their list as the editor asks (POST /rest/dynamic-node-parameters/
+ * resource-locator-results), Upload Audio's picker inside its Output Templates rows included.
  */
 import { join } from 'node:path';
 
@@ -82,5 +84,53 @@ describe('a template from create to delete, in n8n', () => {
 		const stored = fakeTemplates(api).templates.get('tpl_fake0001');
 		expect(stored).toMatchObject({ title: 'Cardiology OPD Note v2', desc: '## Plan only', archived: true });
 		expect(api.requestsTo(TEMPLATES).every((call) => /^Bearer /.test(String(call.headers.authorization)))).toBe(true);
+	});
+});
+
+describe('the template pickers, as the editor loads them', () => {
+	let credentials: Record<string, { id: string; name: string }>;
+
+	beforeAll(async () => {
+		await n8n.start();
+		await n8n.setupOwner({ email: 'owner@clinic-scribe.test', password: 'Template-Picker-1', firstName: 'Tem', lastName: 'Plate' });
+		const credential = { name: 'Clinic Scribe (picker)', type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) };
+		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
+		credentials = { [CREDENTIAL_TYPE]: { id: saved.id, name: credential.name } };
+	});
+
+	async function listFor(path: string, currentNodeParameters: Record<string, unknown>, filter?: string) {
+		return await n8n.rest<{ results: Array<{ name: string; value: string }> }>('POST', '/dynamic-node-parameters/resource-locator-results', {
+			nodeTypeAndVersion: { name: 'n8n-nodes-clinic-scribe.clinicScribe', version: 1 },
+			path,
+			methodName: 'searchTemplates',
+			currentNodeParameters,
+			credentials,
+			...(filter === undefined ? {} : { filter }),
+		});
+	}
+
+	it("Template → Get: the workspace's templates, by title, filtered by the search text", async () => {
+		api.reset();
+		const parameters = { resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'list', value: '' } };
+		expect((await listFor('parameters.templateId', parameters)).results).toEqual([
+			{ name: 'Clinical Notes (default)', value: 'clinical_notes_template' },
+			{ name: 'SOAP Note', value: 'tpl-soap-note' },
+			{ name: 'Transcript (default)', value: 'transcript_template' },
+		]);
+		expect((await listFor('parameters.templateId', parameters, 'soap')).results).toEqual([{ name: 'SOAP Note', value: 'tpl-soap-note' }]);
+		expect(api.requestsTo(TEMPLATES, 'GET').map((call) => call.status)).toEqual([200, 200]);
+	});
+
+	it("Upload Audio: Custom Template ID inside an Output Templates row lists them too", async () => {
+		const parameters = {
+			resource: 'transcription',
+			operation: 'uploadAudio',
+			outputTemplates: { templates: [{ template: 'custom', customTemplateId: { __rl: true, mode: 'list', value: '' }, codificationNeeded: false }] },
+		};
+		const { results } = await listFor('parameters.outputTemplates.templates[0].customTemplateId', parameters, 'note');
+		expect(results).toEqual([
+			{ name: 'Clinical Notes (default)', value: 'clinical_notes_template' },
+			{ name: 'SOAP Note', value: 'tpl-soap-note' },
+		]);
 	});
 });
