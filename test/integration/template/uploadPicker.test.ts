@@ -70,6 +70,7 @@ describe('Upload Audio: Custom Template ID', () => {
 		const error = await uploadWith({ __rl: true, mode: 'id', value: 'tpl_deleted' }, 'visit-unknown').catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect((error as NodeApiError).message).toContain('(HTTP 400 invalid_template_id): unknown template_id tpl_deleted');
+		expect((error as NodeApiError).description).toContain('Pick it from the Custom Template ID list');
 		expect(rig.api.requestsTo('/voice/api/v2/transaction/init/', 'POST')).toHaveLength(1);
 	});
 });
