@@ -12,8 +12,9 @@ import { optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
 import * as patient from './actions/patient';
 import { route } from './actions/router';
+import * as template from './actions/template';
 import * as transcription from './actions/transcription';
-import { searchDoctors } from './methods/listSearch';
+import { searchDoctors, searchTemplates } from './methods/listSearch';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 
 const properties: INodeProperties[] = [
@@ -26,6 +27,7 @@ const properties: INodeProperties[] = [
 			{ name: 'Business', value: 'business' },
 			{ name: 'Doctor', value: 'doctor' },
 			{ name: 'Patient', value: 'patient' },
+			{ name: 'Template', value: 'template' },
 			{ name: 'Transcription', value: 'transcription' },
 		],
 		default: 'doctor',
@@ -33,6 +35,7 @@ const properties: INodeProperties[] = [
 	...business.description,
 	...doctor.description,
 	...patient.description,
+	...template.description,
 	...transcription.description,
 ];
 
@@ -55,7 +58,7 @@ export class ClinicScribe implements INodeType {
 	};
 
 	methods = {
-		listSearch: { searchDoctors },
+		listSearch: { searchDoctors, searchTemplates },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -5,7 +5,7 @@
  * Logs in, opens each example, asserts the node subtitles, runs the transcribe example and checks it
  * succeeded, searches "Clinic" in "What happens next?" and "What triggers this workflow?" and
  * asserts the entry's text, opens Upload Audio's panel (Custom Template ID only for the custom
- * choice, documentation link) and the credential (the Workspace API Key's required marker per API
+ * choice, its list of the workspace's templates, documentation link) and the credential (the Workspace API Key's required marker per API
  * variant). Screenshots of each step go to .test-results/browser/.
  *
  * Needs /usr/bin/chromium (`sudo bash scripts/install-chromium.sh`; `npm test` installs it as root).
@@ -54,6 +54,14 @@ const describeBrowser = runBrowser ? describe : describe.skip;
 
 /** Display names of the action node's operations and templates, from its description. */
 const actionProperties = new ClinicScribe().description.properties;
+/** n8n's panel heading over the node's actions: one per operation of every resource (an AI agent's variant of a list is not another). */
+const ACTIONS = `Actions (${
+	new Set(
+		actionProperties
+			.filter((p) => p.name === 'operation')
+			.flatMap((p) => (p.options ?? []).map((o) => `${String(p.displayOptions?.show?.resource)}/${String((o as INodePropertyOptions).value)}`)),
+	).size
+})`;
 const operationName = (value: string) =>
 	actionProperties
 		.filter((p) => p.name === 'operation')
@@ -150,8 +158,8 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await expectPanelEntry('What happens next?', '05-what-happens-next');
 		const details = await openPanelEntry('06-what-happens-next-details');
 		// Actions come first here, then the trigger.
-		expect(details.indexOf('Actions (5)')).toBeLessThan(details.indexOf('Triggers (1)'));
-		for (const action of ['Get many entities', 'Get many services of a doctor', 'Search patients by mobile number', 'Get the results of a transcription', 'Upload audio for transcription']) {
+		expect(details.indexOf(ACTIONS)).toBeLessThan(details.indexOf('Triggers (1)'));
+		for (const action of ['Get many entities', 'Get many services of a doctor', 'Search patients by mobile number', 'Get many templates', 'Create a template', 'Get the results of a transcription', 'Upload audio for transcription']) {
 			expect(details).toContain(action);
 		}
 	});
@@ -161,7 +169,7 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await page.locator('[data-test-id="canvas-add-button"]').click();
 		await expectPanelEntry('What triggers this workflow?', '07-what-triggers');
 		const details = await openPanelEntry('08-what-triggers-details');
-		expect(details.indexOf('Triggers (1)')).toBeLessThan(details.indexOf('Actions (5)'));
+		expect(details.indexOf('Triggers (1)')).toBeLessThan(details.indexOf(ACTIONS));
 		expect(details).toContain('On transcription completed');
 	});
 
@@ -190,7 +198,16 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await customId.first().waitFor();
 		expect(await customId.count()).toBe(1);
 		await customId.scrollIntoViewIfNeeded();
+		// From List: the workspace's templates, as the fake API's template store holds them.
+		await ndv.locator('[data-test-id="resource-locator-customTemplateId"] [data-test-id="rlc-input"]').first().click();
+		const listed = page.locator('[data-test-id="rlc-item"]');
+		await listed.filter({ hasText: 'SOAP Note' }).first().waitFor();
+		expect((await listed.allInnerTexts()).map(normalise)).toEqual(['Clinical Notes (default)', 'SOAP Note', 'Transcript (default)']);
 		await shot('10-upload-audio-custom-template');
+		await listed.filter({ hasText: 'SOAP Note' }).first().click();
+		await listed.first().waitFor({ state: 'hidden' });
+		const inputs = ndv.locator('[data-test-id="resource-locator-customTemplateId"] input');
+		expect(await inputs.evaluateAll((elements) => elements.map((element) => (element as HTMLInputElement).value))).toContain('SOAP Note');
 
 		// Put the row back (the editor saves changes by itself).
 		const original = templateOptions.find((o) => o.value === templates[0].template);
@@ -281,7 +298,7 @@ async function openPanelEntry(screenshot: string): Promise<string> {
 	await panel.getByText('Node details').waitFor();
 	const details = await panel.innerText();
 	expect(details).toContain(ENTRY_DESCRIPTION);
-	expect(details.indexOf(ENTRY_DESCRIPTION)).toBeLessThan(details.indexOf('Actions (5)'));
+	expect(details.indexOf(ENTRY_DESCRIPTION)).toBeLessThan(details.indexOf(ACTIONS));
 	await page.waitForTimeout(500); // the details slide in: let the screenshot show them in place
 	await shot(screenshot);
 	return details;

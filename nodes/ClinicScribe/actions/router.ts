@@ -5,6 +5,7 @@ import { asNodeError, errorRecord } from './errorItems';
 import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
+import * as template from './template';
 import * as transcription from './transcription';
 import { scrubCredentialSecrets } from '../transport/request';
 
@@ -14,6 +15,7 @@ const operationsByResource: Record<string, Record<string, Operation>> = {
 	business: business.operations,
 	doctor: doctor.operations,
 	patient: patient.operations,
+	template: template.operations,
 	transcription: transcription.operations,
 };
 

@@ -1,7 +1,9 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
 import { readBusinessEntities } from '../shared/directoryRecords';
+import { readTemplateList } from '../shared/templateRecords';
 import { getBusinessEntities } from '../transport/directoryApi';
+import { listTemplates } from '../transport/templateApi';
 
 /** The business's doctors (document 4.3), for the Doctor pickers. */
 export async function searchDoctors(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
@@ -12,6 +14,21 @@ export async function searchDoctors(this: ILoadOptionsFunctions, filter?: string
 		.map((doctor) => ({ name: String(doctor.name ?? doctor.doctor_id ?? ''), value: String(doctor.doctor_id ?? '') }))
 		.filter((entry) => entry.value !== '')
 		.filter((entry) => needle === '' || entry.name.toLowerCase().includes(needle) || entry.value.includes(needle))
+		.sort((a, b) => a.name.localeCompare(b.name));
+	return { results };
+}
+
+/** The workspace's templates (service notes beyond the document, §4), for the Template pickers. */
+export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const response = await listTemplates(this);
+	const templates = readTemplateList(response.body) ?? [];
+	const needle = (filter ?? '').trim().toLowerCase();
+	const results = templates
+		.map((template) => ({
+			name: `${template.title ?? template.id}${template.default === true ? ' (default)' : ''}`,
+			value: template.id,
+		}))
+		.filter((entry) => needle === '' || entry.name.toLowerCase().includes(needle) || entry.value.toLowerCase().includes(needle))
 		.sort((a, b) => a.name.localeCompare(b.name));
 	return { results };
 }

@@ -7,6 +7,9 @@ const ADVICE_BY_CODE: Record<string, string> = {
 	BUSINESS_NOT_FOUND:
 		'No business matches the token. Check that the credential belongs to the right business and environment (production or sandbox).',
 	SERVER_ERROR: 'The clinic API had an unexpected server error. Try again later; if it persists, contact the API provider.',
+	// The fake API's code for a template the workspace does not have; the real service's is undocumented.
+	invalid_template_id:
+		'An output template is not one the workspace has (deleted, or a typo). Pick it from the Custom Template ID list, or see the IDs with Template → Get Many.',
 	txn_limit_exceeded:
 		"The workspace has used its daily transcription quota. Wait until tomorrow, or ask the API provider to raise the workspace's limit.",
 };

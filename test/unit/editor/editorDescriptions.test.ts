@@ -42,6 +42,8 @@ describe('subtitles show what the user picked, by its display name', () => {
 		['getEntities', 'Get Many Entities'],
 		['getServices', 'Get Many Services'],
 		['searchByMobile', 'Search by Mobile (Deprecated)'],
+		['getAll', 'Get Many'],
+		['delete', 'Delete'],
 	])('operation %s → "%s"', (operation, expected) => {
 		expect(subtitleFor(action.subtitle, { resource: 'x', operation })).toBe(expected);
 	});
@@ -63,6 +65,11 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 			['getEntities', 'Get Many Entities', 'Get many entities'],
 			['getServices', 'Get Many Services', 'Get many services of a doctor'],
 			['searchByMobile', 'Search by Mobile (Deprecated)', 'Search patients by mobile number'],
+			['create', 'Create', 'Create a template'],
+			['delete', 'Delete', 'Delete a template'],
+			['get', 'Get', 'Get a template'],
+			['getAll', 'Get Many', 'Get many templates'],
+			['update', 'Update', 'Update a template'],
 			['getResults', 'Get Results', 'Get the results of a transcription'],
 			['uploadAudio', 'Upload Audio', 'Upload audio for transcription'],
 		]);

@@ -93,7 +93,7 @@ export const description: INodeProperties[] = [
 							{
 								name: 'Custom Template',
 								value: TEMPLATE_CHOICES.custom,
-								description: "A template of your workspace, by its ID",
+								description: 'A template of your workspace, picked from its list or by ID',
 							},
 							{
 								name: 'EMR Format',
@@ -112,14 +112,31 @@ export const description: INodeProperties[] = [
 					{
 						displayName: 'Custom Template ID',
 						name: 'customTemplateId',
-						type: 'string',
-						default: '',
+						// Was a plain string field. Workflows saved then keep a string here: uploadPlan reads both
+						// shapes (templateIdOf) and n8n 2.41's editor shows a string in a resource locator as
+						// it is, so they run and display unchanged: no new node version. The empty default
+						// behaves as the old '' did (refused for a Custom row, ignored otherwise).
+						type: 'resourceLocator',
+						default: { mode: 'list', value: '' },
 						// Not `required`: n8n checks that inside a template row without its displayOptions
 						// and would refuse to run every workflow whose rows are not custom.
-						placeholder: 'e.g. my_referral_letter_template',
-						description: 'The ID of the template in your workspace',
+						description: 'A template of your workspace: pick it from the list, or enter its ID',
 						// Shown for the Custom Template choice of the same row only.
 						displayOptions: { show: { template: [TEMPLATE_CHOICES.custom] } },
+						modes: [
+							{
+								displayName: 'From List',
+								name: 'list',
+								type: 'list',
+								typeOptions: { searchListMethod: 'searchTemplates', searchable: true },
+							},
+							{
+								displayName: 'By ID',
+								name: 'id',
+								type: 'string',
+								placeholder: 'e.g. my_referral_letter_template',
+							},
+						],
 					},
 					{
 						displayName: 'Codification Needed',

@@ -16,6 +16,7 @@ import type { ClinicScribeSettings } from '../../transport/credentialSettings';
 import { pathIdProblem } from '../../transport/request';
 import type { StorageFile } from '../../transport/storageUpload';
 import type { ResultsOutput } from '../../shared/sessionResults';
+import { templateIdOf } from '../../shared/templateRecords';
 import { trimmedString } from '../../shared/values';
 import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from './waitForResults';
 
@@ -246,7 +247,7 @@ function readTemplates(
 	settings: ClinicScribeSettings,
 ): Array<{ template_id: string; codification_needed: boolean }> {
 	const collection = ctx.getNodeParameter('outputTemplates', itemIndex, {}) as {
-		templates?: Array<{ template?: string; customTemplateId?: string; codificationNeeded?: boolean }>;
+		templates?: Array<{ template?: string; customTemplateId?: unknown; codificationNeeded?: boolean }>;
 	};
 	const chosen: Array<{ template_id: string; codification_needed: boolean }> = [];
 	const offered: string[] = Object.values(TEMPLATE_CHOICES);
@@ -266,7 +267,7 @@ function readTemplates(
 		}
 		if (templateId === TEMPLATE_CHOICES.emr) templateId = settings.variantSettings.emrTemplateId;
 		if (templateId === TEMPLATE_CHOICES.custom) {
-			templateId = trimmedString(entry.customTemplateId);
+			templateId = templateIdOf(entry.customTemplateId);
 			if (!templateId) {
 				throw new NodeOperationError(ctx.getNode(), `An output template of item ${itemIndex} is Custom but its Custom Template ID is empty`, {
 					description: "Enter the custom template's ID from your workspace, or pick one of the standard templates.",

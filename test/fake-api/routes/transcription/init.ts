@@ -1,5 +1,6 @@
 /** `POST /voice/api/v2/transaction/init/:txn`: the paid step, its checks, the daily quota and lost answers. */
 import type { RouteContext } from '../../types';
+import { activeTemplateIds } from '../templates';
 import {
 	bearerBusiness,
 	CLINICAL_NOTES_ID,
@@ -94,7 +95,8 @@ function initProblem(
 	const templates = input.output_format_template;
 	if (!Array.isArray(templates) || templates.length === 0)
 		return { code: 'invalid_output_format_template', message: 'output_format_template must be a non-empty array' };
-	const known = [CLINICAL_NOTES_ID, variantOf(ctx).emrTemplateId, TRANSCRIPT_ID, ...store.options.customTemplateIds];
+	// The workspace's templates (routes/templates.ts) count too: one created there can be used here.
+	const known = [CLINICAL_NOTES_ID, variantOf(ctx).emrTemplateId, TRANSCRIPT_ID, ...store.options.customTemplateIds, ...activeTemplateIds(ctx.state)];
 	for (const template of templates) {
 		if (!isPlainObject(template) || typeof template.template_id !== 'string' || typeof template.codification_needed !== 'boolean')
 			return { code: 'invalid_output_format_template', message: 'each template needs template_id (string) and codification_needed (boolean)' };
