@@ -11,6 +11,7 @@ import { basename } from 'node:path';
 import {
 	NodeApiError,
 	NodeOperationError,
+	type IAdditionalCredentialOptions,
 	type ICredentialDataDecryptedObject,
 	type ICredentialType,
 	type IDataObject,
@@ -35,6 +36,8 @@ export interface RecordedCall {
 export class CredentialStore {
 	readonly data: ICredentialDataDecryptedObject;
 	preAuthenticationRuns = 0;
+	/** Reads of the stored credential (n8n: a database read and a decryption each). */
+	reads = 0;
 	constructor(data: ICredentialDataDecryptedObject, readonly type: ICredentialType = new ClinicScribeApi()) {
 		const defaults: ICredentialDataDecryptedObject = {};
 		for (const property of type.properties) defaults[property.name] = property.default as string;
@@ -148,31 +151,46 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	const store = options.credentials;
 	const credentialType = store.type;
 
-	const preAuthenticate = async (expired: boolean): Promise<void> => {
+	// As n8n: every read is a fresh decrypted copy of what is stored.
+	const readCredential = (): ICredentialDataDecryptedObject => {
+		store.reads++;
+		return { ...store.data };
+	};
+
+	// As n8n's credentialsHelper.preAuthentication: the output is persisted (the store) and
+	// assigned into the credential object the helper was working with.
+	const preAuthenticate = async (credentials: ICredentialDataDecryptedObject, expired: boolean): Promise<void> => {
 		const expirable = credentialType.properties.find((p) => p.type === 'hidden' && p.typeOptions?.expirable === true);
 		if (!expirable || !credentialType.preAuthentication) return;
-		if (store.data[expirable.name] !== '' && !expired) return;
+		if (credentials[expirable.name] !== '' && !expired) return;
 		store.preAuthenticationRuns++;
 		const output = await credentialType.preAuthentication.call(
 			applyTestTransportPolicy({ helpers: { httpRequest: plainHttpRequest } }) as never,
-			store.data,
+			credentials,
 		);
 		if (output[expirable.name] === undefined) return;
 		Object.assign(store.data, output);
+		Object.assign(credentials, output);
 	};
 
-	const authenticate = async (request: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
+	const authenticate = async (credentials: ICredentialDataDecryptedObject, request: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
 		const auth = credentialType.authenticate;
 		if (typeof auth !== 'function') throw new Error('the test context supports function authenticate only');
-		return await auth(store.data, request);
+		return await auth(credentials, request);
 	};
 
-	const httpRequestWithAuthentication = async (_type: string, request: IHttpRequestOptions): Promise<unknown> => {
+	const httpRequestWithAuthentication = async (
+		_type: string,
+		request: IHttpRequestOptions,
+		additional?: IAdditionalCredentialOptions,
+	): Promise<unknown> => {
 		let sent = false;
 		let options_ = { ...request };
+		// n8n 2.41 uses credentials handed over decrypted as they are, else reads them itself.
+		const credentials = additional?.credentialsDecrypted?.data ?? readCredential();
 		try {
-			await preAuthenticate(false);
-			options_ = await authenticate(options_);
+			await preAuthenticate(credentials, false);
+			options_ = await authenticate(credentials, options_);
 			calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
 			sent = true;
 			return await plainHttpRequest(options_);
@@ -180,9 +198,9 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			const status = (error as { response?: { status?: number } }).response?.status;
 			if (status === 401) {
 				try {
-					await preAuthenticate(true);
+					await preAuthenticate(credentials, true);
 					if (sent && hasSingleUseBody(options_)) throw new NodeApiError(node, error as JsonObject);
-					options_ = await authenticate({ ...request });
+					options_ = await authenticate(credentials, { ...request });
 					calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
 					return await plainHttpRequest(options_);
 				} catch (retryError) {
@@ -222,7 +240,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		getContext: (type: 'flow' | 'node') => (contextData[type === 'flow' ? 'flow' : `node:${node.name}`] ??= {}),
 		getNodeParameter: parameter,
 		continueOnFail: () => options.continueOnFail ?? false,
-		getCredentials: async () => store.data,
+		getCredentials: async () => readCredential(),
 		getExecutionCancelSignal: () => options.cancelSignal,
 		isToolExecution: () => false,
 		logger: { debug() {}, info() {}, warn() {}, error() {} },

@@ -2,6 +2,8 @@ import {
 	NodeApiError,
 	NodeOperationError,
 	sleep,
+	type ICredentialDataDecryptedObject,
+	type ICredentialsDecrypted,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHookFunctions,
@@ -62,7 +64,44 @@ export interface ClinicApiResponse<T = unknown> {
 }
 
 export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
-	return readCredentialSettings(await ctx.getCredentials(CREDENTIAL_TYPE));
+	return readCredentialSettings((await credentialOfRun(ctx)).data);
+}
+
+/**
+ * The credential of one node run, read and decrypted by n8n once. It is handed to n8n's
+ * authenticated helper on every call (`credentialsDecrypted`), which assigns a renewed token into
+ * `data` after persisting it, so later calls of the run use that token and the next execution
+ * reads it from n8n's database.
+ */
+interface RunCredential {
+	data: ICredentialDataDecryptedObject;
+	decrypted: ICredentialsDecrypted;
+	/** The call that is getting the run's first token; others wait for it instead of exchanging too. */
+	gettingToken?: Promise<unknown>;
+}
+
+// Keyed by the context object: n8n makes one per node run (or hook, webhook, list search), and a
+// context has one credential, so nothing is shared across runs, executions or credentials.
+const runCredentials = new WeakMap<ClinicApiContext, Promise<RunCredential>>();
+
+async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
+	let pending = runCredentials.get(ctx);
+	if (!pending) {
+		pending = readRunCredential(ctx);
+		runCredentials.set(ctx, pending);
+		// A failed read (no credential chosen) is not remembered: the next call reports it again.
+		pending.catch(() => runCredentials.delete(ctx));
+	}
+	return await pending;
+}
+
+async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
+	const data = await ctx.getCredentials(CREDENTIAL_TYPE);
+	const chosen = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+	return {
+		data,
+		decrypted: { id: chosen?.id ?? '', name: chosen?.name ?? '', type: CREDENTIAL_TYPE, data },
+	};
 }
 
 /**
@@ -115,14 +154,15 @@ export async function clinicApiRequest<T = unknown>(
 	ctx: ClinicApiContext,
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
-	const settings = await getClinicSettings(ctx);
+	const credential = await credentialOfRun(ctx);
+	const settings = readCredentialSettings(credential.data);
 	try {
-		const response = await sendWithRetries<T>(ctx, settings, request);
+		const response = await sendWithRetries<T>(ctx, credential, settings, request);
 		if (response.statusCode >= 200 && response.statusCode < 300) return response;
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, await secretsOf(ctx, settings, request)) };
+		return { ...response, body: scrubValue(response.body, secretsOf(credential, settings, request)) };
 	} catch (error) {
-		scrubErrorInPlace(error, await secretsOf(ctx, settings, request));
+		scrubErrorInPlace(error, secretsOf(credential, settings, request));
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
@@ -130,6 +170,7 @@ export async function clinicApiRequest<T = unknown>(
 
 async function sendWithRetries<T>(
 	ctx: ClinicApiContext,
+	credential: RunCredential,
 	settings: ClinicScribeSettings,
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
@@ -154,7 +195,7 @@ async function sendWithRetries<T>(
 	};
 
 	for (let attempt = 1; ; attempt++) {
-		const outcome = await sendOnce(ctx, options);
+		const outcome = await sendOnce(ctx, credential, options);
 		// Stopped: whatever the call answered or failed with, it is not retried.
 		if (signal?.aborted) throw requestStoppedError(ctx, request);
 		const lastAttempt = attempt >= policy.retry.attempts;
@@ -207,15 +248,13 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 		"Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path), not one that redirects elsewhere.",
 };
 
-/** Every value of the credential (as it is now: a token may have been renewed meanwhile) and the call's own. */
-async function secretsOf(ctx: ClinicApiContext, before: ClinicScribeSettings, request: ClinicApiRequest): Promise<Redaction[]> {
-	const values: Array<string | undefined> = credentialSecrets(before);
-	try {
-		values.push(...credentialSecrets(await getClinicSettings(ctx)));
-	} catch {
-		// The credential could not be read again: the values read before the call still apply.
-	}
-	return [...values.filter((value): value is string => typeof value === 'string'), ...redactionsFor(request.redact ?? [])];
+/**
+ * Every value of the credential before the call and as it is now (n8n assigns a token renewed
+ * meanwhile into the run's credential), and the call's own.
+ */
+function secretsOf(credential: RunCredential, before: ClinicScribeSettings, request: ClinicApiRequest): Redaction[] {
+	const values = [...credentialSecrets(before), ...credentialSecrets(readCredentialSettings(credential.data))];
+	return [...values, ...redactionsFor(request.redact ?? [])];
 }
 
 /** Removes the credential's secrets from an error made anywhere (in place), before it is shown or stored. */
@@ -282,9 +321,9 @@ type SendOutcome =
 			tokenProblem?: { message: string; kind: TokenFailureKind };
 	  };
 
-async function sendOnce(ctx: ClinicApiContext, options: IHttpRequestOptions): Promise<SendOutcome> {
+async function sendOnce(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<SendOutcome> {
 	try {
-		const raw = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options })) as {
+		const raw = (await sendAuthenticated(ctx, credential, options)) as {
 			statusCode: number;
 			body: unknown;
 			headers?: Record<string, string | string[] | undefined>;
@@ -305,6 +344,35 @@ async function sendOnce(ctx: ClinicApiContext, options: IHttpRequestOptions): Pr
 		};
 	}
 }
+
+/**
+ * n8n's authenticated helper with the run's credential: no read from the database, no decryption;
+ * n8n still gets a token when there is none, renews it after a 401 and retries once, persisting it.
+ * While the run has no token yet, one call gets it and the others (uploads run several at a time)
+ * wait for that call, so one run makes one token exchange.
+ */
+async function sendAuthenticated(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<unknown> {
+	while (credential.gettingToken && !hasSessionToken(credential.data)) {
+		await credential.gettingToken.then(ignore, ignore);
+	}
+	const call = ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options }, {
+		credentialsDecrypted: credential.decrypted,
+	});
+	if (!hasSessionToken(credential.data)) {
+		credential.gettingToken = call;
+		const done = (): void => {
+			if (credential.gettingToken === call) credential.gettingToken = undefined;
+		};
+		call.then(done, done);
+	}
+	return await call;
+}
+
+function hasSessionToken(data: ICredentialDataDecryptedObject): boolean {
+	return typeof data.sessionToken === 'string' && data.sessionToken !== '';
+}
+
+function ignore(): void {}
 
 /** A failed token exchange reaches us wrapped by n8n; its message is already written for the user. */
 function tokenFailureOf(error: unknown): { message: string; kind: TokenFailureKind } | undefined {
