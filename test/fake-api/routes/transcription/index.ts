@@ -27,11 +27,13 @@
  *   POST /transcription/reset
  */
 import type { RouteDefinition } from '../../types';
+import { convertToTemplate, CONVERT_PATH, createSession, SESSIONS_PATH } from './convert';
 import { initTransaction } from './init';
 import { sessionStatus } from './status';
 import { INIT_PATH, PRESIGN_PATH, STATUS_PATH, STORAGE_PATH } from './store';
 import { presign, storagePost } from './upload';
 
+export { CONVERT_PATH, SESSIONS_PATH } from './convert';
 export { fakeTranscription, remoteFakeTranscription, transcriptionAdmin, type FakeTranscription } from './admin';
 export {
 	base64Of,
@@ -66,4 +68,6 @@ export const transcriptionRoutes: readonly RouteDefinition[] = [
 	{ method: 'POST', pattern: STORAGE_PATH, body: 'raw', errorStyle: 'envelope', handler: storagePost },
 	{ method: 'POST', pattern: INIT_PATH, body: 'json', errorStyle: 'envelope', handler: initTransaction },
 	{ method: 'GET', pattern: STATUS_PATH, body: 'none', errorStyle: 'envelope', handler: sessionStatus },
+	{ method: 'POST', pattern: SESSIONS_PATH, body: 'json', errorStyle: 'envelope', handler: createSession },
+	{ method: 'POST', pattern: CONVERT_PATH, body: 'json', errorStyle: 'envelope', handler: convertToTemplate },
 ];
