@@ -123,4 +123,18 @@ describe('Convert Transcript', () => {
 		expect(convertPosts()).toHaveLength(1);
 		expect(sessionPosts()).toHaveLength(1);
 	});
+
+	test('as an AI agent tool: text in, text out; with Share Patient Data off it refuses before any request', async () => {
+		const asTool = (parameters: Record<string, unknown>) => {
+			const context = rig.context(parameters);
+			(context as unknown as { isToolExecution: () => boolean }).isToolExecution = () => true;
+			return rig.node.execute.call(context);
+		};
+		await expect(asTool(convertParameters({ shareWithAiAgent: false }))).rejects.toThrow('Convert Transcript is not shared with AI agents in this node');
+		expect(rig.api.requests).toHaveLength(0);
+		const [output] = await asTool(convertParameters({ resultsOutput: 'simple' }));
+		expect(output).toHaveLength(1);
+		expect(output[0].json).toMatchObject({ status: 'completed', transcript: null });
+		expect(output[0].json.clinical_notes).toContain('Acute upper respiratory tract infection');
+	});
 });
