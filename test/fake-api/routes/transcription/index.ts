@@ -11,6 +11,8 @@
  *   POST /voice/api/v2/transaction/init/:txn        (Bearer) → 201 {status, message, txn_id, b_id};
  *        409 already initialised; 422 a required field missing; 400 a wrong value; 400
  *        txn_limit_exceeded when the daily quota is used; 404 unknown transaction.
+ *   POST /voice/v1/sessions · POST /voice/api/v1/transaction/:txn/convert-to-template   notes from text
+ *        (convert.ts): the conversion starts the session, which the status call then answers.
  *   GET  /voice/api/v3/status/:txn                  (Bearer) → 202 while processing (optionally held
  *        like the real long poll), then 200 (Base64 values: JSON for clinical notes and EMR, text with
  *        Hindi for the transcript, markdown for custom templates), or scripted 206 / 500 / FHIR form;
