@@ -13,6 +13,7 @@ import {
 	readFailIfIncomplete,
 	readResultsOutput,
 	readWaitSettings,
+	UPLOAD_NOT_FOUND_GRACE_MS,
 	waitForCompletionFields,
 	waitForSessionResults,
 } from './waitForResults';
@@ -86,7 +87,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: O
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Convert Transcript');
 	const transcript = readTranscript(this, itemIndex);
 	const resultsOutput = readResultsOutput(this, itemIndex);
-	const wait = readWaitSettings(this, itemIndex, 0);
+	// Just after the conversion starts the status call may not know the session yet, as after an upload.
+	const wait = readWaitSettings(this, itemIndex, UPLOAD_NOT_FOUND_GRACE_MS);
 	const templateId = await readConvertTemplateId(this, itemIndex);
 	const sessionId = await createTranscriptSession(this, templateId, itemIndex);
 	const started = await convertTranscript(this, sessionId, transcript, templateId, itemIndex);
