@@ -39,6 +39,7 @@ describe('subtitles show what the user picked, by its display name', () => {
 	it.each([
 		['uploadAudio', 'Upload Audio'],
 		['getResults', 'Get Results'],
+		['convertTranscript', 'Convert Transcript'],
 		['getEntities', 'Get Many Entities'],
 		['getServices', 'Get Many Services'],
 		['searchByMobile', 'Search by Mobile (Deprecated)'],
@@ -70,6 +71,7 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 			['get', 'Get', 'Get a template'],
 			['getAll', 'Get Many', 'Get many templates'],
 			['update', 'Update', 'Update a template'],
+			['convertTranscript', 'Convert Transcript', 'Convert a transcript to a clinical document'],
 			['getResults', 'Get Results', 'Get the results of a transcription'],
 			['uploadAudio', 'Upload Audio', 'Upload audio for transcription'],
 		]);

@@ -198,9 +198,9 @@ describe('node description', () => {
 		expect((resource.options as Array<{ value: string }>).map((o) => o.value)).toContain('transcription');
 	});
 
-	test('Upload Audio is not offered to AI agents; Get Results is', () => {
-		expect(operationsFor(false).sort()).toEqual(['getResults', 'uploadAudio']);
-		expect(operationsFor(true)).toEqual(['getResults']);
+	test('Upload Audio is not offered to AI agents; Get Results and Convert Transcript (text in, text out) are', () => {
+		expect(operationsFor(false).sort()).toEqual(['convertTranscript', 'getResults', 'uploadAudio']);
+		expect(operationsFor(true)).toEqual(['convertTranscript', 'getResults']);
 	});
 
 	test('run as a tool anyway, Upload Audio refuses before anything is sent', async () => {

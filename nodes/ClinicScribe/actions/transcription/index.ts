@@ -1,9 +1,10 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import * as convertTranscript from './convertTranscript.operation';
 import * as getResults from './getResults.operation';
 import * as uploadAudio from './uploadAudio.operation';
 
-export const operations = { getResults, uploadAudio };
+export const operations = { convertTranscript, getResults, uploadAudio };
 
 const getResultsOption: INodePropertyOptions = {
 	name: 'Get Results',
@@ -11,6 +12,14 @@ const getResultsOption: INodePropertyOptions = {
 	action: 'Get the results of a transcription',
 	description:
 		'Get the documents of a session (clinical notes, EMR, transcript), decoded; optionally wait until done. As an AI agent tool, the clinical notes go to the agent\'s model provider.',
+};
+
+const convertTranscriptOption: INodePropertyOptions = {
+	name: 'Convert Transcript',
+	value: 'convertTranscript',
+	action: 'Convert a transcript to a clinical document',
+	description:
+		"Structure text (typed notes, another speech-to-text node's output) with a template into a clinical document, decoded; optionally wait until done. As an AI agent tool, the clinical notes go to the agent's model provider.",
 };
 
 const uploadAudioOption: INodePropertyOptions = {
@@ -27,7 +36,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['transcription'], '@tool': [false] } },
-		options: [getResultsOption, uploadAudioOption],
+		options: [convertTranscriptOption, getResultsOption, uploadAudioOption],
 		default: 'uploadAudio',
 	},
 	{
@@ -37,9 +46,10 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['transcription'], '@tool': [true] } },
-		options: [getResultsOption],
+		options: [convertTranscriptOption, getResultsOption],
 		default: 'getResults',
 	},
 	...uploadAudio.description,
 	...getResults.description,
+	...convertTranscript.description,
 ];

@@ -11,6 +11,8 @@
  *   POST /voice/api/v2/transaction/init/:txn        (Bearer) → 201 {status, message, txn_id, b_id};
  *        409 already initialised; 422 a required field missing; 400 a wrong value; 400
  *        txn_limit_exceeded when the daily quota is used; 404 unknown transaction.
+ *   POST /voice/v1/sessions · POST /voice/api/v1/transaction/:txn/convert-to-template   notes from text
+ *        (convert.ts): the conversion starts the session, which the status call then answers.
  *   GET  /voice/api/v3/status/:txn                  (Bearer) → 202 while processing (optionally held
  *        like the real long poll), then 200 (Base64 values: JSON for clinical notes and EMR, text with
  *        Hindi for the transcript, markdown for custom templates), or scripted 206 / 500 / FHIR form;
@@ -27,11 +29,13 @@
  *   POST /transcription/reset
  */
 import type { RouteDefinition } from '../../types';
+import { convertToTemplate, CONVERT_PATH, createSession, SESSIONS_PATH } from './convert';
 import { initTransaction } from './init';
 import { sessionStatus } from './status';
 import { INIT_PATH, PRESIGN_PATH, STATUS_PATH, STORAGE_PATH } from './store';
 import { presign, storagePost } from './upload';
 
+export { CONVERT_PATH, SESSIONS_PATH } from './convert';
 export { fakeTranscription, remoteFakeTranscription, transcriptionAdmin, type FakeTranscription } from './admin';
 export {
 	base64Of,
@@ -66,4 +70,6 @@ export const transcriptionRoutes: readonly RouteDefinition[] = [
 	{ method: 'POST', pattern: STORAGE_PATH, body: 'raw', errorStyle: 'envelope', handler: storagePost },
 	{ method: 'POST', pattern: INIT_PATH, body: 'json', errorStyle: 'envelope', handler: initTransaction },
 	{ method: 'GET', pattern: STATUS_PATH, body: 'none', errorStyle: 'envelope', handler: sessionStatus },
+	{ method: 'POST', pattern: SESSIONS_PATH, body: 'json', errorStyle: 'envelope', handler: createSession },
+	{ method: 'POST', pattern: CONVERT_PATH, body: 'json', errorStyle: 'envelope', handler: convertToTemplate },
 ];

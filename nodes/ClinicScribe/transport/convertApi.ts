@@ -1,0 +1,72 @@
+/**
+ * Convert Transcript's calls (service notes beyond the document, §5, upload-transcript.mdx): create a
+ * session for the template → POST the transcript to convert-to-template → the result is polled like
+ * any session (transcriptionApi.ts's status call).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { asRecord } from '../shared/values';
+import { clinicApiError, clinicApiRequest, pathSegment, unexpectedBodyError, type ClinicApiContext } from './request';
+import { transportPolicyOf } from './retryPolicy';
+
+export const SESSIONS_PATH = '/voice/v1/sessions';
+export const CONVERT_PATH_PREFIX = '/voice/api/v1/transaction/';
+
+/** Creates an empty session that will hold the converted document; returns its id. */
+export async function createTranscriptSession(ctx: ClinicApiContext, templateId: string, itemIndex?: number): Promise<string> {
+	const purpose = 'creating a session for the transcript';
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: SESSIONS_PATH,
+		body: { upload_type: 'single', templates: [templateId] },
+		// Each call creates a new session: a repeat after a lost answer would leave a second one.
+		idempotent: false,
+		acceptStatuses: [400],
+		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		purpose,
+		itemIndex,
+	});
+	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
+	const sessionId = asRecord(response.body)?.session_id;
+	if (typeof sessionId !== 'string' || sessionId === '') throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	return sessionId;
+}
+
+export interface ConvertStarted {
+	documentId: string;
+	templateId: string;
+	body: IDataObject;
+}
+
+/**
+ * Starts the conversion (the service answers 202 and works in the background). No `flavour` header:
+ * with one the service only stores the transcript (ES-hist).
+ */
+export async function convertTranscript(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	transcript: string,
+	templateId: string,
+	itemIndex?: number,
+): Promise<ConvertStarted> {
+	const purpose = `converting the transcript of session "${sessionId}" to template "${templateId}"`;
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: `${CONVERT_PATH_PREFIX}${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/convert-to-template`,
+		body: { transcript, template_id: templateId },
+		// Not idempotent: each call creates a new document (and is paid), so it is never repeated.
+		idempotent: false,
+		acceptStatuses: [400, 404],
+		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		purpose,
+		itemIndex,
+		// The transcript is patient data: an error that echoes it must not show it.
+		redact: [transcript],
+	});
+	if (response.statusCode === 400 || response.statusCode === 404)
+		throw clinicApiError(ctx, { purpose, itemIndex, redact: [transcript] }, response.statusCode, response.body);
+	const body = (asRecord(response.body) ?? {}) as IDataObject;
+	// Read document_id, not status: the sources disagree on status ("in-progress", "success").
+	if (typeof body.document_id !== 'string' || body.document_id === '') throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	return { documentId: body.document_id, templateId: typeof body.template_id === 'string' ? body.template_id : templateId, body };
+}
