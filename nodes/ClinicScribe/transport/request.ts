@@ -40,6 +40,13 @@ export interface ClinicApiRequest {
 	body?: IDataObject | IDataObject[];
 	/** Safe to send again after a network error (reads, and writes the API deduplicates). */
 	idempotent: boolean;
+	/**
+	 * A call that is not idempotent but whose repeat after a 5xx the API makes harmless (the caller
+	 * says why where it sets this). Without it such a call is repeated only after 408/429, answers
+	 * that say the request was not taken: a 5xx may come after the work was done (a second paid
+	 * document, a second template).
+	 */
+	repeatAfterServerError?: boolean;
 	/** Statuses the caller handles itself (returned, not thrown). */
 	acceptStatuses?: number[];
 	timeoutMs?: number;
@@ -145,8 +152,8 @@ function encodeSegment(value: string): string {
 
 /**
  * The one way the nodes call the clinic API: authenticated by the credential (which renews the
- * token on a 401 and retries once), retried with bounded back-off on 5xx/408/429 and, for idempotent
- * calls, on network errors; every failure becomes a NodeApiError that says what to do. Redirects are
+ * token on a 401 and retries once), retried with bounded back-off on 408/429 and, for calls safe to
+ * repeat, on 5xx and network errors; every failure becomes a NodeApiError that says what to do. Redirects are
  * never followed (the credential's headers would go with them), and every error and every error
  * answer handed back is scrubbed of the credential's secrets.
  */
@@ -207,12 +214,12 @@ async function sendWithRetries<T>(
 			if ((response.statusCode >= 200 && response.statusCode < 300) || request.acceptStatuses?.includes(response.statusCode)) {
 				return response as ClinicApiResponse<T>;
 			}
-			if (RETRYABLE_STATUSES.has(response.statusCode) && !lastAttempt) {
+			if (RETRYABLE_STATUSES.has(response.statusCode) && !lastAttempt && mayRepeatAfter(request, response.statusCode)) {
 				request.onRetry?.({ statusCode: response.statusCode });
 				await pause(ctx, request, signal, retryDelayMs(attempt, response.headers['retry-after'], policy.retry));
 				continue;
 			}
-			throw clinicApiError(ctx, request, response.statusCode, response.body, attempt);
+			throw withNotRepeatedNote(request, clinicApiError(ctx, request, response.statusCode, response.body, attempt), response.statusCode);
 		}
 		if (outcome.unauthorized) {
 			throw clinicApiError(ctx, request, 401, outcome.body, attempt);
@@ -229,7 +236,7 @@ async function sendWithRetries<T>(
 			await pause(ctx, request, signal, retryDelayMs(attempt, undefined, policy.retry));
 			continue;
 		}
-		throw new NodeApiError(ctx.getNode(), { message: outcome.description } as JsonObject, {
+		const unreachable = new NodeApiError(ctx.getNode(), { message: outcome.description } as JsonObject, {
 			message: `Could not reach the clinic API for ${request.purpose}: ${outcome.description}`,
 			description:
 				attempt > 1
@@ -237,7 +244,26 @@ async function sendWithRetries<T>(
 					: "Check that the credential's Base URL is right and the API is reachable from n8n, then run again.",
 			itemIndex: request.itemIndex,
 		});
+		throw withNotRepeatedNote(request, unreachable);
 	}
+}
+
+/** 408 and 429 say the request was not taken: any call may be sent again after them. */
+const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+
+function mayRepeatAfter(request: ClinicApiRequest, statusCode: number): boolean {
+	return request.idempotent || request.repeatAfterServerError === true || NOT_TAKEN_STATUSES.has(statusCode);
+}
+
+/**
+ * A call that is not safe to repeat failed without a clear "not taken" (a 5xx, no answer): the
+ * service may have done the work, so the user is told to check before running it again.
+ */
+function withNotRepeatedNote(request: ClinicApiRequest, error: NodeApiError, statusCode?: number): NodeApiError {
+	if (request.idempotent || request.repeatAfterServerError === true) return error;
+	if (statusCode !== undefined && (statusCode < 500 || NOT_TAKEN_STATUSES.has(statusCode))) return error;
+	error.description = `${error.description ?? ''} This request was not repeated automatically: the service may have carried it out before failing, so check (for example list the templates, or Get Results for the session) before running it again.`.trim();
+	return error;
 }
 
 const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {

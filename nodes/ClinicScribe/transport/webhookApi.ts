@@ -69,6 +69,7 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 		// have registered after all, the repeat answers "already registered", which create() in the
 		// trigger recovers from by removing what is at its URL and registering once more.
 		idempotent: false,
+		repeatAfterServerError: true,
 		acceptStatuses: [400, 409],
 		purpose,
 		// A generated key is in no credential: it is scrubbed from any error like the credential's.

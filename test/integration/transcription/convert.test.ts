@@ -5,6 +5,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { CLINICAL_NOTES_DOCUMENT, CONVERT_PATH, customTemplateText, emrDocument, SESSIONS_PATH } from '../../fake-api/routes/transcription';
+import { recordAttack } from '../../support/attackLedger';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { TranscriptionRig } from './helpers';
 
@@ -122,6 +123,22 @@ describe('Convert Transcript', () => {
 		await expect(rig.run(convertParameters())).rejects.toThrow(/^Could not reach the clinic API for converting the transcript of session "ses_[0-9a-f]{16}" to template "clinical_notes_template"/);
 		expect(convertPosts()).toHaveLength(1);
 		expect(sessionPosts()).toHaveLength(1);
+	});
+
+	test('a 500 on the conversion call is not repeated either (the service may have made the document); the error says to check first', async () => {
+		rig.api.injectFault({ method: 'POST', path: /\/convert-to-template$/, fault: { kind: 'status', status: 500 } });
+		const run = rig.run(convertParameters());
+		await expect(run).rejects.toThrow(/^The clinic API refused converting the transcript of session "ses_[0-9a-f]{16}" to template "clinical_notes_template" \(HTTP 500/);
+		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/not repeated automatically: the service may have carried it out/) });
+		expect(convertPosts()).toHaveLength(1);
+		recordAttack('convert-500-not-repeated', 'a 500 on the paid conversion call: not repeated, the error says to check before running again', { duplicateInits: 0 });
+	});
+
+	test('a 429 on the conversion call is repeated: it says the request was not taken', async () => {
+		rig.api.injectFault({ method: 'POST', path: /\/convert-to-template$/, fault: { kind: 'status', status: 429, headers: { 'retry-after': '0' } } });
+		const output = await rig.run(convertParameters());
+		expect(output).toHaveLength(1);
+		expect(convertPosts().map((r) => r.status)).toEqual([429, 202]);
 	});
 
 	test('as an AI agent tool: text in, text out; with Share Patient Data off it refuses before any request', async () => {
