@@ -7,6 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import * as appointment from './actions/appointment';
 import * as business from './actions/business';
 import { optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
@@ -14,7 +15,7 @@ import * as patient from './actions/patient';
 import { route } from './actions/router';
 import * as template from './actions/template';
 import * as transcription from './actions/transcription';
-import { searchDoctors, searchTemplates } from './methods/listSearch';
+import { searchClinics, searchDoctors, searchTemplates } from './methods/listSearch';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 
 const properties: INodeProperties[] = [
@@ -24,6 +25,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: [
+			{ name: 'Appointment', value: 'appointment' },
 			{ name: 'Business', value: 'business' },
 			{ name: 'Doctor', value: 'doctor' },
 			{ name: 'Patient', value: 'patient' },
@@ -32,6 +34,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'doctor',
 	},
+	...appointment.description,
 	...business.description,
 	...doctor.description,
 	...patient.description,
@@ -58,7 +61,7 @@ export class ClinicScribe implements INodeType {
 	};
 
 	methods = {
-		listSearch: { searchDoctors, searchTemplates },
+		listSearch: { searchClinics, searchDoctors, searchTemplates },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -2,6 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 
 import type { BatchOperation, ItemOperation, OperationRun } from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
+import * as appointment from './appointment';
 import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
@@ -12,6 +13,7 @@ import { scrubCredentialSecrets } from '../transport/request';
 type Operation = ItemOperation | BatchOperation;
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
+	appointment: appointment.operations,
 	business: business.operations,
 	doctor: doctor.operations,
 	patient: patient.operations,
