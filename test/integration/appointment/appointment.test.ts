@@ -450,6 +450,21 @@ describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
 	});
 });
 
+describe('fake API admin seeding (for tests in another process)', () => {
+	it('POST /__admin/appointments/seed stores appointments that Get then reads; clear empties the store', async () => {
+		const post = async (action: string, body: unknown) =>
+			await fetch(`${api.url}/__admin${action}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		const seeded = await post('/appointments/seed', { appointments: [{ appointment_id: 'adm-1', status: 'CK', start_time: T10 }, { appointment_id: 'adm-2' }] });
+		expect(seeded.status).toBe(200);
+		expect(((await seeded.json()) as { seeded: Array<{ appointment_id: string }> }).seeded.map((a) => a.appointment_id)).toEqual(['adm-1', 'adm-2']);
+		const [got] = json(await run(appointment('get', { appointmentId: 'adm-1' })));
+		expect(got).toMatchObject({ appointment_id: 'adm-1', status: 'CK', status_label: 'Checked In', clinic_id: 'c-1001', doctor_id: 'do1001', start_time_iso: '2026-11-24T10:00:00+05:30' });
+		expect((await post('/appointments/seed', [1])).status).toBe(400);
+		expect((await post('/appointments/clear', {})).status).toBe(200);
+		expect(fakeAppointments(api).appointments.size).toBe(0);
+	});
+});
+
 describe('Clinic picker', () => {
 	it("lists the business's clinics, filtered by name", async () => {
 		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
