@@ -114,7 +114,7 @@ export function checkGender(value: unknown): Checked<string> {
 }
 
 export function checkBloodGroup(value: unknown): Checked<string> {
-	const text = textOf(value)?.toUpperCase().replace(/\s+/g, '').replace(/VE$/, '').replace(/POS(ITIVE)?$/, '+').replace(/NEG(ATIVE)?$/, '-');
+	const text = textOf(value)?.toUpperCase().replace(/\s+/g, '').replace(/(POSITIVE|POS|\+VE)$/, '+').replace(/(NEGATIVE|NEG|-VE)$/, '-');
 	if (text === undefined) return { ok: false, problem: 'is empty' };
 	return (BLOOD_GROUPS as readonly string[]).includes(text) ? { ok: true, value: text } : { ok: false, problem: `is not one of ${BLOOD_GROUPS.join(', ')}` };
 }

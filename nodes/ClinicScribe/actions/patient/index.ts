@@ -57,7 +57,7 @@ export const description: INodeProperties[] = [
 			},
 			{
 				// The value stays for saved workflows; new ones use Search by Mobile (findByMobile).
-				name: 'Search by Mobile (Deprecated Document Search)',
+				name: 'Search by Mobile (Deprecated)',
 				value: 'searchByMobile',
 				action: 'Search patients by mobile number',
 				description: "Deprecated: use Search by Mobile. The document's patient search by a 10-digit number. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
