@@ -1,5 +1,5 @@
 /** Shared set-up of the Patient directory tests: one fake API per file, real HTTP, strict routes. */
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, INodeExecutionData } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
@@ -18,7 +18,7 @@ export interface RunOptions {
 
 export interface PatientHarness {
 	readonly api: FakeClinicApi;
-	credentials(extra?: Record<string, unknown>): CredentialStore;
+	credentials(extra?: ICredentialDataDecryptedObject): CredentialStore;
 	run(parameters: Parameters, options?: RunOptions): Promise<INodeExecutionData[]>;
 	failure(parameters: Parameters, options?: RunOptions): Promise<{ message: string; description: string; all: string }>;
 }
