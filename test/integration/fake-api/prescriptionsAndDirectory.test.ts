@@ -52,7 +52,8 @@ describe('prescriptions', () => {
 		expect(pdf.status).toBe(200);
 		expect(pdf.type).toBe('application/pdf');
 		expect((pdf.body as Buffer).toString('latin1')).toMatch(/^%PDF-1\.4[\s\S]*\(Hello PDF\) Tj[\s\S]*%%EOF\n$/);
-		for (const header of [{ authorization: 'Bearer x' }, { auth: 'x' }, { 'client-id': 'c' }]) {
+		const credentialHeaders: Array<Record<string, string>> = [{ authorization: 'Bearer x' }, { auth: 'x' }, { 'client-id': 'c' }];
+		for (const header of credentialHeaders) {
 			const refused = await call('/prescription-store/P-ADMIN-1.pdf', { headers: header });
 			expect(refused.status).toBe(400);
 			expect((refused.body as { error: { code: string } }).error.code).toBe('CREDENTIAL_SENT');
