@@ -77,10 +77,11 @@ export function checkCalendarDate(value: unknown): Checked<string> {
 }
 
 /**
- * A point in time as epoch seconds, from an n8n date, an ISO string with a time zone or a date
- * (midnight UTC), or epoch seconds (a number or digits; milliseconds are recognised by size).
+ * A point in time as epoch seconds, from an n8n date, an ISO string, or epoch seconds (a number or
+ * digits; milliseconds are recognised by size). A date or date-time written without a zone (what
+ * n8n's date picker gives) is read in `timeZone` (the workflow's), else UTC.
  */
-export function checkEpochSeconds(value: unknown, now = Date.now()): Checked<number> {
+export function checkEpochSeconds(value: unknown, now = Date.now(), timeZone = 'UTC'): Checked<number> {
 	let ms: number | undefined;
 	if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
 		const n = Number(value);
@@ -91,8 +92,15 @@ export function checkEpochSeconds(value: unknown, now = Date.now()): Checked<num
 		ms = Number((value as { toMillis: () => unknown }).toMillis());
 	} else if (typeof value === 'string' && value.trim() !== '') {
 		const text = value.trim();
-		if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return { ok: false, problem: 'is not a date and time (for example 2026-01-31T09:00:00+05:30)' };
-		ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(text) ? `${text}T00:00:00Z` : text);
+		const local = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/.exec(text);
+		if (local) {
+			const [year, month, day, hour, minute, second] = local.slice(1).map((part) => Number(part ?? 0));
+			ms = zonedTimeToEpochMs([year, month, day, hour, minute, second], timeZone);
+		} else if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) {
+			ms = Date.parse(text);
+		} else {
+			return { ok: false, problem: 'is not a date and time (for example 2026-01-31T09:00:00+05:30)' };
+		}
 	} else {
 		return { ok: false, problem: 'is empty' };
 	}
@@ -100,6 +108,39 @@ export function checkEpochSeconds(value: unknown, now = Date.now()): Checked<num
 	if (ms < 0) return { ok: false, problem: 'is before 1970' };
 	if (ms > now + 24 * 3600 * 1000) return { ok: false, problem: 'is in the future' };
 	return { ok: true, value: Math.floor(ms / 1000) };
+}
+
+/** A wall-clock time in an IANA zone as epoch milliseconds (NaN for an impossible date or zone). */
+function zonedTimeToEpochMs(parts: number[], timeZone: string): number {
+	const [year, month, day, hour, minute, second] = parts;
+	const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
+	const check = new Date(asUtc);
+	if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return NaN;
+	let offset: number;
+	try {
+		offset = zoneOffsetMs(asUtc, timeZone);
+		// Near a daylight-saving change the offset at the result may differ: take it once more.
+		offset = zoneOffsetMs(asUtc - offset, timeZone);
+	} catch {
+		return NaN;
+	}
+	return asUtc - offset;
+}
+
+function zoneOffsetMs(epochMs: number, timeZone: string): number {
+	const format = new Intl.DateTimeFormat('en-US', {
+		timeZone,
+		hourCycle: 'h23',
+		year: 'numeric',
+		month: '2-digit',
+		day: '2-digit',
+		hour: '2-digit',
+		minute: '2-digit',
+		second: '2-digit',
+	});
+	const get = (type: string) => Number(format.formatToParts(new Date(epochMs)).find((part) => part.type === type)?.value);
+	const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+	return wall - Math.floor(epochMs / 1000) * 1000;
 }
 
 export const GENDERS = ['M', 'F', 'O'] as const;

@@ -39,6 +39,17 @@ describe('Patient → Get Many', () => {
 		expect(output.map((o) => o.json.oid)).toEqual([ALL[1], ALL[2]]);
 	});
 
+	it("reads a Created Since without a zone in the workflow's time zone", async () => {
+		const { context } = (await import('../../support/nodeContext')).createExecuteContext({
+			credentials: t.credentials(),
+			parameters: getMany({}, { since: '2025-06-24T11:30:00' }),
+			timezone: 'Asia/Kolkata',
+		});
+		const { ClinicScribe } = await import('../../../nodes/ClinicScribe/ClinicScribe.node');
+		await new ClinicScribe().execute.call(context);
+		expect(t.api.requestsTo(PATH, 'GET')[0].query.from).toBe('1750744800');
+	});
+
 	it('retries a 503 of a page', async () => {
 		t.api.injectFault({ method: 'GET', path: PATH, fault: { kind: 'status', status: 503 } });
 		const output = await t.run(getMany());

@@ -71,7 +71,18 @@ describe('checkEpochSeconds', () => {
 		expect(checkEpochSeconds({ toMillis: () => 1750744800000 }, now)).toEqual({ ok: true, value: 1750744800 });
 	});
 
+	it("reads a date-time without a zone in the workflow's zone", () => {
+		expect(checkEpochSeconds('2025-06-24T11:30:00', now, 'Asia/Kolkata')).toEqual({ ok: true, value: 1750744800 });
+		expect(checkEpochSeconds('2025-06-24', now, 'Asia/Kolkata')).toEqual({ ok: true, value: 1750703400 });
+		expect(checkEpochSeconds('2025-06-24T06:00:00', now)).toEqual({ ok: true, value: 1750744800 });
+		// New York is on summer time (UTC-4) in June, on standard time (UTC-5) in January.
+		expect(checkEpochSeconds('2025-06-24T02:00:00', now, 'America/New_York')).toEqual({ ok: true, value: 1750744800 });
+		expect(checkEpochSeconds('2025-01-24T01:00:00', now, 'America/New_York')).toEqual({ ok: true, value: 1737698400 });
+		expect(checkEpochSeconds('2025-06-24T06:00:00', now, 'Not/AZone')).toEqual({ ok: false, problem: 'is not a valid date and time' });
+	});
+
 	it.each([
+		['2025-02-30T00:00:00', 'is not a valid date and time'],
 		['yesterday', 'is not a date and time (for example 2026-01-31T09:00:00+05:30)'],
 		['2025-13-45T00:00:00Z', 'is not a valid date and time'],
 		['2999-01-01', 'is in the future'],

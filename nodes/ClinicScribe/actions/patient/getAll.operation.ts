@@ -37,7 +37,7 @@ export const description: INodeProperties[] = [
 				type: 'dateTime',
 				default: '',
 				description:
-					"Only patients added after this time (sent as the directory's from, in epoch seconds; the directory documents it as the creation time)",
+					"Only patients added after this time (in the workflow's time zone unless the value has one; sent as the directory's from, in epoch seconds, which it documents as the creation time)",
 			},
 			{
 				displayName: 'Extra Fields',
@@ -77,7 +77,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const options = this.getNodeParameter('options', itemIndex, {}) as ListOptions;
 	let from: number | undefined;
 	if (options.since !== undefined && options.since !== '') {
-		const since = checkEpochSeconds(options.since);
+		const since = checkEpochSeconds(options.since, Date.now(), this.getTimezone());
 		if (!since.ok) throw badInput(this, itemIndex, `The Created Since ${since.problem}`, 'Pick a date and time in the past, or remove the option.');
 		from = since.value;
 	}
