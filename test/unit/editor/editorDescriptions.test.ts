@@ -43,6 +43,7 @@ describe('subtitles show what the user picked, by its display name', () => {
 		['getEntities', 'Get Many Entities'],
 		['getServices', 'Get Many Services'],
 		['searchByMobile', 'Search by Mobile (Deprecated)'],
+		['findByMobile', 'Search by Mobile'],
 		['getAll', 'Get Many'],
 		['delete', 'Delete'],
 	])('operation %s → "%s"', (operation, expected) => {
@@ -65,7 +66,15 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 		expect(operationOptions().map((o) => [o.value, o.name, o.action])).toEqual([
 			['getEntities', 'Get Many Entities', 'Get many entities'],
 			['getServices', 'Get Many Services', 'Get many services of a doctor'],
+			['archive', 'Archive', 'Archive a patient'],
+			['create', 'Create', 'Create a patient'],
+			['get', 'Get', 'Get a patient'],
+			['getAll', 'Get Many', 'Get many patients'],
+			['search', 'Search', 'Search patients'],
+			['findByMobile', 'Search by Mobile', 'Search patients by mobile in the directory'],
 			['searchByMobile', 'Search by Mobile (Deprecated)', 'Search patients by mobile number'],
+			['update', 'Update', 'Update a patient'],
+			['get', 'Get', 'Get a prescription'],
 			['create', 'Create', 'Create a template'],
 			['delete', 'Delete', 'Delete a template'],
 			['get', 'Get', 'Get a template'],
