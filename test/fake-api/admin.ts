@@ -10,6 +10,7 @@ import { readBoundedBody, sendJson } from './http';
 import { isPlainObject, validateOptionsPatch } from './options';
 import { appointmentAdmin } from './routes/appointments';
 import { ehrReceiverAdmin } from './routes/ehrReceiver';
+import { prescriptionAdmin } from './routes/prescriptions';
 import { transcriptionAdmin } from './routes/transcription';
 import { webhookAdmin } from './routes/webhooks';
 import type { AdminDefinition, FakeClinicApi } from './types';
@@ -109,7 +110,7 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, appointmentAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(

@@ -127,6 +127,8 @@ export interface ContextOptions {
 	 * data). Pass the same object to two contexts to play n8n's Retry On Fail of one node run.
 	 */
 	executionContextData?: Record<string, IDataObject>;
+	/** The workflow's time zone (n8n: the workflow setting, else the instance's). Default UTC. */
+	timezone?: string;
 }
 
 let executionCounter = 0;
@@ -243,6 +245,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		getCredentials: async () => readCredential(),
 		getExecutionCancelSignal: () => options.cancelSignal,
 		isToolExecution: () => false,
+		getTimezone: () => options.timezone ?? 'UTC',
 		logger: { debug() {}, info() {}, warn() {}, error() {} },
 		helpers: {
 			httpRequest: plainHttpRequest,
@@ -264,6 +267,14 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 				if (!path) throw new Error(`test context: unknown binary id ${id}`);
 				return { fileName: basename(path), mimeType: 'application/octet-stream', fileSize: statSync(path).size };
 			},
+			// As n8n's default (in-memory) binary mode: Base64 data beside the file's details.
+			prepareBinaryData: async (data: Buffer, fileName?: string, mimeType?: string) => ({
+				data: data.toString('base64'),
+				mimeType: mimeType ?? 'application/octet-stream',
+				fileName,
+				fileExtension: fileName?.includes('.') ? fileName.split('.').pop() : undefined,
+				fileSize: String(data.length),
+			}),
 			getBinaryDataBuffer: async (itemIndex: number, propertyName: string) => {
 				const binary = items[itemIndex]?.binary?.[propertyName];
 				if (!binary) throw new Error(`test context: no binary ${propertyName} on item ${itemIndex}`);

@@ -205,7 +205,7 @@ describe('Appointment → Book', () => {
 		expect(await refusedBeforeSending(book({ startTime: '2026-11-24' }))).toContain('is a date without a time of day');
 		expect(await refusedBeforeSending(book({ additionalFields: { endTime: T10 - 60 }, startTime: T10 }))).toBe('The End Time of item 0 is not after the Start Time');
 		const mobile = await refusedBeforeSending(book({ patientDetails: { mobile: '12345' } }));
-		expect(mobile).toBe('The patient Mobile of item 0 is not a mobile number');
+		expect(mobile).toBe('The patient Mobile of item 0 has 5 digits: give the 10-digit mobile number, or the number with its country code (+91 and 10 digits)');
 		expect(mobile).not.toContain('12345');
 		expect(await refusedBeforeSending(book({ mode: 'tele' }))).toBe('The Mode of item 0 "tele" is not a mode');
 	});

@@ -16,7 +16,6 @@ import {
 } from '../../../nodes/ClinicScribe/shared/appointmentRecords';
 import { readSlots } from '../../../nodes/ClinicScribe/shared/appointmentSlots';
 import { bookingModeOf } from '../../../nodes/ClinicScribe/actions/appointment/appointmentFields';
-import { mobileWithCountryCode } from '../../../nodes/ClinicScribe/actions/appointment/patientDetails';
 
 const IST = 'Asia/Kolkata';
 // 2026-11-24 10:00 IST
@@ -210,16 +209,5 @@ describe('slots reader', () => {
 		expect(readSlots({ data: {} }, context)).toEqual([]);
 		expect(readSlots({ schedule: 'x' }, context)).toBeUndefined();
 		expect(readSlots('<html>', context)).toBeUndefined();
-	});
-});
-
-describe('patient mobile', () => {
-	it('adds +91 to an Indian 10-digit number and keeps a number with its country code', () => {
-		expect(mobileWithCountryCode('9999999999')).toBe('+919999999999');
-		expect(mobileWithCountryCode('099999 99999')).toBe('+919999999999');
-		expect(mobileWithCountryCode('+44 7700 900123')).toBe('+447700900123');
-		expect(mobileWithCountryCode('0044 7700900123')).toBe('+447700900123');
-		expect(mobileWithCountryCode('12345')).toBeUndefined();
-		expect(mobileWithCountryCode('1234567890')).toBeUndefined();
 	});
 });

@@ -4,6 +4,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { checkCalendarDate, checkDirectoryMobile, checkGender } from '../../shared/patientRecords';
 import { trimmedString } from '../../shared/values';
 import { inputError, type Show } from './appointmentFields';
 
@@ -57,16 +58,6 @@ export function patientDetailsField(show: Show): INodeProperties {
 	};
 }
 
-/** The mobile with its country code (`+<cc><number>`), as the service wants it; undefined when not a number. */
-export function mobileWithCountryCode(value: string): string | undefined {
-	const compact = value.replace(/[\s().-]/g, '');
-	if (/^[6-9]\d{9}$/.test(compact)) return `+91${compact}`;
-	if (/^0[6-9]\d{9}$/.test(compact)) return `+91${compact.slice(1)}`;
-	if (/^\+\d{8,15}$/.test(compact)) return compact;
-	if (/^00\d{8,15}$/.test(compact)) return `+${compact.slice(2)}`;
-	return undefined;
-}
-
 /** The body's `patient_details` and the values to redact from errors; undefined when none was given. */
 export function readPatientDetails(ctx: IExecuteFunctions, itemIndex: number): { details: IDataObject; redact: string[] } | undefined {
 	const raw = ctx.getNodeParameter('patientDetails', itemIndex, {}) as IDataObject;
@@ -87,29 +78,27 @@ export function readPatientDetails(ctx: IExecuteFunctions, itemIndex: number): {
 		details.designation = text('designation');
 	}
 	if (raw.gender !== undefined) {
-		const gender = text('gender').toUpperCase().slice(0, 1);
-		if (!['M', 'F', 'O'].includes(gender)) throw inputError(ctx, itemIndex, 'The patient Gender', 'is not M, F or O', 'Pick Female, Male or Other.');
-		details.gender = gender;
+		const gender = checkGender(raw.gender);
+		if (!gender.ok) throw inputError(ctx, itemIndex, 'The patient Gender', gender.problem, 'Pick Female, Male or Other.');
+		details.gender = gender.value;
 	}
-	const mobileText = text('mobile');
-	if (mobileText !== '') {
-		const mobile = mobileWithCountryCode(mobileText);
-		if (!mobile) {
-			throw inputError(ctx, itemIndex, 'The patient Mobile', 'is not a mobile number', 'Give it with the country code (+919999999999) or as a 10-digit Indian number.');
+	// The directory's own reading of a mobile (shared with Patient → Search by Mobile): +<cc><number>.
+	if (given(raw.mobile)) {
+		const mobile = checkDirectoryMobile(raw.mobile);
+		if (!mobile.ok) {
+			throw inputError(ctx, itemIndex, 'The patient Mobile', mobile.problem, 'Give it with the country code (+919999999999) or as a 10-digit Indian number.');
 		}
-		details.mobile = mobile;
-		redact.push(mobileText, mobile, mobile.replace(/^\+91/, ''));
+		details.mobile = mobile.value.withCountryCode;
+		redact.push(String(raw.mobile).trim(), mobile.value.withCountryCode, mobile.value.national);
 	}
-	const dob = text('dob');
 	const age = raw.age;
 	const hasAge = typeof age === 'number' && age > 0;
-	if (dob !== '' && hasAge) throw inputError(ctx, itemIndex, 'The patient details', 'have both Date of Birth and Age', 'Give one of them (the service takes either).');
-	if (dob !== '') {
-		if (!/^\d{4}-\d{2}-\d{2}$/.test(dob) || Number.isNaN(Date.parse(`${dob}T00:00:00Z`))) {
-			throw inputError(ctx, itemIndex, 'The patient Date of Birth', 'is not a date as YYYY-MM-DD', 'Give it as YYYY-MM-DD, for example 1987-01-06.');
-		}
-		details.dob = dob;
-		redact.push(dob);
+	if (given(raw.dob) && hasAge) throw inputError(ctx, itemIndex, 'The patient details', 'have both Date of Birth and Age', 'Give one of them (the service takes either).');
+	if (given(raw.dob)) {
+		const date = checkCalendarDate(raw.dob);
+		if (!date.ok) throw inputError(ctx, itemIndex, 'The patient Date of Birth', date.problem, 'Give it as YYYY-MM-DD, for example 1987-01-06.');
+		details.dob = date.value;
+		redact.push(date.value);
 	}
 	if (hasAge) details.age = Math.floor(age);
 	const city = text('city');
@@ -125,4 +114,8 @@ export function readPatientDetails(ctx: IExecuteFunctions, itemIndex: number): {
 	}
 	if (Object.keys(details).length === 0) return undefined;
 	return { details, redact };
+}
+
+function given(value: unknown): boolean {
+	return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
 }
