@@ -23,6 +23,7 @@
  */
 import { BUSINESS, CLINICS } from '../fixtures';
 import type { AdminDefinition, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import { patientDirectoryOf, WORKSPACE_ID, type FakeProfile } from './patientDirectory';
 import { isPlainObject } from './transcription/store';
 
 export const PARTNER_CLINICS: Readonly<Record<string, string>> = Object.freeze({ CL04: 'c-1001', CL05: 'c-1002' });
@@ -265,9 +266,44 @@ function book(ctx: RouteContext): void {
 		...(typeof body.notes === 'string' ? { notes: body.notes } : {}),
 		...(typeof body.token === 'number' ? { token: body.token } : {}),
 	});
-	if (isPlainObject(body.patient_details)) store.directoryAdds.push({ patient_id: appointment.patient_id, ...body.patient_details });
+	if (isPlainObject(body.patient_details)) {
+		store.directoryAdds.push({ patient_id: appointment.patient_id, ...body.patient_details });
+		addToDirectory(ctx.state, appointment.patient_id, { partner_patient_id: appointment.partner_patient_id, ...body.patient_details });
+	}
 	store.accepted.push({ method: 'POST', path: ctx.record.pathname, body });
 	ctx.sendJson(201, { appointment_id: appointment.appointment_id });
+}
+
+/**
+ * Booking with patient_details adds the patient to the directory (APPT-GS), as the directory's
+ * profile under the appointment's patient id (oid); a patient already there is left as is.
+ */
+function addToDirectory(state: FakeClinicState, oid: string, details: Record<string, unknown>): void {
+	const directory = patientDirectoryOf(state);
+	if (directory.profiles.has(oid)) return;
+	const now = Math.floor(Date.now() / 1000);
+	const text = (key: string) => (typeof details[key] === 'string' ? (details[key] as string).toLowerCase() : undefined);
+	const names = [text('first_name'), text('middle_name'), text('last_name')].filter((n): n is string => n !== undefined);
+	const mobile = typeof details.mobile === 'string' ? /^\+91(\d{10})$/.exec(details.mobile) : null;
+	const age = typeof details.age === 'number' ? details.age : undefined;
+	const profile: FakeProfile = {
+		oid,
+		wid: WORKSPACE_ID,
+		ps: 'P',
+		c_ate: now,
+		u_ate: now,
+		arc: false,
+		fln: names.join(' '),
+		gen: (['M', 'F', 'O'].includes(details.gender as string) ? details.gender : 'O') as FakeProfile['gen'],
+		dob: typeof details.dob === 'string' ? details.dob : age !== undefined ? `${new Date().getUTCFullYear() - age}-01-01` : '',
+		...(age !== undefined ? { is_age: true } : {}),
+		...(text('first_name') ? { fn: text('first_name') } : {}),
+		...(text('last_name') ? { ln: text('last_name') } : {}),
+		...(mobile ? { mobile: mobile[1], ccd: '+91' } : {}),
+		...(typeof details.partner_patient_id === 'string' ? { username: details.partner_patient_id } : {}),
+		...(typeof details.designation === 'string' ? { s: details.designation } : {}),
+	};
+	directory.profiles.set(oid, profile);
 }
 
 /** Exactly one complete id set (Eka trio or partner trio), resolved; undefined after answering 400. */

@@ -8,6 +8,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { getAppointment } from '../../../nodes/ClinicScribe/transport/appointmentsApi';
 import { fakeAppointments, resetAppointmentStore } from '../../fake-api/routes/appointments';
+import { patientDirectoryOf, resetPatientDirectory } from '../../fake-api/routes/patientDirectory';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
@@ -26,6 +27,7 @@ afterAll(async () => await api.close());
 beforeEach(() => {
 	api.reset();
 	resetAppointmentStore(fakeAppointments(api));
+	resetPatientDirectory(patientDirectoryOf(api.state));
 });
 
 function credentials(extra = {}): CredentialStore {
@@ -180,6 +182,9 @@ describe('Appointment → Book', () => {
 			patient_details: { first_name: 'Test', last_name: 'Patient', gender: 'M', mobile: '+919999999999', dob: '1987-01-06', address: { city: 'Bengaluru', pincode: 560038 } },
 		});
 		expect(output[0].json.start_time_iso).toBe('2026-11-24T10:30:00+05:30');
+		// The patient is now in the directory: Patient → Search by Mobile finds them under the appointment's patient id.
+		const found = json(await run({ resource: 'patient', operation: 'findByMobile', mobile: '9999999999', options: {} }));
+		expect(found).toEqual([expect.objectContaining({ oid: 'pt-6742984', fln: 'test patient', gen: 'M', dob: '1987-01-06', mobile: '9999999999', username: '6742984' })]);
 		expect(fakeAppointments(api).directoryAdds).toEqual([
 			{ patient_id: 'pt-6742984', first_name: 'Test', last_name: 'Patient', gender: 'M', mobile: '+919999999999', dob: '1987-01-06', address: { city: 'Bengaluru', pincode: 560038 } },
 		]);
