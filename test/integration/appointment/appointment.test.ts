@@ -323,6 +323,14 @@ describe('Appointment → Get Many', () => {
 		expect(api.requestsTo('/dr/v1/appointment', 'GET').map((call) => call.url)).toEqual(['/dr/v1/appointment?patient_id=pt-9&page_no=0', '/dr/v1/appointment?patient_id=pt-9&page_no=1']);
 	});
 
+	it('stops when a page brings nothing new (a service that ignored page_no would otherwise loop)', async () => {
+		const page = { appointments: Array.from({ length: 20 }, (_, i) => ({ appointment_id: `same-${i}`, status: 'BK', start_time: T10 })) };
+		api.injectFault({ method: 'GET', path: /^\/dr\/v1\/appointment$/, times: Infinity, fault: { kind: 'status', status: 200, body: page } });
+		const output = await run(many({ patientId: 'pt-1' }));
+		expect(output).toHaveLength(20);
+		expect(api.requestsTo(/^\/dr\/v1\/appointment$/, 'GET').map((call) => call.query.page_no)).toEqual(['0', '1']);
+	});
+
 	it('filters statuses in the node (codes or labels), as the service has none', async () => {
 		seed({ appointment_id: 'x1', status: 'BK' });
 		seed({ appointment_id: 'x2', status: 'CN', start_time: T10 + 60 });

@@ -111,8 +111,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		let fresh = 0;
 		for (const entry of list.filter(isRecord)) {
 			const id = textOf(entry.appointment_id) ?? '';
-			if (id !== '' && seen.has(id)) continue;
-			seen.add(id);
+			if (id !== '') {
+				if (seen.has(id)) continue;
+				seen.add(id);
+			}
 			fresh++;
 			const record = normalizeAppointment(entry, timeZone);
 			if (statuses.length > 0 && !statuses.includes(String(record.status))) continue;
