@@ -463,6 +463,27 @@ describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
 	});
 });
 
+describe('as an AI agent tool', () => {
+	it.each([
+		['get', { appointmentId: 'a-1' }, 'Appointment → Get'],
+		['getAll', { patientId: 'pt-1', returnAll: true }, 'Appointment → Get Many'],
+		['reschedule', { appointmentId: 'a-1', startTime: T10, endTime: T10 + 900 }, 'Appointment → Reschedule'],
+	])('%s refuses with nothing sent when patient data may not go to the agent', async (operation, parameters, words) => {
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: appointment(operation, { ...parameters, shareWithAiAgent: false }) });
+		(context as { isToolExecution: () => boolean }).isToolExecution = () => true;
+		await expect(node.execute.call(context)).rejects.toThrow(`${words} is not shared with AI agents in this node`);
+		expect(api.requests).toHaveLength(0);
+	});
+
+	it('runs when sharing is on (the default)', async () => {
+		seed({ appointment_id: 'a-1' });
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: appointment('get', { appointmentId: 'a-1' }) });
+		(context as { isToolExecution: () => boolean }).isToolExecution = () => true;
+		const [output] = await node.execute.call(context);
+		expect(output[0].json.appointment_id).toBe('a-1');
+	});
+});
+
 describe('fake API admin seeding (for tests in another process)', () => {
 	it('POST /__admin/appointments/seed stores appointments that Get then reads; clear empties the store', async () => {
 		const post = async (action: string, body: unknown) =>

@@ -4,7 +4,8 @@ import { normalizeAppointment, readAppointmentBody } from '../../shared/appointm
 import { trimmedString } from '../../shared/values';
 import { rescheduleAppointment } from '../../transport/appointmentsApi';
 import { unexpectedBodyError } from '../../transport/request';
-import type { OperationResult } from '../common.execute';
+import { patientDataForAgentProperties } from '../common.descriptions';
+import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { appointmentIdFields, inputError, readAppointmentRef, readOptions, readTime, readTimeZone, showFor, TIME_DESCRIPTION, timeZoneOption } from './appointmentFields';
 
 const show = showFor('reschedule');
@@ -26,6 +27,7 @@ export const description: INodeProperties[] = [
 			timeZoneOption(),
 		],
 	},
+	...patientDataForAgentProperties(show),
 ];
 
 /**
@@ -33,6 +35,7 @@ export const description: INodeProperties[] = [
  * output is the new one, with `prev_aids` naming the old.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Reschedule');
 	const { appointmentId } = readAppointmentRef(this, itemIndex);
 	const options = readOptions(this, itemIndex);
 	const timeZone = readTimeZone(this, itemIndex, options);
