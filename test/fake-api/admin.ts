@@ -8,6 +8,7 @@ import { API_VARIANTS } from './fixtures';
 import { faultSpecFromJson, faultToJson, validateFaultSpec } from './faults';
 import { readBoundedBody, sendJson } from './http';
 import { isPlainObject, validateOptionsPatch } from './options';
+import { appointmentAdmin } from './routes/appointments';
 import { ehrReceiverAdmin } from './routes/ehrReceiver';
 import { prescriptionAdmin } from './routes/prescriptions';
 import { transcriptionAdmin } from './routes/transcription';
@@ -109,7 +110,7 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, prescriptionAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(
