@@ -10,6 +10,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { clinicEventKind, deliveryEventName, normalizeClinicEvent, type ClinicEvent } from '../shared/clinicEvents';
 import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER } from '../shared/resultsOutput.description';
 import { sessionResultsToRecords } from '../shared/sessionResults';
@@ -79,8 +80,22 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 		if (verifying && signature) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
 	};
 
-	const event = normalizeCompletionEvent(ctx.getBodyData());
+	const body = ctx.getBodyData();
 	const chosen = chosenEventNames(ctx.getNodeParameter('events', []), options.additionalEventNames);
+	const name = deliveryEventName(body);
+	if (name !== undefined && clinicEventKind(name) !== undefined) {
+		// A clinic event (appointment, prescription, receipt, …): its own normalised shape.
+		const clinicEvent = normalizeClinicEvent(body);
+		if (!clinicEvent || !chosen.includes(clinicEvent.event)) {
+			ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
+			return {};
+		}
+		accepted();
+		return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
+	}
+
+	// v2rx.* (and names of no clinic family): the transcription shape, as in version 1.
+	const event = normalizeCompletionEvent(body);
 	if (!event || !isChosenEvent(event, chosen)) {
 		// Not even the event name: it comes from the body, which may be unverified.
 		ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
@@ -131,3 +146,7 @@ function eventJson(event: CompletionEvent): IDataObject {
 	};
 }
 
+
+function clinicEventJson(event: ClinicEvent): IDataObject {
+	return { ...event };
+}
