@@ -11,6 +11,7 @@ import * as business from './actions/business';
 import { optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
 import * as patient from './actions/patient';
+import * as prescription from './actions/prescription';
 import { route } from './actions/router';
 import * as template from './actions/template';
 import * as transcription from './actions/transcription';
@@ -27,6 +28,7 @@ const properties: INodeProperties[] = [
 			{ name: 'Business', value: 'business' },
 			{ name: 'Doctor', value: 'doctor' },
 			{ name: 'Patient', value: 'patient' },
+			{ name: 'Prescription', value: 'prescription' },
 			{ name: 'Template', value: 'template' },
 			{ name: 'Transcription', value: 'transcription' },
 		],
@@ -35,6 +37,7 @@ const properties: INodeProperties[] = [
 	...business.description,
 	...doctor.description,
 	...patient.description,
+	...prescription.description,
 	...template.description,
 	...transcription.description,
 ];

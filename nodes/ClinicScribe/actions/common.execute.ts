@@ -38,6 +38,14 @@ export interface ItemOperation {
 }
 
 /**
+ * Like ItemOperation, for an operation whose records carry files (binary): it returns whole output
+ * items; the router pairs them with the item and applies Continue On Fail.
+ */
+export interface ItemDataOperation {
+	executeData(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<INodeExecutionData[]>;
+}
+
+/**
  * Must see all items at once because it groups them (Upload Audio: items sharing a transaction ID are
  * one transaction). It pairs its own output and applies Continue On Fail per group.
  */

@@ -1,20 +1,22 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { BatchOperation, ItemOperation, OperationRun } from './common.execute';
+import type { BatchOperation, ItemDataOperation, ItemOperation, OperationRun } from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
 import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
+import * as prescription from './prescription';
 import * as template from './template';
 import * as transcription from './transcription';
 import { scrubCredentialSecrets } from '../transport/request';
 
-type Operation = ItemOperation | BatchOperation;
+type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
 	business: business.operations,
 	doctor: doctor.operations,
 	patient: patient.operations,
+	prescription: prescription.operations,
 	template: template.operations,
 	transcription: transcription.operations,
 };
@@ -35,6 +37,11 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
+			if ('executeData' in operation) {
+				const data = await operation.executeData.call(this, itemIndex, run);
+				for (const entry of data) output.push({ ...entry, pairedItem: { item: itemIndex } });
+				continue;
+			}
 			const records = await operation.execute.call(this, itemIndex, run);
 			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {

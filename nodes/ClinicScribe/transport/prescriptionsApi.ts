@@ -1,0 +1,129 @@
+/**
+ * Prescriptions (service notes beyond the document, §7), as calls:
+ *
+ * - `getPrescription`: `GET /dr/v1/prescription/{prescription_id}` through `clinicApiRequest`
+ *   (DT declares the raw `auth` header, as for every `/dr` call; MCP sends Bearer + client-id: the
+ *   credential adds what authHeaders.ts says).
+ * - `downloadPrescriptionPdf`: the PDF behind a `prescription_url` (appointment, `prescription.*`
+ *   events). It lives on another host (`prescription-store-s3.eka.care`), so it is fetched with the
+ *   plain `httpRequest` helper: no token, no `auth`, no client-id ever goes with it, whatever host
+ *   the link names.
+ */
+import { NodeApiError, sleep, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
+
+import { looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
+import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
+import { clinicApiRequest, executionCancelSignal, pathSegment, requestStoppedError, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+
+export const PRESCRIPTION_PATH = '/dr/v1/prescription';
+
+export async function getPrescription(ctx: ClinicApiContext, prescriptionId: string, itemIndex?: number): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${PRESCRIPTION_PATH}/${pathSegment(ctx, prescriptionId, 'Prescription ID', itemIndex)}`,
+		idempotent: true,
+		purpose: 'the prescription',
+		itemIndex,
+	});
+}
+
+export interface PrescriptionPdf {
+	data: Buffer;
+	mimeType: string;
+	fileName: string;
+}
+
+/**
+ * The PDF's bytes. `url` must already be checked (`checkPdfUrl`); `host` names it in messages (never
+ * the whole link, which may be signed). Retried like a read: 408/429/5xx and network failures.
+ */
+export async function downloadPrescriptionPdf(
+	ctx: ClinicApiContext,
+	target: { url: string; host: string; prescriptionId?: string },
+	itemIndex?: number,
+): Promise<PrescriptionPdf> {
+	const policy = transportPolicyOf(ctx);
+	const signal = executionCancelSignal(ctx);
+	const purpose = 'the prescription PDF';
+	const options: IHttpRequestOptions = {
+		method: 'GET',
+		url: target.url,
+		// Only this header: the plain helper adds no credential of its own.
+		headers: { Accept: 'application/pdf' },
+		encoding: 'arraybuffer',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// A redirect could lead anywhere; nothing secret goes with this request, but a storage link
+		// that redirects is not what the sources describe, so it is reported rather than followed.
+		disableFollowRedirect: true,
+		timeout: policy.timeouts.apiCallMs,
+	};
+	if (signal) options.abortSignal = signal;
+	for (let attempt = 1; ; attempt++) {
+		const lastAttempt = attempt >= policy.retry.attempts;
+		let response: { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> };
+		try {
+			response = (await ctx.helpers.httpRequest(options)) as typeof response;
+		} catch (error) {
+			if (signal?.aborted) throw requestStoppedError(ctx, { purpose, itemIndex });
+			if (isNetworkFailure(error) && !lastAttempt) {
+				await pause(ctx, signal, retryDelayMs(attempt, undefined, policy.retry), purpose, itemIndex);
+				continue;
+			}
+			throw new NodeApiError(ctx.getNode(), { message: 'network' } as JsonObject, {
+				message: `Could not reach ${target.host} for ${purpose}: ${describeNetworkFailure(error)}`,
+				description: `Check that n8n can reach ${target.host}, then run again${attempt > 1 ? ` (tried ${attempt} times)` : ''}.`,
+				itemIndex,
+			});
+		}
+		const statusCode = Number(response.statusCode ?? 0);
+		if (statusCode >= 200 && statusCode < 300) {
+			const data = toBuffer(response.body);
+			if (!looksLikePdf(data)) {
+				throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+					message: `${target.host} answered ${purpose} with something that is not a PDF (HTTP ${statusCode})`,
+					description:
+						'Check that the link is the prescription_url (or prescription_url_print) of the appointment or prescription event, and not a web page.',
+					httpCode: String(statusCode),
+					itemIndex,
+				});
+			}
+			return { data, mimeType: 'application/pdf', fileName: prescriptionPdfFileName(target.url, target.prescriptionId ?? '') };
+		}
+		if (RETRYABLE_STATUSES.has(statusCode) && !lastAttempt) {
+			await pause(ctx, signal, retryDelayMs(attempt, response.headers?.['retry-after'], policy.retry), purpose, itemIndex);
+			continue;
+		}
+		throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+			message: `${target.host} refused ${purpose} (HTTP ${statusCode})`,
+			description: pdfAdvice(statusCode, attempt),
+			httpCode: String(statusCode),
+			itemIndex,
+		});
+	}
+}
+
+function pdfAdvice(statusCode: number, attempts: number): string {
+	const retried = attempts > 1 ? ` (tried ${attempts} times)` : '';
+	if (statusCode >= 300 && statusCode < 400) return `The link redirects elsewhere, which is not followed. Use the prescription_url exactly as the appointment or event gave it${retried}.`;
+	if (statusCode === 403 || statusCode === 404 || statusCode === 410)
+		return `The link may have expired or the PDF been replaced (an edited prescription gets a new link). Get the appointment again, or use the link of the latest prescription event${retried}.`;
+	return `Run again later${retried}.`;
+}
+
+function toBuffer(body: unknown): Buffer {
+	if (Buffer.isBuffer(body)) return body;
+	if (body instanceof ArrayBuffer) return Buffer.from(body);
+	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+	if (typeof body === 'string') return Buffer.from(body, 'latin1');
+	return Buffer.alloc(0);
+}
+
+async function pause(ctx: ClinicApiContext, signal: AbortSignal | undefined, ms: number, purpose: string, itemIndex?: number): Promise<void> {
+	try {
+		await sleep(ms, signal);
+	} catch {
+		throw requestStoppedError(ctx, { purpose, itemIndex });
+	}
+}
