@@ -92,6 +92,14 @@ export class ClinicScribeTrigger implements INodeType {
 			},
 			resultsOutputProperty({ includeResults: [true] }),
 			{
+				displayName: 'Include Appointment or Prescription',
+				name: 'includeRecord',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to fetch the full record of a clinic event and output it beside the event: the prescription of a prescription event (under prescription). Deliveries carry IDs only.',
+			},
+			{
 				displayName: 'Verify Signature',
 				name: 'verifySignature',
 				type: 'boolean',

@@ -22,6 +22,7 @@ import {
 	verifySignature,
 } from '../shared/webhookSignature';
 import { fetchSessionResults } from '../transport/transcriptionApi';
+import { recordOfEvent } from './eventRecords';
 import { credentialSigningKey, readStored } from './storedSubscription';
 
 /**
@@ -90,8 +91,14 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
 			return {};
 		}
+		if (ctx.getNodeParameter('includeRecord', false) !== true) {
+			accepted();
+			return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
+		}
+		// Remembered only once the fetch succeeded, as with Include Results.
+		const record = await recordOfEvent(ctx, clinicEvent);
 		accepted();
-		return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
+		return { workflowData: [[{ json: { ...clinicEventJson(clinicEvent), ...record } }]] };
 	}
 
 	// v2rx.* (and names of no clinic family): the transcription shape, as in version 1.

@@ -10,6 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { clinicEventSample, SAMPLE_IDS, type ClinicSampleVariant } from '../../fake-api/clinicEventSamples';
+import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
 import { fakeWebhooks, SUBSCRIPTIONS_PATH, type Forgery } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
@@ -211,5 +212,44 @@ describe('deliveries of each family', () => {
 		const updated = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-pw', { event: 'appointment.updated' }), ignoreEventNames: true });
 		expect(updated.attempts.map((a) => a.status)).toEqual([200]);
 		expect(executions).toEqual([]);
+	});
+});
+
+describe('Include Appointment or Prescription', () => {
+	beforeEach(async () => {
+		parameters = { events: MIXED, includeRecord: true };
+		await activate();
+	});
+
+	test('a prescription event comes with its prescription, fetched with the credential', async () => {
+		const { statuses, body } = await deliver('prescription-pw', { prescriptionId: SEEDED_PRESCRIPTION_ID });
+		expect(statuses).toEqual([200]);
+		expect(executions).toHaveLength(1);
+		const [item] = executions[0];
+		expect(item).toMatchObject({ event: 'prescription.created', kind: 'prescription', prescriptionId: SEEDED_PRESCRIPTION_ID, body });
+		expect(item.prescription).toMatchObject({ prescription_id: SEEDED_PRESCRIPTION_ID, prescription_details: expect.any(Array) });
+		const gets = api.requestsTo(`/dr/v1/prescription/${SEEDED_PRESCRIPTION_ID}`, 'GET');
+		expect(gets).toHaveLength(1);
+	});
+
+	test('a WS prescription event (rx_id) fetches by that id', async () => {
+		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-WS-0002' } });
+		expect((await deliver('prescription-ws', { prescriptionId: seeded.prescription_id })).statuses).toEqual([200]);
+		expect(executions[0][0].prescription).toMatchObject({ prescription_id: 'P-DW-WS-0002' });
+	});
+
+	test('an unknown prescription: 500 to the service, nothing runs, and the same delivery may come again', async () => {
+		const { statuses } = await deliver('prescription-pw', { prescriptionId: 'P-DW-UNKNOWN' }, { times: 2 });
+		// Not remembered as accepted after the failed fetch: the second attempt is tried again too.
+		expect(statuses).toEqual([500, 500]);
+		expect(executions).toEqual([]);
+		expect(api.requestsTo('/dr/v1/prescription/P-DW-UNKNOWN', 'GET')).toHaveLength(2);
+	});
+
+	test('a receipt event is output as it is (no record for that family), with nothing fetched', async () => {
+		expect((await deliver('receipt-ws')).statuses).toEqual([200]);
+		expect(executions[0][0]).not.toHaveProperty('prescription');
+		expect(executions[0][0]).not.toHaveProperty('appointment');
+		expect(api.requests.filter((r) => r.pathname.startsWith('/dr/'))).toEqual([]);
 	});
 });
