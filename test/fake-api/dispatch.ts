@@ -5,6 +5,7 @@
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
+import { messageGatewayRoutes } from './routes/messageGateway';
 import { prescriptionRoutes } from './routes/prescriptions';
 import { templateRoutes } from './routes/templates';
 import { transcriptionRoutes } from './routes/transcription';
@@ -12,7 +13,7 @@ import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes];
+export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, messageGatewayRoutes];
 
 export type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }
