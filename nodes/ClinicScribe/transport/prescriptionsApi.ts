@@ -9,9 +9,9 @@
  *   plain `httpRequest` helper: no token, no `auth`, no client-id ever goes with it, whatever host
  *   the link names.
  */
-import { NodeApiError, sleep, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
-import { looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
+import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
 import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
 import { clinicApiRequest, executionCancelSignal, pathSegment, requestStoppedError, type ClinicApiContext, type ClinicApiResponse } from './request';
 import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
@@ -34,15 +34,26 @@ export interface PrescriptionPdf {
 	fileName: string;
 }
 
+export interface PdfTarget {
+	/** Checked by `checkPdfUrl` (shared/prescriptionRecords.ts). */
+	url: string;
+	/** Names the link in messages (never the whole link, which may be signed). */
+	host: string;
+	/** For the file name when the link has no `.pdf` name. */
+	prescriptionId?: string;
+}
+
 /**
- * The PDF's bytes. `url` must already be checked (`checkPdfUrl`); `host` names it in messages (never
- * the whole link, which may be signed). Retried like a read: 408/429/5xx and network failures.
+ * The PDF's bytes, from a link (a `prescription_url`) or a target already checked. A link that is
+ * not an absolute http(s) URL is refused before anything is sent. Retried like a read:
+ * 408/429/5xx and network failures.
  */
 export async function downloadPrescriptionPdf(
 	ctx: ClinicApiContext,
-	target: { url: string; host: string; prescriptionId?: string },
+	link: string | PdfTarget,
 	itemIndex?: number,
 ): Promise<PrescriptionPdf> {
+	const target = typeof link === 'string' ? checkedTarget(ctx, link, itemIndex) : link;
 	const policy = transportPolicyOf(ctx);
 	const signal = executionCancelSignal(ctx);
 	const purpose = 'the prescription PDF';
@@ -102,6 +113,16 @@ export async function downloadPrescriptionPdf(
 			itemIndex,
 		});
 	}
+}
+
+function checkedTarget(ctx: ClinicApiContext, link: string, itemIndex?: number): PdfTarget {
+	const check = checkPdfUrl(link);
+	if (check.ok) return { url: check.url, host: check.host };
+	const item = itemIndex === undefined ? '' : ` of item ${itemIndex}`;
+	throw new NodeOperationError(ctx.getNode(), `The prescription PDF link${item} ${check.problem}`, {
+		description: 'Use the prescription_url of the appointment or of the prescription event (an https:// link to the PDF); nothing was sent.',
+		itemIndex,
+	});
 }
 
 function pdfAdvice(statusCode: number, attempts: number): string {

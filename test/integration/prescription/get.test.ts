@@ -191,3 +191,22 @@ describe('Prescription → Get', () => {
 		expect(api.requests).toHaveLength(0);
 	});
 });
+
+describe('downloadPrescriptionPdf (for the trigger and examples)', () => {
+	it('takes a prescription_url as it comes and returns the bytes', async () => {
+		const { downloadPrescriptionPdf } = await import('../../../nodes/ClinicScribe/transport/prescriptionsApi');
+		const { prescription_url } = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-90' } });
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
+		const pdf = await downloadPrescriptionPdf(context, prescription_url);
+		expect(pdf.fileName).toBe('P-DW-90.pdf');
+		expect(pdf.mimeType).toBe('application/pdf');
+		expect(pdf.data.equals(fakePrescriptions(api).store.pdfs.get('P-DW-90.pdf') as Buffer)).toBe(true);
+	});
+
+	it('refuses a link that is not http(s) with nothing sent', async () => {
+		const { downloadPrescriptionPdf } = await import('../../../nodes/ClinicScribe/transport/prescriptionsApi');
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
+		await expect(downloadPrescriptionPdf(context, 'javascript:alert(1)', 3)).rejects.toThrow('The prescription PDF link of item 3 is not an http(s) address');
+		expect(api.requests).toHaveLength(0);
+	});
+});
