@@ -20,7 +20,7 @@ import { fakePrescriptions } from '../fake-api/routes/prescriptions';
 import { localCopy } from '../../scripts/localExamples';
 import { startFinishedSession } from '../support/fakeTranscriptionSession';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
-import { nodeJson } from '../support/n8n/results';
+import { nodeJson, nodeOutput } from '../support/n8n/results';
 import { CREDENTIAL_TYPE, newId, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n/workflows';
 import {
 	RestartableN8n,
@@ -49,6 +49,8 @@ const CLINIC_WORKFLOW_ID = newId();
 const CLINIC_EVENTS = ['appointment.created', 'appointment.statuschange', 'prescription.created', 'receipt.created', 'v2rx.completed'];
 const REMINDER_FILE = join(REPO_ROOT, 'examples', 'appointment-booked-reminder.json');
 const REMINDER_WORKFLOW_ID = newId();
+const PRESCRIPTION_EMAIL_FILE = join(REPO_ROOT, 'examples', 'appointment-completed-prescription-email.json');
+const PRESCRIPTION_EMAIL_WORKFLOW_ID = newId();
 
 /** An example as `npm start` imports it (scripts/localExamples.ts), with this file's credential and id. */
 function localExampleForTest(file: string, id: string): WorkflowJson {
@@ -115,6 +117,7 @@ beforeAll(async () => {
 			parameters: { events: CLINIC_EVENTS, includeRecord: true },
 		}),
 		localExampleForTest(REMINDER_FILE, REMINDER_WORKFLOW_ID),
+		localExampleForTest(PRESCRIPTION_EMAIL_FILE, PRESCRIPTION_EMAIL_WORKFLOW_ID),
 	]);
 	timings.setup = Date.now() - started;
 });
@@ -458,6 +461,32 @@ describe('Clinic events of every family, and the appointment examples', () => {
 			expect.objectContaining({ channel: 'whatsapp', appointment_id: 'appt-e2e-reminder', text: expect.stringContaining('appt-e2e-reminder') }),
 		]);
 		await n8n.instance.deactivateWorkflow(REMINDER_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+	});
+
+	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) for the e-mail', async () => {
+		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(PRESCRIPTION_EMAIL_FILE).nodes[0].webhookId)}/webhook`);
+		await n8n.instance.activateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
+		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: exampleUrl(), event_names: ['prescription.created'] })]);
+		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-E2E-MAIL' } });
+		const body = clinicEventSample('prescription-pw', { prescriptionId: seeded.prescription_id });
+		Object.assign(body.data as Record<string, unknown>, { prescription_url: seeded.prescription_url });
+		const before = await finishedExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID);
+		const report = await fakeWebhooks(api).deliver({ body });
+		expect(report.attempts.map((a) => [a.endpoint, a.status])).toEqual([[exampleUrl(), 200]]);
+		const [latest] = await n8n.instance.waitForExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID, before + 1);
+		const execution = await n8n.instance.getExecution(latest.id);
+		expect(execution.error?.message).toBeUndefined();
+		expect(execution.status).toBe('success');
+		const [item] = nodeOutput(execution, 'Get Prescription PDF');
+		expect(item.json).toMatchObject({ prescription_id: 'P-DW-E2E-MAIL' });
+		expect(item.binary?.data).toMatchObject({ mimeType: 'application/pdf', fileName: expect.stringMatching(/\.pdf$/) });
+		// The e-mail node is disabled locally (no SMTP): it passes the item with the PDF on.
+		expect(nodeOutput(execution, 'E-mail Prescription to Patient')[0].binary?.data).toMatchObject({ mimeType: 'application/pdf' });
+		const pdfRequests = api.requests.filter((r) => r.pathname === seeded.pdf_path);
+		expect(pdfRequests).toHaveLength(1);
+		expect([pdfRequests[0].headers.authorization, pdfRequests[0].headers.auth, pdfRequests[0].headers['client-id']]).toEqual([undefined, undefined, undefined]);
+		await n8n.instance.deactivateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
 		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
 	});
 });
