@@ -2,6 +2,7 @@
  * Dispatch: the routing table (every route module, in matching order) and the Router that matches
  * a method and raw path to a route, with percent-decoded path parameters.
  */
+import { appointmentRoutes } from './routes/appointments';
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
@@ -13,7 +14,7 @@ import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, messageGatewayRoutes];
+export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, appointmentRoutes, messageGatewayRoutes];
 
 export type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }
