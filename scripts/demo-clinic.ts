@@ -3,12 +3,11 @@
  *
  *   1. checks that the fake clinic API of `npm start` answers, and which clinic events something
  *      subscribed to (npm start activates the trigger examples, which subscribe)
- *   2. appointment booked: delivers a signed `appointment.created` for a new appointment id, prints
- *      each subscription's answer, and waits for the reminder the example posts to the fake
- *      messaging gateway
- *   3. appointment completed: seeds a prescription with its PDF on the fake API, delivers the signed
- *      `prescription.created` the service sends when the doctor finishes it (COMMS), and prints each
- *      subscription's answer
+ *   2. appointment booked: books an appointment on the fake API (tomorrow, 11:30 clinic time),
+ *      delivers a signed `appointment.created` for it, prints each subscription's answer, and waits
+ *      for the reminder the example posts to the fake messaging gateway
+ *   3. appointment completed: a prescription with its PDF on the fake API, the appointment completed
+ *      with it (CM), then the signed `appointment.statuschange`; prints each subscription's answer
  *
  * Environment: CLINIC_SCRIBE_FAKE_API_PORT (5690), N8N_PORT (5678, only for the hints).
  */
@@ -79,6 +78,19 @@ async function deliver(body: Record<string, unknown>): Promise<number> {
 	return report.attempts.filter((a) => a.status !== null && a.status >= 200 && a.status < 300).length;
 }
 
+/** The appointment as the fake API keeps it (GET /dr/v1/appointment/{id} answers it). */
+async function seedAppointment(appointment: Record<string, unknown>): Promise<void> {
+	await admin('POST', '/appointments/seed', appointment);
+}
+
+/** Epoch seconds of tomorrow at hh:mm in the clinic's zone (Asia/Kolkata, +05:30, no DST). */
+function tomorrowAtClinicTime(hour: number, minute: number): number {
+	const offset = 330 * 60;
+	const nowClinic = Math.floor(Date.now() / 1000) + offset;
+	const midnight = nowClinic - (nowClinic % 86400);
+	return midnight + 86400 + hour * 3600 + minute * 60 - offset;
+}
+
 async function main(): Promise<void> {
 	baseUrl = `http://127.0.0.1:${portFromEnv('CLINIC_SCRIBE_FAKE_API_PORT', 5690)}`;
 	const n8nPort = portFromEnv('N8N_PORT', 5678);
@@ -90,10 +102,10 @@ async function main(): Promise<void> {
 	const subscriptions = await admin<FakeSubscription[]>('GET', '/webhooks/subscriptions');
 	const subscribedTo = (event: string) => subscriptions.filter((s) => s.event_names.includes(event));
 	const booked = subscribedTo('appointment.created');
-	const completed = subscribedTo('prescription.created');
+	const completed = subscribedTo('appointment.statuschange');
 	if (booked.length + completed.length === 0) {
 		throw new Stop(
-			'Nothing is subscribed to appointment.created or prescription.created, so no workflow would start.\n' +
+			'Nothing is subscribed to appointment.created or appointment.statuschange, so no workflow would start.\n' +
 				`npm start activates the appointment examples; if it said "not activated", log in on http://127.0.0.1:${n8nPort},\n` +
 				'open "Example: appointment booked → …" (or "appointment completed → …") and activate it.',
 		);
@@ -101,7 +113,8 @@ async function main(): Promise<void> {
 
 	const appointmentId = `appt-demo-${stamp()}`;
 	if (booked.length > 0) {
-		say(`\n1. Appointment booked: delivering a signed appointment.created for ${appointmentId}…`);
+		say(`\n1. Appointment booked: ${appointmentId} on the fake API, then a signed appointment.created for it…`);
+		await seedAppointment({ appointment_id: appointmentId, status: 'BK', start_time: tomorrowAtClinicTime(11, 30) });
 		const before = new Set((await admin<GatewayMessage[]>('GET', '/messages')).map((m) => m.id));
 		const accepted = await deliver(clinicEventSample('appointment-pw', { appointmentId }));
 		if (accepted > 0) {
@@ -120,17 +133,19 @@ async function main(): Promise<void> {
 	}
 
 	if (completed.length > 0) {
-		say('\n2. Appointment completed: a prescription with its PDF on the fake API, then the signed prescription.created…');
+		say('\n2. Appointment completed: a prescription with its PDF, the appointment completed with it (CM), then a signed appointment.statuschange…');
 		const seeded = await admin<SeededPrescription>('POST', '/prescriptions', { baseUrl, pdfText: `Prescription for ${appointmentId}` });
 		say(`   prescription ${seeded.prescription_id}, PDF ${seeded.prescription_url ?? seeded.pdf_path}`);
-		const body = clinicEventSample('prescription-pw', { prescriptionId: seeded.prescription_id });
-		const data = body.data as Record<string, unknown>;
-		// Where the fake API keeps this prescription's PDF (the service's link names its own store).
-		data.prescription_url = seeded.prescription_url;
-		data.prescription_url_print = seeded.prescription_url;
-		await deliver(body);
+		await seedAppointment({
+			appointment_id: appointmentId,
+			status: 'CM',
+			start_time: tomorrowAtClinicTime(11, 30),
+			prescription_id: seeded.prescription_id,
+			prescription_url: seeded.prescription_url,
+		});
+		await deliver(clinicEventSample('appointment-statuschange-pw', { appointmentId, status: 'CM' }));
 	} else {
-		say('\n2. Nothing subscribed to prescription.created: skipped.');
+		say('\n2. Nothing subscribed to appointment.statuschange: skipped.');
 	}
 
 	say(`

@@ -97,7 +97,7 @@ export class ClinicScribeTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to fetch the full record of a clinic event and output it beside the event: the prescription of a prescription event (under prescription). Deliveries carry IDs only.',
+					'Whether to fetch the full record of a clinic event and output it beside the event, as Appointment → Get and Prescription → Get do: the appointment of an appointment event (under appointment), the prescription of a prescription event (under prescription). Deliveries carry IDs only.',
 			},
 			{
 				displayName: 'Verify Signature',

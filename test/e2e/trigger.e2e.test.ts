@@ -14,6 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { clinicEventSample, type ClinicSampleVariant } from '../fake-api/clinicEventSamples';
+import { fakeAppointments } from '../fake-api/routes/appointments';
 import { EHR_DOCUMENTS_PATH } from '../fake-api/routes/ehrReceiver';
 import { fakeMessages } from '../fake-api/routes/messageGateway';
 import { fakePrescriptions } from '../fake-api/routes/prescriptions';
@@ -389,8 +390,14 @@ describe('Clinic events of every family, and the appointment examples', () => {
 	const clinicUrl = () => n8n.instance.webhookUrl(`${CLINIC_WEBHOOK_ID}/webhook`);
 	const target = { workflowId: CLINIC_WORKFLOW_ID, url: clinicUrl };
 
+	/** 2026-11-24 11:30 in the clinic's zone (+05:30). */
+	const START = 1795500000;
+
 	beforeAll(async () => {
 		if (!n8n.instance.running) await n8n.start('publication-service');
+		// The appointments the events name (Include Appointment or Prescription fetches them).
+		const sampleId = String((clinicEventSample('appointment-pw').data as Record<string, unknown>).appointment_id);
+		for (const id of ['appt-e2e-1', 'appt-e2e-2', 'appt-e2e-reminder', sampleId]) fakeAppointments(api).seed({ appointment_id: id, start_time: START });
 	});
 
 	test('activation registers exactly one subscription carrying every chosen event', async () => {
@@ -400,12 +407,13 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		expect(registrations()).toBe(posts + 1);
 	});
 
-	test('signed deliveries of each family run the workflow with the normalised event (and the prescription fetched)', async () => {
+	test('signed deliveries of each family run the workflow with the normalised event (and the appointment or prescription fetched)', async () => {
 		const now = new Date();
 		const appointment = await deliverAndRun({ body: clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-1', now }) }, target);
 		expect(appointment.next).toEqual([
 			expect.objectContaining({ event: 'appointment.created', kind: 'appointment', appointmentId: 'appt-e2e-1', status: 'BK', statusLabel: 'Booked', occurredAt: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString(), body: appointment.report.body }),
 		]);
+		expect(appointment.next[0].appointment).toMatchObject({ appointment_id: 'appt-e2e-1', start_time: START, start_time_iso: '2026-11-24T11:30:00+05:30', status_label: 'Booked' });
 		const ws = await deliverAndRun({ body: clinicEventSample('appointment-ws', { event: 'appointment.statuschange', appointmentId: 'appt-e2e-2', status: 'CM' }) }, target);
 		expect(ws.next).toEqual([expect.objectContaining({ event: 'appointment.statuschange', kind: 'appointment', appointmentId: 'appt-e2e-2', statusLabel: 'Completed', nameField: 'event_type' })]);
 		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-E2E-0001' } });
@@ -458,7 +466,11 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		);
 		expect(run.next).toEqual([expect.objectContaining({ appointment_id: 'appt-e2e-reminder', duplicate: false })]);
 		expect(fakeMessages(api).messages().map((m) => m.body)).toEqual([
-			expect.objectContaining({ channel: 'whatsapp', appointment_id: 'appt-e2e-reminder', text: expect.stringContaining('appt-e2e-reminder') }),
+			expect.objectContaining({
+				channel: 'whatsapp',
+				appointment_id: 'appt-e2e-reminder',
+				text: 'Your appointment is booked for 24 Nov 2026, 11:30 (reference appt-e2e-reminder). Reply to this message to change or cancel it.',
+			}),
 		]);
 		await n8n.instance.deactivateWorkflow(REMINDER_WORKFLOW_ID);
 		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
@@ -467,14 +479,23 @@ describe('Clinic events of every family, and the appointment examples', () => {
 	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) for the e-mail', async () => {
 		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(PRESCRIPTION_EMAIL_FILE).nodes[0].webhookId)}/webhook`);
 		await n8n.instance.activateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
-		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: exampleUrl(), event_names: ['prescription.created'] })]);
+		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: exampleUrl(), event_names: ['appointment.statuschange'] })]);
 		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-E2E-MAIL' } });
-		const body = clinicEventSample('prescription-pw', { prescriptionId: seeded.prescription_id });
-		Object.assign(body.data as Record<string, unknown>, { prescription_url: seeded.prescription_url });
+		fakeAppointments(api).seed({ appointment_id: 'appt-e2e-done', status: 'CM', prescription_id: seeded.prescription_id, prescription_url: seeded.prescription_url });
+		fakeAppointments(api).seed({ appointment_id: 'appt-e2e-noshow', status: 'NS' });
 		const before = await finishedExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID);
-		const report = await fakeWebhooks(api).deliver({ body });
+		// A no-show first: it goes the other way, nothing is fetched for it.
+		const noShow = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-statuschange-pw', { appointmentId: 'appt-e2e-noshow', status: 'NS' }) });
+		expect(noShow.attempts.map((a) => a.status)).toEqual([200]);
+		const [skipped] = await n8n.instance.waitForExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID, before + 1);
+		const skippedRun = await n8n.instance.getExecution(skipped.id);
+		expect(skippedRun.status).toBe('success');
+		expect(nodeJson(skippedRun, 'No Prescription to Send')).toEqual([expect.objectContaining({ appointmentId: 'appt-e2e-noshow', status: 'NS' })]);
+		expect(skippedRun.runData['Get Prescription PDF']).toBeUndefined();
+
+		const report = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-statuschange-pw', { appointmentId: 'appt-e2e-done', status: 'CM' }) });
 		expect(report.attempts.map((a) => [a.endpoint, a.status])).toEqual([[exampleUrl(), 200]]);
-		const [latest] = await n8n.instance.waitForExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID, before + 1);
+		const [latest] = await n8n.instance.waitForExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID, before + 2);
 		const execution = await n8n.instance.getExecution(latest.id);
 		expect(execution.error?.message).toBeUndefined();
 		expect(execution.status).toBe('success');

@@ -13,6 +13,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { statusLabel } from './appointmentRecords';
 import { toIsoTimestamp } from './completionEvents';
 import { firstPresent, firstText, isRecord } from './values';
 
@@ -70,30 +71,6 @@ export const CLINIC_EVENTS: ReadonlyArray<{ value: string; name: string; descrip
 	{ value: 'user.delete', name: 'User Deleted', description: 'A user was deleted (user.delete)' },
 ];
 
-/** Readable labels of the appointment status codes (notes §1.4). */
-export const APPOINTMENT_STATUS_LABELS: Readonly<Record<string, string>> = {
-	BK: 'Booked',
-	CK: 'Checked In',
-	RV: 'Reserved',
-	IN: 'Initiated',
-	PA: 'Parked',
-	OG: 'Ongoing',
-	CM: 'Completed',
-	CMNP: 'Completed (No Prescription)',
-	AB: 'Aborted',
-	NS: 'No-Show',
-	NSD: 'No-Show (by Doctor)',
-	NSS: 'No-Show (by Staff)',
-	CN: 'Cancelled',
-	CND: 'Cancelled by Doctor',
-	CNS: 'Cancelled by Staff',
-	PC: 'Provisionally Cancelled',
-	PNR: 'Payment Not Received',
-	RE: 'Rescheduled',
-	RES: 'Rescheduled by Staff',
-	RED: 'Rescheduled by Doctor',
-};
-
 /** One clinic event, whatever documented variant arrived. Ids are strings (or null when absent). */
 export interface ClinicEvent {
 	event: string;
@@ -102,7 +79,7 @@ export interface ClinicEvent {
 	action: string | null;
 	/** Appointment status code (appointment events), as sent. */
 	status: string | null;
-	/** Its readable label (null for an unknown code). */
+	/** Its readable label, as Appointment → Get gives it (`Unknown (XY)` for a code not documented). */
 	statusLabel: string | null;
 	appointmentId: string | null;
 	partnerAppointmentId: string | null;
@@ -158,7 +135,7 @@ export function normalizeClinicEvent(body: unknown): ClinicEvent | undefined {
 		kind,
 		action: text(data.action),
 		status,
-		statusLabel: status !== null ? (APPOINTMENT_STATUS_LABELS[status.toUpperCase()] ?? null) : null,
+		statusLabel: status !== null ? statusLabel(status) : null,
 		// Receipts name the appointment `aid` (WS, PW).
 		appointmentId: text(data.appointment_id, data.aid),
 		partnerAppointmentId: text(data.partner_appointment_id),

@@ -6,16 +6,18 @@
  */
 import { NodeOperationError, type IDataObject, type IWebhookFunctions } from 'n8n-workflow';
 
+import { normalizeAppointment } from '../shared/appointmentRecords';
 import type { ClinicEvent } from '../shared/clinicEvents';
 import { readPrescription } from '../shared/prescriptionRecords';
+import { getAppointment } from '../transport/appointmentsApi';
 import { getPrescription } from '../transport/prescriptionsApi';
 import { unexpectedBodyError } from '../transport/request';
 
 /** Families whose record this option fetches. */
-export const FAMILIES_WITH_RECORD: ReadonlyArray<ClinicEvent['kind']> = ['prescription'];
+export const FAMILIES_WITH_RECORD: ReadonlyArray<ClinicEvent['kind']> = ['appointment', 'prescription'];
 
 /**
- * The event's record, under `prescription` (or `appointment`). A failed fetch throws: n8n then records
+ * The event's record: under `appointment` for an appointment event, `prescription` for a prescription event. A failed fetch throws: n8n then records
  * a failed execution and answers the service 500, so the failure is visible and the service may
  * deliver again (the delivery is not remembered as accepted).
  */
@@ -26,6 +28,15 @@ export async function recordOfEvent(ctx: IWebhookFunctions, event: ClinicEvent):
 		const prescription = readPrescription(response.body);
 		if (!prescription) throw unexpectedBodyError(ctx, { purpose: 'the prescription' }, response.statusCode);
 		return { prescription };
+	}
+	if (event.kind === 'appointment') {
+		// Eka's id when the event has it; else the partner's own (`?partner_id=1`).
+		const [appointmentId, partnerId] = event.appointmentId
+			? [event.appointmentId, false]
+			: [event.partnerAppointmentId, true];
+		if (!appointmentId) throw missingId(ctx, 'appointment');
+		// As Appointment → Get outputs it: epoch times with ISO twins in the clinic's zone, status labels.
+		return { appointment: normalizeAppointment(await getAppointment(ctx, appointmentId, { partnerId })) };
 	}
 	return {};
 }

@@ -10,6 +10,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { clinicEventSample, SAMPLE_IDS, type ClinicSampleVariant } from '../../fake-api/clinicEventSamples';
+import { fakeAppointments } from '../../fake-api/routes/appointments';
 import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
 import { fakeWebhooks, SUBSCRIPTIONS_PATH, type Forgery } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
@@ -244,6 +245,41 @@ describe('Include Appointment or Prescription', () => {
 		expect(statuses).toEqual([500, 500]);
 		expect(executions).toEqual([]);
 		expect(api.requestsTo('/dr/v1/prescription/P-DW-UNKNOWN', 'GET')).toHaveLength(2);
+	});
+
+	test('an appointment event comes with its appointment, as Appointment → Get outputs it', async () => {
+		fakeAppointments(api).seed({ appointment_id: 'appt-int-rec-1', status: 'CM', start_time: 1795500000, prescription_id: SEEDED_PRESCRIPTION_ID });
+		const { statuses, body } = await deliver('appointment-statuschange-pw', { appointmentId: 'appt-int-rec-1' });
+		expect(statuses).toEqual([200]);
+		const [item] = executions[0];
+		expect(item).toMatchObject({ event: 'appointment.statuschange', appointmentId: 'appt-int-rec-1', status: 'CM', body });
+		expect(item.appointment).toMatchObject({
+			appointment_id: 'appt-int-rec-1',
+			status: 'CM',
+			status_label: 'Completed',
+			start_time: 1795500000,
+			start_time_iso: '2026-11-24T11:30:00+05:30',
+			prescription_id: SEEDED_PRESCRIPTION_ID,
+		});
+		expect(api.requestsTo('/dr/v1/appointment/appt-int-rec-1', 'GET')).toHaveLength(1);
+	});
+
+	test('an appointment event with only the partner\'s id fetches by it (?partner_id=1)', async () => {
+		fakeAppointments(api).seed({ appointment_id: 'appt-int-rec-2', partner_appointment_id: 'partner-appt-7' });
+		const body = clinicEventSample('appointment-pw');
+		const data = body.data as Record<string, unknown>;
+		delete data.appointment_id;
+		data.partner_appointment_id = 'partner-appt-7';
+		const report = await fakeWebhooks(api).deliver({ body });
+		expect(report.attempts.map((a) => a.status)).toEqual([200]);
+		expect(executions[0][0]).toMatchObject({ appointmentId: null, partnerAppointmentId: 'partner-appt-7', appointment: { appointment_id: 'appt-int-rec-2' } });
+		const [request] = api.requestsTo('/dr/v1/appointment/partner-appt-7', 'GET');
+		expect(request.query).toMatchObject({ partner_id: '1' });
+	});
+
+	test('an unknown appointment: 500 to the service and nothing runs', async () => {
+		expect((await deliver('appointment-pw', { appointmentId: 'appt-missing' })).statuses).toEqual([500]);
+		expect(executions).toEqual([]);
 	});
 
 	test('a receipt event is output as it is (no record for that family), with nothing fetched', async () => {

@@ -92,9 +92,9 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 		expect(changed).toMatchObject({ event: 'appointment.statuschange', kind: 'appointment', action: null, status: 'CM', statusLabel: 'Completed', appointmentId: APPT, occurredAt: AT });
 	});
 
-	test('an unknown status code keeps its code, with no label', () => {
+	test('an unknown status code keeps its code, labelled as unknown (as Appointment → Get does)', () => {
 		const event = normalizeClinicEvent(clinicEventSample('appointment-pw', { status: 'ZZ', now: NOW }))!;
-		expect([event.status, event.statusLabel]).toEqual(['ZZ', null]);
+		expect([event.status, event.statusLabel]).toEqual(['ZZ', 'Unknown (ZZ)']);
 	});
 
 	test('appointment.reminder_instant (no client_id, no timestamp: event_time)', () => {
