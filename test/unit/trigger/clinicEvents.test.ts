@@ -1,3 +1,4 @@
+import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import {
 	CLINIC_EVENTS,
 	clinicEventKind,
@@ -279,5 +280,27 @@ describe('event names and kinds', () => {
 			expect(option.description).toContain(`(${option.value})`);
 		}
 		expect(values).toEqual(expect.arrayContaining(['appointment.created', 'appointment.updated', 'appointment.statuschange', 'prescription.created', 'prescription.updated', 'receipt.created', 'receipt.updated']));
+	});
+});
+
+describe('the trigger\'s Events field', () => {
+	const description = new ClinicScribeTrigger().description;
+	const events = description.properties.find((p) => p.name === 'events')!;
+	const options = (events.options ?? []) as Array<{ name: string; value: string }>;
+
+	test('offers every clinic event and Transcription Completed, by name (so each kind stays together)', () => {
+		expect(options.map((o) => o.value).sort()).toEqual([...CLINIC_EVENTS.map((e) => e.value), 'v2rx.completed'].sort());
+		expect(options.map((o) => o.name)).toEqual([...options.map((o) => o.name)].sort((a, b) => a.localeCompare(b)));
+		const kinds = options.map((o) => o.name.split(' ')[0]);
+		// Each kind's options are adjacent: a kind never reappears after another one.
+		const runs = kinds.filter((kind, i) => i === 0 || kinds[i - 1] !== kind);
+		expect(new Set(runs).size).toBe(runs.length);
+	});
+
+	test('saved workflows keep working: same type versions, same default, parameter still a multi-select', () => {
+		expect([description.version, description.defaultVersion]).toEqual([[1, 1.1], 1.1]);
+		expect([events.type, events.default]).toEqual(['multiOptions', ['v2rx.completed']]);
+		const includeRecord = description.properties.find((p) => p.name === 'includeRecord')!;
+		expect([includeRecord.type, includeRecord.default]).toEqual(['boolean', false]);
 	});
 });
