@@ -143,7 +143,21 @@ async function main(): Promise<void> {
 			prescription_id: seeded.prescription_id,
 			prescription_url: seeded.prescription_url,
 		});
-		await deliver(clinicEventSample('appointment-statuschange-pw', { appointmentId, status: 'CM' }));
+		const accepted = await deliver(clinicEventSample('appointment-statuschange-pw', { appointmentId, status: 'CM' }));
+		if (accepted > 0) {
+			say('   waiting for the workflow to fetch the prescription PDF…');
+			const deadline = Date.now() + 20_000;
+			let served: Array<{ status?: number }> = [];
+			while (Date.now() < deadline && served.length === 0) {
+				served = await admin<Array<{ status?: number }>>('GET', `/requests?method=GET&path=${encodeURIComponent(seeded.pdf_path)}`);
+				if (served.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
+			}
+			say(
+				served.length === 0
+					? '   no PDF request within 20 s: open the execution in n8n to see why.'
+					: `   the PDF was fetched (HTTP ${String(served[0].status)}); the e-mail node that would send it is disabled here (no SMTP).`,
+			);
+		}
 	} else {
 		say('\n2. Nothing subscribed to appointment.statuschange: skipped.');
 	}
