@@ -7,6 +7,7 @@ import {
 	type INodeTypeDescription,
 } from 'n8n-workflow';
 
+import * as appointment from './actions/appointment';
 import * as business from './actions/business';
 import { optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
@@ -15,7 +16,7 @@ import * as prescription from './actions/prescription';
 import { route } from './actions/router';
 import * as template from './actions/template';
 import * as transcription from './actions/transcription';
-import { searchDoctors, searchTemplates } from './methods/listSearch';
+import { searchClinics, searchDoctors, searchTemplates } from './methods/listSearch';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 
 const properties: INodeProperties[] = [
@@ -25,6 +26,7 @@ const properties: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: [
+			{ name: 'Appointment', value: 'appointment' },
 			{ name: 'Business', value: 'business' },
 			{ name: 'Doctor', value: 'doctor' },
 			{ name: 'Patient', value: 'patient' },
@@ -34,6 +36,7 @@ const properties: INodeProperties[] = [
 		],
 		default: 'doctor',
 	},
+	...appointment.description,
 	...business.description,
 	...doctor.description,
 	...patient.description,
@@ -61,7 +64,7 @@ export class ClinicScribe implements INodeType {
 	};
 
 	methods = {
-		listSearch: { searchDoctors, searchTemplates },
+		listSearch: { searchClinics, searchDoctors, searchTemplates },
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

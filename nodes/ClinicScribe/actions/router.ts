@@ -2,6 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 
 import type { BatchOperation, ItemDataOperation, ItemOperation, OperationRun } from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
+import * as appointment from './appointment';
 import * as business from './business';
 import * as doctor from './doctor';
 import * as patient from './patient';
@@ -13,6 +14,7 @@ import { scrubCredentialSecrets } from '../transport/request';
 type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 
 const operationsByResource: Record<string, Record<string, Operation>> = {
+	appointment: appointment.operations,
 	business: business.operations,
 	doctor: doctor.operations,
 	patient: patient.operations,

@@ -18,6 +18,19 @@ export async function searchDoctors(this: ILoadOptionsFunctions, filter?: string
 	return { results };
 }
 
+/** The business's clinics (document 4.3), for the Clinic pickers (appointments). */
+export async function searchClinics(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const response = await getBusinessEntities(this);
+	const clinics = readBusinessEntities(response.body)?.clinics ?? [];
+	const needle = (filter ?? '').trim().toLowerCase();
+	const results = clinics
+		.map((clinic) => ({ name: String(clinic.name ?? clinic.clinic_id ?? ''), value: String(clinic.clinic_id ?? '') }))
+		.filter((entry) => entry.value !== '')
+		.filter((entry) => needle === '' || entry.name.toLowerCase().includes(needle) || entry.value.includes(needle))
+		.sort((a, b) => a.name.localeCompare(b.name));
+	return { results };
+}
+
 /** The workspace's templates (service notes beyond the document, §4), for the Template pickers. */
 export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await listTemplates(this);

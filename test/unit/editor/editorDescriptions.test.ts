@@ -63,6 +63,16 @@ describe('subtitles show what the user picked, by its display name', () => {
 describe("operation names follow n8n's conventions; stored values stay", () => {
 	it('names, actions and values', () => {
 		expect(operationOptions().map((o) => [o.value, o.name, o.action])).toEqual([
+			['book', 'Book', 'Book an appointment'],
+			['cancel', 'Cancel', 'Cancel an appointment'],
+			['complete', 'Complete', 'Complete an appointment'],
+			['get', 'Get', 'Get an appointment'],
+			['getAll', 'Get Many', 'Get many appointments'],
+			['getSlots', 'Get Slots', 'Get slots of a doctor'],
+			['noShow', 'Mark No-Show', 'Mark an appointment as no show'],
+			['park', 'Park', 'Park an appointment'],
+			['reschedule', 'Reschedule', 'Reschedule an appointment'],
+			['update', 'Update', 'Update an appointment'],
 			['getEntities', 'Get Many Entities', 'Get many entities'],
 			['getServices', 'Get Many Services', 'Get many services of a doctor'],
 			['searchByMobile', 'Search by Mobile (Deprecated)', 'Search patients by mobile number'],

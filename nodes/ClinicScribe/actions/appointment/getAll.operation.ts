@@ -1,0 +1,144 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { mayHaveNextPage, planListFilters, LIST_MAX_SPAN_DAYS } from '../../shared/appointmentFilters';
+import { APPOINTMENT_STATUSES, normalizeAppointment, statusCodeOf } from '../../shared/appointmentRecords';
+import { isRecord, textOf, trimmedString } from '../../shared/values';
+import { listAppointmentsPage } from '../../transport/appointmentsApi';
+import { unexpectedBodyError } from '../../transport/request';
+import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
+import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
+import {
+	clinicLocator,
+	doctorLocator,
+	inputError,
+	readDate,
+	readLocator,
+	readOptions,
+	readTimeZone,
+	showFor,
+	timeZoneOption,
+} from './appointmentFields';
+
+const show = showFor('getAll');
+
+/** A safety bound: the service gives no total; a service that ignored page_no would otherwise loop. */
+export const MAX_PAGES = 200;
+
+export const description: INodeProperties[] = [
+	{
+		displayName: `Filters the service allows: Patient ID alone, or a date range of at most ${LIST_MAX_SPAN_DAYS} days alone or with a doctor, a clinic or both`,
+		name: 'filterNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show },
+	},
+	{
+		displayName: 'Patient ID',
+		name: 'patientId',
+		type: 'string',
+		default: '',
+		description: "The patient's appointments (use alone, without doctor, clinic or dates)",
+		displayOptions: { show },
+	},
+	doctorLocator(show, false),
+	clinicLocator(show, false),
+	{
+		displayName: 'Start Date',
+		name: 'startDate',
+		type: 'dateTime',
+		default: '',
+		description: "First day (in the clinic's time zone)",
+		displayOptions: { show },
+	},
+	{
+		displayName: 'End Date',
+		name: 'endDate',
+		type: 'dateTime',
+		default: '',
+		description: `Last day, included (at most ${LIST_MAX_SPAN_DAYS} days from the Start Date, both ends counted)`,
+		displayOptions: { show },
+	},
+	...returnAllAndLimit(show),
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		displayOptions: { show },
+		options: [
+			{
+				displayName: 'Statuses',
+				name: 'statuses',
+				type: 'multiOptions',
+				default: [],
+				// The service has no status filter: applied to what it returns.
+				description: 'Keep only appointments in these statuses (applied by the node: the service has no status filter)',
+				options: Object.entries(APPOINTMENT_STATUSES).map(([code, { label }]) => ({ name: `${label} (${code})`, value: code })),
+			},
+			timeZoneOption(),
+		],
+	},
+	...patientDataForAgentProperties(show),
+];
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Get Many');
+	const options = readOptions(this, itemIndex);
+	const timeZone = readTimeZone(this, itemIndex, options);
+	const statuses = readStatuses(this, itemIndex, options.statuses);
+	const optional = (name: string) => readLocator(this, name, itemIndex) || undefined;
+	const startValue = this.getNodeParameter('startDate', itemIndex, '');
+	const endValue = this.getNodeParameter('endDate', itemIndex, '');
+	const plan = planListFilters({
+		patientId: trimmedString(this.getNodeParameter('patientId', itemIndex, '')) || undefined,
+		doctorId: optional('doctorId'),
+		clinicId: optional('clinicId'),
+		startDate: isEmpty(startValue) ? undefined : readDate(this, itemIndex, startValue, 'Start Date', timeZone),
+		endDate: isEmpty(endValue) ? undefined : readDate(this, itemIndex, endValue, 'End Date', timeZone),
+	});
+	if (!plan.ok) throw inputError(this, itemIndex, 'The filters', plan.problem, plan.fix);
+
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : Math.max(1, this.getNodeParameter('limit', itemIndex, 50) as number);
+	const out: IDataObject[] = [];
+	const seen = new Set<string>();
+	for (let page = 0; page < MAX_PAGES && out.length < limit; page++) {
+		const response = await listAppointmentsPage(this, { ...plan.query, page_no: page }, itemIndex);
+		const body = response.body;
+		const list = isRecord(body) ? body.appointments : undefined;
+		if (!Array.isArray(list)) throw unexpectedBodyError(this, { purpose: 'the list of appointments', itemIndex }, response.statusCode);
+		let fresh = 0;
+		for (const entry of list.filter(isRecord)) {
+			const id = textOf(entry.appointment_id) ?? '';
+			if (id !== '' && seen.has(id)) continue;
+			seen.add(id);
+			fresh++;
+			const record = normalizeAppointment(entry, timeZone);
+			if (statuses.length > 0 && !statuses.includes(String(record.status))) continue;
+			if (out.length < limit) out.push(record);
+		}
+		// The last page is shorter than the set's page size; a page of only repeats means the end too.
+		if (!mayHaveNextPage(list.length, plan.pageSize) || fresh === 0) break;
+	}
+	return out;
+}
+
+function isEmpty(value: unknown): boolean {
+	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+}
+
+function readStatuses(ctx: IExecuteFunctions, itemIndex: number, value: unknown): string[] {
+	if (value === undefined || value === null || value === '') return [];
+	const list = Array.isArray(value) ? value : String(value).split(',');
+	const codes: string[] = [];
+	for (const entry of list) {
+		if (typeof entry === 'string' && entry.trim() === '') continue;
+		const code = statusCodeOf(entry);
+		if (!code) {
+			throw inputError(ctx, itemIndex, 'The Statuses option', `has "${String(entry)}", which is not an appointment status`, `Use codes or labels such as ${Object.keys(APPOINTMENT_STATUSES).slice(0, 6).join(', ')} (see the list).`);
+		}
+		codes.push(code);
+	}
+	return codes;
+}

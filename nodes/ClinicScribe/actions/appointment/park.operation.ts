@@ -1,0 +1,11 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { runAppointmentAction } from './appointmentActions';
+import type { OperationResult } from '../common.execute';
+import { appointmentIdFields } from './appointmentFields';
+
+export const description: INodeProperties[] = [...appointmentIdFields(['park'])];
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+	return await runAppointmentAction(this, 'park', itemIndex);
+}
