@@ -95,6 +95,16 @@ export class ClinicScribeApi implements ICredentialType {
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
 			description: 'Issued in the developer console',
 		},
+		// The same field for an access token: not needed for the token, but the patient directory
+		// requires it as the client-id header of every call.
+		{
+			displayName: 'Client ID',
+			name: 'clientId',
+			type: 'string',
+			default: '',
+			displayOptions: { show: { authMethod: ['accessToken'] } },
+			description: 'The client ID the token was issued to. Needed only for the patient directory, which requires it as the client-id header.',
+		},
 		{
 			displayName: 'Client Secret',
 			name: 'clientSecret',

@@ -127,6 +127,8 @@ export interface ContextOptions {
 	 * data). Pass the same object to two contexts to play n8n's Retry On Fail of one node run.
 	 */
 	executionContextData?: Record<string, IDataObject>;
+	/** The workflow's time zone (n8n: the workflow setting, else the instance's). Default UTC. */
+	timezone?: string;
 }
 
 let executionCounter = 0;
@@ -243,6 +245,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		getCredentials: async () => readCredential(),
 		getExecutionCancelSignal: () => options.cancelSignal,
 		isToolExecution: () => false,
+		getTimezone: () => options.timezone ?? 'UTC',
 		logger: { debug() {}, info() {}, warn() {}, error() {} },
 		helpers: {
 			httpRequest: plainHttpRequest,

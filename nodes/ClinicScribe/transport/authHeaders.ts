@@ -12,10 +12,17 @@ export function authHeadersFor(
 	const headers: Record<string, string> = isDirectoryPath(pathOf(url))
 		? { auth: token }
 		: { Authorization: `Bearer ${token}` };
-	if (settings.variantSettings.sendsClientIdHeader && settings.clientId) {
+	const path = pathOf(url);
+	// The patient directory requires client-id on every call, whichever variant (service notes §3.1).
+	if (settings.clientId && (settings.variantSettings.sendsClientIdHeader || isPatientDirectoryPath(path))) {
 		headers['client-id'] = settings.clientId;
 	}
 	return headers;
+}
+
+/** `/profiles/...`: the patient directory, which takes Bearer and requires the client-id header. */
+export function isPatientDirectoryPath(path: string): boolean {
+	return path === '/profiles' || path.startsWith('/profiles/');
 }
 
 export function isDirectoryPath(path: string): boolean {

@@ -1,5 +1,6 @@
 /**
- * Patient data and AI agents: as an agent's tool, Patient Search and Get Results return patient data
+ * Patient data and AI agents: as an agent's tool, Patient Search, the patient directory's reads,
+ * Prescription → Get and Get Results return patient data
  * that goes to the agent's model provider. With "Share Patient Data With the AI Agent" off, the tool
  * refuses before any request; on (the default) it works as in a workflow; outside a tool run the
  * option plays no part.
@@ -24,6 +25,11 @@ beforeEach(() => api.reset());
 const OPERATIONS = {
 	'patient search': { resource: 'patient', operation: 'searchByMobile', mobile: MOBILE, returnAll: true, simplify: false, options: {} },
 	'get results': { resource: 'transcription', operation: 'getResults', sessionId: 'visit-agent', waitForCompletion: false, resultsOutput: 'session' },
+	'patient-find-by-mobile': { resource: 'patient', operation: 'findByMobile', mobile: MOBILE, options: {} },
+	'patient-directory-search': { resource: 'patient', operation: 'search', prefix: 'ravi', limit: 10, options: {} },
+	'patient-get': { resource: 'patient', operation: 'get', patientId: '175074536120088' },
+	'patient-get-many': { resource: 'patient', operation: 'getAll', returnAll: true, options: {} },
+	'prescription-get': { resource: 'prescription', operation: 'get', prescriptionId: 'P-DW-1730717340935-0001', downloadPdf: false },
 };
 
 function run(parameters: Record<string, unknown>, asTool: boolean) {

@@ -13,7 +13,7 @@ const purpose = 'the patient search';
 export const description: INodeProperties[] = [
 	{
 		displayName:
-			'The API provider marks patient search by mobile number as deprecated. It works today; plan to move to their patient directory API when it is offered here.',
+			'Deprecated: the API provider replaces this search with the patient directory. It works today; for new workflows use Patient → Search by Mobile, which searches the directory (and takes numbers with a country code).',
 		name: 'deprecationNotice',
 		type: 'notice',
 		default: '',
@@ -27,7 +27,7 @@ export const description: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. 9876543210',
-		hint: 'Exactly 10 digits, without country code. Spaces and dashes are fine.',
+		hint: 'Exactly 10 digits, without country code. Spaces and dashes are fine. Deprecated search: prefer Patient → Search by Mobile.',
 		description: 'The full 10-digit mobile number the patient registered with; partial numbers are not searchable',
 		displayOptions: { show },
 	},
