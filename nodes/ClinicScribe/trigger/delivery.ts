@@ -77,10 +77,24 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return {};
 		}
 	}
-	const accepted = (): void => {
-		if (verifying && signature) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
-	};
+	// Claimed before anything is awaited: a copy of this delivery that arrives while this one is still
+	// being handled (the fetch of Include Results or Include Appointment or Prescription) is dropped
+	// as a replay too. Released when this one starts nothing (an event not chosen) or fails (a failed
+	// fetch), so the service may deliver it again.
+	const claimed = verifying && signature !== undefined && signature !== '';
+	if (claimed) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
+	let started = false;
+	try {
+		const result = await workflowItems(ctx, options);
+		started = result.workflowData !== undefined;
+		return result;
+	} finally {
+		if (claimed && !started) replayGuard.forget(signature);
+	}
+}
 
+/** The items of a verified delivery, or `{}` (acknowledged, nothing started) for an event not chosen. */
+async function workflowItems(ctx: IWebhookFunctions, options: IDataObject): Promise<IWebhookResponseData> {
 	const body = ctx.getBodyData();
 	const chosen = chosenEventNames(ctx.getNodeParameter('events', []), options.additionalEventNames);
 	const name = deliveryEventName(body);
@@ -92,12 +106,9 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return {};
 		}
 		if (ctx.getNodeParameter('includeRecord', false) !== true) {
-			accepted();
 			return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
 		}
-		// Remembered only once the fetch succeeded, as with Include Results.
 		const record = await recordOfEvent(ctx, clinicEvent);
-		accepted();
 		return { workflowData: [[{ json: { ...clinicEventJson(clinicEvent), ...record } }]] };
 	}
 
@@ -110,13 +121,9 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	}
 
 	if (ctx.getNodeParameter('includeResults', false) !== true) {
-		accepted();
 		return { workflowData: [[{ json: eventJson(event) }]] };
 	}
-	// Remembered only once it succeeded: after a failed fetch the service may deliver it again.
-	const items = await itemsWithResults(ctx, event);
-	accepted();
-	return { workflowData: [items] };
+	return { workflowData: [await itemsWithResults(ctx, event)] };
 }
 
 function toleranceOf(options: IDataObject): number {

@@ -12,8 +12,9 @@ import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTri
 import { clinicEventSample, SAMPLE_IDS, type ClinicSampleVariant } from '../../fake-api/clinicEventSamples';
 import { fakeAppointments } from '../../fake-api/routes/appointments';
 import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
-import { fakeWebhooks, SUBSCRIPTIONS_PATH, type Forgery } from '../../fake-api/routes/webhooks';
+import { fakeWebhooks, prepareDelivery, SUBSCRIPTIONS_PATH, type Forgery } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
+import { recordAttack } from '../../support/attackLedger';
 import { fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
 import { createHookContext, createWebhookContext } from '../../support/triggerContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
@@ -275,6 +276,30 @@ describe('Include Appointment or Prescription', () => {
 		expect(executions[0][0]).toMatchObject({ appointmentId: null, partnerAppointmentId: 'partner-appt-7', appointment: { appointment_id: 'appt-int-rec-2' } });
 		const [request] = api.requestsTo('/dr/v1/appointment/partner-appt-7', 'GET');
 		expect(request.query).toMatchObject({ partner_id: '1' });
+	});
+
+	test('two copies of one signed delivery at the same time (the first still fetching): one run', async () => {
+		fakeAppointments(api).seed({ appointment_id: 'appt-int-twice' });
+		// Slow the fetch down, so the second copy arrives while the first is still being handled.
+		api.injectFault({ method: 'GET', path: '/dr/v1/appointment/appt-int-twice', fault: { kind: 'delay', ms: 300 } });
+		const [subscription] = fakeWebhooks(api).subscriptions();
+		const { raw, headers } = prepareDelivery(subscription, clinicEventSample('appointment-pw', { appointmentId: 'appt-int-twice' }), undefined);
+		const send = async () => (await fetch(webhookUrl, { method: 'POST', headers, body: raw })).status;
+		expect(await Promise.all([send(), send()])).toEqual([200, 200]);
+		expect(executions).toHaveLength(1);
+		expect(executions[0][0]).toMatchObject({ appointmentId: 'appt-int-twice', appointment: { appointment_id: 'appt-int-twice' } });
+		expect(api.requestsTo('/dr/v1/appointment/appt-int-twice', 'GET')).toHaveLength(1);
+		recordAttack('delivery-replayed-concurrent', 'the copy arriving while the first is still fetching is acknowledged and dropped; one execution', { secretsSeen: 0, itemsLost: 0 });
+	});
+
+	test('after a failed fetch the same delivery may come again and then runs', async () => {
+		const { raw, headers } = prepareDelivery(fakeWebhooks(api).subscriptions()[0], clinicEventSample('appointment-pw', { appointmentId: 'appt-int-later' }), undefined);
+		const send = async () => (await fetch(webhookUrl, { method: 'POST', headers, body: raw })).status;
+		expect(await send()).toBe(500);
+		fakeAppointments(api).seed({ appointment_id: 'appt-int-later' });
+		expect(await send()).toBe(200);
+		expect(await send()).toBe(200);
+		expect(executions.map((items) => items[0].appointmentId)).toEqual(['appt-int-later']);
 	});
 
 	test('an unknown appointment: 500 to the service and nothing runs', async () => {
