@@ -13,11 +13,14 @@ import {
 	type WorkflowNode,
 } from '../test/support/n8n/workflows';
 import { isStickyNote, onGrid, stickyBox, stickyTextHeight } from '../test/support/n8n/canvas';
+import { MESSAGES_PATH } from '../test/fake-api/routes/messageGateway';
 
 /** The credential `npm start` imports, which the local copies use. */
 export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
 /** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
 export const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
+/** The messaging gateway (WhatsApp / SMS) the reminder example ships with; the local copy posts to the fake one. */
+export const EXAMPLE_MESSAGING_URL = 'https://messaging.example.com/v1/messages';
 /** Poll interval of the local copies' "wait for completion" (the fake API finishes at once). */
 export const LOCAL_POLL_INTERVAL_SECONDS = 2;
 /** Starts the part of a note that `npm start` writes (anything after it is replaced). */
@@ -29,6 +32,8 @@ export interface LocalSetup {
 	ehrUrl: string;
 	/** The sample recording (inside the folder n8n may read). */
 	recordingPath: string;
+	/** The fake messaging gateway's URL; default /__messages on the EHR receiver's host (the fake API). */
+	messagesUrl?: string;
 }
 
 export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJson {
@@ -39,6 +44,11 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_EHR_URL) {
 			changes.add(`EHR requests go to the fake EHR receiver; see what arrived: \`curl ${new URL('/__admin/ehr/documents', setup.ehrUrl).href}\``);
 			return { ...node, parameters: { ...parameters, url: setup.ehrUrl } };
+		}
+		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_MESSAGING_URL) {
+			const messagesUrl = setup.messagesUrl ?? new URL(MESSAGES_PATH, setup.ehrUrl).href;
+			changes.add(`messages go to the fake messaging gateway; see what arrived: \`curl ${new URL('/__admin/messages', messagesUrl).href}\``);
+			return { ...node, parameters: { ...parameters, url: messagesUrl } };
 		}
 		if (node.type === 'n8n-nodes-base.readWriteFile' && (parameters.operation ?? 'read') === 'read') {
 			changes.add(`*${node.name}* reads a sample recording (put your own in its place to try it): \`${setup.recordingPath}\``);
@@ -59,13 +69,17 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 		}
 		return node;
 	});
-	const hasTrigger = nodes.some((n) => n.type === TRIGGER_NODE_TYPE);
+	const triggers = nodes.filter((n) => n.type === TRIGGER_NODE_TYPE);
+	const hasTrigger = triggers.length > 0;
+	const transcriptionTrigger = triggers.some((n) => triggerEvents(n).includes('v2rx.completed'));
 	const lines = [
 		`- credential "${LOCAL_CREDENTIAL.name}" (the fake clinic API)`,
 		...[...changes].map((change) => `- ${change}`),
-		hasTrigger
-			? '\nnpm start publishes (activates) it. Run `npm run demo:complete` in another terminal: the fake API delivers a signed `v2rx.completed`; then open *Executions*.'
-			: '\nClick *Execute workflow*.',
+		!hasTrigger
+			? '\nClick *Execute workflow*.'
+			: transcriptionTrigger
+				? '\nnpm start publishes (activates) it. Run `npm run demo:complete` in another terminal: the fake API delivers a signed `v2rx.completed`; then open *Executions*.'
+				: '\nnpm start publishes (activates) it. Run `npm run demo:clinic` in another terminal: the fake API delivers signed appointment events; then open *Executions*.',
 	];
 	const local = `${LOCAL_NOTE_MARKER} this is the local copy:\n${lines.join('\n')}`;
 	let noted = false;
@@ -86,4 +100,11 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 		};
 	});
 	return { ...workflow, nodes: withNote };
+}
+
+/** The event names a Clinic Scribe Trigger node subscribes to (its `events` parameter; default v2rx.completed). */
+export function triggerEvents(node: WorkflowNode): string[] {
+	const events = node.parameters?.events;
+	if (events === undefined) return ['v2rx.completed'];
+	return (Array.isArray(events) ? events : [events]).filter((e): e is string => typeof e === 'string');
 }

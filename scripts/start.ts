@@ -11,7 +11,8 @@
  *   6. starts n8n on http://127.0.0.1:5678, creates (or logs in) the owner, activates the examples
  *      that start with the Clinic Scribe Trigger, and prints what to do next
  *   Ctrl-C (or SIGTERM) stops n8n by its process group and closes the fake API.
- *   `npm run demo:complete` (scripts/demo-complete.ts) then makes the trigger example fire.
+ *   `npm run demo:complete` (scripts/demo-complete.ts) then makes the transcription trigger example
+ *   fire, `npm run demo:clinic` (scripts/demo-clinic.ts) the appointment examples.
  *
  * Environment (all optional):
  *   N8N_PORT                        n8n's port (5678)
@@ -39,7 +40,7 @@ import { REPO_ROOT, buildPackage, ensureN8nInstalled, packPackage } from '../tes
 import { N8nInstance } from '../test/support/n8n/instance';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, newId, readWorkflowFile, type WorkflowJson } from '../test/support/n8n/workflows';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
-import { LOCAL_CREDENTIAL, localCopy, type LocalSetup } from './localExamples';
+import { LOCAL_CREDENTIAL, localCopy, triggerEvents, type LocalSetup } from './localExamples';
 
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
 
@@ -147,6 +148,8 @@ interface ImportedExample {
 	webhookIds: string[];
 	/** It reads the sample recording. */
 	readsRecording: boolean;
+	/** The events its triggers subscribe to. */
+	events: string[];
 }
 
 /** Imports the examples not imported yet, and those whose local copy changed since. */
@@ -185,7 +188,8 @@ async function importExamples(
 		const status = !previous ? 'imported' : previous.sha256 !== sha256 ? 'updated (the example or the local setup changed)' : 'already imported';
 		const webhookIds = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).map((n) => String(n.webhookId ?? ''));
 		const readsRecording = copy.nodes.some((n) => n.type === 'n8n-nodes-base.readWriteFile' && n.parameters.fileSelector === setup.recordingPath);
-		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording });
+		const events = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).flatMap(triggerEvents);
+		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording, events });
 		if (previous && previous.sha256 === sha256) continue;
 		toImport.push({ ...copy, id });
 		state[file] = { id, sha256 };
@@ -316,7 +320,7 @@ async function main(): Promise<void> {
 	const triggerExamples = examples.filter((e) => e.webhookIds.length > 0);
 	let activation = new Map<string, string>();
 	if (triggerExamples.length > 0) {
-		step('Publishing (activating) the trigger example (it subscribes to v2rx.completed on the fake API)');
+		step('Publishing (activating) the trigger examples (each subscribes to its events on the fake API)');
 		if (ownerState === 'unknown') {
 			say('  skipped: not logged in. Log in, open the workflow and publish it by hand.');
 		} else {
@@ -327,11 +331,8 @@ async function main(): Promise<void> {
 
 	const logPath = relative(process.cwd(), join(userFolder, 'n8n.log')) || join(userFolder, 'n8n.log');
 	const manualExamples = examples.filter((e) => e.webhookIds.length === 0);
-	const demoCommand = [
-		fakeApiPort === 5690 ? '' : `CLINIC_SCRIBE_FAKE_API_PORT=${fakeApiPort} `,
-		port === 5678 ? '' : `N8N_PORT=${port} `,
-		'npm run demo:complete',
-	].join('');
+	const demoCommand = (script: string) =>
+		[fakeApiPort === 5690 ? '' : `CLINIC_SCRIBE_FAKE_API_PORT=${fakeApiPort} `, port === 5678 ? '' : `N8N_PORT=${port} `, `npm run ${script}`].join('');
 	const short = (name: string) => (name.length <= 40 ? name : `${name.slice(0, Math.max(name.lastIndexOf(' ', 40), 20))}…`);
 	const nextSteps: string[] = [];
 	for (const e of manualExamples) {
@@ -341,11 +342,17 @@ async function main(): Promise<void> {
 	for (const e of triggerExamples) {
 		const state = activation.get(e.id) ?? 'not published';
 		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('published (active), subscribed') ? 'published (n8n 2\'s word for active)' : `${state} (publish it by hand)`}.`);
-		nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand}`);
-		nextSteps.push('   (the fake API finishes a transcription and delivers a signed v2rx.completed),');
+		if (e.events.includes('v2rx.completed')) {
+			nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand('demo:complete')}`);
+			nextSteps.push('   (the fake API finishes a transcription and delivers a signed v2rx.completed),');
+		} else {
+			nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand('demo:clinic')}`);
+			nextSteps.push(`   (the fake API delivers signed clinic events: ${e.events.join(', ')}),`);
+		}
 		nextSteps.push('   then open the workflow\'s Executions tab.');
 	}
 	nextSteps.push(`What reached the fake EHR:  curl ${api.url}/__admin/ehr/documents`);
+	nextSteps.push(`What reached the fake messaging gateway:  curl ${api.url}/__admin/messages`);
 	say(`
 ────────────────────────────────────────────────────────────────────────────
  n8n is running with n8n-nodes-clinic-scribe installed.

@@ -8,6 +8,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { CLINIC_EVENTS } from './shared/clinicEvents';
 import { TRANSCRIPTION_COMPLETED } from './shared/completionEvents';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 import { resultsOutputProperty } from './shared/resultsOutput.description';
@@ -23,13 +24,18 @@ import {
 export const ENTRY_DESCRIPTION =
 	'Transcribe consultations into clinical documents, look up doctors, services and patients, and start workflows when a transcription completes';
 
+/**
+ * n8n has no option groups: the names start with their kind (Appointment …, Prescription …,
+ * Receipt …, Schedule …, Transcription …), so the alphabetical list shows each kind together.
+ */
 const EVENT_OPTIONS: INodePropertyOptions[] = [
 	{
 		name: 'Transcription Completed',
 		value: TRANSCRIPTION_COMPLETED,
 		description: 'A transcription transaction finished (v2rx.completed)',
 	},
-];
+	...CLINIC_EVENTS.map(({ name, value, description }) => ({ name, value, description })),
+].sort((a, b) => a.name.localeCompare(b.name));
 
 export class ClinicScribeTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -73,7 +79,8 @@ export class ClinicScribeTrigger implements INodeType {
 				required: true,
 				options: EVENT_OPTIONS,
 				default: [TRANSCRIPTION_COMPLETED],
-				description: 'The events to subscribe to. Deliveries of other events are acknowledged and dropped.',
+				description:
+					'The events to subscribe to, grouped by kind (Appointment, Prescription, Receipt, Transcription, …). One subscription carries all of them; deliveries of other events are acknowledged and dropped.',
 			},
 			{
 				displayName: 'Include Results',
@@ -84,6 +91,14 @@ export class ClinicScribeTrigger implements INodeType {
 					'Whether to fetch the finished documents of the session and output them decoded, as Transcription → Get Results does',
 			},
 			resultsOutputProperty({ includeResults: [true] }),
+			{
+				displayName: 'Include Appointment or Prescription',
+				name: 'includeRecord',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to fetch the full record of a clinic event and output it beside the event, as Appointment → Get and Prescription → Get do: the appointment of an appointment event (under appointment), the prescription of a prescription event (under prescription). Deliveries carry IDs only.',
+			},
 			{
 				displayName: 'Verify Signature',
 				name: 'verifySignature',

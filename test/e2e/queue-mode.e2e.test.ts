@@ -8,6 +8,7 @@
  * forged deliveries get 401 and start nothing → deactivate → no subscription.
  */
 
+import { clinicEventSample } from '../fake-api/clinicEventSamples';
 import { fakeWebhooks, type FakeSubscription } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { packedPackageForTests } from '../support/n8n/install';
@@ -21,6 +22,8 @@ jest.setTimeout(600_000);
 
 const WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000c3';
 const WORKFLOW_ID = newId();
+/** A transcription event and a clinic event on the one subscription. */
+const QUEUE_EVENTS = ['v2rx.completed', 'appointment.statuschange'];
 
 let api: FakeClinicApi;
 let queue: QueueModeN8n;
@@ -59,7 +62,12 @@ afterAll(async () => {
 });
 
 function queueWorkflow() {
-	return triggerWorkflow({ id: WORKFLOW_ID, name: 'e2e: queue mode, transcription completed', webhookId: WEBHOOK_ID });
+	return triggerWorkflow({
+		id: WORKFLOW_ID,
+		name: 'e2e: queue mode, transcription completed and appointment status changed',
+		webhookId: WEBHOOK_ID,
+		parameters: { events: QUEUE_EVENTS },
+	});
 }
 
 const productionUrl = () => queue.webhookUrl(`${WEBHOOK_ID}/webhook`);
@@ -77,7 +85,7 @@ describeQueueMode('Clinic Scribe Trigger in n8n queue mode (main + webhook proce
 		expect(productionUrl()).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${queue.webhookPort}/webhook/${WEBHOOK_ID}/webhook$`));
 		expect(queue.webhookPort).not.toBe(queue.main.port);
 		expect(subscriptions()).toEqual([
-			expect.objectContaining({ endpoint: productionUrl(), event_names: ['v2rx.completed'], protocol: 'http', signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+			expect.objectContaining({ endpoint: productionUrl(), event_names: QUEUE_EVENTS, protocol: 'http', signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
 		]);
 	});
 
@@ -112,6 +120,21 @@ describeQueueMode('Clinic Scribe Trigger in n8n queue mode (main + webhook proce
 		await worker.waitForLine(new RegExp(`Worker finished execution ${latest.id}\\b`), 30_000);
 		expect(worker.lines().some((l) => new RegExp(`Worker started execution ${latest.id}\\b`).test(l))).toBe(true);
 		expect(queue.main.recentServerLog().some((l) => /Worker (started|finished) execution|Enqueued execution/.test(l))).toBe(false);
+	});
+
+	test('a signed clinic event (appointment completed) runs on the worker with the normalised clinic event', async () => {
+		const before = (await allExecutions()).length;
+		const report = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-statuschange-pw', { appointmentId: 'appt-queue-mode', status: 'CM' }) });
+		expect(report.attempts.map((a) => [a.endpoint, a.status])).toEqual([[productionUrl(), 200]]);
+		const [latest] = await queue.main.waitForExecutions(WORKFLOW_ID, before + 1, { timeoutMs: 60_000 });
+		const execution = await queue.main.getExecution(latest.id);
+		expect(execution.error?.message).toBeUndefined();
+		expect([execution.status, execution.mode]).toEqual(['success', 'webhook']);
+		expect(nodeJson(execution, 'Next Node')).toEqual([
+			expect.objectContaining({ event: 'appointment.statuschange', kind: 'appointment', appointmentId: 'appt-queue-mode', status: 'CM', statusLabel: 'Completed', body: report.body }),
+		]);
+		await queue.worker!.waitForLine(new RegExp(`Worker finished execution ${latest.id}\\b`), 30_000);
+		expect(queue.webhook!.lines().some((l) => new RegExp(`Enqueued execution ${latest.id}\\b`).test(l))).toBe(true);
 	});
 
 	test('forged deliveries get 401 from the webhook process and start nothing', async () => {

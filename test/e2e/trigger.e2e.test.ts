@@ -13,9 +13,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
+import { clinicEventSample, type ClinicSampleVariant } from '../fake-api/clinicEventSamples';
+import { fakeAppointments } from '../fake-api/routes/appointments';
+import { EHR_DOCUMENTS_PATH } from '../fake-api/routes/ehrReceiver';
+import { fakeMessages } from '../fake-api/routes/messageGateway';
+import { fakePrescriptions } from '../fake-api/routes/prescriptions';
+import { localCopy } from '../../scripts/localExamples';
 import { startFinishedSession } from '../support/fakeTranscriptionSession';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
-import { nodeJson } from '../support/n8n/results';
+import { nodeJson, nodeOutput } from '../support/n8n/results';
 import { CREDENTIAL_TYPE, newId, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n/workflows';
 import {
 	RestartableN8n,
@@ -38,6 +44,20 @@ const EXAMPLE_WORKFLOW_ID = newId();
 const TEST_EVENT_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000c3';
 const TEST_EVENT_WORKFLOW_ID = newId();
 const EXAMPLE_FILE = join(REPO_ROOT, 'examples', 'completed-transcription-to-ehr.json');
+const CLINIC_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000d4';
+const CLINIC_WORKFLOW_ID = newId();
+/** Every family at once, with the transcription event: one subscription carries them all. */
+const CLINIC_EVENTS = ['appointment.created', 'appointment.statuschange', 'prescription.created', 'receipt.created', 'v2rx.completed'];
+const REMINDER_FILE = join(REPO_ROOT, 'examples', 'appointment-booked-reminder.json');
+const REMINDER_WORKFLOW_ID = newId();
+const PRESCRIPTION_EMAIL_FILE = join(REPO_ROOT, 'examples', 'appointment-completed-prescription-email.json');
+const PRESCRIPTION_EMAIL_WORKFLOW_ID = newId();
+
+/** An example as `npm start` imports it (scripts/localExamples.ts), with this file's credential and id. */
+function localExampleForTest(file: string, id: string): WorkflowJson {
+	const copy = localCopy(readWorkflowFile(file), { ehrUrl: `${api.url}${EHR_DOCUMENTS_PATH}`, recordingPath: '/nonexistent/recording.wav' });
+	return { ...withCredential(copy, CREDENTIAL_TYPE, TRIGGER_CREDENTIAL), id };
+}
 
 /** Stands in for the EHR of the example workflow: records what the HTTP Request node posts. */
 let ehr: Server;
@@ -91,6 +111,14 @@ beforeAll(async () => {
 		}),
 		exampleForTest(),
 		triggerWorkflow({ id: TEST_EVENT_WORKFLOW_ID, name: 'e2e: listen for test event', webhookId: TEST_EVENT_WEBHOOK_ID }),
+		triggerWorkflow({
+			id: CLINIC_WORKFLOW_ID,
+			name: 'e2e: clinic events of every family',
+			webhookId: CLINIC_WEBHOOK_ID,
+			parameters: { events: CLINIC_EVENTS, includeRecord: true },
+		}),
+		localExampleForTest(REMINDER_FILE, REMINDER_WORKFLOW_ID),
+		localExampleForTest(PRESCRIPTION_EMAIL_FILE, PRESCRIPTION_EMAIL_WORKFLOW_ID),
 	]);
 	timings.setup = Date.now() - started;
 });
@@ -124,7 +152,7 @@ async function finishedExecutions(workflowId = WORKFLOW_ID): Promise<number> {
 /** Delivers one event and returns what the next node received in the execution it started. */
 async function deliverAndRun(
 	request: Parameters<ReturnType<typeof fakeWebhooks>['deliver']>[0],
-	target = { workflowId: WORKFLOW_ID, url: productionUrl },
+	target: { workflowId: string; url: () => string; node?: string } = { workflowId: WORKFLOW_ID, url: productionUrl },
 ): Promise<{ report: DeliveryReport; next: Array<Record<string, unknown>> }> {
 	const before = await finishedExecutions(target.workflowId);
 	const report = await fakeWebhooks(api).deliver(request);
@@ -132,7 +160,8 @@ async function deliverAndRun(
 	const executions = await n8n.instance.waitForExecutions(target.workflowId, before + 1);
 	const execution = await n8n.instance.getExecution(executions[0].id);
 	expect(execution.status).toBe('success');
-	return { report, next: nodeJson(execution, 'Next Node') };
+	expect(execution.error?.message).toBeUndefined();
+	return { report, next: nodeJson(execution, target.node ?? 'Next Node') };
 }
 
 async function restart(mode: ActivationMode): Promise<void> {
@@ -354,5 +383,136 @@ describe('Listen for test event (the editor\'s test URL)', () => {
 		expect(unsubscribes().slice(before)).toEqual([`${SUBSCRIPTIONS}/${subscription.id}`]);
 		expect(await testUrlStatus()).toBe(404);
 		expect((await n8n.instance.listExecutions({ workflowId: TEST_EVENT_WORKFLOW_ID })).length).toBe(1);
+	});
+});
+
+describe('Clinic events of every family, and the appointment examples', () => {
+	const clinicUrl = () => n8n.instance.webhookUrl(`${CLINIC_WEBHOOK_ID}/webhook`);
+	const target = { workflowId: CLINIC_WORKFLOW_ID, url: clinicUrl };
+
+	/** 2026-11-24 11:30 in the clinic's zone (+05:30). */
+	const START = 1795500000;
+
+	beforeAll(async () => {
+		if (!n8n.instance.running) await n8n.start('publication-service');
+		// The appointments the events name (Include Appointment or Prescription fetches them).
+		const sampleId = String((clinicEventSample('appointment-pw').data as Record<string, unknown>).appointment_id);
+		for (const id of ['appt-e2e-1', 'appt-e2e-2', 'appt-e2e-reminder', sampleId]) fakeAppointments(api).seed({ appointment_id: id, start_time: START });
+	});
+
+	test('activation registers exactly one subscription carrying every chosen event', async () => {
+		const posts = registrations();
+		await n8n.instance.activateWorkflow(CLINIC_WORKFLOW_ID);
+		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: clinicUrl(), event_names: CLINIC_EVENTS, signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+		expect(registrations()).toBe(posts + 1);
+	});
+
+	test('signed deliveries of each family run the workflow with the normalised event (and the appointment or prescription fetched)', async () => {
+		const now = new Date();
+		const appointment = await deliverAndRun({ body: clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-1', now }) }, target);
+		expect(appointment.next).toEqual([
+			expect.objectContaining({ event: 'appointment.created', kind: 'appointment', appointmentId: 'appt-e2e-1', status: 'BK', statusLabel: 'Booked', occurredAt: new Date(Math.floor(now.getTime() / 1000) * 1000).toISOString(), body: appointment.report.body }),
+		]);
+		expect(appointment.next[0].appointment).toMatchObject({ appointment_id: 'appt-e2e-1', start_time: START, start_time_iso: '2026-11-24T11:30:00+05:30', status_label: 'Booked' });
+		const ws = await deliverAndRun({ body: clinicEventSample('appointment-ws', { event: 'appointment.statuschange', appointmentId: 'appt-e2e-2', status: 'CM' }) }, target);
+		expect(ws.next).toEqual([expect.objectContaining({ event: 'appointment.statuschange', kind: 'appointment', appointmentId: 'appt-e2e-2', statusLabel: 'Completed', nameField: 'event_type' })]);
+		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-E2E-0001' } });
+		const prescription = await deliverAndRun({ body: clinicEventSample('prescription-pw', { prescriptionId: seeded.prescription_id }) }, target);
+		expect(prescription.next).toEqual([
+			expect.objectContaining({ event: 'prescription.created', kind: 'prescription', prescriptionId: 'P-DW-E2E-0001', prescription: expect.objectContaining({ prescription_id: 'P-DW-E2E-0001' }) }),
+		]);
+		const receipt = await deliverAndRun({ body: clinicEventSample('receipt-ws', { receiptId: 'rcpt-e2e-1', appointmentId: 'appt-e2e-1' }) }, target);
+		expect(receipt.next).toEqual([expect.objectContaining({ event: 'receipt.created', kind: 'receipt', receiptId: 'rcpt-e2e-1', appointmentId: 'appt-e2e-1' })]);
+		const transcription = await deliverAndRun({ endpoint: clinicUrl(), transactionId: 'txn-e2e-mixed' }, target);
+		expect(transcription.next).toEqual([expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-e2e-mixed', shape: 'flat' })]);
+	});
+
+	test('forged deliveries of each family get 401 and start nothing; a replayed one runs once', async () => {
+		// Every execution so far, finished or not: only those started from here on are counted.
+		const earlier = new Set((await n8n.instance.listExecutions({ workflowId: CLINIC_WORKFLOW_ID })).map((e) => e.id));
+		const started = async () => (await n8n.instance.listExecutions({ workflowId: CLINIC_WORKFLOW_ID })).filter((e) => !earlier.has(e.id));
+		const forged: Array<[ClinicSampleVariant, 'wrong-key' | 'changed-body' | 'stale' | 'no-header']> = [
+			['appointment-pw', 'wrong-key'],
+			['appointment-ws', 'changed-body'],
+			['prescription-pw', 'stale'],
+			['receipt-ws', 'no-header'],
+		];
+		for (const [variant, forgery] of forged) {
+			const report = await fakeWebhooks(api).deliver({ body: clinicEventSample(variant), forgery, endpoint: clinicUrl() });
+			expect([variant, report.attempts.map((a) => a.status)]).toEqual([variant, [401]]);
+		}
+		for (const variant of ['appointment-pw', 'receipt-ws'] as const) {
+			const report = await fakeWebhooks(api).deliver({ body: clinicEventSample(variant), times: 2, endpoint: clinicUrl() });
+			expect([variant, report.attempts.map((a) => a.status)]).toEqual([variant, [200, 200]]);
+		}
+		await eventually(async () => (await started()).filter((e) => !['running', 'new', 'waiting'].includes(e.status)).length >= 2, () => 'the replayed deliveries did not run');
+		// Give n8n time to (wrongly) start more.
+		await new Promise((resolve) => setTimeout(resolve, 2000));
+		const runs = await Promise.all((await started()).map(async (e) => nodeJson(await n8n.instance.getExecution(e.id), 'Next Node')[0]));
+		expect(runs.map((json) => [json.event, json.appointmentId]).sort()).toEqual([
+			['appointment.created', 'api-abb67007-1e53-4f0f-b428-a4bc025468a4'],
+			['receipt.created', 'api-abb67007-1e53-4f0f-b428-a4bc025468a4'],
+		]);
+	});
+
+	test('deactivation removes the subscription', async () => {
+		await n8n.instance.deactivateWorkflow(CLINIC_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+	});
+
+	test('example "appointment booked → reminder message": the message reaches the messaging gateway', async () => {
+		const reminderUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(REMINDER_FILE).nodes[0].webhookId)}/webhook`);
+		await n8n.instance.activateWorkflow(REMINDER_WORKFLOW_ID);
+		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: reminderUrl(), event_names: ['appointment.created'] })]);
+		fakeMessages(api).clear();
+		const run = await deliverAndRun(
+			{ body: clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-reminder' }) },
+			{ workflowId: REMINDER_WORKFLOW_ID, url: reminderUrl, node: 'Send Reminder Message' },
+		);
+		expect(run.next).toEqual([expect.objectContaining({ appointment_id: 'appt-e2e-reminder', duplicate: false })]);
+		expect(fakeMessages(api).messages().map((m) => m.body)).toEqual([
+			expect.objectContaining({
+				channel: 'whatsapp',
+				appointment_id: 'appt-e2e-reminder',
+				text: 'Your appointment is booked for 24 Nov 2026, 11:30 (reference appt-e2e-reminder). Reply to this message to change or cancel it.',
+			}),
+		]);
+		await n8n.instance.deactivateWorkflow(REMINDER_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+	});
+
+	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) for the e-mail', async () => {
+		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(PRESCRIPTION_EMAIL_FILE).nodes[0].webhookId)}/webhook`);
+		await n8n.instance.activateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
+		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: exampleUrl(), event_names: ['appointment.statuschange'] })]);
+		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-E2E-MAIL' } });
+		fakeAppointments(api).seed({ appointment_id: 'appt-e2e-done', status: 'CM', prescription_id: seeded.prescription_id, prescription_url: seeded.prescription_url });
+		fakeAppointments(api).seed({ appointment_id: 'appt-e2e-noshow', status: 'NS' });
+		const before = await finishedExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID);
+		// A no-show first: it goes the other way, nothing is fetched for it.
+		const noShow = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-statuschange-pw', { appointmentId: 'appt-e2e-noshow', status: 'NS' }) });
+		expect(noShow.attempts.map((a) => a.status)).toEqual([200]);
+		const [skipped] = await n8n.instance.waitForExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID, before + 1);
+		const skippedRun = await n8n.instance.getExecution(skipped.id);
+		expect(skippedRun.status).toBe('success');
+		expect(nodeJson(skippedRun, 'No Prescription to Send')).toEqual([expect.objectContaining({ appointmentId: 'appt-e2e-noshow', status: 'NS' })]);
+		expect(skippedRun.runData['Get Prescription PDF']).toBeUndefined();
+
+		const report = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-statuschange-pw', { appointmentId: 'appt-e2e-done', status: 'CM' }) });
+		expect(report.attempts.map((a) => [a.endpoint, a.status])).toEqual([[exampleUrl(), 200]]);
+		const [latest] = await n8n.instance.waitForExecutions(PRESCRIPTION_EMAIL_WORKFLOW_ID, before + 2);
+		const execution = await n8n.instance.getExecution(latest.id);
+		expect(execution.error?.message).toBeUndefined();
+		expect(execution.status).toBe('success');
+		const [item] = nodeOutput(execution, 'Get Prescription PDF');
+		expect(item.json).toMatchObject({ prescription_id: 'P-DW-E2E-MAIL' });
+		expect(item.binary?.data).toMatchObject({ mimeType: 'application/pdf', fileName: expect.stringMatching(/\.pdf$/) });
+		// The e-mail node is disabled locally (no SMTP): it passes the item with the PDF on.
+		expect(nodeOutput(execution, 'E-mail Prescription to Patient')[0].binary?.data).toMatchObject({ mimeType: 'application/pdf' });
+		const pdfRequests = api.requests.filter((r) => r.pathname === seeded.pdf_path);
+		expect(pdfRequests).toHaveLength(1);
+		expect([pdfRequests[0].headers.authorization, pdfRequests[0].headers.auth, pdfRequests[0].headers['client-id']]).toEqual([undefined, undefined, undefined]);
+		await n8n.instance.deactivateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
 	});
 });

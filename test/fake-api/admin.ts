@@ -10,6 +10,7 @@ import { readBoundedBody, sendJson } from './http';
 import { isPlainObject, validateOptionsPatch } from './options';
 import { appointmentAdmin } from './routes/appointments';
 import { ehrReceiverAdmin } from './routes/ehrReceiver';
+import { messageGatewayAdmin } from './routes/messageGateway';
 import { prescriptionAdmin } from './routes/prescriptions';
 import { transcriptionAdmin } from './routes/transcription';
 import { webhookAdmin } from './routes/webhooks';
@@ -110,7 +111,7 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin, messageGatewayAdmin];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(

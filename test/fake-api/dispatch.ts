@@ -6,6 +6,7 @@ import { appointmentRoutes } from './routes/appointments';
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
+import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
 import { prescriptionRoutes } from './routes/prescriptions';
 import { templateRoutes } from './routes/templates';
@@ -14,7 +15,7 @@ import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, patientDirectoryRoutes, appointmentRoutes];
+export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, patientDirectoryRoutes, appointmentRoutes, messageGatewayRoutes];
 
 export type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }

@@ -141,4 +141,9 @@ export class ReplayGuard {
 		// Its timestamp may be up to the tolerance ahead of us: keep it until that has passed too.
 		this.seen.set(signature, nowSeconds + 2 * toleranceSeconds);
 	}
+
+	/** Forgets a delivery remembered by mistake (it started nothing), so it may be delivered again. */
+	forget(signature: string): void {
+		this.seen.delete(signature);
+	}
 }

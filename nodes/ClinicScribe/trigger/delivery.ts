@@ -10,6 +10,7 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { clinicEventKind, deliveryEventName, normalizeClinicEvent, type ClinicEvent } from '../shared/clinicEvents';
 import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER } from '../shared/resultsOutput.description';
 import { sessionResultsToRecords } from '../shared/sessionResults';
@@ -21,6 +22,7 @@ import {
 	verifySignature,
 } from '../shared/webhookSignature';
 import { fetchSessionResults } from '../transport/transcriptionApi';
+import { recordOfEvent } from './eventRecords';
 import { credentialSigningKey, readStored } from './storedSubscription';
 
 /**
@@ -75,12 +77,43 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			return {};
 		}
 	}
-	const accepted = (): void => {
-		if (verifying && signature) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
-	};
+	// Claimed before anything is awaited: a copy of this delivery that arrives while this one is still
+	// being handled (the fetch of Include Results or Include Appointment or Prescription) is dropped
+	// as a replay too. Released when this one starts nothing (an event not chosen) or fails (a failed
+	// fetch), so the service may deliver it again.
+	const claimed = verifying && signature !== undefined && signature !== '';
+	if (claimed) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
+	let started = false;
+	try {
+		const result = await workflowItems(ctx, options);
+		started = result.workflowData !== undefined;
+		return result;
+	} finally {
+		if (claimed && !started) replayGuard.forget(signature);
+	}
+}
 
-	const event = normalizeCompletionEvent(ctx.getBodyData());
+/** The items of a verified delivery, or `{}` (acknowledged, nothing started) for an event not chosen. */
+async function workflowItems(ctx: IWebhookFunctions, options: IDataObject): Promise<IWebhookResponseData> {
+	const body = ctx.getBodyData();
 	const chosen = chosenEventNames(ctx.getNodeParameter('events', []), options.additionalEventNames);
+	const name = deliveryEventName(body);
+	if (name !== undefined && clinicEventKind(name) !== undefined) {
+		// A clinic event (appointment, prescription, receipt, …): its own normalised shape.
+		const clinicEvent = normalizeClinicEvent(body);
+		if (!clinicEvent || !chosen.includes(clinicEvent.event)) {
+			ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
+			return {};
+		}
+		if (ctx.getNodeParameter('includeRecord', false) !== true) {
+			return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
+		}
+		const record = await recordOfEvent(ctx, clinicEvent);
+		return { workflowData: [[{ json: { ...clinicEventJson(clinicEvent), ...record } }]] };
+	}
+
+	// v2rx.* (and names of no clinic family): the transcription shape, as in version 1.
+	const event = normalizeCompletionEvent(body);
 	if (!event || !isChosenEvent(event, chosen)) {
 		// Not even the event name: it comes from the body, which may be unverified.
 		ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
@@ -88,13 +121,9 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	}
 
 	if (ctx.getNodeParameter('includeResults', false) !== true) {
-		accepted();
 		return { workflowData: [[{ json: eventJson(event) }]] };
 	}
-	// Remembered only once it succeeded: after a failed fetch the service may deliver it again.
-	const items = await itemsWithResults(ctx, event);
-	accepted();
-	return { workflowData: [items] };
+	return { workflowData: [await itemsWithResults(ctx, event)] };
 }
 
 function toleranceOf(options: IDataObject): number {
@@ -131,3 +160,7 @@ function eventJson(event: CompletionEvent): IDataObject {
 	};
 }
 
+
+function clinicEventJson(event: ClinicEvent): IDataObject {
+	return { ...event };
+}

@@ -78,6 +78,11 @@ export interface DeliveryRequest {
 	times?: number;
 	/** Per-request timeout. Default 30 s. */
 	timeoutMs?: number;
+	/**
+	 * A body to send instead of a `v2rx.completed` one (a clinic event, test/fake-api/clinicEventSamples.ts).
+	 * Its event name (`event` ?? `event_type` ?? `payload.event`) picks the subscriptions.
+	 */
+	body?: Record<string, unknown>;
 }
 
 export interface DeliveryAttempt {
@@ -312,9 +317,9 @@ function changeOneByte(raw: string): string {
 
 async function deliver(state: FakeClinicState, request: DeliveryRequest): Promise<DeliveryReport> {
 	const store = storeOf(state);
-	const event = request.event ?? 'v2rx.completed';
 	const transactionId = request.transactionId ?? `txn-${randomBytes(6).toString('hex')}`;
-	const body = completionEventBody({ event, shape: request.shape, transactionId, sessionId: request.sessionId });
+	const event = request.body ? eventNameOf(request.body) : (request.event ?? 'v2rx.completed');
+	const body = request.body ?? completionEventBody({ event, shape: request.shape, transactionId, sessionId: request.sessionId });
 	const targets = [...store.subscriptions.values()].filter(
 		(s) =>
 			(request.ignoreEventNames || s.event_names.includes(event)) &&
@@ -332,6 +337,13 @@ async function deliver(state: FakeClinicState, request: DeliveryRequest): Promis
 		}
 	}
 	return { body, attempts };
+}
+
+/** The event name of a custom body, as the service notes read it: event ?? event_type ?? payload.event. */
+function eventNameOf(body: Record<string, unknown>): string {
+	const payload = isPlainObject(body.payload) ? body.payload : {};
+	for (const value of [body.event, body.event_type, payload.event]) if (typeof value === 'string' && value !== '') return value;
+	throw new Error('a custom delivery body needs event, event_type or payload.event');
 }
 
 async function post(subscription: FakeSubscription, raw: string, headers: Record<string, string>, timeoutMs: number): Promise<DeliveryAttempt> {
@@ -422,7 +434,7 @@ const FORGERIES: readonly Forgery[] = ['wrong-key', 'stale', 'no-header', 'malfo
 
 function deliveryRequestFromJson(input: unknown): DeliveryRequest {
 	if (!isPlainObject(input)) throw new Error('body must be an object');
-	const { event, shape, transactionId, sessionId, forgery, staleSeconds, endpoint, ignoreEventNames, times, timeoutMs, ...rest } = input;
+	const { event, shape, transactionId, sessionId, forgery, staleSeconds, endpoint, ignoreEventNames, times, timeoutMs, body, ...rest } = input;
 	const unknown = Object.keys(rest);
 	if (unknown.length > 0) throw new Error(`unknown field ${unknown[0]}`);
 	const optionalString = (v: unknown, name: string) => {
@@ -435,6 +447,7 @@ function deliveryRequestFromJson(input: unknown): DeliveryRequest {
 	};
 	if (shape !== undefined && shape !== 'flat' && shape !== 'envelope') throw new Error('shape must be flat or envelope');
 	if (forgery !== undefined && !FORGERIES.includes(forgery as Forgery)) throw new Error(`forgery must be one of ${FORGERIES.join(', ')}`);
+	if (body !== undefined && !isPlainObject(body)) throw new Error('body must be an object');
 	if (ignoreEventNames !== undefined && typeof ignoreEventNames !== 'boolean') throw new Error('ignoreEventNames must be a boolean');
 	const count = optionalNumber(times, 'times');
 	if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 20)) throw new Error('times must be an integer 1..20');
@@ -449,6 +462,7 @@ function deliveryRequestFromJson(input: unknown): DeliveryRequest {
 		ignoreEventNames: ignoreEventNames as boolean | undefined,
 		times: count,
 		timeoutMs: optionalNumber(timeoutMs, 'timeoutMs'),
+		body: body as Record<string, unknown> | undefined,
 	};
 }
 

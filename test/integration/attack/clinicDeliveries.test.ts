@@ -1,0 +1,59 @@
+/**
+ * Attack: clinic event deliveries (appointments, prescriptions, receipts) that must start nothing:
+ * forged (wrong key, changed body, no signature) and replayed (the very same signed delivery sent
+ * again), in every documented payload variant. The trigger's webhook() as n8n calls it;
+ * test/integration/trigger/clinicEvents.test.ts and test/e2e/trigger.e2e.test.ts play them over real
+ * HTTP and in the real n8n.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { clinicEventSample, type ClinicSampleVariant } from '../../fake-api/clinicEventSamples';
+import { prepareDelivery, type Forgery } from '../../fake-api/routes/webhooks';
+import { recordAttack } from '../../support/attackLedger';
+import { createWebhookContext } from '../../support/triggerContext';
+
+const trigger = new ClinicScribeTrigger();
+const KEY = '6b86b273ff34fce19d6b804eff5a3f5747ada4eaa22f1d49c01e52ddb7875b4b';
+const EVENTS = ['appointment.created', 'appointment.statuschange', 'appointment.updated', 'prescription.created', 'receipt.created'];
+const STORED: IDataObject = { subscriptionId: 'whs_2', signingKey: KEY, endpoint: 'http://127.0.0.1/webhook/y/webhook', eventNames: EVENTS };
+const VARIANTS: ClinicSampleVariant[] = ['appointment-pw', 'appointment-ws', 'appointment-envelope', 'prescription-pw', 'prescription-ws', 'receipt-ws', 'receipt-pw'];
+
+async function receive(request: { headers: Record<string, string>; rawBody: Buffer }) {
+	const ctx = createWebhookContext({ request, staticData: { ...STORED }, parameters: { events: EVENTS } });
+	const result = await trigger.webhook.call(ctx.context);
+	return { ...ctx, result };
+}
+
+function signed(variant: ClinicSampleVariant, forgery?: Forgery) {
+	const { raw, headers } = prepareDelivery({ signing_key: KEY }, clinicEventSample(variant), forgery);
+	const lower: Record<string, string> = {};
+	for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
+	return { headers: lower, rawBody: Buffer.from(raw, 'utf8') };
+}
+
+it('forged clinic events of every variant (wrong key, changed body, no signature): 401, nothing started, the key in no log', async () => {
+	let refused = 0;
+	for (const variant of VARIANTS) {
+		for (const forgery of ['wrong-key', 'changed-body', 'no-header'] as const) {
+			const { result, response, logs } = await receive(signed(variant, forgery));
+			expect([variant, forgery, result, response.status]).toEqual([variant, forgery, { noWebhookResponse: true }, 401]);
+			expect(JSON.stringify(logs)).not.toContain(KEY);
+			refused++;
+		}
+	}
+	expect(refused).toBe(VARIANTS.length * 3);
+	recordAttack('delivery-clinic-forged', '401, no execution, for each variant of each family', { secretsSeen: 0, itemsLost: 0 });
+});
+
+it('replayed clinic events: the same signed delivery sent again is acknowledged and starts nothing; the first started once', async () => {
+	for (const variant of VARIANTS) {
+		const delivery = signed(variant);
+		const first = await receive(delivery);
+		expect([variant, first.result.workflowData?.[0]]).toEqual([variant, [{ json: expect.objectContaining({ kind: variant.split('-')[0] }) }]]);
+		const again = await receive(delivery);
+		expect([variant, again.result]).toEqual([variant, {}]);
+		expect(again.logs.map((l) => l.message).join('\n')).toContain('signature replayed');
+	}
+	recordAttack('delivery-clinic-replayed', 'replay acknowledged, no second execution, for each variant of each family', { secretsSeen: 0, itemsLost: 0 });
+});
