@@ -54,7 +54,7 @@ export class ClinicScribe implements INodeType {
 		version: 1,
 		// What the user picked, as the editor names it ("Upload Audio"), not the stored value.
 		subtitle: optionNameSubtitle('operation', optionsOf(properties, 'operation')),
-		description: "Transcribe consultations into clinical documents and look up doctors' services, patients, clinics and doctors",
+		description: 'Transcribe consultations into clinical documents, manage appointments, patients and prescriptions, and look up clinics, doctors and services',
 		defaults: { name: 'Clinic Scribe' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

@@ -22,7 +22,7 @@ import {
 
 /** The node panel's text for the package's entry (see `description` below). */
 export const ENTRY_DESCRIPTION =
-	'Transcribe consultations into clinical documents, look up doctors, services and patients, and start workflows when a transcription completes';
+	'Transcribe consultations into clinical documents, manage appointments and patients, and start workflows on clinic events or when a transcription completes';
 
 /**
  * n8n has no option groups: the names start with their kind (Appointment …, Prescription …,

@@ -107,7 +107,7 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 describe('the node panel entry', () => {
 	it("n8n gives the merged entry the trigger's description: it speaks for the actions and the trigger", () => {
 		expect(trigger.description).toBe(ENTRY_DESCRIPTION);
-		expect(ENTRY_DESCRIPTION).toMatch(/^Transcribe consultations .* and start workflows when a transcription completes$/);
+		expect(ENTRY_DESCRIPTION).toMatch(/^Transcribe consultations .* appointments and patients, and start workflows on clinic events or when a transcription completes$/);
 	});
 });
 
