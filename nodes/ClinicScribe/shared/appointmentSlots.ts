@@ -3,7 +3,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { dateInZone, epochOfAnswer, isoInZone } from './appointmentRecords';
+import { epochOfAnswer } from './appointmentRecords';
+import { dateInZone, isoInZone } from './timeZones';
 import { firstText, isRecord } from './values';
 
 /** The longest range Get Slots accepts (one request per day). */

@@ -5,6 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { epochOfWallClock, isKnownTimeZone } from './timeZones';
 import { asRecord, isRecord, textOf } from './values';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
@@ -116,31 +117,8 @@ function zonedTimeToEpochMs(parts: number[], timeZone: string): number {
 	const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
 	const check = new Date(asUtc);
 	if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return NaN;
-	let offset: number;
-	try {
-		offset = zoneOffsetMs(asUtc, timeZone);
-		// Near a daylight-saving change the offset at the result may differ: take it once more.
-		offset = zoneOffsetMs(asUtc - offset, timeZone);
-	} catch {
-		return NaN;
-	}
-	return asUtc - offset;
-}
-
-function zoneOffsetMs(epochMs: number, timeZone: string): number {
-	const format = new Intl.DateTimeFormat('en-US', {
-		timeZone,
-		hourCycle: 'h23',
-		year: 'numeric',
-		month: '2-digit',
-		day: '2-digit',
-		hour: '2-digit',
-		minute: '2-digit',
-		second: '2-digit',
-	});
-	const get = (type: string) => Number(format.formatToParts(new Date(epochMs)).find((part) => part.type === type)?.value);
-	const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
-	return wall - Math.floor(epochMs / 1000) * 1000;
+	if (!isKnownTimeZone(timeZone)) return NaN;
+	return epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) * 1000;
 }
 
 export const GENDERS = ['M', 'F', 'O'] as const;

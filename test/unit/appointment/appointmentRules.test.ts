@@ -5,7 +5,6 @@
 import { planListFilters, mayHaveNextPage } from '../../../nodes/ClinicScribe/shared/appointmentFilters';
 import {
 	epochOfAnswer,
-	isoInZone,
 	normalizeAppointment,
 	normalizeMode,
 	readAppointmentBody,
@@ -14,6 +13,7 @@ import {
 	statusCodeOf,
 	statusLabel,
 } from '../../../nodes/ClinicScribe/shared/appointmentRecords';
+import { isoInZone } from '../../../nodes/ClinicScribe/shared/timeZones';
 import { readSlots } from '../../../nodes/ClinicScribe/shared/appointmentSlots';
 import { bookingModeOf } from '../../../nodes/ClinicScribe/actions/appointment/appointmentFields';
 

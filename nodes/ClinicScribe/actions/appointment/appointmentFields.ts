@@ -6,7 +6,8 @@ import { NodeOperationError, type IDataObject, type IDisplayOptions, type IExecu
 
 export type Show = NonNullable<IDisplayOptions['show']>;
 
-import { DEFAULT_CLINIC_TIME_ZONE, isKnownTimeZone, readDateInput, readTimeInput } from '../../shared/appointmentRecords';
+import { DEFAULT_CLINIC_TIME_ZONE, readDateInput, readTimeInput } from '../../shared/appointmentRecords';
+import { isKnownTimeZone } from '../../shared/timeZones';
 import { isRecord, trimmedString } from '../../shared/values';
 
 export const RESOURCE = 'appointment';

@@ -1,6 +1,6 @@
 import { NodeApiError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { isoInZone } from '../../shared/appointmentRecords';
+import { isoInZone } from '../../shared/timeZones';
 import { readPatientDetails, patientDetailsField } from './patientDetails';
 import { textOf, trimmedString } from '../../shared/values';
 import { bookAppointment } from '../../transport/appointmentsApi';

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { isoInZone } from '../../shared/appointmentRecords';
+import { isoInZone } from '../../shared/timeZones';
 import { updateAppointment } from '../../transport/appointmentsApi';
 import type { OperationResult } from '../common.execute';
 import {
