@@ -9,6 +9,7 @@ import { faultSpecFromJson, faultToJson, validateFaultSpec } from './faults';
 import { readBoundedBody, sendJson } from './http';
 import { isPlainObject, validateOptionsPatch } from './options';
 import { ehrReceiverAdmin } from './routes/ehrReceiver';
+import { sessionAdmin } from './routes/sessions';
 import { transcriptionAdmin } from './routes/transcription';
 import { webhookAdmin } from './routes/webhooks';
 import type { AdminDefinition, FakeClinicApi } from './types';
@@ -108,7 +109,7 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, sessionAdmin, ehrReceiverAdmin];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(

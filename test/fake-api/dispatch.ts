@@ -5,13 +5,14 @@
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
+import { sessionRoutes } from './routes/sessions';
 import { templateRoutes } from './routes/templates';
 import { transcriptionRoutes } from './routes/transcription';
 import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, templateRoutes, ehrReceiverRoutes];
+export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, sessionRoutes, templateRoutes, ehrReceiverRoutes];
 
 export type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }
