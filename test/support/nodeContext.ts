@@ -264,6 +264,17 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 				if (!path) throw new Error(`test context: unknown binary id ${id}`);
 				return { fileName: basename(path), mimeType: 'application/octet-stream', fileSize: statSync(path).size };
 			},
+			// As n8n's default binary mode: the data read whole and kept as Base64 in the item.
+			prepareBinaryData: async (data: Buffer | AsyncIterable<Buffer>, fileName?: string, mimeType?: string) => {
+				let bytes: Buffer;
+				if (Buffer.isBuffer(data)) bytes = data;
+				else {
+					const chunks: Buffer[] = [];
+					for await (const chunk of data) chunks.push(Buffer.from(chunk));
+					bytes = Buffer.concat(chunks);
+				}
+				return { data: bytes.toString('base64'), mimeType: mimeType ?? 'application/octet-stream', fileName, fileSize: `${bytes.length} B` };
+			},
 			getBinaryDataBuffer: async (itemIndex: number, propertyName: string) => {
 				const binary = items[itemIndex]?.binary?.[propertyName];
 				if (!binary) throw new Error(`test context: no binary ${propertyName} on item ${itemIndex}`);

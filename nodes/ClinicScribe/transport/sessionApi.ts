@@ -28,6 +28,7 @@ import {
 	type ClinicApiContext,
 } from './request';
 import { transportPolicyOf } from './retryPolicy';
+import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
 import { FileSizeChanged, storageTimeoutMs, streamedRawBody, type StorageFile } from './storageUpload';
 
 export { SESSIONS_PATH };
@@ -73,7 +74,13 @@ export interface CreatedSession {
  * refused as existing if it did, which is read as ours only after such a repeat; an existing id
  * without a repeat was used before (by another upload) and fails.
  */
-export async function createSession(ctx: ClinicApiContext, body: SessionCreateBody, itemIndex?: number): Promise<CreatedSession> {
+export async function createSession(
+	ctx: ClinicApiContext,
+	body: SessionCreateBody,
+	itemIndex?: number,
+	/** The id may name a session an earlier try of this node created (n8n's Retry On Fail). */
+	mayBeOurs = false,
+): Promise<CreatedSession> {
 	const purpose = `creating session "${body.session_id}"`;
 	let outcomeUnknown = false;
 	const response = await clinicApiRequest(ctx, {
@@ -91,9 +98,11 @@ export async function createSession(ctx: ClinicApiContext, body: SessionCreateBo
 		},
 	});
 	if (response.statusCode === 409 || (response.statusCode === 400 && isSessionExistsAnswer(response.body))) {
-		if (outcomeUnknown) return { sessionId: body.session_id, alreadyCreated: true, body: {} };
+		if (outcomeUnknown || mayBeOurs) return { sessionId: body.session_id, alreadyCreated: true, body: {} };
 		throw sessionIdUsedError(ctx, body.session_id, itemIndex);
 	}
+	// The daily quota, should the session API answer it as the transaction flow does.
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, body.session_id, 'presign', itemIndex);
 	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	const answer = (asRecord(response.body) ?? {}) as IDataObject;
 	const sessionId = textOf(answer.session_id);
@@ -207,6 +216,7 @@ export async function endSession(
 	if (response.statusCode === 400 && outcomeUnknown && /ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))) {
 		return { statusCode: 400, body: {}, alreadyEnded: true };
 	}
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, sessionId, 'init', itemIndex);
 	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject, alreadyEnded: false };
 }

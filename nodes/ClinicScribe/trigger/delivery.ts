@@ -11,7 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
-import { isResultsOutput, RESULTS_OUTPUT_PARAMETER } from '../shared/resultsOutput.description';
+import { isResultsOutput, readResultsSource, RESULTS_OUTPUT_PARAMETER, RESULTS_SOURCE_PARAMETER } from '../shared/resultsOutput.description';
 import { sessionResultsToRecords } from '../shared/sessionResults';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
@@ -20,6 +20,7 @@ import {
 	SIGNATURE_HEADER,
 	verifySignature,
 } from '../shared/webhookSignature';
+import { fetchSessionApiResults } from '../transport/sessionApi';
 import { fetchSessionResults } from '../transport/transcriptionApi';
 import { credentialSigningKey, readStored } from './storedSubscription';
 
@@ -115,7 +116,9 @@ async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent):
 	}
 	const chosen = ctx.getNodeParameter(RESULTS_OUTPUT_PARAMETER, 'session');
 	const output = isResultsOutput(chosen) ? chosen : 'session';
-	const results = await fetchSessionResults(ctx, event.sessionId);
+	// A session of the session API is read there; everything else through the status call.
+	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchSessionResults;
+	const results = await read(ctx, event.sessionId);
 	return sessionResultsToRecords(results, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
 }
 
