@@ -107,7 +107,14 @@ function checkIntact(sessions: FakeSessions, sessionId: string, expected: Array<
 }
 
 async function createSessionForCurl(fake: BenchFakeApi): Promise<string> {
-	const response = await fetch(`${fake.api.url}/__admin/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+	const send = async () => await fetch(`${fake.api.url}/__admin/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+	let response: Response;
+	try {
+		response = await send();
+	} catch {
+		// A kept-alive connection the server closed meanwhile: once more on a fresh one.
+		response = await send();
+	}
 	return ((await response.json()) as { session_id: string }).session_id;
 }
 
