@@ -132,6 +132,19 @@ describe('Upload Audio, Upload Method "Session"', () => {
 		expect(sessions.session(first[0].json.session_id as string)!.endCalls).toBe(1);
 	});
 
+	test("Retry On Fail after a failed upload: the session the first try created is still open, so its file goes again and it is ended once", async () => {
+		const a = rig.audioFile('a.wav', 5000);
+		rig.api.injectFault({ method: 'POST', path: /\/audio\/audio_0\.wav$/, fault: { kind: 'status', status: 400 } });
+		const options = { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-retry-open' };
+		await expect(rig.run(sessionUpload(), options)).rejects.toThrow(/HTTP 400/);
+		const [retried] = await rig.run(sessionUpload(), { ...options, items: [item({ data: rig.storedBinary(a) })] });
+		const sessionId = retried.json.session_id as string;
+		expect(retried.json).toMatchObject({ upload_status: 'uploaded', end: { status: 'ended', http_status: 202 } });
+		expect(rig.api.requestsTo('/voice/v1/sessions', 'POST').filter((r) => r.path === '/voice/v1/sessions').map((r) => r.status)).toEqual([201, 409]);
+		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
+		expect(sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
+	});
+
 	test('a 401 on a raw upload: the token is renewed and the file sent again from a fresh read, whole', async () => {
 		const a = rig.audioFile('a.wav', 300_000);
 		rig.api.injectFault({ method: 'POST', path: /\/audio\/audio_0\.wav$/, fault: { kind: 'status', status: 401 } });

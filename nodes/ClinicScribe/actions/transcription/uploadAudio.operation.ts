@@ -23,6 +23,7 @@ import {
 	createSession,
 	endSession,
 	fetchSessionApiResults,
+	sessionIdUsedError,
 	uploadSessionAudio,
 	type SessionCreateBody,
 } from '../../transport/sessionApi';
@@ -497,7 +498,14 @@ async function runSession(ctx: IExecuteFunctions, plan: TransactionPlan, run: Ba
 	run.memory.add(plan.txnId);
 	if (created.alreadyCreated) {
 		const state = await fetchSessionApiResults(ctx, plan.txnId, itemIndex);
-		// Ended by an earlier try (processing or done): not sent again.
+		if (state.status === 'not_found') throw sessionIdUsedError(ctx, plan.txnId, itemIndex);
+		if (state.status === 'expired') {
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.txnId}" of ${describeItems(plan.itemIndexes)} was created by an earlier try but expired before it was ended`, {
+				description: 'An expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+				itemIndex,
+			});
+		}
+		// Still open (created: HTTP 200 and not done) → its files go again; ended by an earlier try: not sent again.
 		if (state.status !== 'processing' || state.httpStatus !== 200) return plan.files.map((file) => alreadyStartedRecord(plan, file));
 	}
 	const uploadStatus = new Map<PlannedFile, number>();
