@@ -136,7 +136,9 @@ test('a session upload from the binary store, waited for: decoded documents; the
 	const [audio] = nodeJson(result, 'Get Audio');
 	expect(audio).toMatchObject({ session_id: sessionId, content_type: 'audio/wav', expires_in: 86_400 });
 	expect(sessions.mediaRequests().map((r) => [r.status, r.headerNames.filter((h) => /auth|client-id|cookie/i.test(h))])).toEqual([[200, []]]);
-	const expected = Buffer.concat(session.uploads.map((upload) => recordings[Number(upload.storedAs.split('.')[0])].bytes));
+	// Joined in file-number order; n8n's Read/Write Files lists the files in its own order.
+	const recordingOf = (upload: { sha256: string }) => recordings.find((recording) => sha256(recording.bytes) === upload.sha256)!.bytes;
+	const expected = Buffer.concat([...session.uploads].sort((x, y) => x.storedAs.localeCompare(y.storedAs)).map(recordingOf));
 	expect(sha256(readFileSync(outFile))).toBe(sha256(expected));
 });
 

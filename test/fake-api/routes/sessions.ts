@@ -364,9 +364,11 @@ function fullAudio(ctx: RouteContext): void {
 	ctx.sendJson(200, { session_id: session.sessionId, status: 'success', audio_url: url, expires_in: 86_400, expires_at: expiresAt });
 }
 
-/** The session's audio as one file: its uploads in order (the real service joins them as audio). */
+/** The session's audio as one file: its uploads in the order of their numbers (audio_0, audio_1…), whatever order they arrived in. */
 export function sessionAudioBytes(session: FakeSession): Buffer {
-	return Buffer.concat(session.audioBytes);
+	const number = (index: number) => Number(session.uploads[index].storedAs.split('.')[0]);
+	const order = session.audioBytes.map((_, index) => index).sort((x, y) => number(x) - number(y));
+	return Buffer.concat(order.map((index) => session.audioBytes[index]));
 }
 
 function media(ctx: RouteContext): void {
