@@ -11,7 +11,7 @@ import {
 import { CLINIC_EVENTS } from './shared/clinicEvents';
 import { TRANSCRIPTION_COMPLETED } from './shared/completionEvents';
 import { optionNameSubtitle } from './shared/optionSubtitle';
-import { resultsOutputProperty } from './shared/resultsOutput.description';
+import { resultsOutputProperty, resultsSourceProperty } from './shared/resultsOutput.description';
 import { DEFAULT_TOLERANCE_SECONDS } from './shared/webhookSignature';
 import { receiveDelivery } from './trigger/delivery';
 import {
@@ -91,6 +91,7 @@ export class ClinicScribeTrigger implements INodeType {
 					'Whether to fetch the finished documents of the session and output them decoded, as Transcription → Get Results does',
 			},
 			resultsOutputProperty({ includeResults: [true] }),
+			resultsSourceProperty({ includeResults: [true] }),
 			{
 				displayName: 'Include Appointment or Prescription',
 				name: 'includeRecord',

@@ -109,9 +109,11 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		const workflows = await Promise.all((await restGet<Array<{ id: string }>>('/rest/workflows')).map((w) => restGet<WorkflowJson & { id: string }>(`/rest/workflows/${w.id}`)));
 		const withTrigger = workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE));
 		const withoutTrigger = workflows.filter((w) => !w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE) && w.nodes.some((n) => n.type === ACTION_NODE_TYPE));
-		// npm start imports the two examples: one run by hand, one started by the trigger.
-		expect([withoutTrigger.length, withTrigger.length]).toEqual([1, 1]);
-		[transcribe, triggered] = [withoutTrigger[0], withTrigger[0]];
+		// npm start imports the examples: two run by hand (transaction and session upload), one started by the trigger.
+		expect([withoutTrigger.length, withTrigger.length]).toEqual([2, 1]);
+		const transcribeExample = withoutTrigger.find((w) => w.nodes.some((n) => n.type === ACTION_NODE_TYPE && n.parameters.operation === 'getResults'));
+		expect(transcribeExample).toBeDefined();
+		[transcribe, triggered] = [transcribeExample!, withTrigger[0]];
 	});
 
 	it('the transcribe example: each Clinic Scribe node is subtitled with its operation as the editor names it', async () => {

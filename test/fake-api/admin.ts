@@ -12,6 +12,7 @@ import { appointmentAdmin } from './routes/appointments';
 import { ehrReceiverAdmin } from './routes/ehrReceiver';
 import { messageGatewayAdmin } from './routes/messageGateway';
 import { prescriptionAdmin } from './routes/prescriptions';
+import { sessionAdmin } from './routes/sessions';
 import { transcriptionAdmin } from './routes/transcription';
 import { webhookAdmin } from './routes/webhooks';
 import type { AdminDefinition, FakeClinicApi } from './types';
@@ -111,7 +112,7 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin, messageGatewayAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, sessionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin, messageGatewayAdmin];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(

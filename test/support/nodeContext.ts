@@ -267,14 +267,23 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 				if (!path) throw new Error(`test context: unknown binary id ${id}`);
 				return { fileName: basename(path), mimeType: 'application/octet-stream', fileSize: statSync(path).size };
 			},
-			// As n8n's default (in-memory) binary mode: Base64 data beside the file's details.
-			prepareBinaryData: async (data: Buffer, fileName?: string, mimeType?: string) => ({
-				data: data.toString('base64'),
-				mimeType: mimeType ?? 'application/octet-stream',
-				fileName,
-				fileExtension: fileName?.includes('.') ? fileName.split('.').pop() : undefined,
-				fileSize: String(data.length),
-			}),
+			// As n8n's default (in-memory) binary mode: the data read whole, Base64 beside the file's details.
+			prepareBinaryData: async (data: Buffer | AsyncIterable<Buffer>, fileName?: string, mimeType?: string) => {
+				let bytes: Buffer;
+				if (Buffer.isBuffer(data)) bytes = data;
+				else {
+					const chunks: Buffer[] = [];
+					for await (const chunk of data) chunks.push(Buffer.from(chunk));
+					bytes = Buffer.concat(chunks);
+				}
+				return {
+					data: bytes.toString('base64'),
+					mimeType: mimeType ?? 'application/octet-stream',
+					fileName,
+					fileExtension: fileName?.includes('.') ? fileName.split('.').pop() : undefined,
+					fileSize: String(bytes.length),
+				};
+			},
 			getBinaryDataBuffer: async (itemIndex: number, propertyName: string) => {
 				const binary = items[itemIndex]?.binary?.[propertyName];
 				if (!binary) throw new Error(`test context: no binary ${propertyName} on item ${itemIndex}`);

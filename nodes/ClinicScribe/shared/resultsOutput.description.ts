@@ -45,3 +45,42 @@ export function resultsOutputProperty(
 export function isResultsOutput(value: unknown): value is ResultsOutput {
 	return value === 'session' || value === 'templates' || value === 'simple';
 }
+
+export const RESULTS_SOURCE_PARAMETER = 'resultsSource';
+
+/** Which API a session id belongs to: the document's transaction flow, or the session API. */
+export type ResultsSource = 'transaction' | 'session';
+
+/**
+ * "Results Of": a transaction id and a session id cannot be told apart by their form (both may be
+ * any text the client chose), so the user says which. Upload Audio outputs `upload_method`, so
+ * `{{ $json.upload_method }}` picks the right one after it.
+ */
+export function resultsSourceProperty(show?: IDisplayOptions['show']): INodeProperties {
+	const property: INodeProperties = {
+		displayName: 'Results Of',
+		name: RESULTS_SOURCE_PARAMETER,
+		type: 'options',
+		options: [
+			{
+				name: 'Transaction',
+				value: 'transaction',
+				description: 'An upload with Upload Method "Transaction" (the status API, /voice/api/v3/status)',
+			},
+			{
+				name: 'Session',
+				value: 'session',
+				description: 'An upload with Upload Method "Session" (the session API, /voice/v1/sessions)',
+			},
+		],
+		default: 'transaction',
+		description: 'Which kind of upload the ID belongs to. After Upload Audio, an expression reading its upload_method field gives it.',
+	};
+	if (show) property.displayOptions = { show };
+	return property;
+}
+
+export function readResultsSource(value: unknown): ResultsSource | undefined {
+	if (value === undefined || value === null || value === '' || value === 'transaction') return 'transaction';
+	return value === 'session' ? 'session' : undefined;
+}

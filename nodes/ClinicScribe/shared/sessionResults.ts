@@ -13,7 +13,8 @@ import { asRecord, textOf } from './values';
 /** How results become items: one per session, one per template, or a readable text view. */
 export type ResultsOutput = 'session' | 'templates' | 'simple';
 
-export type SessionStatus = 'completed' | 'processing' | 'partial' | 'failed' | 'not_found';
+/** `expired`: a session of the session API that was never ended in time (410), final. */
+export type SessionStatus = 'completed' | 'processing' | 'partial' | 'failed' | 'not_found' | 'expired';
 
 /** How a template's value was read: JSON document, text, or nothing to read. */
 export type TemplateFormat = 'json' | 'text' | 'empty';
@@ -98,6 +99,83 @@ export function readSessionResults(sessionId: string, httpStatus: number, body: 
 	const error = readApiError(root);
 	if (error) results.error = error;
 	return results;
+}
+
+/**
+ * The session API's state (service notes beyond the document, §6): from the body's `status` first,
+ * because a failed session is answered with HTTP 200 and `"status":"failed"`; else from the HTTP
+ * status (202 processing, 206 partial, 410 expired, 404 unknown). `created` (not ended yet) is
+ * processing: the results come once the session is ended, or it expires.
+ */
+export function sessionApiStatus(httpStatus: number, bodyStatus: unknown): SessionStatus {
+	if (httpStatus === 404 || httpStatus === 400) return 'not_found';
+	if (httpStatus === 410) return 'expired';
+	const stated = typeof bodyStatus === 'string' ? bodyStatus.trim().toLowerCase() : '';
+	if (stated === 'failed' || stated === 'cancelled') return 'failed';
+	if (stated === 'expired') return 'expired';
+	if (stated === 'partial') return 'partial';
+	if (stated === 'created' || stated === 'processing') return 'processing';
+	if (stated === 'completed') return httpStatus === 206 ? 'partial' : 'completed';
+	if (httpStatus === 202) return 'processing';
+	if (httpStatus === 206) return 'partial';
+	if (httpStatus >= 200 && httpStatus < 300) return 'completed';
+	return 'failed';
+}
+
+/**
+ * A read of `GET /voice/v1/sessions/{id}`: `templates` is a list of one-key objects
+ * (`{"<template_id>": {status, document_id, data, …}}`) whose `data` the service already decoded
+ * (an object, or text); the top-level `transcript` becomes the transcript_template entry.
+ */
+export function readSessionApiResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
+	const root = asRecord(body);
+	const results: SessionResults = { sessionId, status: sessionApiStatus(httpStatus, root?.status), httpStatus, templates: [] };
+	for (const entry of Array.isArray(root?.templates) ? root.templates : []) {
+		const record = asRecord(entry);
+		if (!record) continue;
+		for (const [templateId, raw] of Object.entries(record)) {
+			const document = asRecord(raw) ?? {};
+			const decoded = readDecodedValue(document.data);
+			const template: DecodedTemplate = {
+				templateId,
+				name: textOf(document.name) ?? templateId,
+				status: textOf(document.status) ?? '',
+				format: decoded.format,
+				value: decoded.value,
+				errors: asList(document.errors),
+				warnings: asList(document.warnings),
+			};
+			const type = textOf(document.document_type);
+			if (type) template.type = type;
+			results.templates.push(template);
+		}
+	}
+	const transcript = textOf(root?.transcript);
+	if (transcript && !results.templates.some((template) => template.templateId === TRANSCRIPT_TEMPLATE_ID)) {
+		results.templates.push({
+			templateId: TRANSCRIPT_TEMPLATE_ID,
+			name: 'Transcript',
+			// While processing the transcript is only partial (202).
+			status: results.status === 'processing' ? 'in-progress' : 'success',
+			format: 'text',
+			value: transcript,
+			errors: [],
+			warnings: [],
+		});
+	}
+	if (root?.additional_data !== undefined) results.additionalData = root.additional_data;
+	if (root?.created_at !== undefined) results.createdAt = root.created_at;
+	const errors = asList(root?.processing_errors);
+	const error = readApiError(root) ?? (errors.length > 0 ? { message: errors.map(messageOf).filter(Boolean).join('; ') } : undefined);
+	if (error && (error.code || error.message)) results.error = error;
+	return results;
+}
+
+/** A value the service decoded already: objects are the document, text is parsed when it is JSON. */
+function readDecodedValue(value: unknown): { format: TemplateFormat; value: unknown } {
+	if (value === undefined || value === null) return { format: 'empty', value: null };
+	if (typeof value === 'object') return { format: 'json', value };
+	return parseJsonOrText(String(value));
 }
 
 function readTemplateEntry(entry: unknown, index: number): DecodedTemplate {
@@ -243,6 +321,7 @@ export function describeIssues(results: SessionResults): string[] {
 	const issues: string[] = [];
 	if (results.status === 'processing') issues.push('The transcription is still being processed.');
 	if (results.status === 'not_found') issues.push('The API does not know this session ID.');
+	if (results.status === 'expired') issues.push('The session expired before it was ended; it holds no results.');
 	if (results.error?.message) issues.push(`The API said: ${results.error.message}`);
 	for (const template of results.templates) {
 		const label = template.name || template.templateId;

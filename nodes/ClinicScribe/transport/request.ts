@@ -38,6 +38,12 @@ export interface ClinicApiRequest {
 	path: string;
 	qs?: IDataObject;
 	body?: IDataObject | IDataObject[];
+	/**
+	 * A body sent as raw bytes instead of JSON (a session's audio upload): opened afresh for every
+	 * attempt (a stream is used up by one), sent with its exact Content-Length. n8n does not repeat
+	 * such a request after renewing the token on a 401, so this transport repeats it once itself.
+	 */
+	rawBody?: RawRequestBody;
 	/** Safe to send again after a network error (reads, and writes the API deduplicates). */
 	idempotent: boolean;
 	/**
@@ -62,6 +68,12 @@ export interface ClinicApiRequest {
 	 * for a caller whose call is not safe to repeat blindly (transaction init).
 	 */
 	onRetry?: (failure: { statusCode?: number }) => void;
+}
+
+export interface RawRequestBody {
+	open(): Promise<unknown>;
+	contentLength: number;
+	contentType?: string;
 }
 
 export interface ClinicApiResponse<T = unknown> {
@@ -201,7 +213,9 @@ async function sendWithRetries<T>(
 		abortSignal: signal,
 	};
 
+	let renewedForRawBody = false;
 	for (let attempt = 1; ; attempt++) {
+		if (request.rawBody) await withRawBody(options, request.rawBody);
 		const outcome = await sendOnce(ctx, credential, options);
 		// Stopped: whatever the call answered or failed with, it is not retried.
 		if (signal?.aborted) throw requestStoppedError(ctx, request);
@@ -220,6 +234,11 @@ async function sendWithRetries<T>(
 				continue;
 			}
 			throw withNotRepeatedNote(request, clinicApiError(ctx, request, response.statusCode, response.body, attempt), response.statusCode);
+		}
+		if (outcome.unauthorized && request.rawBody && !renewedForRawBody) {
+			// n8n renewed the token but did not resend the used-up stream: once more, freshly opened.
+			renewedForRawBody = true;
+			continue;
 		}
 		if (outcome.unauthorized) {
 			throw clinicApiError(ctx, request, 401, outcome.body, attempt);
@@ -246,6 +265,16 @@ async function sendWithRetries<T>(
 		});
 		throw withNotRepeatedNote(request, unreachable);
 	}
+}
+
+async function withRawBody(options: IHttpRequestOptions, raw: RawRequestBody): Promise<void> {
+	options.body = (await raw.open()) as IHttpRequestOptions['body'];
+	options.json = false;
+	options.headers = {
+		...options.headers,
+		'Content-Type': raw.contentType ?? 'application/octet-stream',
+		'Content-Length': String(raw.contentLength),
+	};
 }
 
 /** 408 and 429 say the request was not taken: any call may be sent again after them. */

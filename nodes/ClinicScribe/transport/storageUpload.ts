@@ -176,6 +176,20 @@ export function streamedMultipartBody(
 	return readableClass.from(parts(), { objectMode: false, highWaterMark: 1024 * 1024 });
 }
 
+const NO_FRAME: MultipartFrame = { boundary: '', head: Buffer.alloc(0), tail: Buffer.alloc(0), contentLength: 0 };
+
+/**
+ * The file's bytes alone, as a readable (a session's raw audio upload): the same bounded streaming
+ * as the multipart body, with nothing before or after the file. Never more than `size` bytes.
+ */
+export function streamedRawBody(
+	source: BinaryStream | Buffer | Base64Text,
+	size: number,
+	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
+): BinaryStream {
+	return streamedMultipartBody(source, { ...NO_FRAME, contentLength: size }, size, onSizeChanged);
+}
+
 /** Size of a piece of an in-memory file (bytes, or Base64 characters: a multiple of 4 so each piece decodes on its own). */
 export const IN_MEMORY_PIECE_CHARS = 1024 * 1024;
 

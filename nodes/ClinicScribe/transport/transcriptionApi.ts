@@ -199,7 +199,7 @@ export function isDailyQuotaError(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && dailyQuotaErrors.has(error);
 }
 
-function dailyQuotaError(
+export function dailyQuotaError(
 	ctx: ClinicApiContext,
 	txnId: string,
 	stage: 'presign' | 'init',

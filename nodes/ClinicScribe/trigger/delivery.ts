@@ -12,7 +12,7 @@ import {
 
 import { clinicEventKind, deliveryEventName, normalizeClinicEvent, type ClinicEvent } from '../shared/clinicEvents';
 import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
-import { isResultsOutput, RESULTS_OUTPUT_PARAMETER } from '../shared/resultsOutput.description';
+import { isResultsOutput, readResultsSource, RESULTS_OUTPUT_PARAMETER, RESULTS_SOURCE_PARAMETER } from '../shared/resultsOutput.description';
 import { sessionResultsToRecords } from '../shared/sessionResults';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
@@ -21,6 +21,7 @@ import {
 	SIGNATURE_HEADER,
 	verifySignature,
 } from '../shared/webhookSignature';
+import { fetchSessionApiResults } from '../transport/sessionApi';
 import { fetchSessionResults } from '../transport/transcriptionApi';
 import { recordOfEvent } from './eventRecords';
 import { credentialSigningKey, readStored } from './storedSubscription';
@@ -144,7 +145,9 @@ async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent):
 	}
 	const chosen = ctx.getNodeParameter(RESULTS_OUTPUT_PARAMETER, 'session');
 	const output = isResultsOutput(chosen) ? chosen : 'session';
-	const results = await fetchSessionResults(ctx, event.sessionId);
+	// A session of the session API is read there; everything else through the status call.
+	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchSessionResults;
+	const results = await read(ctx, event.sessionId);
 	return sessionResultsToRecords(results, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
 }
 

@@ -40,7 +40,7 @@ test('create session: Bearer, single upload, 1–2 known templates, nothing else
 	expect((await post(SESSIONS_PATH, { upload_type: 'single', templates: ['nope'] })).json).toEqual({
 		error: { code: 'invalid_template_id', message: 'unknown template_id nope' },
 	});
-	expect((await post(SESSIONS_PATH, { upload_type: 'single', templates: ['clinical_notes_template'], model: 'pro' })).status).toBe(400);
+	expect((await post(SESSIONS_PATH, { upload_type: 'single', templates: ['clinical_notes_template'], flavour: 'web' })).status).toBe(400);
 });
 
 test('convert: no flavour header, a transcript, a known session and template; then the status call answers the document', async () => {

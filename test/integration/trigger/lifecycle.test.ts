@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { fakeSessions } from '../../fake-api/routes/sessions';
 import { fakeWebhooks, SUBSCRIPTIONS_PATH, type FakeSubscription } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startFinishedSession } from '../../support/fakeTranscriptionSession';
@@ -383,6 +384,23 @@ describe('Include Results', () => {
 		parameters = { includeResults: true, resultsOutput: 'simple' };
 		await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-2' });
 		expect(executions[1]).toEqual([expect.objectContaining({ session_id: 'visit-ready-2', clinical_notes: expect.any(String), transcript: expect.any(String) })]);
+	});
+
+	test('Results Of "Session": the results come from the session API, decoded, with the event', async () => {
+		const sessionId = 'trigger-session-ready-01';
+		const send = async (method: string, path: string, body: string | Uint8Array, type: string) =>
+			await fetch(`${api.url}${path}`, { method, headers: { authorization: `Bearer ${api.validCredentials.staticToken}`, 'content-type': type }, body: body as BodyInit });
+		expect((await send('POST', '/voice/v1/sessions', JSON.stringify({ session_id: sessionId, upload_type: 'single', templates: ['clinical_notes_template'] }), 'application/json')).status).toBe(201);
+		expect((await send('POST', `/voice/v1/sessions/${sessionId}/audio/audio_0.wav`, new Uint8Array(64).fill(1), 'audio/wav')).status).toBe(200);
+		expect((await send('POST', `/voice/v1/sessions/${sessionId}/end`, '{}', 'application/json')).status).toBe(202);
+		fakeSessions(api).script(sessionId, { processingPolls: 0 });
+		parameters = { includeResults: true, resultsSource: 'session' };
+		await activate();
+		await fakeWebhooks(api).deliver({ transactionId: sessionId });
+		expect(executions[0]).toEqual([expect.objectContaining({ session_id: sessionId, status: 'completed', http_status: 200, event: expect.objectContaining({ sessionId }) })]);
+		expect(Object.keys(executions[0][0].documents as object)).toEqual(['clinical_notes_template', 'transcript_template']);
+		expect(api.requestsTo(`/voice/v1/sessions/${sessionId}`, 'GET')).toHaveLength(1);
+		expect(api.requestsTo('/voice/api/v3/status/')).toEqual([]);
 	});
 
 	test('a session the service does not know comes out as status not_found, not as a crash', async () => {

@@ -40,6 +40,8 @@ describe('subtitles show what the user picked, by its display name', () => {
 		['uploadAudio', 'Upload Audio'],
 		['getResults', 'Get Results'],
 		['convertTranscript', 'Convert Transcript'],
+		['cancelSession', 'Cancel Session'],
+		['getSessionAudio', 'Get Session Audio'],
 		['getEntities', 'Get Many Entities'],
 		['getServices', 'Get Many Services'],
 		['searchByMobile', 'Search by Mobile (Deprecated)'],
@@ -90,8 +92,10 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 			['get', 'Get', 'Get a template'],
 			['getAll', 'Get Many', 'Get many templates'],
 			['update', 'Update', 'Update a template'],
+			['cancelSession', 'Cancel Session', 'Cancel a session'],
 			['convertTranscript', 'Convert Transcript', 'Convert a transcript to a clinical document'],
 			['getResults', 'Get Results', 'Get the results of a transcription'],
+			['getSessionAudio', 'Get Session Audio', 'Get the audio of a session'],
 			['uploadAudio', 'Upload Audio', 'Upload audio for transcription'],
 		]);
 	});

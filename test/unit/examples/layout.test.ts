@@ -18,7 +18,7 @@ const LOCAL_SETUP = {
 };
 
 test('there are examples to check', () => {
-	expect(EXAMPLES.sort()).toEqual(['appointment-booked-reminder.json', 'appointment-completed-prescription-email.json', 'completed-transcription-to-ehr.json', 'transcribe-and-email.json']);
+	expect(EXAMPLES.sort()).toEqual(['appointment-booked-reminder.json', 'appointment-completed-prescription-email.json', 'completed-transcription-to-ehr.json', 'session-transcribe-and-email.json', 'transcribe-and-email.json']);
 });
 
 describe.each(EXAMPLES)('%s', (file) => {

@@ -13,6 +13,7 @@ import {
 	storageErrorDetail,
 	storageTimeoutMs,
 	streamedMultipartBody,
+	streamedRawBody,
 	uploadToStorage,
 	type BinaryStream,
 } from '../../../nodes/ClinicScribe/transport/storageUpload';
@@ -228,5 +229,18 @@ describe('helpers', () => {
 	test('storageTimeoutMs grows with the file', () => {
 		expect(storageTimeoutMs(0)).toBe(120_000);
 		expect(storageTimeoutMs(1024 ** 3)).toBeGreaterThan(2 * 3600_000);
+	});
+});
+
+describe('streamedRawBody (the session upload body)', () => {
+	test('the file bytes alone, from a stream, Base64 text or a buffer; never more than the size', async () => {
+		const content = randomBytes(3 * 1024 * 1024 + 7);
+		const fromStream = await collect(streamedRawBody(Readable.from([content.subarray(0, 1000), content.subarray(1000)]) as unknown as BinaryStream, content.length));
+		expect(fromStream.equals(content)).toBe(true);
+		expect((await collect(streamedRawBody({ base64: content.toString('base64') }, content.length))).equals(content)).toBe(true);
+		expect((await collect(streamedRawBody(content, content.length))).equals(content)).toBe(true);
+		let told: FileSizeChanged | undefined;
+		await expect(collect(streamedRawBody(Readable.from([content]) as unknown as BinaryStream, content.length - 1, (error) => (told = error)))).rejects.toBeInstanceOf(FileSizeChanged);
+		expect(told?.actual).toBe(content.length);
 	});
 });

@@ -199,7 +199,7 @@ describe('node description', () => {
 	});
 
 	test('Upload Audio is not offered to AI agents; Get Results and Convert Transcript (text in, text out) are', () => {
-		expect(operationsFor(false).sort()).toEqual(['convertTranscript', 'getResults', 'uploadAudio']);
+		expect(operationsFor(false).sort()).toEqual(['cancelSession', 'convertTranscript', 'getResults', 'getSessionAudio', 'uploadAudio']);
 		expect(operationsFor(true)).toEqual(['convertTranscript', 'getResults']);
 	});
 

@@ -1,6 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty } from '../../shared/resultsOutput.description';
+import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
@@ -28,6 +30,7 @@ export const description: INodeProperties[] = [
 			'The transaction ID the recordings were uploaded with (Upload Audio outputs it as transaction_id; the trigger as session_id)',
 		displayOptions: { show },
 	},
+	resultsSourceProperty(show),
 	...waitForCompletionFields(
 		show,
 		'Whether to wait until the session is done. Otherwise the current state is output at once (status "processing" while it is not done).',
@@ -41,9 +44,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: O
 	const sessionId = readSessionId(this, itemIndex);
 	const resultsOutput = readResultsOutput(this, itemIndex);
 	const wait = readWaitSettings(this, itemIndex, 0);
+	const read = readResultsReader(this, itemIndex);
 	const results = wait
-		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt)
-		: await fetchSessionResults(this, sessionId, itemIndex);
+		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt, read)
+		: await read(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return sessionResultsToRecords(results, resultsOutput);
 }
@@ -59,4 +63,16 @@ function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {
 		});
 	}
 	return sessionId;
+}
+
+/** The status call for a transaction, the session read for a session (Results Of). */
+function readResultsReader(ctx: IExecuteFunctions, itemIndex: number): typeof fetchSessionResults {
+	const source = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, itemIndex, 'transaction'));
+	if (!source) {
+		throw new NodeOperationError(ctx.getNode(), `The Results Of field of item ${itemIndex} must be "transaction" or "session"`, {
+			description: 'After Upload Audio, {{ $json.upload_method }} gives the right value. Nothing was sent.',
+			itemIndex,
+		});
+	}
+	return source === 'session' ? fetchSessionApiResults : fetchSessionResults;
 }

@@ -1,10 +1,12 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
+import * as cancelSession from './cancelSession.operation';
 import * as convertTranscript from './convertTranscript.operation';
 import * as getResults from './getResults.operation';
+import * as getSessionAudio from './getSessionAudio.operation';
 import * as uploadAudio from './uploadAudio.operation';
 
-export const operations = { convertTranscript, getResults, uploadAudio };
+export const operations = { cancelSession, convertTranscript, getResults, getSessionAudio, uploadAudio };
 
 const getResultsOption: INodePropertyOptions = {
 	name: 'Get Results',
@@ -22,6 +24,20 @@ const convertTranscriptOption: INodePropertyOptions = {
 		"Structure text (typed notes, another speech-to-text node's output) with a template into a clinical document, decoded; optionally wait until done. As an AI agent tool, the clinical notes go to the agent's model provider.",
 };
 
+const cancelSessionOption: INodePropertyOptions = {
+	name: 'Cancel Session',
+	value: 'cancelSession',
+	action: 'Cancel a session',
+	description: 'Cancel a session of the session API (Upload Method "Session"), so it is not processed',
+};
+
+const getSessionAudioOption: INodePropertyOptions = {
+	name: 'Get Session Audio',
+	value: 'getSessionAudio',
+	action: 'Get the audio of a session',
+	description: "Download a session's whole audio as binary data, where the workspace keeps session audio",
+};
+
 const uploadAudioOption: INodePropertyOptions = {
 	name: 'Upload Audio',
 	value: 'uploadAudio',
@@ -36,7 +52,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['transcription'], '@tool': [false] } },
-		options: [convertTranscriptOption, getResultsOption, uploadAudioOption],
+		options: [cancelSessionOption, convertTranscriptOption, getResultsOption, getSessionAudioOption, uploadAudioOption],
 		default: 'uploadAudio',
 	},
 	{
@@ -52,4 +68,6 @@ export const description: INodeProperties[] = [
 	...uploadAudio.description,
 	...getResults.description,
 	...convertTranscript.description,
+	...cancelSession.description,
+	...getSessionAudio.description,
 ];

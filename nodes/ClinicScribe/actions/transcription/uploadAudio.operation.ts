@@ -20,6 +20,14 @@ import {
 	type StorageUploadOutcome,
 } from '../../transport/storageUpload';
 import {
+	createSession,
+	endSession,
+	fetchSessionApiResults,
+	sessionIdUsedError,
+	uploadSessionAudio,
+	type SessionCreateBody,
+} from '../../transport/sessionApi';
+import {
 	initTransaction,
 	isDailyQuotaError,
 	isTransactionStarted,
@@ -28,7 +36,14 @@ import {
 	type InitResult,
 } from '../../transport/transcriptionApi';
 import { asNodeError, errorRecord } from '../errorItems';
-import { planTransactions, runIndexOf, TEMPLATE_CHOICES, type PlannedFile, type TransactionPlan } from './uploadPlan';
+import {
+	planTransactions,
+	runIndexOf,
+	TEMPLATE_CHOICES,
+	UPLOAD_METHOD_PARAMETER,
+	type PlannedFile,
+	type TransactionPlan,
+} from './uploadPlan';
 import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['uploadAudio'] };
@@ -47,13 +62,35 @@ export const description: INodeProperties[] = [
 		displayOptions: { show },
 	},
 	{
+		displayName: 'Upload Method',
+		name: UPLOAD_METHOD_PARAMETER,
+		type: 'options',
+		options: [
+			{
+				name: 'Transaction',
+				value: 'transaction',
+				description: "The interface document's flow: files go to storage, then the transcription is started. No size limit per file.",
+			},
+			{
+				name: 'Session',
+				value: 'session',
+				description:
+					"The service's session API: each file (at most 10 MB) is sent to the API itself, then the session is ended. Results come already decoded.",
+			},
+		],
+		default: 'transaction',
+		description:
+			'How the recordings are sent. Get Results needs the same choice under Results Of (the output says it as upload_method).',
+		displayOptions: { show },
+	},
+	{
 		displayName: 'Transaction ID',
 		name: 'transactionId',
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. {{ $json.visitId }}',
 		description:
-			'Groups files: items with the same transaction ID are uploaded and transcribed together, as one session. Leave empty to generate one per item. It is the session ID for Get Results and the trigger.',
+			'Groups files: items with the same transaction ID are uploaded and transcribed together, as one session. Leave empty to generate one per item. It is the session ID for Get Results and the trigger. With Upload Method "Session": 16 to 32 letters, digits, _ or -.',
 		displayOptions: { show },
 	},
 	{
@@ -269,7 +306,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			continue;
 		}
 		try {
-			const results = await waitForSessionResults(this, plan.txnId, wait, plan.itemIndexes[0], waitStartedAt);
+			const reader = plan.settings.uploadMethod === 'session' ? fetchSessionApiResults : undefined;
+			const results = await waitForSessionResults(this, plan.txnId, wait, plan.itemIndexes[0], waitStartedAt, reader);
 			for (const json of sessionResultsToRecords(results, plan.settings.resultsOutput)) {
 				output.push({ order: plan.itemIndexes[0], data: { json, pairedItem: pairedItems(plan) } });
 			}
@@ -378,6 +416,7 @@ async function runTransaction(
 	run: BatchRun,
 	progress: TransactionProgress,
 ): Promise<IDataObject[]> {
+	if (plan.settings.uploadMethod === 'session') return await runSession(ctx, plan, run, progress);
 	const { settings } = plan;
 	const itemIndex = plan.itemIndexes[0];
 	const goOn = () => {
@@ -427,6 +466,87 @@ async function runTransaction(
 		itemIndex,
 	);
 	return plan.files.map((file) => fileRecord(plan, file, storageStatus.get(file) ?? 0, init));
+}
+
+/**
+ * The session method, in the transaction's place in the batch (same gate, halts, memory and
+ * outcomes): create the session under its id → upload every file as raw bytes (several at once
+ * through the run's gate) → end (the paid step). The id goes into the run's memory once the service
+ * holds a session under it, so n8n's Retry On Fail reads a conflict as its own session: one still
+ * open gets its files again (a repeat replaces a file) and is ended; one already ended is reported
+ * as started, not sent again.
+ */
+async function runSession(ctx: IExecuteFunctions, plan: TransactionPlan, run: BatchRun, progress: TransactionProgress): Promise<IDataObject[]> {
+	const { settings } = plan;
+	const itemIndex = plan.itemIndexes[0];
+	const goOn = () => {
+		if (run.halted()) throw new TransactionHalted();
+	};
+	goOn();
+	const body: SessionCreateBody = {
+		session_id: plan.txnId,
+		upload_type: 'single',
+		templates: settings.templates.map((template) => template.template_id),
+		language_hint: settings.inputLanguages,
+		model: settings.modelType,
+		// Not in ES-OAS's create schema, accepted by ES-hist's (default consultation): sent so a dictation stays one.
+		session_mode: settings.mode,
+		...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
+	};
+	const mayBeOurs = plan.generatedId || run.memory.has(plan.txnId);
+	const created = await createSession(ctx, body, itemIndex, mayBeOurs);
+	run.memory.add(plan.txnId);
+	if (created.alreadyCreated) {
+		const state = await fetchSessionApiResults(ctx, plan.txnId, itemIndex);
+		if (state.status === 'not_found') throw sessionIdUsedError(ctx, plan.txnId, itemIndex);
+		if (state.status === 'expired') {
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.txnId}" of ${describeItems(plan.itemIndexes)} was created by an earlier try but expired before it was ended`, {
+				description: 'An expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+				itemIndex,
+			});
+		}
+		// Still open (created: HTTP 200 and not done) → its files go again; ended by an earlier try: not sent again.
+		if (state.status !== 'processing' || state.httpStatus !== 200) return plan.files.map((file) => alreadyStartedRecord(plan, file));
+	}
+	const uploadStatus = new Map<PlannedFile, number>();
+	let failed = false;
+	const results = await Promise.all(
+		plan.files.map(
+			async (file) =>
+				await run.uploadGate(async (): Promise<{ kind: 'stored' } | { kind: 'failed'; error: unknown } | { kind: 'halted' }> => {
+					if (failed || run.halted()) return { kind: 'halted' };
+					progress.uploadsSent++;
+					try {
+						const answer = await uploadSessionAudio(ctx, plan.txnId, { ...file, sessionFileName: file.fileName }, file.itemIndex);
+						uploadStatus.set(file, answer.statusCode);
+						return { kind: 'stored' };
+					} catch (error) {
+						failed = true;
+						run.noteFailure(plan, error);
+						return { kind: 'failed', error };
+					}
+				}),
+		),
+	);
+	const firstFailure = results.find((result) => result.kind === 'failed');
+	if (firstFailure) throw firstFailure.error;
+	if (results.some((result) => result.kind === 'halted')) throw new TransactionHalted();
+	goOn();
+	progress.initSent = true;
+	const ended = await endSession(ctx, plan.txnId, plan.files.length, itemIndex);
+	return plan.files.map((file) => ({
+		...fileFields(plan, file),
+		upload_status: 'uploaded',
+		upload_status_code: uploadStatus.get(file) ?? 0,
+		files_in_session: plan.files.length,
+		end: {
+			status: ended.alreadyEnded ? 'already_ended' : 'ended',
+			http_status: ended.statusCode,
+			message: typeof ended.body.message === 'string' ? ended.body.message : null,
+			session_status: typeof ended.body.status === 'string' ? ended.body.status : null,
+			audio_files_received: typeof ended.body.audio_files_received === 'number' ? ended.body.audio_files_received : null,
+		},
+	}));
 }
 
 /**
@@ -519,13 +639,20 @@ function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean 
 /** What every receipt says of its file and transaction. */
 function fileFields(plan: TransactionPlan, file: PlannedFile): IDataObject {
 	return {
-		transaction_id: plan.txnId,
+		...idFields(plan),
 		file_name: file.fileName,
 		original_file_name: file.originalFileName ?? null,
 		binary_property: file.binaryProperty,
 		file_size: file.size,
 		content_type: file.contentType,
 	};
+}
+
+/** The id under the name Get Results and the trigger know it by, and which flow it belongs to. */
+function idFields(plan: TransactionPlan): IDataObject {
+	return plan.settings.uploadMethod === 'session'
+		? { session_id: plan.txnId, upload_method: 'session' }
+		: { transaction_id: plan.txnId, upload_method: 'transaction' };
 }
 
 function fileRecord(plan: TransactionPlan, file: PlannedFile, storageStatus: number, init: InitResult): IDataObject {
@@ -563,7 +690,7 @@ function pairedItems(plan: TransactionPlan): IPairedItemData[] {
 function errorItems(plan: TransactionPlan, error: unknown): OrderedOutput {
 	return plan.itemIndexes.map((item) => ({
 		order: item,
-		data: { json: { ...errorRecord(error), transaction_id: plan.txnId }, pairedItem: { item } },
+		data: { json: { ...errorRecord(error), ...idFields(plan) }, pairedItem: { item } },
 	}));
 }
 

@@ -11,9 +11,16 @@ import {
 	type INodeExecutionData,
 } from 'n8n-workflow';
 
-import { audioContentType, audioFileProblem, readInputLanguages, storageFileNames, INPUT_LANGUAGES } from '../../shared/audioFiles';
+import { audioContentType, audioFileProblem, extensionOf, readInputLanguages, storageFileNames, INPUT_LANGUAGES } from '../../shared/audioFiles';
 import type { ClinicScribeSettings } from '../../transport/credentialSettings';
 import { pathIdProblem } from '../../transport/request';
+import {
+	SESSION_AUDIO_EXTENSIONS,
+	SESSION_FILE_NAME,
+	SESSION_ID_MAX_LENGTH,
+	SESSION_ID_MIN_LENGTH,
+	SESSION_SINGLE_UPLOAD_MAX_BYTES,
+} from '../../transport/sessionApi';
 import type { StorageFile } from '../../transport/storageUpload';
 import type { ResultsOutput } from '../../shared/sessionResults';
 import { templateIdOf } from '../../shared/templateRecords';
@@ -38,8 +45,17 @@ export interface PlannedFile extends StorageFile {
 	originalFileName: string | undefined;
 }
 
+/**
+ * Transaction: the document's flow (presign → storage → init → status call). Session: the session
+ * API (create → raw upload of each file → end → the session read). Both group items by the ID field.
+ */
+export type UploadMethod = 'transaction' | 'session';
+
+export const UPLOAD_METHOD_PARAMETER = 'uploadMethod';
+
 /** What an item asks the transaction for. Items of one transaction must agree on it. */
 export interface TransactionSettings {
+	uploadMethod: UploadMethod;
 	action: string;
 	mode: string;
 	modelType: string;
@@ -90,6 +106,46 @@ export function generateTransactionId(seed: string, itemIndex: number): string {
 	return `n8n-${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * A session id for an item whose ID field is empty, with the Session method: `n8n` and 29 hex
+ * characters of the same hash (32 characters: the service takes 16 to 32). As stable under n8n's
+ * Retry On Fail as the transaction id.
+ */
+export function generateSessionId(seed: string, itemIndex: number): string {
+	return `n8n${createHash('sha256').update(`${seed}\n${itemIndex}`).digest('hex').slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
+}
+
+/** Why an id cannot name a session of the session API (16–32 letters, digits, _ or -), or undefined. */
+export function sessionIdProblem(sessionId: string): string | undefined {
+	if (sessionId.length < SESSION_ID_MIN_LENGTH || sessionId.length > SESSION_ID_MAX_LENGTH) {
+		return `has ${sessionId.length} characters, but a session ID must have ${SESSION_ID_MIN_LENGTH} to ${SESSION_ID_MAX_LENGTH}`;
+	}
+	if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) return 'may hold only letters, digits, _ and - with the Session upload method';
+	return undefined;
+}
+
+/**
+ * The names of a session's files: `audio_<n>.<ext>` (n from 0, in order), the form the service
+ * requires (`<base>_<n>.<ext>`); the extension is the file's own when the service reads it, else
+ * the one of its content type.
+ */
+export function sessionFileNames(files: Array<{ fileName: string | undefined; contentType: string }>): string[] {
+	const readable = new Set(['webm', 'mp3', 'wav', 'ogg', 'm4a', 'mp4']);
+	return files.map((file, index) => {
+		const own = extensionOf(file.fileName);
+		const extension = readable.has(own) ? own : (SESSION_AUDIO_EXTENSIONS[file.contentType] ?? 'webm');
+		const name = `audio_${index}.${extension}`;
+		if (!SESSION_FILE_NAME.test(name)) throw new Error(`internal: ${name} is not a session file name`);
+		return name;
+	});
+}
+
+export function readUploadMethod(ctx: IExecuteFunctions, itemIndex: number): UploadMethod | undefined {
+	const value = ctx.getNodeParameter(UPLOAD_METHOD_PARAMETER, itemIndex, 'transaction') as unknown;
+	if (value === 'transaction' || value === 'session') return value;
+	return value === undefined || value === null || value === '' ? 'transaction' : undefined;
+}
+
 /** The node's run index in this execution ($runIndex), 0 when the context cannot tell. */
 export function runIndexOf(ctx: IExecuteFunctions): number {
 	const runIndex = optionalCall(() => ctx.getWorkflowDataProxy(0).$runIndex);
@@ -125,7 +181,8 @@ export async function planTransactions(
 ): Promise<TransactionPlan[]> {
 	const plans = new Map<string, TransactionPlan>();
 	let seed: string | undefined;
-	const generatedId = (itemIndex: number) => generateTransactionId((seed ??= generatedIdSeed(ctx)), itemIndex);
+	const generatedId = (itemIndex: number, method: UploadMethod) =>
+		(method === 'session' ? generateSessionId : generateTransactionId)((seed ??= generatedIdSeed(ctx)), itemIndex);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		const { txnId, generated, problem: idProblem } = readTransactionId(ctx, itemIndex, generatedId);
 		let itemSettings: TransactionSettings | undefined;
@@ -135,6 +192,7 @@ export async function planTransactions(
 			try {
 				itemSettings = readTransactionSettings(ctx, itemIndex, settings);
 				files = await readItemFiles(ctx, items[itemIndex], itemIndex);
+				if (itemSettings.uploadMethod === 'session') assertSessionFileSizes(ctx, files);
 			} catch (error) {
 				problem = asOperationError(ctx, error, itemIndex);
 			}
@@ -165,7 +223,8 @@ export async function planTransactions(
 	}
 	for (const plan of plans.values()) {
 		if (plan.problem) continue;
-		const names = storageFileNames(plan.files.map((file) => ({ fileName: file.originalFileName, contentType: file.contentType })));
+		const named = plan.settings.uploadMethod === 'session' ? sessionFileNames : storageFileNames;
+		const names = named(plan.files.map((file) => ({ fileName: file.originalFileName, contentType: file.contentType })));
 		plan.files.forEach((file, index) => (file.fileName = names[index]));
 	}
 	return [...plans.values()];
@@ -174,13 +233,24 @@ export async function planTransactions(
 function readTransactionId(
 	ctx: IExecuteFunctions,
 	itemIndex: number,
-	generate: (itemIndex: number) => string,
+	generate: (itemIndex: number, method: UploadMethod) => string,
 ): { txnId: string; generated: boolean; problem?: NodeOperationError } {
+	const method = readUploadMethod(ctx, itemIndex) ?? 'transaction';
 	const raw = ctx.getNodeParameter('transactionId', itemIndex, '') as unknown;
 	const txnId = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
-	if (txnId === '') return { txnId: generate(itemIndex), generated: true };
-	const problem = transactionIdProblem(txnId);
+	if (txnId === '') return { txnId: generate(itemIndex, method), generated: true };
+	const problem = transactionIdProblem(txnId) ?? (method === 'session' ? sessionIdProblem(txnId) : undefined);
 	if (!problem) return { txnId, generated: false };
+	if (method === 'session') {
+		return {
+			txnId: `invalid:${itemIndex}`,
+			generated: false,
+			problem: new NodeOperationError(ctx.getNode(), `The Transaction ID of item ${itemIndex} ${problem}`, {
+				description: `With Upload Method "Session" the ID names the session: ${SESSION_ID_MIN_LENGTH} to ${SESSION_ID_MAX_LENGTH} letters, digits, _ or - (for example visit-2024-0042-anita). Leave it empty to have one generated. Nothing was sent.`,
+				itemIndex,
+			}),
+		};
+	}
 	return {
 		// A key of its own, so a bad id never joins another item's transaction.
 		txnId: `invalid:${itemIndex}`,
@@ -194,6 +264,7 @@ function readTransactionId(
 }
 
 const UNREAD_SETTINGS: TransactionSettings = {
+	uploadMethod: 'transaction',
 	action: '',
 	mode: '',
 	modelType: '',
@@ -218,7 +289,15 @@ function readTransactionSettings(ctx: IExecuteFunctions, itemIndex: number, sett
 			itemIndex,
 		});
 	}
+	const uploadMethod = readUploadMethod(ctx, itemIndex);
+	if (!uploadMethod) {
+		throw new NodeOperationError(ctx.getNode(), `The Upload Method of item ${itemIndex} must be "transaction" or "session"`, {
+			description: 'Choose Transaction (the default) or Session. Nothing was sent.',
+			itemIndex,
+		});
+	}
 	const result: TransactionSettings = {
+		uploadMethod,
 		action: trimmedString(options.action) || settings.variantSettings.uploadAction,
 		mode: trimmedString(options.mode) || 'dictation',
 		modelType: trimmedString(options.modelType) || 'pro',
@@ -238,7 +317,40 @@ function readTransactionSettings(ctx: IExecuteFunctions, itemIndex: number, sett
 	if (outputLanguage) result.outputLanguage = outputLanguage;
 	const wait = readWaitSettings(ctx, itemIndex, UPLOAD_NOT_FOUND_GRACE_MS);
 	if (wait) result.wait = wait;
+	if (uploadMethod === 'session') assertSessionSettings(ctx, result, itemIndex);
 	return result;
+}
+
+/** What the session API cannot take (service notes beyond the document §6), refused before sending. */
+function assertSessionSettings(ctx: IExecuteFunctions, settings: TransactionSettings, itemIndex: number): void {
+	const refuse = (message: string, description: string) => {
+		throw new NodeOperationError(ctx.getNode(), `${message} (item ${itemIndex}, Upload Method "Session")`, { description: `${description} Nothing was sent.`, itemIndex });
+	};
+	if (settings.templates.length > 2) {
+		refuse(`A session makes at most 2 output templates, but ${settings.templates.length} are chosen`, 'Keep two templates, or choose Upload Method "Transaction".');
+	}
+	if (settings.templates.some((template) => template.codification_needed)) {
+		refuse('Codification Needed is not available with the session API', 'Turn Codification Needed off, or choose Upload Method "Transaction".');
+	}
+	if (settings.outputLanguage) {
+		refuse('Output Language is not available with the session API', 'Remove the Output Language option, or choose Upload Method "Transaction".');
+	}
+}
+
+/** A `single` session upload holds at most 10 MB per file: checked before anything is sent. */
+function assertSessionFileSizes(ctx: IExecuteFunctions, files: PlannedFile[]): void {
+	const tooLarge = files.find((file) => file.size > SESSION_SINGLE_UPLOAD_MAX_BYTES);
+	if (!tooLarge) return;
+	const megabytes = (tooLarge.size / 1_000_000).toFixed(1);
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${tooLarge.label.charAt(0).toUpperCase()}${tooLarge.label.slice(1)} has ${megabytes} MB, more than the 10 MB a session upload may hold`,
+		{
+			description:
+				'Choose Upload Method "Transaction" for long recordings (its uploads go to storage and have no such limit), or split the recording into parts of at most 10 MB. Nothing of this session was sent.',
+			itemIndex: tooLarge.itemIndex,
+		},
+	);
 }
 
 function readTemplates(
@@ -378,6 +490,7 @@ async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecutionData, i
 /** The first setting two items of one transaction disagree on, in the words of the node's fields. */
 function differingSetting(a: TransactionSettings, b: TransactionSettings): string | undefined {
 	const checks: Array<[string, unknown, unknown]> = [
+		['Upload Method', a.uploadMethod, b.uploadMethod],
 		['Action', a.action, b.action],
 		['Mode', a.mode, b.mode],
 		['Model', a.modelType, b.modelType],

@@ -28,6 +28,9 @@ export interface WaitSettings {
 	failIfIncomplete?: boolean;
 }
 
+/** One read of a session's results: the transaction status call, or the session API's (sessionApi.ts). */
+export type ResultsReader = typeof fetchSessionResults;
+
 export const DEFAULT_TIMEOUT_MINUTES = 10;
 export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
 export const UPLOAD_NOT_FOUND_GRACE_MS = 30_000;
@@ -134,6 +137,7 @@ export async function waitForSessionResults(
 	settings: WaitSettings,
 	itemIndex: number,
 	waitStartedAt: number = Date.now(),
+	fetchResults: ResultsReader = fetchSessionResults,
 ): Promise<SessionResults> {
 	// All items of a run share one start; an item reached after the deadline still gets one quick check.
 	const deadline = Math.max(waitStartedAt + settings.timeoutMs, Date.now() + MIN_STATUS_TIMEOUT_MS);
@@ -146,7 +150,7 @@ export async function waitForSessionResults(
 			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 			const checkStartedAt = Date.now();
 			const timeoutMs = Math.min(transportPolicyOf(ctx).timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
-			const check = await fetchSessionResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
+			const check = await fetchResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
 			);
@@ -213,13 +217,13 @@ function deadlineSignal(ms: number, cancel: AbortSignal | undefined): { signal: 
  * failed and what the user can do, instead of going on with missing documents.
  */
 export function assertSessionComplete(ctx: IExecuteFunctions, results: SessionResults, itemIndex: number): void {
-	if (results.status !== 'failed' && results.status !== 'partial') return;
+	if (results.status !== 'failed' && results.status !== 'partial' && results.status !== 'expired') return;
 	const failed = results.templates.filter((t) => t.status === 'failure').map(templateLabel);
 	const partly = results.templates.filter((t) => t.status === 'partial_success').map(templateLabel);
 	const parts: string[] = [];
 	if (failed.length > 0) parts.push(`failed: ${failed.join(', ')}`);
 	if (partly.length > 0) parts.push(`only partly produced: ${partly.join(', ')}`);
-	const what = results.status === 'failed' ? 'failed' : 'is only partly done';
+	const what = results.status === 'failed' ? 'failed' : results.status === 'expired' ? 'expired before it was ended' : 'is only partly done';
 	const detail = parts.length > 0 ? ` (${parts.join('; ')})` : results.error?.message ? ` (the API said: ${results.error.message})` : '';
 	throw new NodeOperationError(ctx.getNode(), `Session "${results.sessionId}" ${what}${detail}`, {
 		description:

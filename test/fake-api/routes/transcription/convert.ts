@@ -1,7 +1,8 @@
 /**
  * Notes from text (service notes beyond the document, §5 and upload-transcript.mdx), strict:
  *
- *   POST /voice/v1/sessions                               (Bearer) {"upload_type":"single","templates":[id]}
+ *   POST /voice/v1/sessions                               (Bearer) {"upload_type":"single","templates":[id], and the
+ *        session API's fields (routes/sessions.ts): session_id, language_hint, model, additional_data…}
  *        → 201 {session_id, status:"created", created_at, expires_at, upload_url}; 400 a wrong body or
  *          unknown template; more than 2 templates refused.
  *   POST /voice/api/v1/transaction/:txnId/convert-to-template   (Bearer, no `flavour` header)
@@ -16,6 +17,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { RouteContext } from '../../types';
 import { activeTemplateIds } from '../templates';
+import { registerSession, SESSION_CREATE_FIELDS, sessionCreateProblem } from '../sessions';
 import { bearerBusiness, CLINICAL_NOTES_ID, isPlainObject, pendingScripts, storeOf, variantOf, voiceError, type Store } from './store';
 
 export const SESSIONS_PATH = '/voice/v1/sessions';
@@ -34,8 +36,8 @@ export function createSession(ctx: RouteContext): void {
 	if (!body || !body.isJsonMediaType || !isPlainObject(body.value))
 		return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object sent as application/json');
 	const input = body.value;
-	const unknown = Object.keys(input).filter((key) => key !== 'upload_type' && key !== 'templates');
-	if (unknown.length > 0) return voiceError(ctx, 400, 'invalid_field', `unexpected field(s) for a transcript session: ${unknown.join(', ')}`);
+	const unknown = Object.keys(input).filter((key) => key !== 'upload_type' && key !== 'templates' && !SESSION_CREATE_FIELDS.includes(key));
+	if (unknown.length > 0) return voiceError(ctx, 400, 'invalid_field', `unexpected field(s) for a session: ${unknown.join(', ')}`);
 	if (input.upload_type !== 'single') return voiceError(ctx, 400, 'invalid_upload_type', 'upload_type must be single');
 	const templates = input.templates;
 	if (!Array.isArray(templates) || templates.length === 0 || templates.length > 2 || templates.some((id) => typeof id !== 'string'))
@@ -43,7 +45,10 @@ export function createSession(ctx: RouteContext): void {
 	const known = knownTemplates(ctx, store);
 	const unknownTemplate = (templates as string[]).find((id) => !known.includes(id));
 	if (unknownTemplate !== undefined) return voiceError(ctx, 400, 'invalid_template_id', `unknown template_id ${unknownTemplate}`);
-	const sessionId = `ses_${randomBytes(8).toString('hex')}`;
+	const problem = sessionCreateProblem(ctx.state, input);
+	if (problem) return voiceError(ctx, ...problem);
+	const sessionId = typeof input.session_id === 'string' ? input.session_id : `ses_${randomBytes(8).toString('hex')}`;
+	if (store.transactions.has(sessionId)) return voiceError(ctx, 409, 'session_already_exists', `session ${sessionId} already exists`);
 	const script = pendingScripts(store).get(sessionId);
 	store.transactions.set(sessionId, {
 		txnId: sessionId,
@@ -58,6 +63,8 @@ export function createSession(ctx: RouteContext): void {
 	});
 	templatesOfSessions(store).set(sessionId, templates as string[]);
 	const createdAt = Date.now();
+	// The session API (routes/sessions.ts) knows every session: audio may be uploaded to it.
+	registerSession(ctx.state, sessionId, businessId, input, createdAt);
 	const origin = `http://${ctx.req.headers.host ?? '127.0.0.1'}`;
 	ctx.sendJson(201, {
 		session_id: sessionId,

@@ -1,0 +1,377 @@
+/**
+ * The service's session API (`/voice/v1/sessions`, service notes beyond the document §6): create a
+ * session → upload each file as raw bytes → end → read the results, already decoded by the service;
+ * cancel (the documented PATCH pattern) and the whole session's audio.
+ *
+ * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
+ * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
+ * bounded-memory body as the storage upload, storageUpload.ts). The full-audio download goes to the
+ * `audio_url` the service gives (another host) through the plain helper: no token, no auth header.
+ */
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type JsonObject,
+} from 'n8n-workflow';
+
+import { readSessionApiResults, type SessionResults } from '../shared/sessionResults';
+import { asRecord, textOf } from '../shared/values';
+import { SESSIONS_PATH } from './convertApi';
+import { readErrorFields } from './errorBodies';
+import {
+	clinicApiError,
+	clinicApiRequest,
+	pathSegment,
+	unexpectedBodyError,
+	type ClinicApiContext,
+} from './request';
+import { transportPolicyOf } from './retryPolicy';
+import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
+import { FileSizeChanged, storageTimeoutMs, streamedRawBody, type StorageFile } from './storageUpload';
+
+export { SESSIONS_PATH };
+
+/** A `single` upload may hold at most 10 MB (ES-OAS create-session.mdx, upload-audio.mdx). */
+export const SESSION_SINGLE_UPLOAD_MAX_BYTES = 10 * 1000 * 1000;
+
+/** A client-supplied session_id must have 16 to 32 characters (ES-OAS, ES-hist). */
+export const SESSION_ID_MIN_LENGTH = 16;
+export const SESSION_ID_MAX_LENGTH = 32;
+
+/** The file name of an upload: `<base>_<n>.<ext>` (ES-hist audio_adaptor.py; ES-OAS). */
+export const SESSION_FILE_NAME = /^[a-zA-Z0-9_-]+_\d+\.[a-zA-Z0-9]+$/;
+
+/** Extensions the service reads (others are taken for webm), by the content type this node knows. */
+export const SESSION_AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
+	'audio/wav': 'wav',
+	'audio/mpeg': 'mp3',
+	'audio/ogg': 'ogg',
+	'audio/webm': 'webm',
+	'audio/mp4': 'm4a',
+};
+
+export interface SessionCreateBody extends IDataObject {
+	session_id: string;
+	upload_type: 'single';
+	templates: string[];
+	language_hint: string[];
+	model: string;
+}
+
+export interface CreatedSession {
+	sessionId: string;
+	/** Answered by a conflict after a repeat of our own create: the first one got through. */
+	alreadyCreated: boolean;
+	body: IDataObject;
+}
+
+/**
+ * Creates the session under our own id. Not safe to repeat blindly in general (each create without
+ * an id is a new session), but the id is ours: the service keys the session by it, so a repeat after
+ * a lost answer cannot make a second session. It is created (201) if the first never arrived, or
+ * refused as existing if it did, which is read as ours only after such a repeat; an existing id
+ * without a repeat was used before (by another upload) and fails.
+ */
+export async function createSession(
+	ctx: ClinicApiContext,
+	body: SessionCreateBody,
+	itemIndex?: number,
+	/** The id may name a session an earlier try of this node created (n8n's Retry On Fail). */
+	mayBeOurs = false,
+): Promise<CreatedSession> {
+	const purpose = `creating session "${body.session_id}"`;
+	let outcomeUnknown = false;
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: SESSIONS_PATH,
+		body,
+		idempotent: false,
+		repeatAfterServerError: true,
+		acceptStatuses: [400, 409],
+		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		purpose,
+		itemIndex,
+		onRetry: ({ statusCode }) => {
+			if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
+		},
+	});
+	if (response.statusCode === 409 || (response.statusCode === 400 && isSessionExistsAnswer(response.body))) {
+		if (outcomeUnknown || mayBeOurs) return { sessionId: body.session_id, alreadyCreated: true, body: {} };
+		throw sessionIdUsedError(ctx, body.session_id, itemIndex);
+	}
+	// The daily quota, should the session API answer it as the transaction flow does.
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, body.session_id, 'presign', itemIndex);
+	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
+	const answer = (asRecord(response.body) ?? {}) as IDataObject;
+	const sessionId = textOf(answer.session_id);
+	if (!sessionId) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	return { sessionId, alreadyCreated: false, body: answer };
+}
+
+function isSessionExistsAnswer(body: unknown): boolean {
+	const { code, message } = readErrorFields(body);
+	return /exist|duplicate/i.test(`${code ?? ''} ${message ?? ''}`);
+}
+
+export function sessionIdUsedError(ctx: ClinicApiContext, sessionId: string, itemIndex: number | undefined): NodeApiError {
+	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'session_exists' } as JsonObject, {
+		message: `The Session ID "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: the service has a session with this ID`,
+		description: `Nothing of this item was uploaded. One session ID holds one recording session. To read the earlier session, use Get Results with Results Of "Session" and this ID. To upload this recording, give it an ID that was never used (16 to 32 characters), or leave the field empty to have one generated.`,
+		httpCode: '409',
+		itemIndex,
+	});
+}
+
+export interface SessionUploadFile extends Pick<StorageFile, 'label' | 'size' | 'open' | 'contentType'> {
+	/** `<base>_<n>.<ext>`, checked against SESSION_FILE_NAME. */
+	sessionFileName: string;
+}
+
+/**
+ * One file of the session, as raw bytes. Safe to repeat: the service stores it under its number
+ * (`<n>.<ext>`), so a second copy replaces the first rather than adding a file. The bytes stream
+ * from the binary store (a fresh read for each attempt) and never more than the announced size go.
+ */
+export async function uploadSessionAudio(
+	ctx: IExecuteFunctions,
+	sessionId: string,
+	file: SessionUploadFile,
+	itemIndex: number,
+): Promise<{ statusCode: number; body: IDataObject }> {
+	const purpose = `uploading ${file.label} to session "${sessionId}"`;
+	let sizeChanged: FileSizeChanged | undefined;
+	const path = `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/audio/${pathSegment(ctx, file.sessionFileName, 'file name', itemIndex)}`;
+	let response;
+	try {
+		response = await clinicApiRequest(ctx, {
+			method: 'POST',
+			path,
+			rawBody: {
+				open: async () => {
+					const opened = await file.open();
+					if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
+					return streamedRawBody(opened, file.size, (error) => (sizeChanged = error));
+				},
+				contentLength: file.size,
+				contentType: file.contentType,
+			},
+			idempotent: true,
+			acceptStatuses: [400, 404, 409, 410, 413],
+			timeoutMs: storageTimeoutMs(file.size),
+			purpose,
+			itemIndex,
+		});
+	} catch (error) {
+		if (sizeChanged || error instanceof FileSizeChanged) {
+			throw new NodeOperationError(ctx.getNode(), `${capitalise(file.label)} changed size while it was uploaded`, {
+				description: 'The binary data was announced with one size but had another. Run the workflow again.',
+				itemIndex,
+			});
+		}
+		// clinicApiRequest throws NodeApiErrors, which re-wrapping hands back as they are.
+		throw new NodeApiError(ctx.getNode(), error as JsonObject);
+	}
+	if (response.statusCode === 413) {
+		throw new NodeApiError(ctx.getNode(), { status_code: 413 } as JsonObject, {
+			message: `The clinic API refused ${file.label}: it is larger than a session upload may be (HTTP 413)`,
+			description: 'A session takes files of at most 10 MB each. Choose Upload Method "Transaction" for long recordings, or split the recording into parts.',
+			httpCode: '413',
+			itemIndex,
+		});
+	}
+	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
+	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject };
+}
+
+/**
+ * Ends the session: the service starts processing (the paid step). Repeated after a 5xx or a lost
+ * answer, because a session is processed once: ES-hist handles a "re-commit" (202 again) and ES-OAS
+ * answers 400 "Session already ended" (a conflict between the sources), so after such a repeat that
+ * 400 means our first End got through. Without a repeat it means the session was ended before.
+ */
+export async function endSession(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	filesSent: number,
+	itemIndex?: number,
+): Promise<{ statusCode: number; body: IDataObject; alreadyEnded: boolean }> {
+	const purpose = `ending session "${sessionId}"`;
+	let outcomeUnknown = false;
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/end`,
+		body: { audio_files_sent: filesSent },
+		idempotent: false,
+		repeatAfterServerError: true,
+		acceptStatuses: [400, 404, 410],
+		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		purpose,
+		itemIndex,
+		onRetry: ({ statusCode }) => {
+			if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
+		},
+	});
+	if (response.statusCode === 400 && outcomeUnknown && /ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))) {
+		return { statusCode: 400, body: {}, alreadyEnded: true };
+	}
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, sessionId, 'init', itemIndex);
+	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
+	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject, alreadyEnded: false };
+}
+
+/** Bounds of one read of the session (a wait caps the timeout at the time left). */
+export interface SessionReadOptions {
+	timeoutMs?: number;
+	abortSignal?: AbortSignal;
+}
+
+/**
+ * One read of the session, decoded: 202 processing, 200 done (a body with status "failed" is a
+ * failed session even so), 206 partial, 410 expired, 404 unknown.
+ */
+export async function fetchSessionApiResults(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	itemIndex?: number,
+	options: SessionReadOptions = {},
+): Promise<SessionResults> {
+	const purpose = `the results of session "${sessionId}"`;
+	const response = await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
+		idempotent: true,
+		acceptStatuses: [202, 206, 404, 410],
+		timeoutMs: options.timeoutMs ?? transportPolicyOf(ctx).timeouts.statusMs,
+		abortSignal: options.abortSignal,
+		purpose,
+		itemIndex,
+	});
+	if ((response.statusCode === 200 || response.statusCode === 206) && asRecord(response.body) === undefined) {
+		throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	}
+	return readSessionApiResults(sessionId, response.statusCode, response.body);
+}
+
+/**
+ * Cancels the session (MSA client.ts `cancelSession`; ES-hist enums allow `cancelled` for both).
+ * Safe to repeat: it sets the same two fields to the same value.
+ */
+export async function cancelSession(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<{ statusCode: number; body: IDataObject }> {
+	const purpose = `cancelling session "${sessionId}"`;
+	const response = await clinicApiRequest(ctx, {
+		method: 'PATCH',
+		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
+		body: { user_status: 'cancelled', processing_status: 'cancelled' },
+		idempotent: true,
+		acceptStatuses: [404, 409, 410],
+		timeoutMs: transportPolicyOf(ctx).timeouts.apiCallMs,
+		purpose,
+		itemIndex,
+	});
+	if (response.statusCode === 404 || response.statusCode === 410) {
+		const expired = response.statusCode === 410;
+		throw new NodeApiError(ctx.getNode(), { status_code: response.statusCode } as JsonObject, {
+			message: `Session "${sessionId}" cannot be cancelled: the service ${expired ? 'says it expired' : 'does not know it'} (HTTP ${response.statusCode})`,
+			description: expired
+				? 'An expired session is not processed and holds nothing to cancel.'
+				: 'Check the Session ID: use the session_id that Upload Audio (Upload Method "Session") output.',
+			httpCode: String(response.statusCode),
+			itemIndex,
+		});
+	}
+	if (response.statusCode === 409) throw clinicApiError(ctx, { purpose, itemIndex }, 409, response.body);
+	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject };
+}
+
+export interface SessionAudioLink {
+	audioUrl: string;
+	expiresIn?: number;
+	expiresAt?: unknown;
+}
+
+/** `GET …/{id}/audio`: a link to the whole session's audio; 403 audio_not_enabled, 404 audio_not_available. */
+export async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionAudioLink> {
+	const purpose = `the audio of session "${sessionId}"`;
+	const response = await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/audio`,
+		idempotent: true,
+		acceptStatuses: [403, 404],
+		purpose,
+		itemIndex,
+	});
+	if (response.statusCode === 403 || response.statusCode === 404) {
+		const { code } = readErrorFields(response.body);
+		const notEnabled = response.statusCode === 403;
+		throw new NodeApiError(ctx.getNode(), { status_code: response.statusCode, code: code ?? null } as JsonObject, {
+			message: notEnabled
+				? `The workspace does not keep session audio, so session "${sessionId}" has none to download (HTTP 403${code ? ` ${code}` : ''})`
+				: `Session "${sessionId}" has no audio to download (HTTP 404${code ? ` ${code}` : ''})`,
+			description: notEnabled
+				? 'Session audio is a feature the API provider turns on per workspace. Ask them to enable it; until then keep the recording where it came from.'
+				: 'The audio is kept for 24 hours after the session, and only for sessions that received audio. Check the Session ID, or keep the recording where it came from.',
+			httpCode: String(response.statusCode),
+			itemIndex,
+		});
+	}
+	const body = asRecord(response.body);
+	const audioUrl = textOf(body?.audio_url);
+	if (!audioUrl || !/^https?:\/\//i.test(audioUrl)) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	const link: SessionAudioLink = { audioUrl };
+	if (typeof body?.expires_in === 'number') link.expiresIn = body.expires_in;
+	if (body?.expires_at !== undefined) link.expiresAt = body.expires_at;
+	return link;
+}
+
+export interface DownloadedAudio {
+	stream: unknown;
+	contentType: string;
+	contentLength?: number;
+}
+
+/**
+ * Downloads the audio from its link, which points at another host (a presigned storage URL): the
+ * plain helper, so no token or auth header goes with it, and no redirect is followed.
+ */
+export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
+	const signal = ctx.getExecutionCancelSignal?.();
+	const response = (await ctx.helpers.httpRequest({
+		method: 'GET',
+		url: link.audioUrl,
+		encoding: 'stream',
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		disableFollowRedirect: true,
+		timeout: transportPolicyOf(ctx).timeouts.apiCallMs,
+		...(signal ? { abortSignal: signal } : {}),
+	})) as { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
+	const statusCode = Number(response.statusCode ?? 0);
+	if (statusCode < 200 || statusCode >= 300) {
+		(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+		let host = 'the audio host';
+		try {
+			host = new URL(link.audioUrl).host;
+		} catch {
+			// Checked to be http(s) before.
+		}
+		throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+			message: `Could not download the audio of session "${sessionId}" from ${host} (HTTP ${statusCode})`,
+			description:
+				statusCode >= 300 && statusCode < 400
+					? 'The audio link redirected elsewhere, which is not followed. Run again; if it persists, contact the API provider.'
+					: 'The link may have expired (it is valid for 24 hours). Run again to get a fresh link.',
+			httpCode: String(statusCode),
+			itemIndex,
+		});
+	}
+	const headers = response.headers ?? {};
+	const contentType = String(headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
+	const length = Number(headers['content-length']);
+	return { stream: response.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+}
+
+function capitalise(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
+}

@@ -1,0 +1,508 @@
+/**
+ * The session API of the fake clinic API (service notes beyond the document §6), strict:
+ *
+ *   POST  /voice/v1/sessions                          (Bearer; transcription/convert.ts, which calls
+ *         registerSession here) {session_id? (16–32 chars), upload_type:"single", templates (1–2),
+ *         language_hint?, model?, additional_data?, patient_details?, session_mode?} → 201
+ *         {session_id, status:"created", created_at, expires_at, upload_url}; an id that exists →
+ *         409 session_already_exists (the notes do not say what the service answers: our choice).
+ *   POST  /voice/v1/sessions/:id/audio/:fileName      raw bytes (no multipart, Content-Length
+ *         required, no JSON); name `<base>_<n>.<ext>`; formats webm mp3 wav ogg m4a mp4; at most
+ *         `maxSingleUploadBytes` (10 MB) → 413 payload_too_large (what a gateway would answer: the
+ *         sources define the limit, no route checks it); after End → 400 session_ended. Records
+ *         length and SHA-256 of every file; stored as `<n>.<ext>` (a repeat replaces it).
+ *   POST  /voice/v1/sessions/:id/end                  {audio_files_sent?} → 202 processing; a second
+ *         End → 400 "Session already ended" (ES-OAS; ES-hist would answer 202 again).
+ *   GET   /voice/v1/sessions/:id                      202 while processing (partial transcript, no
+ *         templates), then 200 completed / 206 partial / 200 with status "failed"; 410 expired;
+ *         404 unknown; a session never ended stays `created` (200).
+ *   PATCH /voice/v1/sessions/:id                      the cancel pattern {user_status, processing_status}
+ *         ("cancelled") or {patient_details, templates, language_hint}; unknown fields → 422.
+ *   GET   /voice/v1/sessions/:id/audio                200 {audio_url (on host "localhost", not the API's
+ *         127.0.0.1), expires_in, expires_at}; 403 audio_not_enabled; 404 audio_not_available.
+ *   GET   /media/session-audio/:file                  the audio itself; refused (400) when any auth
+ *         header comes with it; 403 for a wrong signature.
+ *
+ * Control in-process through `fakeSessions(api)`; over HTTP under /__admin/sessions/….
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+
+import { BUSINESS } from '../fixtures';
+import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import { templateDocument } from './transcription/documents';
+import { bearerBusiness, isPlainObject, variantOf, voiceError } from './transcription/store';
+
+export const SESSION_PATH = '/voice/v1/sessions/:sessionId';
+export const SESSION_AUDIO_UPLOAD_PATH = '/voice/v1/sessions/:sessionId/audio/:fileName';
+export const SESSION_END_PATH = '/voice/v1/sessions/:sessionId/end';
+export const SESSION_FULL_AUDIO_PATH = '/voice/v1/sessions/:sessionId/audio';
+export const SESSION_MEDIA_PATH = '/media/session-audio/:file';
+
+export const SESSION_FILE_NAME = /^[a-zA-Z0-9_-]+_\d+\.[a-zA-Z0-9]+$/;
+export const SESSION_FORMATS = ['webm', 'mp3', 'wav', 'ogg', 'm4a', 'mp4'] as const;
+
+export type SessionState = 'created' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired';
+export type SessionOutcome = 'completed' | 'partial' | 'failed' | 'expired';
+
+export interface SessionOptions {
+	/** Largest single upload; default 10 MB (10 000 000 bytes). The bench lifts it. */
+	maxSingleUploadBytes: number;
+	/** Reads answered 202 after End before the results. Default 1. */
+	processingPolls: number;
+	outcome: SessionOutcome;
+	audio: 'available' | 'not_enabled' | 'not_available';
+	/** When false, uploads are counted and hashed only (the bench). Default true. */
+	keepAudio: boolean;
+}
+
+export const DEFAULT_SESSION_OPTIONS: Readonly<SessionOptions> = Object.freeze({
+	maxSingleUploadBytes: 10_000_000,
+	processingPolls: 1,
+	outcome: 'completed',
+	audio: 'available',
+	keepAudio: true,
+});
+
+export interface SessionUpload {
+	sessionId: string;
+	fileName: string;
+	storedAs: string;
+	size: number;
+	sha256: string;
+	contentType: string | undefined;
+	contentLength: number;
+	headerNames: string[];
+}
+
+export interface SessionRejection {
+	sessionId: string;
+	status: number;
+	code: string;
+	reason: string;
+	/** Bytes of the body the fake read before answering (0 when it answered from the headers). */
+	bytesRead: number;
+}
+
+export interface FakeSession {
+	sessionId: string;
+	businessId: string;
+	createdAt: number;
+	expiresAt: number;
+	input: Record<string, unknown>;
+	state: SessionState;
+	userStatus?: string;
+	processingStatus?: string;
+	uploads: SessionUpload[];
+	endCalls: number;
+	endBody?: unknown;
+	readsAfterEnd: number;
+	patches: unknown[];
+	script?: { outcome?: SessionOutcome; processingPolls?: number };
+	audioBytes: Buffer[];
+}
+
+interface SessionStore {
+	options: SessionOptions;
+	sessions: Map<string, FakeSession>;
+	rejected: SessionRejection[];
+	/** Requests to the media route (the audio download): its header names. */
+	mediaRequests: Array<{ headerNames: string[]; status: number }>;
+	signingKey: Buffer;
+	bytesReceived: number;
+}
+
+const stores = new WeakMap<FakeClinicState, SessionStore>();
+
+function storeOf(state: FakeClinicState): SessionStore {
+	let store = stores.get(state);
+	if (!store) {
+		store = { options: { ...DEFAULT_SESSION_OPTIONS }, sessions: new Map(), rejected: [], mediaRequests: [], signingKey: randomBytes(16), bytesReceived: 0 };
+		stores.set(state, store);
+	}
+	return store;
+}
+
+/** Fields of the create body besides upload_type and templates (ES-OAS; ES-hist adds session_mode, transcript_language). */
+export const SESSION_CREATE_FIELDS = ['session_id', 'language_hint', 'model', 'additional_data', 'patient_details', 'session_mode', 'transcript_language'];
+
+/** What is wrong with the session fields of a create body: [status, code, message], or undefined. */
+export function sessionCreateProblem(state: FakeClinicState, input: Record<string, unknown>): [number, string, string] | undefined {
+	const id = input.session_id;
+	if (id !== undefined) {
+		if (typeof id !== 'string' || id.length < 16 || id.length > 32 || !/^[A-Za-z0-9_-]+$/.test(id))
+			return [400, 'invalid_session_id', 'session_id must be 16 to 32 letters, digits, _ or -'];
+		if (storeOf(state).sessions.has(id)) return [409, 'session_already_exists', `session ${id} already exists`];
+	}
+	const hints = input.language_hint;
+	if (hints !== undefined && (!Array.isArray(hints) || hints.length === 0 || hints.some((hint) => typeof hint !== 'string' || hint === '' || hint.length > 20)))
+		return [400, 'invalid_language_hint', 'language_hint must list language codes of at most 20 characters'];
+	if (input.model !== undefined && input.model !== 'pro' && input.model !== 'lite') return [400, 'invalid_model', 'model must be pro or lite'];
+	if (input.session_mode !== undefined && !['consultation', 'dictation'].includes(input.session_mode as string))
+		return [400, 'invalid_session_mode', 'session_mode must be consultation or dictation'];
+	if (input.additional_data !== undefined) {
+		if (!isPlainObject(input.additional_data)) return [400, 'invalid_additional_data', 'additional_data must be an object'];
+		if (Buffer.byteLength(JSON.stringify(input.additional_data)) > 4096) return [400, 'invalid_additional_data', 'additional_data must be at most 4 KB'];
+	}
+	return undefined;
+}
+
+/** Called by the create route once the session exists (convert.ts makes the id). */
+export function registerSession(state: FakeClinicState, sessionId: string, businessId: string, input: Record<string, unknown>, createdAt: number): void {
+	const store = storeOf(state);
+	const pending = pendingScripts.get(store)?.get(sessionId);
+	store.sessions.set(sessionId, {
+		sessionId,
+		businessId,
+		createdAt,
+		expiresAt: createdAt + 3_600_000,
+		input,
+		state: 'created',
+		uploads: [],
+		endCalls: 0,
+		readsAfterEnd: 0,
+		patches: [],
+		audioBytes: [],
+		...(pending ? { script: pending } : {}),
+	});
+}
+
+const pendingScripts = new WeakMap<SessionStore, Map<string, NonNullable<FakeSession['script']>>>();
+
+function sessionOf(ctx: RouteContext): FakeSession | undefined {
+	const businessId = bearerBusiness(ctx);
+	if (!businessId) return undefined;
+	const session = storeOf(ctx.state).sessions.get(ctx.params.sessionId);
+	if (!session || session.businessId !== businessId) {
+		voiceError(ctx, 404, 'session_not_found', 'session not found');
+		return undefined;
+	}
+	if (session.state === 'created' && Date.now() > session.expiresAt) session.state = 'expired';
+	return session;
+}
+
+async function uploadAudio(ctx: RouteContext): Promise<void> {
+	const store = storeOf(ctx.state);
+	const body = ctx.rawBody();
+	const reject = (status: number, code: string, reason: string, bytesRead = 0) => {
+		store.rejected.push({ sessionId: ctx.params.sessionId, status, code, reason, bytesRead });
+		voiceError(ctx, status, code, reason);
+		body.resume();
+	};
+	const session = sessionOf(ctx);
+	if (!session) return void body.resume();
+	if (session.state === 'expired') return reject(410, 'session_expired', 'session expired');
+	if (session.state !== 'created') return reject(400, session.state === 'processing' ? 'session_ended' : 'session_completed', 'the session was ended: no more audio is accepted');
+	const fileName = ctx.params.fileName;
+	if (!SESSION_FILE_NAME.test(fileName)) return reject(400, 'invalid_file_name', 'file name must be <base>_<n>.<ext>');
+	const extension = fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase();
+	if (!(SESSION_FORMATS as readonly string[]).includes(extension)) {
+		store.rejected.push({ sessionId: session.sessionId, status: 400, code: 'invalid_audio_format', reason: extension, bytesRead: 0 });
+		ctx.sendJson(400, {
+			error: { code: 'invalid_audio_format', message: `unsupported audio format .${extension}`, details: { provided_format: extension, supported_formats: SESSION_FORMATS } },
+		});
+		return void body.resume();
+	}
+	const contentType = ctx.req.headers['content-type'];
+	if (contentType !== undefined && /^(multipart\/|application\/json)/i.test(contentType))
+		return reject(400, 'invalid_body', 'the body must be the raw audio bytes, not a form or JSON');
+	const declared = ctx.req.headers['content-length'];
+	if (declared === undefined || !/^\d+$/.test(declared)) return reject(411, 'length_required', 'Content-Length is required');
+	if (Number(declared) === 0) return reject(400, 'empty_audio', 'the audio is empty');
+	// As a gateway in front of the service would: refused from the header, before the bytes are read.
+	if (Number(declared) > store.options.maxSingleUploadBytes)
+		return reject(413, 'payload_too_large', `a single upload may be at most ${store.options.maxSingleUploadBytes} bytes`);
+	const hash = createHash('sha256');
+	const kept: Buffer[] = [];
+	let size = 0;
+	const complete = await new Promise<boolean>((resolve) => {
+		body.on('data', (chunk: Buffer) => {
+			size += chunk.length;
+			store.bytesReceived += chunk.length;
+			hash.update(chunk);
+			if (store.options.keepAudio) kept.push(chunk);
+		});
+		body.on('end', () => resolve(true));
+		body.on('error', () => resolve(false));
+		body.on('close', () => resolve(ctx.req.complete));
+	});
+	if (!complete) return;
+	if (size !== Number(declared)) return reject(400, 'incomplete_body', `Content-Length was ${declared} but ${size} bytes arrived`, size);
+	const n = /_(\d+)\./.exec(fileName)?.[1] ?? '0';
+	const storedAs = `${Number(n)}.${extension}`;
+	const upload: SessionUpload = {
+		sessionId: session.sessionId,
+		fileName,
+		storedAs,
+		size,
+		sha256: hash.digest('hex'),
+		contentType,
+		contentLength: Number(declared),
+		headerNames: Object.keys(ctx.req.headers),
+	};
+	const at = session.uploads.findIndex((existing) => existing.storedAs === storedAs);
+	if (at >= 0) {
+		session.uploads[at] = upload;
+		session.audioBytes[at] = Buffer.concat(kept);
+	} else {
+		session.uploads.push(upload);
+		session.audioBytes.push(Buffer.concat(kept));
+	}
+	ctx.sendJson(200, { session_id: session.sessionId, success: true, original_filename: fileName });
+}
+
+function endSession(ctx: RouteContext): void {
+	const session = sessionOf(ctx);
+	if (!session) return;
+	if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	session.endCalls++;
+	const body = ctx.body;
+	if (body && body.length > 0) {
+		if (!body.isJsonMediaType || !isPlainObject(body.value)) return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object');
+		const sent = body.value.audio_files_sent;
+		if (sent !== undefined && !(Number.isInteger(sent) && (sent as number) >= 0)) return voiceError(ctx, 400, 'invalid_body', 'audio_files_sent must be a whole number');
+		if (sent !== undefined && sent !== session.uploads.length)
+			return voiceError(ctx, 400, 'audio_files_mismatch', `audio_files_sent is ${String(sent)} but ${session.uploads.length} files arrived`);
+	}
+	if (session.state !== 'created') return voiceError(ctx, 400, 'session_already_ended', 'Session already ended');
+	if (session.uploads.length === 0) return voiceError(ctx, 400, 'no_audio', 'no audio was uploaded to this session');
+	session.endBody = body?.value;
+	session.state = 'processing';
+	ctx.sendJson(202, {
+		session_id: session.sessionId,
+		status: 'processing',
+		message: 'Session ended. Processing started.',
+		audio_files_received: session.uploads.length,
+		audio_files: session.uploads.map((upload) => upload.storedAs),
+	});
+}
+
+const TRANSCRIPT = 'Patient presents with cough and fever for three days.';
+
+function getSession(ctx: RouteContext): void {
+	const session = sessionOf(ctx);
+	if (!session) return;
+	if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	const store = storeOf(ctx.state);
+	const envelope = {
+		session_id: session.sessionId,
+		status: session.state,
+		created_at: new Date(session.createdAt).toISOString(),
+		expires_at: new Date(session.expiresAt).toISOString(),
+		upload_url: `http://${ctx.req.headers.host ?? '127.0.0.1'}/voice/v1/sessions/${session.sessionId}/audio`,
+		model_used: session.input.model ?? 'pro',
+		audio_files_received: session.uploads.length,
+		audio_files: session.uploads.map((upload) => upload.storedAs),
+		additional_data: session.input.additional_data ?? {},
+	};
+	if (session.state === 'created') return ctx.sendJson(200, envelope);
+	if (session.state === 'processing') {
+		session.readsAfterEnd++;
+		const polls = session.script?.processingPolls ?? store.options.processingPolls;
+		if (session.readsAfterEnd <= polls) return ctx.sendJson(202, { ...envelope, transcript: TRANSCRIPT.slice(0, 20) });
+		const outcome = session.script?.outcome ?? store.options.outcome;
+		session.state = outcome === 'expired' ? 'expired' : outcome;
+		if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	}
+	const emrId = variantOf(ctx).emrTemplateId;
+	const templateIds = (session.input.templates as string[] | undefined) ?? [];
+	const templates = templateIds.map((templateId, index) => {
+		const failed = session.state === 'failed' || (session.state === 'partial' && index > 0);
+		if (failed) return { [templateId]: { status: 'failure', document_id: null, data: null, errors: [{ code: 'template_generation_failed', message: 'Could not generate this template' }] } };
+		const document = templateDocument(emrId, { template_id: templateId, codification_needed: false });
+		// The service decodes the documents itself: JSON as objects, text as text.
+		const data = document.value;
+		return { [templateId]: { status: 'success', document_id: `doc_${createHash('sha1').update(session.sessionId + templateId).digest('hex').slice(0, 12)}`, document_type: templateId, data, publish: {} } };
+	});
+	const finished = { ...envelope, status: session.state, completed_at: new Date().toISOString(), language_detected: 'en', transcript: TRANSCRIPT, templates };
+	if (session.state === 'completed') return ctx.sendJson(200, finished);
+	if (session.state === 'failed') return ctx.sendJson(200, { ...envelope, status: 'failed', transcript: '', templates, error: { code: 'processing_failed', message: 'All templates failed' } });
+	return ctx.sendJson(206, { ...finished, audio_files_processed: Math.max(0, session.uploads.length - 1), processing_errors: [{ code: 'audio_unclear', message: 'Some audio could not be processed' }] });
+}
+
+const PATCH_FIELDS = ['patient_details', 'templates', 'language_hint', 'user_status', 'processing_status', 'session_mode', 'model'];
+
+function patchSession(ctx: RouteContext): void {
+	const session = sessionOf(ctx);
+	if (!session) return;
+	if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	const body = ctx.body;
+	if (!body || !body.isJsonMediaType || !isPlainObject(body.value)) return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object sent as application/json');
+	const input = body.value;
+	const unknown = Object.keys(input).filter((key) => !PATCH_FIELDS.includes(key));
+	if (unknown.length > 0) return voiceError(ctx, 422, 'extra_forbidden', `unknown field(s): ${unknown.join(', ')}`);
+	for (const key of ['user_status', 'processing_status'] as const) {
+		if (input[key] !== undefined && input[key] !== 'cancelled') return voiceError(ctx, 422, 'invalid_status', `${key} may only be set to cancelled`);
+	}
+	if ((input.user_status === undefined) !== (input.processing_status === undefined))
+		return voiceError(ctx, 422, 'invalid_status', 'a cancel sets both user_status and processing_status');
+	if (session.state !== 'created' && (input.session_mode !== undefined || input.model !== undefined))
+		return voiceError(ctx, 409, 'session_already_committed', 'the session was ended: its mode and model are fixed');
+	session.patches.push(input);
+	if (input.user_status === 'cancelled') {
+		session.userStatus = 'cancelled';
+		session.processingStatus = 'cancelled';
+		if (session.state === 'created' || session.state === 'processing') session.state = 'failed';
+	}
+	ctx.sendJson(200, { session_id: session.sessionId, status: 'success', message: 'Session updated successfully' });
+}
+
+function mediaSignature(store: SessionStore, file: string, expires: string): string {
+	return createHmac('sha256', store.signingKey).update(`${file}\n${expires}`).digest('hex');
+}
+
+function fullAudio(ctx: RouteContext): void {
+	const session = sessionOf(ctx);
+	if (!session) return;
+	const store = storeOf(ctx.state);
+	if (store.options.audio === 'not_enabled') return voiceError(ctx, 403, 'audio_not_enabled', 'Audio storage is not enabled for this workspace');
+	if (store.options.audio === 'not_available' || session.uploads.length === 0 || session.state === 'created' || session.state === 'expired')
+		return voiceError(ctx, 404, 'audio_not_available', 'No audio is available for this session');
+	const expiresAt = Math.floor(Date.now() / 1000) + 86_400;
+	const file = `${session.sessionId}.wav`;
+	const port = (ctx.req.socket.localPort ?? 0).toString();
+	const url = `http://localhost:${port}/media/session-audio/${file}?expires=${expiresAt}&signature=${mediaSignature(store, file, String(expiresAt))}`;
+	ctx.sendJson(200, { session_id: session.sessionId, status: 'success', audio_url: url, expires_in: 86_400, expires_at: expiresAt });
+}
+
+/** The session's audio as one file: its uploads in the order of their numbers (audio_0, audio_1…), whatever order they arrived in. */
+export function sessionAudioBytes(session: FakeSession): Buffer {
+	const number = (index: number) => Number(session.uploads[index].storedAs.split('.')[0]);
+	const order = session.audioBytes.map((_, index) => index).sort((x, y) => number(x) - number(y));
+	return Buffer.concat(order.map((index) => session.audioBytes[index]));
+}
+
+function media(ctx: RouteContext): void {
+	const store = storeOf(ctx.state);
+	const headerNames = Object.keys(ctx.req.headers);
+	const answer = (status: number, code: string, message: string) => {
+		store.mediaRequests.push({ headerNames, status });
+		ctx.res.writeHead(status, { 'content-type': 'application/xml' });
+		ctx.res.end(`<Error><Code>${code}</Code><Message>${message}</Message></Error>`);
+	};
+	if (ctx.req.headers.authorization !== undefined || ctx.req.headers.auth !== undefined || ctx.req.headers['client-id'] !== undefined)
+		return answer(400, 'InvalidArgument', 'Only one auth mechanism allowed: no authorization header with a presigned URL');
+	const file = ctx.params.file;
+	const expires = ctx.query.get('expires') ?? '';
+	if (ctx.query.get('signature') !== mediaSignature(store, file, expires)) return answer(403, 'SignatureDoesNotMatch', 'bad signature');
+	if (Number(expires) * 1000 < Date.now()) return answer(403, 'AccessDenied', 'Request has expired');
+	const session = store.sessions.get(file.replace(/\.wav$/, ''));
+	if (!session) return answer(404, 'NoSuchKey', 'The specified key does not exist.');
+	const bytes = sessionAudioBytes(session);
+	store.mediaRequests.push({ headerNames, status: 200 });
+	ctx.res.writeHead(200, { 'content-type': 'audio/wav', 'content-length': String(bytes.length) });
+	ctx.res.end(bytes);
+}
+
+export const sessionRoutes: readonly RouteDefinition[] = [
+	{ method: 'POST', pattern: SESSION_AUDIO_UPLOAD_PATH, body: 'raw', errorStyle: 'envelope', handler: uploadAudio },
+	{ method: 'POST', pattern: SESSION_END_PATH, body: 'json', errorStyle: 'envelope', handler: endSession },
+	{ method: 'GET', pattern: SESSION_FULL_AUDIO_PATH, body: 'none', errorStyle: 'envelope', handler: fullAudio },
+	{ method: 'GET', pattern: SESSION_PATH, body: 'none', errorStyle: 'envelope', handler: getSession },
+	{ method: 'PATCH', pattern: SESSION_PATH, body: 'json', errorStyle: 'envelope', handler: patchSession },
+	{ method: 'GET', pattern: SESSION_MEDIA_PATH, body: 'none', errorStyle: 'envelope', handler: media },
+];
+
+export interface FakeSessions {
+	options(): SessionOptions;
+	setOptions(patch: Partial<SessionOptions>): SessionOptions;
+	script(sessionId: string, script: NonNullable<FakeSession['script']>): void;
+	sessions(): FakeSession[];
+	session(sessionId: string): FakeSession | undefined;
+	rejected(): SessionRejection[];
+	mediaRequests(): Array<{ headerNames: string[]; status: number }>;
+	/** Audio bytes received by the upload route so far (all sessions). */
+	bytesReceived(): number;
+	/** Makes a session older than its expiry (it reads as expired). */
+	expire(sessionId: string): void;
+	reset(): void;
+}
+
+const OPTION_CHECKS: { [K in keyof SessionOptions]: (value: unknown) => boolean } = {
+	maxSingleUploadBytes: (v) => Number.isInteger(v) && (v as number) >= 1,
+	processingPolls: (v) => Number.isInteger(v) && (v as number) >= 0,
+	outcome: (v) => ['completed', 'partial', 'failed', 'expired'].includes(v as string),
+	audio: (v) => ['available', 'not_enabled', 'not_available'].includes(v as string),
+	keepAudio: (v) => typeof v === 'boolean',
+};
+
+function controls(state: FakeClinicState): FakeSessions {
+	const store = storeOf(state);
+	return {
+		options: () => ({ ...store.options }),
+		setOptions: (patch) => {
+			if (!isPlainObject(patch)) throw new Error('options must be an object');
+			for (const [key, value] of Object.entries(patch)) {
+				const check = OPTION_CHECKS[key as keyof SessionOptions];
+				if (!check) throw new Error(`unknown session option ${key}`);
+				if (!check(value)) throw new Error(`invalid value for session option ${key}: ${JSON.stringify(value)}`);
+			}
+			Object.assign(store.options, patch);
+			return { ...store.options };
+		},
+		script: (sessionId, script) => {
+			const session = store.sessions.get(sessionId);
+			if (session) session.script = { ...session.script, ...script };
+			else {
+				let pending = pendingScripts.get(store);
+				if (!pending) pendingScripts.set(store, (pending = new Map()));
+				pending.set(sessionId, script);
+			}
+		},
+		sessions: () => [...store.sessions.values()],
+		session: (sessionId) => store.sessions.get(sessionId),
+		rejected: () => [...store.rejected],
+		mediaRequests: () => [...store.mediaRequests],
+		bytesReceived: () => store.bytesReceived,
+		expire: (sessionId) => {
+			const session = store.sessions.get(sessionId);
+			if (!session) throw new Error(`no session ${sessionId}`);
+			session.expiresAt = Date.now() - 1;
+			if (session.state === 'created') session.state = 'expired';
+		},
+		reset: () => {
+			store.options = { ...DEFAULT_SESSION_OPTIONS };
+			store.sessions.clear();
+			store.rejected.length = 0;
+			store.mediaRequests.length = 0;
+			store.bytesReceived = 0;
+			pendingScripts.get(store)?.clear();
+		},
+	};
+}
+
+export function fakeSessions(api: FakeClinicApi): FakeSessions {
+	return controls(api.state);
+}
+
+/** Uploads without their audio bytes (JSON over the admin endpoint). */
+function sessionView(session: FakeSession) {
+	const { audioBytes, ...rest } = session;
+	return { ...rest, audioBytes: audioBytes.length };
+}
+
+export const sessionAdmin: readonly AdminDefinition[] = [
+	{ method: 'GET', action: '/sessions/options', handler: ({ state }) => controls(state).options() },
+	{ method: 'POST', action: '/sessions/options', handler: ({ state, input }) => controls(state).setOptions(input as Partial<SessionOptions>) },
+	{ method: 'GET', action: '/sessions/list', handler: ({ state }) => controls(state).sessions().map(sessionView) },
+	{ method: 'GET', action: '/sessions/rejected', handler: ({ state }) => controls(state).rejected() },
+	{
+		method: 'POST',
+		action: '/sessions/create',
+		// A session without a token, for the bench's curl run (as /transcription/presign).
+		handler: ({ state, input }) => {
+			const templates = isPlainObject(input) && Array.isArray(input.templates) ? input.templates : ['clinical_notes_template'];
+			const sessionId = `ses_${randomBytes(8).toString('hex')}`;
+			registerSession(state, sessionId, BUSINESS.business_id, { upload_type: 'single', templates }, Date.now());
+			return { session_id: sessionId };
+		},
+	},
+	{
+		method: 'POST',
+		action: '/sessions/reset',
+		handler: ({ state }) => {
+			controls(state).reset();
+			return { ok: true };
+		},
+	},
+];
+

@@ -1,0 +1,239 @@
+/**
+ * Upload Audio with Upload Method "Session", Get Results with Results Of "Session", Cancel Session
+ * and Get Session Audio, through the node over real HTTP against the fake's session API.
+ */
+import { createHash } from 'node:crypto';
+
+import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
+import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+
+const rig = new TranscriptionRig();
+let sessions: FakeSessions;
+
+beforeAll(async () => {
+	await rig.start();
+	sessions = fakeSessions(rig.api);
+	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+});
+afterAll(async () => await rig.stop());
+beforeEach(() => {
+	rig.reset();
+	sessions.reset();
+});
+
+const SESSION_A = 'visit-2024-0042-session-a';
+const SESSION_B = 'visit-2024-0043-session-b';
+
+function sessionUpload(extra: Record<string, unknown> = {}) {
+	return uploadParameters({ uploadMethod: 'session', ...extra });
+}
+
+const nonAdmin = () => rig.api.requests.filter((r) => !r.path.startsWith('/__admin'));
+
+describe('Upload Audio, Upload Method "Session"', () => {
+	test('items sharing an ID are one session: create, raw uploads (bytes and SHA-256 arrive), end; one receipt per file, paired', async () => {
+		const a = rig.audioFile('first.wav', 700_000);
+		const b = rig.audioFile('second.mp3', 123_457);
+		const c = rig.audioFile('other.ogg', 4096);
+		const items = [item({ data: rig.storedBinary(a) }), item({ data: rig.inMemoryBinary(b) }), item({ data: rig.storedBinary(c) })];
+		const ids = [SESSION_A, SESSION_A, SESSION_B];
+		const output = await rig.run(sessionUpload({ transactionId: (i: number) => ids[i] }), { items });
+
+		expect(output.map((entry) => entry.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(output.map((entry) => [entry.json.session_id, entry.json.upload_method, entry.json.file_name, entry.json.files_in_session])).toEqual([
+			[SESSION_A, 'session', 'audio_0.wav', 2],
+			[SESSION_A, 'session', 'audio_1.mp3', 2],
+			[SESSION_B, 'session', 'audio_0.ogg', 1],
+		]);
+		expect(output[0].json.end).toEqual({ status: 'ended', http_status: 202, message: 'Session ended. Processing started.', session_status: 'processing', audio_files_received: 2 });
+		// Sent several at once: compared in name order.
+		const uploads = [...sessions.session(SESSION_A)!.uploads].sort((x, y) => x.fileName.localeCompare(y.fileName));
+		expect(uploads.map((u) => [u.fileName, u.size, u.sha256, u.contentLength, u.contentType])).toEqual([
+			['audio_0.wav', a.size, a.sha256, a.size, 'audio/wav'],
+			['audio_1.mp3', b.size, b.sha256, b.size, 'audio/mpeg'],
+		]);
+		expect(sessions.session(SESSION_B)!.uploads.map((u) => u.sha256)).toEqual([c.sha256]);
+		expect(sessions.session(SESSION_A)!.input).toEqual({
+			session_id: SESSION_A,
+			upload_type: 'single',
+			templates: ['clinical_notes_template'],
+			language_hint: ['en-IN'],
+			model: 'pro',
+			session_mode: 'dictation',
+		});
+		expect(rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}/end`, 'POST').map((r) => r.body)).toEqual([{ audio_files_sent: 2 }]);
+		// No step of the transaction flow was used.
+		expect(nonAdmin().filter((r) => /file-upload|storage|transaction\/init|v3\/status/.test(r.path))).toHaveLength(0);
+		expect(nonAdmin().filter((r) => r.path.includes('/audio/')).every((r) => /^Bearer /.test(String(r.headers.authorization)))).toBe(true);
+	});
+
+	test('with Wait for Completion: one item per session with the documents the service decoded', async () => {
+		const a = rig.audioFile('a.webm', 2048);
+		const output = await rig.run(sessionUpload({ transactionId: SESSION_A, waitForCompletion: true }), { items: [item({ data: rig.storedBinary(a) })] });
+		expect(output).toHaveLength(1);
+		expect(output[0].pairedItem).toEqual([{ item: 0 }]);
+		expect(output[0].json).toMatchObject({ session_id: SESSION_A, status: 'completed', http_status: 200 });
+		expect((output[0].json.documents as Record<string, unknown>).clinical_notes_template).toEqual(CLINICAL_NOTES_DOCUMENT);
+		expect(rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}`, 'GET').map((r) => r.status)).toEqual([202, 200]);
+	});
+
+	test('a generated ID has 32 characters, and a file over 10 MB is refused before anything is sent', async () => {
+		const small = rig.audioFile('s.wav', 100);
+		const big = rig.audioFile('big.wav', 10_000_001);
+		const run = rig.run(sessionUpload(), { items: [item({ data: rig.storedBinary(small) }), item({ data: rig.storedBinary(big) })] });
+		await expect(run).rejects.toThrow('The file in binary field "data" of item 1 has 10.0 MB, more than the 10 MB a session upload may hold');
+		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/^Choose Upload Method "Transaction" for long recordings/) });
+		expect(nonAdmin()).toHaveLength(0);
+
+		const output = await rig.run(sessionUpload(), {
+			items: [item({ data: rig.storedBinary(small) }), item({ data: rig.storedBinary(big) })],
+			continueOnFail: true,
+		});
+		expect(output[0].json.session_id).toMatch(/^n8n[0-9a-f]{29}$/);
+		expect(output[1].json.error).toMatch(/more than the 10 MB/);
+		expect(output[1].pairedItem).toEqual({ item: 1 });
+		expect(sessions.sessions()).toHaveLength(1);
+		expect(sessions.rejected()).toHaveLength(0);
+	});
+
+	test('what the session API cannot take is refused with nothing sent: a short ID, three templates, Output Language', async () => {
+		const a = rig.audioFile('a.wav', 100);
+		const items = [item({ data: rig.storedBinary(a) })];
+		await expect(rig.run(sessionUpload({ transactionId: 'visit-42' }), { items })).rejects.toThrow(
+			'The Transaction ID of item 0 has 8 characters, but a session ID must have 16 to 32',
+		);
+		const three = {
+			templates: [
+				{ template: 'clinical_notes_template', codificationNeeded: false },
+				{ template: 'transcript_template', codificationNeeded: false },
+				{ template: 'emr', codificationNeeded: false },
+			],
+		};
+		await expect(rig.run(sessionUpload({ outputTemplates: three }), { items })).rejects.toThrow(/at most 2 output templates, but 3 are chosen/);
+		await expect(rig.run(sessionUpload({ options: { outputLanguage: 'hi' } }), { items })).rejects.toThrow(/Output Language is not available/);
+		expect(nonAdmin()).toHaveLength(0);
+	});
+
+	test("an ID the service already holds fails the item; n8n's Retry On Fail of a generated ID does not end the session twice", async () => {
+		const a = rig.audioFile('a.wav', 100);
+		await rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(a) })] });
+		await expect(rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(a) })] })).rejects.toThrow(
+			`The Session ID "${SESSION_A}" of item 0 was already used`,
+		);
+		expect(sessions.session(SESSION_A)!.endCalls).toBe(1);
+
+		const options = { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-retry-1' };
+		const first = await rig.run(sessionUpload(), options);
+		const again = await rig.run(sessionUpload(), { ...options, items: [item({ data: rig.storedBinary(a) })] });
+		expect(again[0].json.session_id).toBe(first[0].json.session_id);
+		expect(again[0].json.upload_status).toBe('already_uploaded');
+		expect(sessions.session(first[0].json.session_id as string)!.endCalls).toBe(1);
+	});
+
+	test("Retry On Fail after a failed upload: the session the first try created is still open, so its file goes again and it is ended once", async () => {
+		const a = rig.audioFile('a.wav', 5000);
+		rig.api.injectFault({ method: 'POST', path: /\/audio\/audio_0\.wav$/, fault: { kind: 'status', status: 400 } });
+		const options = { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-retry-open' };
+		await expect(rig.run(sessionUpload(), options)).rejects.toThrow(/HTTP 400/);
+		const [retried] = await rig.run(sessionUpload(), { ...options, items: [item({ data: rig.storedBinary(a) })] });
+		const sessionId = retried.json.session_id as string;
+		expect(retried.json).toMatchObject({ upload_status: 'uploaded', end: { status: 'ended', http_status: 202 } });
+		expect(rig.api.requestsTo('/voice/v1/sessions', 'POST').filter((r) => r.path === '/voice/v1/sessions').map((r) => r.status)).toEqual([201, 409]);
+		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
+		expect(sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
+	});
+
+	test('a 401 on a raw upload: the token is renewed and the file sent again from a fresh read, whole', async () => {
+		const a = rig.audioFile('a.wav', 300_000);
+		rig.api.injectFault({ method: 'POST', path: /\/audio\/audio_0\.wav$/, fault: { kind: 'status', status: 401 } });
+		const output = await rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(a) })] });
+		expect(output[0].json.upload_status).toBe('uploaded');
+		expect(rig.api.requestsTo(/\/audio\/audio_0\.wav$/, 'POST').map((r) => r.status)).toEqual([401, 200]);
+		expect(sessions.session(SESSION_A)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
+	});
+
+	test('a redirect answering the upload is not followed', async () => {
+		const a = rig.audioFile('a.wav', 1000);
+		rig.api.injectFault({ method: 'POST', path: /\/audio\/audio_0\.wav$/, fault: { kind: 'redirect', status: 307, location: 'http://elsewhere.invalid/steal' } });
+		await expect(rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(a) })] })).rejects.toThrow(
+			/redirect \(HTTP 307\) to elsewhere\.invalid, which was not followed/,
+		);
+		expect(rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}/end`, 'POST')).toHaveLength(0);
+	});
+});
+
+describe('Get Results, Results Of "Session"', () => {
+	async function endedSession(sessionId: string, outcome: 'completed' | 'partial' | 'failed' | 'expired'): Promise<void> {
+		sessions.script(sessionId, { outcome, processingPolls: 0 });
+		await rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })] });
+	}
+
+	test('states map onto status: completed, partial (206), failed (HTTP 200, status in the body), expired (410), not_found', async () => {
+		const cases = [
+			['session-state-completed-1', 'completed', 'completed', 200],
+			['session-state-partial-0001', 'partial', 'partial', 206],
+			['session-state-failed-00001', 'failed', 'failed', 200],
+			['session-state-expired-0001', 'expired', 'expired', 410],
+		] as const;
+		for (const [id, outcome, status, http] of cases) {
+			await endedSession(id, outcome);
+			const [result] = await rig.run(resultsParameters(id, { resultsSource: 'session' }));
+			expect([result.json.status, result.json.http_status]).toEqual([status, http]);
+		}
+		const [unknown] = await rig.run(resultsParameters('session-never-created-01', { resultsSource: 'session' }));
+		expect(unknown.json.status).toBe('not_found');
+		const [failedSimple] = await rig.run(resultsParameters('session-state-failed-00001', { resultsSource: 'session', resultsOutput: 'simple' }));
+		expect(failedSimple.json.issues).toEqual(expect.arrayContaining(['The API said: All templates failed']));
+	});
+
+	test('Wait for Completion reads the session until it is done; Fail on Incomplete Results fails an expired one', async () => {
+		sessions.setOptions({ processingPolls: 2 });
+		await rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })] });
+		const [done] = await rig.run(resultsParameters(SESSION_A, { resultsSource: 'session', waitForCompletion: true, resultsOutput: 'simple' }));
+		expect(done.json).toMatchObject({ session_id: SESSION_A, status: 'completed' });
+		expect(done.json.transcript).toMatch(/cough and fever/);
+		expect(rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}`, 'GET').map((r) => r.status)).toEqual([202, 202, 200]);
+		await endedSession('session-expires-waiting-01', 'expired');
+		await expect(
+			rig.run(resultsParameters('session-expires-waiting-01', { resultsSource: 'session', waitForCompletion: true, failIfIncomplete: true })),
+		).rejects.toThrow('Session "session-expires-waiting-01" expired before it was ended');
+	});
+});
+
+describe('Cancel Session and Get Session Audio', () => {
+	test('Cancel Session sends the documented PATCH and outputs the answer', async () => {
+		await rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })] });
+		const [cancelled] = await rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: SESSION_A });
+		expect(cancelled.json).toEqual({ session_id: SESSION_A, cancelled: true, http_status: 200, message: 'Session updated successfully' });
+		expect(rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}`, 'PATCH').map((r) => r.body)).toEqual([
+			{ user_status: 'cancelled', processing_status: 'cancelled' },
+		]);
+		await expect(rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: 'session-that-never-was' })).rejects.toThrow(
+			'Session "session-that-never-was" cannot be cancelled: the service does not know it (HTTP 404)',
+		);
+		await expect(rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: '..' })).rejects.toThrow(/Session ID of item 0 is "\.\."/);
+	});
+
+	test('Get Session Audio: the whole audio as binary, fetched from the other host without any auth header', async () => {
+		const a = rig.audioFile('a.wav', 40_000);
+		const b = rig.audioFile('b.wav', 1_000);
+		await rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(a) }), item({ data: rig.storedBinary(b) })] });
+		const [audio] = await rig.run({ resource: 'transcription', operation: 'getSessionAudio', sessionId: SESSION_A, binaryPropertyName: 'audio' });
+		expect(audio.json).toMatchObject({ session_id: SESSION_A, file_size: 41_000, content_type: 'audio/wav', expires_in: 86_400 });
+		const data = Buffer.from(audio.binary!.audio.data, 'base64');
+		expect(createHash('sha256').update(data).digest('hex')).toBe(createHash('sha256').update(Buffer.concat([a.bytes, b.bytes])).digest('hex'));
+		expect(audio.binary!.audio).toMatchObject({ fileName: `session-${SESSION_A}.wav`, mimeType: 'audio/wav' });
+		expect(sessions.mediaRequests().map((r) => [r.status, r.headerNames.filter((h) => /auth|client-id|cookie/i.test(h))])).toEqual([[200, []]]);
+
+		sessions.setOptions({ audio: 'not_enabled' });
+		await expect(rig.run({ resource: 'transcription', operation: 'getSessionAudio', sessionId: SESSION_A, binaryPropertyName: 'audio' })).rejects.toThrow(
+			/does not keep session audio/,
+		);
+		sessions.setOptions({ audio: 'not_available' });
+		await expect(rig.run({ resource: 'transcription', operation: 'getSessionAudio', sessionId: SESSION_A, binaryPropertyName: 'audio' })).rejects.toThrow(
+			/has no audio to download \(HTTP 404 audio_not_available\)/,
+		);
+	});
+});
