@@ -21,7 +21,7 @@ import type { INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
-import { ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { ClinicScribeTrigger, ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { REPO_ROOT } from '../support/n8n/install';
 import { freePort } from '../support/n8n/processes';
 import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type WorkflowJson } from '../support/n8n/workflows';
@@ -62,6 +62,8 @@ const ACTIONS = `Actions (${
 			.flatMap((p) => (p.options ?? []).map((o) => `${String(p.displayOptions?.show?.resource)}/${String((o as INodePropertyOptions).value)}`)),
 	).size
 })`;
+/** n8n's heading over the trigger's events: one per event the trigger offers. */
+const TRIGGERS = `Triggers (${new ClinicScribeTrigger().description.properties.find((p) => p.name === 'events')?.options?.length})`;
 const operationName = (value: string) =>
 	actionProperties
 		.filter((p) => p.name === 'operation')
@@ -109,11 +111,16 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		const workflows = await Promise.all((await restGet<Array<{ id: string }>>('/rest/workflows')).map((w) => restGet<WorkflowJson & { id: string }>(`/rest/workflows/${w.id}`)));
 		const withTrigger = workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE));
 		const withoutTrigger = workflows.filter((w) => !w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE) && w.nodes.some((n) => n.type === ACTION_NODE_TYPE));
-		// npm start imports the examples: two run by hand (transaction and session upload), one started by the trigger.
-		expect([withoutTrigger.length, withTrigger.length]).toEqual([2, 1]);
+		// npm start imports the examples: two run by hand (transaction and session upload), three started by
+		// the trigger (a completed transcription, an appointment booked, an appointment completed).
+		expect([withoutTrigger.length, withTrigger.length]).toEqual([2, 3]);
 		const transcribeExample = withoutTrigger.find((w) => w.nodes.some((n) => n.type === ACTION_NODE_TYPE && n.parameters.operation === 'getResults'));
-		expect(transcribeExample).toBeDefined();
-		[transcribe, triggered] = [transcribeExample!, withTrigger[0]];
+		const completedExample = withTrigger.find((w) =>
+			w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE && JSON.stringify(n.parameters.events) === '["v2rx.completed"]'),
+		);
+		expect(transcribeExample?.name).toEqual(expect.any(String));
+		expect(completedExample?.name).toEqual(expect.any(String));
+		[transcribe, triggered] = [transcribeExample!, completedExample!];
 	});
 
 	it('the transcribe example: each Clinic Scribe node is subtitled with its operation as the editor names it', async () => {
@@ -160,7 +167,8 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await expectPanelEntry('What happens next?', '05-what-happens-next');
 		const details = await openPanelEntry('06-what-happens-next-details');
 		// Actions come first here, then the trigger.
-		expect(details.indexOf(ACTIONS)).toBeLessThan(details.indexOf('Triggers (1)'));
+		expect(details.indexOf(ACTIONS)).toBeGreaterThan(-1);
+		expect(details.indexOf(ACTIONS)).toBeLessThan(details.indexOf(TRIGGERS));
 		for (const action of ['Get many entities', 'Get many services of a doctor', 'Search patients by mobile number', 'Get many templates', 'Create a template', 'Get the results of a transcription', 'Upload audio for transcription']) {
 			expect(details).toContain(action);
 		}
@@ -171,7 +179,9 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await page.locator('[data-test-id="canvas-add-button"]').click();
 		await expectPanelEntry('What triggers this workflow?', '07-what-triggers');
 		const details = await openPanelEntry('08-what-triggers-details');
-		expect(details.indexOf('Triggers (1)')).toBeLessThan(details.indexOf(ACTIONS));
+		expect(details.indexOf(TRIGGERS)).toBeGreaterThan(-1);
+		expect(details.indexOf(TRIGGERS)).toBeLessThan(details.indexOf(ACTIONS));
+		expect(details).toContain('On appointment created');
 		expect(details).toContain('On transcription completed');
 	});
 
@@ -298,6 +308,8 @@ async function openPanelEntry(screenshot: string): Promise<string> {
 	const panel = page.locator('[data-test-id="node-creator"]');
 	await panel.locator('[data-test-id="node-creator-action-item"]').first().click();
 	await panel.getByText('Node details').waitFor();
+	// The action list renders after the details heading: wait for its heading before reading the text.
+	await panel.getByText(ACTIONS, { exact: true }).waitFor({ timeout: 10_000 });
 	const details = await panel.innerText();
 	expect(details).toContain(ENTRY_DESCRIPTION);
 	expect(details.indexOf(ENTRY_DESCRIPTION)).toBeLessThan(details.indexOf(ACTIONS));
