@@ -5,7 +5,7 @@
  *
  * Pure: no n8n, no clock of its own (the caller passes "now"), so every case is unit-testable.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Lower-case, as Node exposes incoming header names. */
 export const SIGNATURE_HEADER = 'eka-webhook-signature';
@@ -118,8 +118,19 @@ export function sameSecret(a: string, b: string): boolean {
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
 
 /**
- * Remembers the signatures of deliveries already accepted, for as long as their timestamp is within
- * the tolerance, so the same signed delivery sent again (a replay) is refused. Per process: in queue
+ * What identifies one delivery for the replay cache: the SHA-256 of its body as received, or the
+ * signature header when there is no body. Not the signature alone: the service (or a replayer who
+ * holds a later signed copy) may send the same event again signed with a newer timestamp, and that is
+ * the same event, which must not start the workflow twice.
+ */
+export function deliveryKeyOf(rawBody: Buffer | undefined, signature: string | undefined): string | undefined {
+	if (rawBody) return `body:${createHash('sha256').update(rawBody).digest('hex')}`;
+	return signature ? `signature:${signature}` : undefined;
+}
+
+/**
+ * Remembers the deliveries already accepted (by deliveryKeyOf), for as long as their timestamp is
+ * within the tolerance, so the same delivery sent again (a replay, or a re-delivery) is refused. Per process: in queue
  * mode each webhook process keeps its own (a replay reaching another process is still bounded by the
  * timestamp tolerance).
  */

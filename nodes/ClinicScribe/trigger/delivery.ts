@@ -17,6 +17,7 @@ import { sessionResultsToRecords } from '../shared/sessionResults';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	MAX_DELIVERY_BYTES,
+	deliveryKeyOf,
 	ReplayGuard,
 	SIGNATURE_HEADER,
 	verifySignature,
@@ -56,6 +57,7 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	const signatureHeader = request.headers[SIGNATURE_HEADER] as string | string[] | undefined;
 	const signature = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
 	const verifying = ctx.getNodeParameter('verifySignature', true) !== false;
+	const deliveryKey = deliveryKeyOf(rawBody, signature);
 	if (verifying) {
 		const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(ctx) : undefined);
 		const check = verifySignature({
@@ -71,9 +73,10 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 			ctx.getResponseObject().status(401).json({ message: 'Signature check failed' });
 			return { noWebhookResponse: true };
 		}
-		if (signature && replayGuard.wasAccepted(signature, nowSeconds)) {
+		if (deliveryKey && replayGuard.wasAccepted(deliveryKey, nowSeconds)) {
 			// The very delivery already started the workflow: a replay, or the service delivering
-			// again. Acknowledged (so a service stops retrying) and dropped, so nothing runs twice.
+			// again (perhaps signed afresh). Acknowledged (so a service stops retrying) and dropped, so
+			// nothing runs twice.
 			ctx.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)');
 			return {};
 		}
@@ -82,15 +85,15 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	// being handled (the fetch of Include Results or Include Appointment or Prescription) is dropped
 	// as a replay too. Released when this one starts nothing (an event not chosen) or fails (a failed
 	// fetch), so the service may deliver it again.
-	const claimed = verifying && signature !== undefined && signature !== '';
-	if (claimed) replayGuard.remember(signature, nowSeconds, toleranceOf(options));
+	const claimed = verifying && signature !== undefined && signature !== '' && deliveryKey !== undefined;
+	if (claimed) replayGuard.remember(deliveryKey, nowSeconds, toleranceOf(options));
 	let started = false;
 	try {
 		const result = await workflowItems(ctx, options);
 		started = result.workflowData !== undefined;
 		return result;
 	} finally {
-		if (claimed && !started) replayGuard.forget(signature);
+		if (claimed && !started) replayGuard.forget(deliveryKey);
 	}
 }
 

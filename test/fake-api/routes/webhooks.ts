@@ -74,7 +74,7 @@ export interface DeliveryRequest {
 	endpoint?: string;
 	/** Also subscriptions whose event_names do not include the event (to test "dropped" events). */
 	ignoreEventNames?: boolean;
-	/** Send the same signed delivery this many times (the service may deliver duplicates). Default 1. */
+	/** Send the same body this many times, each signed as it is sent (the service may deliver duplicates; a later one may carry a later timestamp). Default 1. */
 	times?: number;
 	/** Per-request timeout. Default 30 s. */
 	timeoutMs?: number;

@@ -57,3 +57,21 @@ it('replayed clinic events: the same signed delivery sent again is acknowledged 
 	}
 	recordAttack('delivery-clinic-replayed', 'replay acknowledged, no second execution, for each variant of each family', { secretsSeen: 0, itemsLost: 0 });
 });
+
+it('re-delivered clinic events: the same body signed afresh (a later timestamp) is acknowledged and starts nothing; the first started once', async () => {
+	// Bodies of their own (another time inside them), so the deliveries above do not count.
+	const now = new Date(Date.now() - 90_000);
+	const nowSeconds = Math.floor(Date.now() / 1000);
+	for (const variant of VARIANTS) {
+		const body = clinicEventSample(variant, { now });
+		const lower = (headers: Record<string, string>) => Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+		const earlier = prepareDelivery({ signing_key: KEY }, body, undefined, { nowSeconds: nowSeconds - 2 });
+		const later = prepareDelivery({ signing_key: KEY }, body, undefined, { nowSeconds });
+		expect(later.headers).not.toEqual(earlier.headers);
+		const first = await receive({ headers: lower(earlier.headers), rawBody: Buffer.from(earlier.raw, 'utf8') });
+		expect([variant, first.result.workflowData?.[0]]).toEqual([variant, [{ json: expect.objectContaining({ kind: variant.split('-')[0] }) }]]);
+		const again = await receive({ headers: lower(later.headers), rawBody: Buffer.from(later.raw, 'utf8') });
+		expect([variant, again.result]).toEqual([variant, {}]);
+	}
+	recordAttack('delivery-clinic-redelivered', 'same body signed afresh: acknowledged, no second execution, for each variant of each family', { secretsSeen: 0, itemsLost: 0 });
+});
