@@ -11,12 +11,14 @@ module.exports = {
 			displayName: 'unit',
 			testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
 			transform: { '^.+\\.ts$': tsJest },
+			setupFiles: ['<rootDir>/test/support/jestSetup.ts'],
 			testEnvironment: 'node',
 		},
 		{
 			displayName: 'integration',
 			testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
 			transform: { '^.+\\.ts$': tsJest },
+			setupFiles: ['<rootDir>/test/support/jestSetup.ts'],
 			testEnvironment: 'node',
 		},
 		{

@@ -15,7 +15,7 @@ import {
 } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
-import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 import type { TokenFailureKind } from './tokenExchange';
 import {
 	describeNetworkFailure,
@@ -194,7 +194,7 @@ async function sendWithRetries<T>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const signal = request.abortSignal ?? executionCancelSignal(ctx);
-	const policy = transportPolicyOf(ctx);
+	const policy = PRODUCTION_POLICY;
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${settings.baseUrl}${request.path}`,

@@ -5,7 +5,7 @@
  *
  * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
  * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
- * bounded-memory body as the storage upload, storageUpload.ts). The full-audio download goes to the
+ * body as the storage upload, without the multipart frame: storageUpload.ts `rawBody`). The full-audio download goes to the
  * `audio_url` the service gives (another host) through the plain helper: no token, no auth header.
  */
 import {
@@ -27,9 +27,9 @@ import {
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
-import { transportPolicyOf } from './retryPolicy';
+import { PRODUCTION_POLICY } from './retryPolicy';
 import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
-import { FileSizeChanged, storageTimeoutMs, streamedRawBody, type StorageFile } from './storageUpload';
+import { FileSizeChanged, rawBody, storageTimeoutMs, type StorageFile } from './storageUpload';
 
 export { SESSIONS_PATH };
 
@@ -90,7 +90,7 @@ export async function createSession(
 		idempotent: false,
 		repeatAfterServerError: true,
 		acceptStatuses: [400, 409],
-		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
 		onRetry: ({ statusCode }) => {
@@ -152,7 +152,7 @@ export async function uploadSessionAudio(
 				open: async () => {
 					const opened = await file.open();
 					if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
-					return streamedRawBody(opened, file.size, (error) => (sizeChanged = error));
+					return rawBody(opened, file.size, (error) => (sizeChanged = error));
 				},
 				contentLength: file.size,
 				contentType: file.contentType,
@@ -206,7 +206,7 @@ export async function endSession(
 		idempotent: false,
 		repeatAfterServerError: true,
 		acceptStatuses: [400, 404, 410],
-		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
 		onRetry: ({ statusCode }) => {
@@ -243,7 +243,7 @@ export async function fetchSessionApiResults(
 		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
 		idempotent: true,
 		acceptStatuses: [202, 206, 404, 410],
-		timeoutMs: options.timeoutMs ?? transportPolicyOf(ctx).timeouts.statusMs,
+		timeoutMs: options.timeoutMs ?? PRODUCTION_POLICY.timeouts.statusMs,
 		abortSignal: options.abortSignal,
 		purpose,
 		itemIndex,
@@ -266,7 +266,7 @@ export async function cancelSession(ctx: ClinicApiContext, sessionId: string, it
 		body: { user_status: 'cancelled', processing_status: 'cancelled' },
 		idempotent: true,
 		acceptStatuses: [404, 409, 410],
-		timeoutMs: transportPolicyOf(ctx).timeouts.apiCallMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.apiCallMs,
 		purpose,
 		itemIndex,
 	});
@@ -344,7 +344,7 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, link: Session
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		disableFollowRedirect: true,
-		timeout: transportPolicyOf(ctx).timeouts.apiCallMs,
+		timeout: PRODUCTION_POLICY.timeouts.apiCallMs,
 		...(signal ? { abortSignal: signal } : {}),
 	})) as { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
 	const statusCode = Number(response.statusCode ?? 0);

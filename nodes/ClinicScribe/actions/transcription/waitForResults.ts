@@ -12,7 +12,7 @@ import {
 } from 'n8n-workflow';
 
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
-import { transportPolicyOf } from '../../transport/retryPolicy';
+import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
 
@@ -149,7 +149,7 @@ export async function waitForSessionResults(
 			if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
 			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 			const checkStartedAt = Date.now();
-			const timeoutMs = Math.min(transportPolicyOf(ctx).timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
+			const timeoutMs = Math.min(PRODUCTION_POLICY.timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
 			const check = await fetchResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
