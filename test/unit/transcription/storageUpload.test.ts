@@ -112,6 +112,18 @@ describe('multipartBody from a binary stream', () => {
 		await iterator.return?.();
 	});
 
+	test('a large chunk (the database mode gives the whole file as one) goes on as small views of itself, not copies', async () => {
+		const whole = randomBytes(1024 * 1024 + 5);
+		const items: Buffer[] = [];
+		for await (const item of multipartBody(Readable.from([whole]) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: whole.length }, 'B'), whole.length) as BinaryStream) {
+			items.push(item);
+		}
+		const fileItems = items.slice(1, -1);
+		expect(Buffer.concat(fileItems).equals(whole)).toBe(true);
+		expect(Math.max(...fileItems.map((item) => item.length))).toBeLessThanOrEqual(128 * 1024);
+		expect(fileItems.every((item) => item.buffer === whole.buffer)).toBe(true);
+	});
+
 	test.each([
 		['shorter', ['abc'], 3],
 		['longer', ['abcdef', 'g'], 7],
