@@ -153,12 +153,18 @@ export function isNetworkFailure(error: unknown): boolean {
 	return code !== undefined && TRANSIENT_NETWORK_CODES.includes(code);
 }
 
-/** The system error code, on the error itself or on the error n8n wrapped. */
+/**
+ * The system error code, on the error itself, on the error n8n wrapped (n8n 2.x keeps it as the
+ * NodeApiError's cause), or as the NodeApiError's httpCode (n8n 1.x drops the cause and keeps only
+ * that: `{httpCode: 'ECONNRESET'}`).
+ */
 function networkErrorCode(error: unknown): string | undefined {
 	const record = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
 	const cause = (typeof record.cause === 'object' && record.cause !== null ? record.cause : {}) as Record<
 		string,
 		unknown
 	>;
-	return textOf(record.code) ?? textOf(cause.code);
+	const httpCode = textOf(record.httpCode);
+	const codeInHttpCode = httpCode !== undefined && /^E[A-Z_]+$/.test(httpCode) ? httpCode : undefined;
+	return textOf(record.code) ?? textOf(cause.code) ?? codeInHttpCode;
 }

@@ -26,15 +26,31 @@ interface FullResponse {
  */
 export type TokenFailureKind = 'rejected' | 'unavailable' | 'redirected';
 
-/** Raised when no token could be had; its message says why, and `kind` what the user can do. */
+/**
+ * Raised when no token could be had; its message says why, and `kind` what the user can do. Its
+ * `code` names the kind too: n8n 1.x wraps it in a NodeApiError that keeps no cause, only the code
+ * (as httpCode) and the message (first of its messages).
+ */
 export class TokenExchangeError extends Error {
+	readonly code: string;
+
 	constructor(
 		message: string,
 		readonly kind: TokenFailureKind = 'rejected',
 	) {
 		super(message);
 		this.name = 'TokenExchangeError';
+		this.code = `${TOKEN_FAILURE_CODE_PREFIX}${kind.toUpperCase()}`;
 	}
+}
+
+const TOKEN_FAILURE_CODE_PREFIX = 'CLINIC_SCRIBE_TOKEN_';
+
+/** The kind a TokenExchangeError's code names, or undefined for any other code. */
+export function tokenFailureKindOfCode(code: unknown): TokenFailureKind | undefined {
+	if (typeof code !== 'string' || !code.startsWith(TOKEN_FAILURE_CODE_PREFIX)) return undefined;
+	const kind = code.slice(TOKEN_FAILURE_CODE_PREFIX.length).toLowerCase();
+	return kind === 'rejected' || kind === 'unavailable' || kind === 'redirected' ? kind : undefined;
 }
 
 /**
