@@ -135,6 +135,8 @@ export interface ContextOptions {
 	timezone?: string;
 	/** Whose helpers to follow: n8n 2.41's (default) or n8n 1.123's (see the top of this file). */
 	n8nLine?: 'newest' | 'oldest';
+	/** The node's type; n8n runs a node as an AI agent's tool under `<type>Tool`. */
+	nodeType?: string;
 }
 
 let executionCounter = 0;
@@ -148,7 +150,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	const node: INode = {
 		id: 'test-node',
 		name: options.nodeName ?? 'Clinic Scribe',
-		type: 'n8n-nodes-clinic-scribe.clinicScribe',
+		type: options.nodeType ?? 'n8n-nodes-clinic-scribe.clinicScribe',
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {},
