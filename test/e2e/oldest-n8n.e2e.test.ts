@@ -4,8 +4,9 @@
  * exchanged once for many items and executions and renewed once after it expired, the directory
  * calls, Upload Audio from n8n's filesystem binary store with Wait for Completion (a connection
  * dropped on init and on a status poll, retried) and Get Results, an AI agent calling the node as a
- * tool (and refused when patient data may not go to it), and the trigger: subscribe on activation,
- * a signed delivery, a replay, a forged one, unsubscribe on deactivation. One n8n (one user folder)
+ * tool (and refused when patient data may not go to it), the credential's Test button, and the
+ * trigger: subscribe on activation, a signed delivery, a replay, a forged one, unsubscribe on
+ * deactivation. One n8n (one user folder)
  * serves the whole file: `n8n execute` for the workflows, then `n8n start` for the trigger.
  *
  * The long suite runs on the newest supported n8n; this file is its core on the oldest. It runs on
@@ -294,7 +295,7 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		expect(llm.toolAnswers()[0]).not.toContain(PATIENTS_BY_MOBILE[MOBILE][0].patient_id);
 	});
 
-	describe('the trigger, with n8n started', () => {
+	describe('with n8n started: the credential test and the trigger', () => {
 		const productionUrl = (): string => n8n.webhookUrl(`${WEBHOOK_ID}/webhook`);
 		const subscriptions = (): FakeSubscription[] => fakeWebhooks(api).subscriptions();
 		const finished = async (): Promise<number> =>
@@ -304,6 +305,24 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 			await n8n.start();
 			await waitForLog(n8n, /Editor is now accessible/, 120_000);
 			await n8n.ensureOwner(E2E_OWNER);
+		});
+
+		/** Saves a credential as the editor does, then presses its Test button. */
+		async function testCredential(overrides: Record<string, string>): Promise<{ status: string; message: string }> {
+			const credential = { name: `Clinic Scribe (test ${newId()})`, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api, overrides) };
+			const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
+			return await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', { credentials: { id: saved.id, ...credential } });
+		}
+
+		test("the credential's Test button passes with valid credentials and names a rejected Client Secret", async () => {
+			expect(await testCredential({})).toMatchObject({ status: 'OK' });
+			expect(api.counters.tokenExchanges).toBe(1);
+			expect(api.requestsTo('/dr/v1/business/entities').map((r) => r.status)).toEqual([200]);
+
+			const rejected = await testCredential({ clientSecret: 'definitely-not-the-secret-42' });
+			expect(rejected.status).toBe('Error');
+			expect(rejected.message).toContain('Client Secret');
+			expect(rejected.message).not.toContain('definitely-not-the-secret-42');
 		});
 
 		test('activation subscribes once, for n8n\'s production webhook URL', async () => {

@@ -28,11 +28,12 @@ export type TokenFailureKind = 'rejected' | 'unavailable' | 'redirected';
 
 /**
  * Raised when no token could be had; its message says why, and `kind` what the user can do. Its
- * `code` names the kind too: n8n 1.x wraps it in a NodeApiError that keeps no cause, only the code
- * (as httpCode) and the message (first of its messages).
+ * `errorCode` names the kind too: n8n 1.x wraps it in a NodeApiError that keeps no cause, only that
+ * code (as httpCode) and the message (first of its messages). Not `code`: n8n's credential test
+ * shows a cause's `code` instead of its message.
  */
 export class TokenExchangeError extends Error {
-	readonly code: string;
+	readonly errorCode: string;
 
 	constructor(
 		message: string,
@@ -40,7 +41,7 @@ export class TokenExchangeError extends Error {
 	) {
 		super(message);
 		this.name = 'TokenExchangeError';
-		this.code = `${TOKEN_FAILURE_CODE_PREFIX}${kind.toUpperCase()}`;
+		this.errorCode = `${TOKEN_FAILURE_CODE_PREFIX}${kind.toUpperCase()}`;
 	}
 }
 
