@@ -39,6 +39,8 @@ const VERSION = pinnedN8nVersions()[LINE];
 const CREDENTIAL = { id: 'clinicScribeOld01', name: 'Clinic Scribe (oldest n8n)' };
 const WRONG_SECRET_CREDENTIAL = { id: 'clinicScribeOld02', name: 'Clinic Scribe (wrong secret)' };
 const CHAT_CREDENTIAL = { id: 'clinicScribeOld03', name: 'Fake chat model' };
+/** Used only by the test of calls made at once, so it starts without a stored token. */
+const FRESH_CREDENTIAL = { id: 'clinicScribeOld04', name: 'Clinic Scribe (no token yet)' };
 const TOKEN_PATH = API_VARIANTS.document.tokenPath;
 const SERVICES_PATH = '/dr/v1/doctor/service/';
 const SEARCH_PATH = '/dr/v1/business/patients/search';
@@ -55,7 +57,41 @@ let n8n: N8nInstance;
 const ids: Record<string, string> = {};
 const audioDir = mkdtempSync(join(tmpdir(), 'clinic-scribe-oldest-audio-'));
 const recording = { name: 'visit-recording.wav', bytes: randomBytes(2 * 1024 * 1024 + 11) };
+/** Recordings sent as separate transactions in one run, several at once. */
+const batch = Array.from({ length: 6 }, (_, i) => ({ name: `batch-${i}.wav`, bytes: randomBytes(64 * 1024 + i) }));
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
+
+/** Six recordings, one transaction each (Upload Audio sends several at once), no waiting. */
+function batchUploadWorkflow(): WorkflowJson {
+	const nodes: WorkflowNode[] = [
+		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Read Recordings',
+			type: 'n8n-nodes-base.readWriteFile',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { operation: 'read', fileSelector: join(audioDir, 'batch-*.wav'), options: {} },
+		},
+		{
+			name: 'Transcribe Each',
+			type: ACTION_NODE_TYPE,
+			typeVersion: 1,
+			position: [400, 0],
+			parameters: {
+				resource: 'transcription',
+				operation: 'uploadAudio',
+				binaryPropertyName: 'data',
+				transactionId: "={{ 'batch-' + $json.fileName.replace('.wav', '') + '-' + $execution.id }}",
+				inputLanguages: ['en-IN'],
+				outputTemplates: { templates: [{ template: 'transcript_template', codificationNeeded: false }] },
+				waitForCompletion: false,
+				options: {},
+			},
+			credentials: { [CREDENTIAL_TYPE]: FRESH_CREDENTIAL },
+		},
+	];
+	return { id: newId(), name: 'oldest n8n: six transactions at once', nodes, connections: chain(...nodes.map((n) => n.name)), settings: { executionOrder: 'v1' } };
+}
 
 function uploadWorkflow(transactionId: string): WorkflowJson {
 	const nodes: WorkflowNode[] = [
@@ -149,7 +185,7 @@ function agentWorkflow(name: string, shareWithAiAgent: boolean): WorkflowJson {
 }
 
 beforeAll(async () => {
-	writeFileSync(join(audioDir, recording.name), recording.bytes);
+	for (const file of [recording, ...batch]) writeFileSync(join(audioDir, file.name), file.bytes);
 	api = await startFakeClinicApi();
 	fake = fakeTranscription(api);
 	llm = await startFakeChatModel({ mobile: MOBILE });
@@ -163,12 +199,14 @@ beforeAll(async () => {
 		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
 		{ ...WRONG_SECRET_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api, { clientSecret: 'not-the-secret-of-this-client' }) },
 		{ ...CHAT_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-fake-chat-model', url: llm.url } },
+		{ ...FRESH_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
 	]);
 	const workflows: Record<string, WorkflowJson> = {
 		manyItems: withCredential(readWorkflowFile(join(__dirname, 'workflows', 'doctor-services-many-items.json')), CREDENTIAL_TYPE, CREDENTIAL),
 		directory: withCredential(readWorkflowFile(join(__dirname, 'workflows', 'directory-read.json')), CREDENTIAL_TYPE, CREDENTIAL),
 		wrongSecret: withCredential(readWorkflowFile(join(__dirname, 'workflows', 'business-entities.json')), CREDENTIAL_TYPE, WRONG_SECRET_CREDENTIAL),
 		upload: uploadWorkflow(`visit-oldest-${randomBytes(4).toString('hex')}`),
+		batch: batchUploadWorkflow(),
 		agentShares: agentWorkflow('oldest n8n: agent, patient data shared', true),
 		agentRefused: agentWorkflow('oldest n8n: agent, patient data not shared', false),
 		trigger: withCredential(triggerWorkflow({ id: newId(), name: 'oldest n8n: clinic scribe trigger', webhookId: WEBHOOK_ID }), CREDENTIAL_TYPE, CREDENTIAL),
@@ -230,6 +268,17 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		expect((await run('manyItems')).error).toBeUndefined();
 		expect(api.counters).toEqual({ tokenExchanges: 0, tokenRefreshes: 0 });
 		expect(new Set(api.requestsTo(SERVICES_PATH).map((r) => r.headers.auth))).toEqual(new Set([renewed]));
+	});
+
+	test('six transactions sent at once by a credential with no token yet: one token exchange, every init authenticated with it', async () => {
+		const result = await run('batch');
+		expect(result.error).toBeUndefined();
+		expect(nodeJson(result, 'Transcribe Each')).toHaveLength(batch.length);
+		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 0 });
+		const inits = api.requests.filter((r) => r.method === 'POST' && r.pathname.startsWith(INIT_PATH.split(':')[0]));
+		expect(inits.map((r) => r.status)).toEqual(Array(batch.length).fill(201));
+		expect(new Set(inits.map((r) => r.headers.authorization)).size).toBe(1);
+		expect(fake.uploads().map((u) => u.sha256).sort()).toEqual(batch.map((file) => sha256(file.bytes)).sort());
 	});
 
 	test('directory calls: Doctor → Get Services, Patient → Search by Mobile, Business → Get Entities', async () => {
