@@ -55,3 +55,31 @@ function presentFields(item: INodeExecutionData): string[] {
 function ownValue(record: object | undefined, key: string): unknown {
 	return record && Object.prototype.hasOwnProperty.call(record, key) ? (record as Record<string, unknown>)[key] : undefined;
 }
+
+/**
+ * The largest file n8n's `database` binary data mode (queue mode's default) can hand to a node: n8n
+ * reads the whole file in one query, PostgreSQL sends a bytea as hex text ("\x" and two characters a
+ * byte) and V8 holds no string over 0x1fffffe8 characters. Past it n8n 2.41's database driver throws
+ * inside its socket handler and the read never ends (seen: bench/upload-database-mode.ts).
+ */
+export const DATABASE_MODE_READ_MAX_BYTES = (0x1fffffe8 - 2) / 2;
+
+const MiB = 1024 * 1024;
+
+/**
+ * Refuses, before anything is sent, a file n8n's database binary mode cannot give back: the node
+ * cannot tell which database n8n uses, so the limit is PostgreSQL's (queue mode's); on SQLite the
+ * filesystem mode is n8n's default and has no such limit.
+ */
+export function assertReadableFromStore(ctx: IExecuteFunctions, binaryId: string, size: number, label: string, itemIndex: number): void {
+	if (!binaryId.startsWith('database:') || size <= DATABASE_MODE_READ_MAX_BYTES) return;
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${label.charAt(0).toUpperCase()}${label.slice(1)} has ${(size / MiB).toFixed(1)} MiB, more than n8n's database binary mode can give back to a node (256 MiB)`,
+		{
+			description:
+				"n8n keeps this file in its database (N8N_DEFAULT_BINARY_DATA_MODE=database, queue mode's default) and reads it back whole, as text twice its size; past 256 MiB the read never finishes. Store binary data in S3 (N8N_DEFAULT_BINARY_DATA_MODE=s3, for queue mode) or on the filesystem (filesystem, in regular mode), or split the recording into parts under 256 MiB. Nothing of this transaction was sent.",
+			itemIndex,
+		},
+	);
+}

@@ -25,7 +25,7 @@ import type { StorageFile } from '../../transport/storageUpload';
 import type { ResultsOutput } from '../../shared/sessionResults';
 import { templateIdOf } from '../../shared/templateRecords';
 import { trimmedString } from '../../shared/values';
-import { readInputBinary } from './inputBinary';
+import { assertReadableFromStore, readInputBinary } from './inputBinary';
 import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from './waitForResults';
 
 /** Bigger reads from the binary store mean fewer, larger writes to the socket. */
@@ -443,6 +443,7 @@ async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecutionData, i
 			const id = binary.id;
 			const metadata = await ctx.helpers.getBinaryMetadata(id);
 			size = typeof metadata.fileSize === 'number' ? metadata.fileSize : Number(metadata.fileSize);
+			assertReadableFromStore(ctx, id, size, `the file in binary field "${property}" of item ${itemIndex}`, itemIndex);
 			fileName = fileName ?? metadata.fileName;
 			mimeType = mimeType || metadata.mimeType || '';
 			open = async () => await ctx.helpers.getBinaryStream(id, BINARY_READ_CHUNK_BYTES);
