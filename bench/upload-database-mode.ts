@@ -17,7 +17,7 @@
  *            hold past ~512 M characters, so n8n cannot read such a file back (the node refuses it
  *            before anything is sent; see docs/binary-data.md).
  *
- *   npm run bench:upload-database -- [--size-mib 400] [--queue-sizes-mib 200,300] [--skip-queue]
+ *   npm run bench:upload-database -- [--sizes-mib 250,300] [--queue-sizes-mib 200,300] [--skip-regular] [--skip-queue]
  *
  * The fake API checks every upload (fields, file last, Content-Length, bytes, SHA-256).
  */
@@ -32,7 +32,6 @@ import { packedPackageForTests } from '../test/support/n8n/install';
 import { chain, CREDENTIAL_TYPE, type WorkflowJson, type WorkflowNode } from '../test/support/n8n/workflows';
 import { QueueModeN8n, queueServicesPresent } from '../test/support/queueMode';
 import {
-	argument,
 	BENCH_CREDENTIAL,
 	MiB,
 	packageUploadNode,
@@ -132,59 +131,71 @@ const readAndUploadWorkflow: WorkflowJson = {
 	settings: { executionOrder: 'v1' },
 };
 
-async function regularMode(fake: BenchFakeApi, dir: string, sizeMiB: number): Promise<void> {
+async function regularMode(fake: BenchFakeApi, dir: string, sizesMiB: number[]): Promise<void> {
 	const control = fakeTranscription(fake.api);
-	const path = join(dir, 'recording.wav');
-	say(`[regular, SQLite] writing a ${sizeMiB} MiB recording…`);
-	const sha256 = writeRecording(path, sizeMiB);
-	const size = sizeMiB * MiB;
 	say('[regular, SQLite] starting n8n (N8N_DEFAULT_BINARY_DATA_MODE=database)…');
 	const bench = await startBenchN8n({
 		api: fake.api,
 		workflows: [storeWorkflow, uploadWorkflow],
 		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024' },
 	});
+	const lines: string[] = [];
 	let sampler: RssSampler | undefined;
+	const warmPath = join(dir, 'warm.wav');
+	writeRecording(warmPath, 4);
 	try {
-		const stored = await bench.trigger('bench-database-store', { path });
-		if (stored.status !== 200) throw new Error(`store: webhook answered ${stored.status}: ${await bench.lastError('bench-database-store')}`);
-		const { id, bytes } = JSON.parse(stored.text) as { id: string; bytes: number };
-		if (!String(id).startsWith('database:') || bytes !== size) throw new Error(`store: unexpected answer ${stored.text}`);
-		say(`[regular, SQLite] stored as ${id} (${(stored.ms / 1000).toFixed(1)} s); restarting n8n for a clean RSS…`);
-		await bench.restart();
-		sampler = new RssSampler(bench.n8n.serverPid!);
-		sampler.start();
-		// Warm-up: the upload path's code loaded, its sockets open (a small file of its own).
-		const warmPath = join(dir, 'warm.wav');
-		writeRecording(warmPath, 4);
-		const warm = await bench.trigger('bench-database-store', { path: warmPath });
-		const warmId = (JSON.parse(warm.text) as { id: string }).id;
-		const warmUpload = await bench.trigger('bench-database-upload', { id: warmId, txnId: 'txn-bench-db-warm' });
-		if (warmUpload.status !== 200) throw new Error(`warm-up upload: ${await bench.lastError('bench-database-upload')}`);
-		await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
-		fake.clearDone();
-		const txnId = `txn-bench-db-${randomBytes(3).toString('hex')}`;
-		const before = (await sampler.sample()) ?? NaN;
-		const started = Date.now();
-		const answer = await bench.trigger('bench-database-upload', { id, txnId });
-		if (answer.status !== 200) throw new Error(`upload: webhook answered ${answer.status}: ${await bench.lastError('bench-database-upload')}`);
-		const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
-		if (!post) throw new Error('upload: no storage POST seen');
-		const growth = sampler.growth(started, post.doneAt);
-		const upload = control.uploads().find((u) => u.txnId === txnId);
-		const intact = upload !== undefined && upload.size === size && upload.sha256 === sha256 && upload.contentLength === upload.bodyBytes;
-		const postSeconds = (post.doneAt - post.time) / 1000;
-		say();
-		say(`regular mode, SQLite, database binary mode, ${sizeMiB} MiB recording (Node ${process.version}):`);
-		say(`  storage endpoint: ${intact ? 'intact (size, SHA-256, Content-Length)' : 'PROBLEM'}`);
-		say(`  whole run (Code node → Upload Audio → storage): ${((Date.now() - started) / 1000).toFixed(1)} s; storage POST ${postSeconds.toFixed(1)} s, ${(sizeMiB / postSeconds).toFixed(0)} MiB/s`);
-		say(`  n8n RSS: ${(before / MiB).toFixed(0)} MiB before, peak growth ${(growth / MiB).toFixed(0)} MiB from the run's start to the storage POST's end (${(growth / size).toFixed(2)}× the file)`);
-		if (!intact) process.exitCode = 1;
+		for (const sizeMiB of sizesMiB) {
+			const path = join(dir, `regular-${sizeMiB}.wav`);
+			say(`[regular, SQLite] writing a ${sizeMiB} MiB recording…`);
+			const sha256 = writeRecording(path, sizeMiB);
+			const size = sizeMiB * MiB;
+			const stored = await bench.trigger('bench-database-store', { path });
+			if (stored.status !== 200) throw new Error(`store: webhook answered ${stored.status}: ${await bench.lastError('bench-database-store')}`);
+			const { id, bytes } = JSON.parse(stored.text) as { id: string; bytes: number };
+			if (!String(id).startsWith('database:') || bytes !== size) throw new Error(`store: unexpected answer ${stored.text}`);
+			rmSync(path, { force: true });
+			say(`[regular, SQLite] stored as ${id} (${(stored.ms / 1000).toFixed(1)} s); restarting n8n for a clean RSS…`);
+			sampler?.stop();
+			await bench.restart();
+			sampler = new RssSampler(bench.n8n.serverPid!);
+			sampler.start();
+			// Warm-up: the upload path's code loaded, its sockets open (a small file of its own).
+			const warm = await bench.trigger('bench-database-store', { path: warmPath });
+			const warmUpload = await bench.trigger('bench-database-upload', { id: (JSON.parse(warm.text) as { id: string }).id, txnId: `txn-bench-db-warm-${sizeMiB}` });
+			if (warmUpload.status !== 200) throw new Error(`warm-up upload: ${await bench.lastError('bench-database-upload')}`);
+			await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
+			fake.clearDone();
+			const txnId = `txn-bench-db-${sizeMiB}-${randomBytes(3).toString('hex')}`;
+			const before = (await sampler.sample()) ?? NaN;
+			const started = Date.now();
+			const answer = await bench.trigger('bench-database-upload', { id, txnId });
+			const seconds = (Date.now() - started) / 1000;
+			// Presign, storage, init: anything of the transaction.
+			const sent = fake.api.requests.filter((r) => r.time >= started && /^\/(v1\/file-upload|storage\/|voice\/)/.test(r.pathname)).length;
+			if (answer.status !== 200) {
+				lines.push(`  ${sizeMiB} MiB: refused after ${seconds.toFixed(1)} s, ${sent} requests of the transaction sent: ${await bench.lastError('bench-database-upload')}`);
+			} else {
+				const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
+				if (!post) throw new Error('upload: no storage POST seen');
+				const growth = sampler.growth(started, post.doneAt);
+				const upload = control.uploads().find((u) => u.txnId === txnId);
+				const intact = upload !== undefined && upload.size === size && upload.sha256 === sha256 && upload.contentLength === upload.bodyBytes;
+				if (!intact) process.exitCode = 1;
+				const postSeconds = (post.doneAt - post.time) / 1000;
+				lines.push(
+					`  ${sizeMiB} MiB: ${intact ? 'uploaded intact' : 'PROBLEM: storage did not get the file intact'}; run ${seconds.toFixed(1)} s, storage POST ${postSeconds.toFixed(1)} s (${(sizeMiB / postSeconds).toFixed(0)} MiB/s); ` +
+						`n8n RSS ${(before / MiB).toFixed(0)} MiB before, peak growth ${(growth / MiB).toFixed(0)} MiB from the run's start to the storage POST's end (${(growth / size).toFixed(2)}× the file)`,
+				);
+			}
+			say(`[regular, SQLite]${lines[lines.length - 1]}`);
+		}
 	} finally {
 		sampler?.stop();
 		await bench.dispose();
-		rmSync(path, { force: true });
 	}
+	say();
+	say(`regular mode (SQLite), database binary mode, Code node (the stored file by id) → Upload Audio (Node ${process.version}):`);
+	for (const line of lines) say(line);
 }
 
 async function queueMode(fake: BenchFakeApi, dir: string, sizesMiB: number[]): Promise<void> {
@@ -250,13 +261,16 @@ async function queueMode(fake: BenchFakeApi, dir: string, sizesMiB: number[]): P
 
 async function main(): Promise<void> {
 	requireNode24();
-	const sizeMiB = argument('size-mib', 400);
-	const at = process.argv.indexOf('--queue-sizes-mib');
-	const queueSizes = (at === -1 ? '200,300' : process.argv[at + 1]).split(',').map(Number);
+	const sizes = (name: string, fallback: string) => {
+		const at = process.argv.indexOf(`--${name}`);
+		return (at === -1 ? fallback : process.argv[at + 1]).split(',').map(Number);
+	};
+	const regularSizes = sizes('sizes-mib', '250,300');
+	const queueSizes = sizes('queue-sizes-mib', '200,300');
 	const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-bench-database-'));
 	const fake = await startBenchFakeApi();
 	try {
-		await regularMode(fake, dir, sizeMiB);
+		if (!process.argv.includes('--skip-regular')) await regularMode(fake, dir, regularSizes);
 		if (!process.argv.includes('--skip-queue')) await queueMode(fake, dir, queueSizes);
 	} finally {
 		await fake.api.close();

@@ -361,7 +361,7 @@ describe('Upload Audio: bad input is refused before anything is sent', () => {
 		const binary = rig.databaseBinary(rig.audioFile('long-visit.wav', 10), DATABASE_MODE_READ_MAX_BYTES + 1);
 		const run = rig.run(uploadParameters({ transactionId: 'visit-long' }), { items: [item({ data: binary })] });
 		await expect(run).rejects.toThrow('The file in binary field "data" of item 0 has 256.0 MiB, more than n8n\'s database binary mode can give back to a node (256 MiB)');
-		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('N8N_DEFAULT_BINARY_DATA_MODE=s3') });
+		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('Split the recording into parts under 256 MiB and give them one Transaction ID') });
 		expect(rig.api.requests).toEqual([]);
 	});
 

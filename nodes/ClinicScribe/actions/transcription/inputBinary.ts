@@ -78,7 +78,7 @@ export function assertReadableFromStore(ctx: IExecuteFunctions, binaryId: string
 		`${label.charAt(0).toUpperCase()}${label.slice(1)} has ${(size / MiB).toFixed(1)} MiB, more than n8n's database binary mode can give back to a node (256 MiB)`,
 		{
 			description:
-				"n8n keeps this file in its database (N8N_DEFAULT_BINARY_DATA_MODE=database, queue mode's default) and reads it back whole, as text twice its size; past 256 MiB the read never finishes. Store binary data in S3 (N8N_DEFAULT_BINARY_DATA_MODE=s3, for queue mode) or on the filesystem (filesystem, in regular mode), or split the recording into parts under 256 MiB. Nothing of this transaction was sent.",
+				"n8n keeps this file in its database (N8N_DEFAULT_BINARY_DATA_MODE=database, queue mode's default) and reads it back whole, as text twice its size; past 256 MiB that read never finishes. Split the recording into parts under 256 MiB and give them one Transaction ID (they are transcribed as one recording), or keep binary data elsewhere: N8N_DEFAULT_BINARY_DATA_MODE=s3 or azure (licensed n8n), or filesystem in regular mode. Nothing of this transaction was sent.",
 			itemIndex,
 		},
 	);
