@@ -55,7 +55,11 @@ describe('Patient → Get Many', () => {
 		const profiles = fakePatientDirectory(t.api).profiles;
 		const template = profiles.get(ALL[0])!;
 		// Page Size 1: 10,001 pages (the three fixture patients and 9,998 more).
-		for (let i = 0; i < MAX_PAGES - 2; i++) profiles.set(`9${String(i).padStart(14, '0')}`, { ...template, oid: `9${String(i).padStart(14, '0')}`, username: `UHID-X${i}` });
+		for (let i = 0; i < MAX_PAGES - 2; i++) {
+			const oid = `9${String(i).padStart(14, '0')}`;
+			// Created after the fixture patients, one second apart: the fake sorts by creation time.
+			profiles.set(oid, { ...template, oid, username: `UHID-X${i}`, c_ate: 1_760_000_000 + i });
+		}
 		const error = await t.failure(getMany({}, { pageSize: 1 }));
 		expect(error.message).toBe('Return All needs more than the 10,000 pages of patients the node reads for one item (10,000 read)');
 		expect(error.description).toContain('Page Size up to 2000');
