@@ -265,7 +265,7 @@ async function sendWithRetries<T>(
 /**
  * Every status but 401 comes back as an answer (its body read for the error message); a 401 stays an
  * error, which is what makes n8n renew the token and retry once. n8n 2.x honours the list; n8n 1.x
- * treats any object here as `true` (see the 401 answer in sendWithRetries).
+ * treats any object here as `true` (see the 401 answer in sendOnce).
  */
 const ALL_BUT_401 = Object.freeze({ ignore: true as const, except: [401] });
 
