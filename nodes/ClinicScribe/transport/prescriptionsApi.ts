@@ -9,8 +9,9 @@
  *   plain `httpRequest` helper: no token, no `auth`, no client-id ever goes with it, whatever host
  *   the link names.
  */
-import { NodeApiError, NodeOperationError, sleep, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
+import { abortableSleep } from '../shared/abortableSleep';
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
 import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
 import { clinicApiRequest, executionCancelSignal, pathSegment, requestStoppedError, type ClinicApiContext, type ClinicApiResponse } from './request';
@@ -143,7 +144,7 @@ function toBuffer(body: unknown): Buffer {
 
 async function pause(ctx: ClinicApiContext, signal: AbortSignal | undefined, ms: number, purpose: string, itemIndex?: number): Promise<void> {
 	try {
-		await sleep(ms, signal);
+		await abortableSleep(ms, signal);
 	} catch {
 		throw requestStoppedError(ctx, { purpose, itemIndex });
 	}

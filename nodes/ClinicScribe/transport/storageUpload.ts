@@ -16,12 +16,12 @@ import { createHash, randomBytes } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
-	sleep,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type JsonObject,
 } from 'n8n-workflow';
 
+import { abortableSleep } from '../shared/abortableSleep';
 import { describeNetworkFailure } from './errorBodies';
 import { retryDelayMs, transportPolicyOf } from './retryPolicy';
 
@@ -397,7 +397,7 @@ function capitalise(text: string): string {
 
 async function pause(ms: number, signal: AbortSignal | undefined, onCancel: () => Error): Promise<void> {
 	try {
-		await sleep(ms, signal);
+		await abortableSleep(ms, signal);
 	} catch {
 		throw onCancel();
 	}

@@ -31,6 +31,8 @@ export interface RunOptions {
 	executionId?: string;
 	runIndex?: number;
 	executionContextData?: Record<string, IDataObject>;
+	/** Whose helpers the context follows (see createExecuteContext). Default the newest n8n's. */
+	n8nLine?: 'newest' | 'oldest';
 }
 
 export class TranscriptionRig {
@@ -105,6 +107,7 @@ export class TranscriptionRig {
 			executionId: options.executionId,
 			runIndex: options.runIndex,
 			executionContextData: options.executionContextData,
+			n8nLine: options.n8nLine,
 		});
 		if (options.n8nHttp) {
 			const real = loadN8nHttpRequest();

@@ -35,6 +35,7 @@ import {
 	transactionIdUsedError,
 	type InitResult,
 } from '../../transport/transcriptionApi';
+import { isToolRun } from '../common.execute';
 import { asNodeError, errorRecord } from '../errorItems';
 import {
 	planTransactions,
@@ -266,7 +267,7 @@ export const description: INodeProperties[] = [
  * daily quota's answer: no further request is sent then. Output follows the order of the input items.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	if (this.isToolExecution?.()) {
+	if (isToolRun(this)) {
 		throw new NodeOperationError(this.getNode(), 'Upload Audio cannot be used as an AI agent tool', {
 			description: 'An agent cannot hand over binary files. Upload recordings in a regular workflow step; agents can use Get Results.',
 		});

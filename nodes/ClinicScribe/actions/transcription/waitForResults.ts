@@ -5,12 +5,12 @@
  */
 import {
 	NodeOperationError,
-	sleep,
 	type IDisplayOptions,
 	type IExecuteFunctions,
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { abortableSleep } from '../../shared/abortableSleep';
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
 import { transportPolicyOf } from '../../transport/retryPolicy';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
@@ -172,7 +172,7 @@ export async function waitForSessionResults(
 			const pauseMs = Math.min(checkStartedAt + settings.pollIntervalMs - now, deadline - now);
 			if (pauseMs <= 0) continue;
 			try {
-				await sleep(pauseMs, bound.signal);
+				await abortableSleep(pauseMs, bound.signal);
 			} catch {
 				if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
 				throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
@@ -198,7 +198,7 @@ function deadlineSignal(ms: number, cancel: AbortSignal | undefined): { signal: 
 	else cancel?.addEventListener('abort', onCancel, { once: true });
 	if (ms <= 0) controller.abort(new Error('deadline'));
 	else {
-		void sleep(ms, timer.signal).then(
+		void abortableSleep(ms, timer.signal).then(
 			() => controller.abort(new Error('deadline')),
 			() => undefined,
 		);
