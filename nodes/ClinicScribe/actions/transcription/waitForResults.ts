@@ -12,6 +12,7 @@ import {
 } from 'n8n-workflow';
 
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
+import { deadlineSignal } from '../../transport/deadline';
 import { transportPolicyOf } from '../../transport/retryPolicy';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
@@ -185,32 +186,6 @@ export async function waitForSessionResults(
 
 /** A status call needs a moment to be answered at all: every item's wait lasts at least this. */
 const MIN_STATUS_TIMEOUT_MS = 1_000;
-
-/**
- * A signal that fires when `cancel` does (Stop) or after `ms` (the deadline), built on n8n's `sleep`
- * (no raw timer). dispose() ends the deadline's pause and lets go of the cancel signal.
- */
-function deadlineSignal(ms: number, cancel: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-	const controller = new AbortController();
-	const timer = new AbortController();
-	const onCancel = () => controller.abort(cancel?.reason);
-	if (cancel?.aborted) controller.abort(cancel.reason);
-	else cancel?.addEventListener('abort', onCancel, { once: true });
-	if (ms <= 0) controller.abort(new Error('deadline'));
-	else {
-		void sleep(ms, timer.signal).then(
-			() => controller.abort(new Error('deadline')),
-			() => undefined,
-		);
-	}
-	return {
-		signal: controller.signal,
-		dispose: () => {
-			timer.abort();
-			cancel?.removeEventListener('abort', onCancel);
-		},
-	};
-}
 
 /**
  * "Fail on Incomplete Results": a failed or partial session fails the item, saying which templates
