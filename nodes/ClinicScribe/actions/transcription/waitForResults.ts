@@ -188,17 +188,17 @@ export async function waitForSessionResults(
 const MIN_STATUS_TIMEOUT_MS = 1_000;
 
 /**
- * "Fail on Incomplete Results": a failed or partial session fails the item, saying which templates
+ * "Fail on Incomplete Results": a failed, partial, expired or cancelled session fails the item, saying which templates
  * failed and what the user can do, instead of going on with missing documents.
  */
 export function assertSessionComplete(ctx: IExecuteFunctions, results: SessionResults, itemIndex: number): void {
-	if (results.status !== 'failed' && results.status !== 'partial' && results.status !== 'expired') return;
+	if (results.status !== 'failed' && results.status !== 'partial' && results.status !== 'expired' && results.status !== 'cancelled') return;
 	const failed = results.templates.filter((t) => t.status === 'failure').map(templateLabel);
 	const partly = results.templates.filter((t) => t.status === 'partial_success').map(templateLabel);
 	const parts: string[] = [];
 	if (failed.length > 0) parts.push(`failed: ${failed.join(', ')}`);
 	if (partly.length > 0) parts.push(`only partly produced: ${partly.join(', ')}`);
-	const what = results.status === 'failed' ? 'failed' : results.status === 'expired' ? 'expired before it was ended' : 'is only partly done';
+	const what = { failed: 'failed', expired: 'expired before it was ended', cancelled: 'was cancelled', partial: 'is only partly done' }[results.status];
 	const detail = parts.length > 0 ? ` (${parts.join('; ')})` : results.error?.message ? ` (the API said: ${results.error.message})` : '';
 	throw new NodeOperationError(ctx.getNode(), `Session "${results.sessionId}" ${what}${detail}`, {
 		description:
