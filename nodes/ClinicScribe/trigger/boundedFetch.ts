@@ -28,14 +28,14 @@ export interface IncludedFetch {
 export async function fetchWithinBudget<T>(
 	ctx: IWebhookFunctions,
 	include: IncludedFetch,
-	fetch: (bounds: FetchBounds) => Promise<T>,
+	read: (bounds: FetchBounds) => Promise<T>,
 ): Promise<{ value: T } | { error: IDataObject }> {
 	const budgetMs = transportPolicyOf(ctx).timeouts.triggerFetchMs;
 	const bound = deadlineSignal(budgetMs);
 	try {
 		let work: Promise<T>;
 		try {
-			work = fetch({ abortSignal: bound.signal, timeoutMs: budgetMs });
+			work = read({ abortSignal: bound.signal, timeoutMs: budgetMs });
 		} catch (error) {
 			work = Promise.reject(error);
 		}

@@ -25,7 +25,7 @@ export function recordFamilyOf(event: ClinicEvent): RecordFamily | undefined {
 /** How a record missing from an item is named, and where the user gets it later. */
 export function includedRecord(family: RecordFamily): IncludedFetch {
 	return family === 'appointment'
-		? { what: 'the appointment', later: 'Appointment → Get (its ID is in appointmentId, or partnerAppointmentId with the partner option)' }
+		? { what: 'the appointment', later: 'Appointment → Get (its ID is in appointmentId, or in partnerAppointmentId with ID Type "Partner Appointment ID")' }
 		: { what: 'the prescription', later: 'Prescription → Get (its ID is in prescriptionId)' };
 }
 
