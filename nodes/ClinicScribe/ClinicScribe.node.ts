@@ -51,7 +51,10 @@ export class ClinicScribe implements INodeType {
 		name: 'clinicScribe',
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 2 changed a default (Patient's operation: the directory's Search by Mobile); version 1 nodes
+		// of saved workflows keep theirs. README "Versions" lists what each version changed.
+		version: [1, 2],
+		defaultVersion: 2,
 		// What the user picked, as the editor names it ("Upload Audio"), not the stored value.
 		subtitle: optionNameSubtitle('operation', optionsOf(properties, 'operation')),
 		description: 'Transcribe consultations into clinical documents, manage appointments, patients and prescriptions, and look up clinics, doctors and services',

@@ -1,6 +1,6 @@
 /** Shared setup of the transcription integration tests: the fake API, audio files, node runs. */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -73,6 +73,17 @@ export class TranscriptionRig {
 		const id = `filesystem-v2:test/${this.nextId++}`;
 		this.files.set(id, file.path);
 		return { id, data: 'filesystem-v2', mimeType, fileName: file.name, fileSize: `${file.size} B` } as IBinaryData;
+	}
+
+	/**
+	 * Binary data as n8n's database mode gives it (`database:<uuid>`). With `sparseSize` the file on
+	 * disk is that long but holds no data (a size the node must check before it reads anything).
+	 */
+	databaseBinary(file: AudioFile, sparseSize?: number): IBinaryData {
+		if (sparseSize !== undefined) truncateSync(file.path, sparseSize);
+		const id = `database:${randomUUID()}`;
+		this.files.set(id, file.path);
+		return { id, data: 'database', mimeType: 'audio/wav', fileName: file.name, fileSize: `${sparseSize ?? file.size} B` } as IBinaryData;
 	}
 
 	/** Binary data as n8n's default mode keeps it: Base64 in the item, no id. */

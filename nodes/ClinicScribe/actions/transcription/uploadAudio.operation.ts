@@ -60,7 +60,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'e.g. data',
 		hint: 'The name of the input binary field holding the recording. Several fields: separate them with commas.',
 		description:
-			'Each named binary field of the item is one audio file of the transaction (wav, mp3, m4a, ogg, webm or mp4)',
+			'Each named binary field of the item is one audio file of the transaction (wav, mp3, m4a, ogg, webm or mp4). In a workflow whose Binary Mode is Combined the same name works, as does a path such as _files.data.',
 		displayOptions: { show },
 	},
 	{
