@@ -19,11 +19,19 @@ import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPoli
 
 export const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
-export async function getPrescription(ctx: ClinicApiContext, prescriptionId: string, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function getPrescription(
+	ctx: ClinicApiContext,
+	prescriptionId: string,
+	itemIndex?: number,
+	/** Ends the call and its retries (the trigger's deadline); default: the execution's cancel signal. */
+	bounds: { abortSignal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<ClinicApiResponse> {
 	return await clinicApiRequest(ctx, {
 		method: 'GET',
 		path: `${PRESCRIPTION_PATH}/${pathSegment(ctx, prescriptionId, 'Prescription ID', itemIndex)}`,
 		idempotent: true,
+		abortSignal: bounds.abortSignal,
+		timeoutMs: bounds.timeoutMs,
 		purpose: 'the prescription',
 		itemIndex,
 	});

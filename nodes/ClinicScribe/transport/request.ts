@@ -154,8 +154,13 @@ export function encodePathSegment(value: string): string {
 	return encodeSegment(value);
 }
 
+/**
+ * Percent-encoding as RFC 3986 asks: a dot inside a segment stays a dot (a strict gateway may refuse
+ * `%2E`). Only a segment made of dots means "this folder" or "the parent", and pathIdProblem refuses
+ * those before this; "/" is encoded, so "a/../b" stays one segment.
+ */
 function encodeSegment(value: string): string {
-	return encodeURIComponent(value).replace(/\./g, '%2E');
+	return encodeURIComponent(value);
 }
 
 /**
