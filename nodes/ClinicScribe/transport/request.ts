@@ -14,7 +14,15 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
+import { oAuth2HeadersFor } from './authHeaders';
+import {
+	CREDENTIAL_TYPE,
+	SIGN_IN_CREDENTIAL_TYPE,
+	readCredentialSettings,
+	type ClinicCredentialType,
+	type ClinicScribeSettings,
+} from './credentialSettings';
+import { chosenCredentialType } from '../shared/credentialChoice';
 import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
 import type { TokenFailureKind } from './tokenExchange';
 import {
@@ -83,7 +91,16 @@ export interface ClinicApiResponse<T = unknown> {
 }
 
 export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
-	return readCredentialSettings((await credentialOfRun(ctx)).data);
+	const credential = await credentialOfRun(ctx);
+	return readCredentialSettings(credential.data, credential.type);
+}
+
+/**
+ * The credential type the node's Authentication field chose: the OAuth2 credential, or the Clinic
+ * Scribe API credential (also for every node saved before the field existed).
+ */
+export function credentialTypeOf(ctx: ClinicApiContext): ClinicCredentialType {
+	return chosenCredentialType(ctx.getNode().parameters ?? {});
 }
 
 /**
@@ -93,6 +110,7 @@ export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicSc
  * reads it from n8n's database.
  */
 interface RunCredential {
+	type: ClinicCredentialType;
 	data: ICredentialDataDecryptedObject;
 	decrypted: ICredentialsDecrypted;
 	/** The call that is getting the run's first token; others wait for it instead of exchanging too. */
@@ -115,11 +133,13 @@ async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
 }
 
 async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
-	const data = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const chosen = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
+	const type = credentialTypeOf(ctx);
+	const data = await ctx.getCredentials(type);
+	const chosen = ctx.getNode().credentials?.[type];
 	return {
+		type,
 		data,
-		decrypted: { id: chosen?.id ?? '', name: chosen?.name ?? '', type: CREDENTIAL_TYPE, data },
+		decrypted: { id: chosen?.id ?? '', name: chosen?.name ?? '', type, data },
 	};
 }
 
@@ -174,14 +194,17 @@ export async function clinicApiRequest<T = unknown>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const credential = await credentialOfRun(ctx);
-	const settings = readCredentialSettings(credential.data);
+	const settings = readCredentialSettings(credential.data, credential.type);
 	try {
+		if (credential.type === SIGN_IN_CREDENTIAL_TYPE && settings.sessionToken === '') {
+			throw notConnectedError(ctx, credential, request);
+		}
 		const response = await sendWithRetries<T>(ctx, credential, settings, request);
 		if (response.statusCode >= 200 && response.statusCode < 300) return response;
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, secretsOf(credential, settings, request)) };
+		return { ...response, body: scrubValue(response.body, await secretsOf(ctx, credential, settings, request)) };
 	} catch (error) {
-		scrubErrorInPlace(error, secretsOf(credential, settings, request));
+		scrubErrorInPlace(error, await secretsOf(ctx, credential, settings, request));
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
@@ -241,12 +264,15 @@ async function sendWithRetries<T>(
 			continue;
 		}
 		if (outcome.unauthorized) {
-			throw clinicApiError(ctx, request, 401, outcome.body, attempt);
+			const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
+			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = `${OAUTH2_TOKEN_REJECTED_ADVICE(credential)}${attempt > 1 ? ` (tried ${attempt} times)` : ''}`;
+			throw rejected;
 		}
-		if (outcome.tokenProblem) {
-			throw new NodeApiError(ctx.getNode(), { message: outcome.tokenProblem.message } as JsonObject, {
-				message: outcome.tokenProblem.message,
-				description: TOKEN_PROBLEM_ADVICE[outcome.tokenProblem.kind],
+		const tokenProblem = outcome.tokenProblem ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? oAuth2RenewalFailureOf(outcome.error, credential) : undefined);
+		if (tokenProblem) {
+			throw new NodeApiError(ctx.getNode(), { message: tokenProblem.message } as JsonObject, {
+				message: tokenProblem.message,
+				description: tokenProblem.description ?? TOKEN_PROBLEM_ADVICE[tokenProblem.kind],
 				itemIndex: request.itemIndex,
 			});
 		}
@@ -303,19 +329,124 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 		"Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path), not one that redirects elsewhere.",
 };
 
+// --- the OAuth2 credential's own failures ------------------------------------------------------
+
+function oAuth2CredentialLabel(credential: RunCredential): string {
+	const name = credential.decrypted.name;
+	return name ? `the Clinic Scribe OAuth2 credential "${name}"` : 'the Clinic Scribe OAuth2 credential';
+}
+
+function notConnectedError(ctx: ClinicApiContext, credential: RunCredential, request: ClinicApiRequest): NodeApiError {
+	const message = `${capitalised(oAuth2CredentialLabel(credential))} is not connected to a clinic account, so nothing was sent for ${request.purpose}`;
+	return new NodeApiError(ctx.getNode(), { message } as JsonObject, {
+		message,
+		description: 'Open the credential, click "Connect my account" and sign in with the clinic account, then run again.',
+		itemIndex: request.itemIndex,
+	});
+}
+
+function OAUTH2_TOKEN_REJECTED_ADVICE(credential: RunCredential): string {
+	return `The API rejected the clinic account's token even after n8n renewed it. Open ${oAuth2CredentialLabel(credential)} and reconnect the account ("Connect my account"); check that its Environment is the one the account and client belong to.`;
+}
+
+/**
+ * Why n8n could not renew the OAuth2 token after a 401, in words, or undefined when the failure was
+ * something else. The sign-in provider answers OAuth errors (RFC 6749 §5.2); n8n 2.41 turns
+ * invalid_grant into a "needs to be reconnected" error of its own, older versions pass it through.
+ */
+function oAuth2RenewalFailureOf(error: unknown, credential: RunCredential): TokenProblem | undefined {
+	const label = oAuth2CredentialLabel(credential);
+	const reconnect = `Open ${label}, click "Connect my account" (or Reconnect) and sign in with the clinic account again, then run again.`;
+	for (const candidate of errorChain(error)) {
+		const failureCause = (candidate.failure as { cause?: unknown } | undefined)?.cause;
+		const body = (typeof candidate.body === 'object' && candidate.body !== null ? candidate.body : {}) as Record<string, unknown>;
+		const oauthError = typeof body.error === 'string' ? body.error : undefined;
+		if (failureCause === 'credential-invalid' || oauthError === 'invalid_grant' || /no refresh token is available/i.test(String(candidate.message))) {
+			return {
+				message: `${capitalised(label)} needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
+				kind: 'rejected',
+				description: `The clinic account's sign-in expired, was revoked, or its refresh token was already used elsewhere (the provider answered invalid_grant). ${reconnect}`,
+			};
+		}
+		if (oauthError === 'invalid_client' || oauthError === 'unauthorized_client') {
+			return {
+				message: `The sign-in provider rejected the Client ID or Client Secret of ${label} when n8n renewed the token (${oauthError})`,
+				kind: 'rejected',
+				description: 'Correct the Client ID and Client Secret in the credential (the secret may have been rotated in the console), then run again.',
+			};
+		}
+		if (oauthError !== undefined) {
+			return {
+				message: `The sign-in provider refused to renew the token of ${label} (${oauthError})`,
+				kind: 'rejected',
+				description: reconnect,
+			};
+		}
+		// The token endpoint's answer without an OAuth error (client-oauth2's ResponseError), or its 5xx.
+		// The API's own answers other than 401 are returned, not thrown: a thrown 5xx is the token endpoint's.
+		const fromTokenEndpoint = candidate.code === 'ESTATUS';
+		const status = Number(fromTokenEndpoint ? candidate.status : (candidate.response as { status?: unknown } | undefined)?.status);
+		if (Number.isInteger(status) && status >= 400 && (fromTokenEndpoint || status !== 401)) {
+			return {
+				message: `The sign-in provider did not renew the token of ${label} (HTTP ${status})`,
+				kind: status >= 500 || status === 429 ? 'unavailable' : 'rejected',
+				description:
+					status >= 500 || status === 429
+						? 'The credential was not rejected: the sign-in provider did not answer. Run the workflow again later.'
+						: `Check the credential's Environment (or its Access Token URL), then reconnect the account. ${reconnect}`,
+			};
+		}
+	}
+	return undefined;
+}
+
+/** The error and the causes it wraps, as plain records. */
+function errorChain(error: unknown): Array<Record<string, unknown>> {
+	const chain: Array<Record<string, unknown>> = [];
+	let current: unknown = error;
+	while (typeof current === 'object' && current !== null && chain.length < 4 && !chain.includes(current as Record<string, unknown>)) {
+		chain.push(current as Record<string, unknown>);
+		current = (current as { cause?: unknown }).cause;
+	}
+	return chain;
+}
+
+function capitalised(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 /**
  * Every value of the credential before the call and as it is now (n8n assigns a token renewed
  * meanwhile into the run's credential), and the call's own.
  */
-function secretsOf(credential: RunCredential, before: ClinicScribeSettings, request: ClinicApiRequest): Redaction[] {
-	const values = [...credentialSecrets(before), ...credentialSecrets(readCredentialSettings(credential.data))];
+async function secretsOf(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	before: ClinicScribeSettings,
+	request: ClinicApiRequest,
+): Promise<Redaction[]> {
+	const values = [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential))];
 	return [...values, ...redactionsFor(request.redact ?? [])];
+}
+
+/**
+ * The credential's secrets as they are now. n8n renews an OAuth2 token in its database only (the
+ * run's copy keeps the old one), so for that credential this reads the stored one afresh.
+ */
+async function currentCredentialSecrets(ctx: ClinicApiContext, credential: RunCredential): Promise<string[]> {
+	const now = credentialSecrets(readCredentialSettings(credential.data, credential.type));
+	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) return now;
+	try {
+		return [...now, ...credentialSecrets(readCredentialSettings(await ctx.getCredentials(credential.type), credential.type))];
+	} catch {
+		return now;
+	}
 }
 
 /** Removes the credential's secrets from an error made anywhere (in place), before it is shown or stored. */
 export async function scrubCredentialSecrets(ctx: ClinicApiContext, error: unknown): Promise<void> {
 	try {
-		scrubErrorInPlace(error, credentialSecrets(await getClinicSettings(ctx)));
+		scrubErrorInPlace(error, await currentCredentialSecrets(ctx, await credentialOfRun(ctx)));
 	} catch {
 		// No readable credential: nothing of it can be in the error either.
 	}
@@ -329,6 +460,7 @@ export function credentialSecrets(settings: ClinicScribeSettings): string[] {
 		settings.staticAccessToken,
 		settings.sessionToken,
 		settings.refreshToken,
+		settings.idToken,
 		settings.signingKey,
 	].filter((value) => value !== '');
 }
@@ -373,8 +505,16 @@ type SendOutcome =
 			network: boolean;
 			body: unknown;
 			description: string;
-			tokenProblem?: { message: string; kind: TokenFailureKind };
+			tokenProblem?: TokenProblem;
+			error: unknown;
 	  };
+
+/** A token that could not be had or renewed: what to say, and (when not the kind's) what to do. */
+interface TokenProblem {
+	message: string;
+	kind: TokenFailureKind;
+	description?: string;
+}
 
 async function sendOnce(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<SendOutcome> {
 	try {
@@ -386,16 +526,19 @@ async function sendOnce(ctx: ClinicApiContext, credential: RunCredential, option
 		return { kind: 'response', response: { statusCode: raw.statusCode, body: raw.body, headers: raw.headers ?? {} } };
 	} catch (error) {
 		const cause = causeOf(error);
+		// n8n wraps a failed call in a NodeApiError; its OAuth2 helper throws the HTTP error itself.
+		const response = cause.response ?? (error as { response?: { status?: number; data?: unknown } }).response;
 		const httpCode = (error as { httpCode?: unknown }).httpCode;
 		// httpCode may hold a network error code ("ECONNRESET") rather than a status.
-		const status = Number(cause.response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
+		const status = Number(response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
 		return {
 			kind: 'failure',
 			unauthorized: status === 401,
 			network: status === 0 && isNetworkFailure(error),
-			body: cause.response?.data,
+			body: response?.data,
 			description: describeNetworkFailure(error),
 			tokenProblem: tokenFailureOf(error),
+			error,
 		};
 	}
 }
@@ -407,6 +550,7 @@ async function sendOnce(ctx: ClinicApiContext, credential: RunCredential, option
  * wait for that call, so one run makes one token exchange.
  */
 async function sendAuthenticated(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<unknown> {
+	if (credential.type === SIGN_IN_CREDENTIAL_TYPE) return await sendWithOAuth2(ctx, credential, options);
 	while (credential.gettingToken && !hasSessionToken(credential.data)) {
 		await credential.gettingToken.then(ignore, ignore);
 	}
@@ -421,6 +565,22 @@ async function sendAuthenticated(ctx: ClinicApiContext, credential: RunCredentia
 		call.then(done, done);
 	}
 	return await call;
+}
+
+/**
+ * n8n's OAuth2 helper: it reads the stored credential for each call (so a token renewed by one item
+ * serves the next), sends it as Bearer and, after a 401, renews it once under its refresh lock
+ * (concurrent calls share that renewal, so a refresh token is never sent twice) and repeats the call,
+ * except a stream body (see `rawBody`). The `/dr` endpoints get the token in `auth` too.
+ */
+async function sendWithOAuth2(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<unknown> {
+	const { headers, tokenHeader } = oAuth2HeadersFor(options.url, readCredentialSettings(credential.data, credential.type));
+	return await ctx.helpers.httpRequestWithAuthentication.call(
+		ctx,
+		SIGN_IN_CREDENTIAL_TYPE,
+		{ ...options, headers: { ...options.headers, ...headers } },
+		tokenHeader ? { oauth2: { keyToIncludeInAccessTokenHeader: tokenHeader } } : undefined,
+	);
 }
 
 function hasSessionToken(data: ICredentialDataDecryptedObject): boolean {
