@@ -1,4 +1,12 @@
-import type { ICredentialTestRequest, ICredentialType, INodeProperties, Icon } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestHelper,
+	INodeProperties,
+	Icon,
+} from 'n8n-workflow';
 
 import {
 	ENVIRONMENT_BASE_URLS,
@@ -139,6 +147,19 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 				'Only for the Clinic Scribe Trigger: the secret the API signs webhook deliveries with. Leave empty to have the trigger generate a strong key at each activation (recommended). Kept here, encrypted by n8n, never in the workflow.',
 		},
 	];
+
+	/**
+	 * n8n (2.41 and later) runs this before each request it signs with the account's token. It only
+	 * checks that an account is connected, so the test of a credential never connected says so
+	 * instead of n8n's "Unable to sign without access token". It changes nothing.
+	 */
+	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+		const tokens = credentials.oauthTokenData as { access_token?: unknown } | undefined;
+		if (typeof tokens?.access_token !== 'string' || tokens.access_token === '') {
+			throw new Error('No clinic account is connected: open the credential, click "Connect my account" and sign in, then test again');
+		}
+		return {};
+	}
 
 	/**
 	 * One cheap read with the connected account's token (the webhook subscriptions list, which takes

@@ -32,6 +32,7 @@
  *   POST /__admin/sign-in/redirect-uris       {uri} registers a redirect URI for the client
  *   POST /__admin/sign-in/use-refresh-tokens  renews every live refresh token once, as another holder
  *                                             of them would: the ones n8n keeps are then reused ones
+ *   (in-process only) holdRefreshGrants()      refresh grants wait until released
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 
@@ -90,6 +91,8 @@ interface SignInStore {
 	refusals: SignInRefusal[];
 	/** Refresh tokens issued by this provider, so "renew every one" can find them. */
 	refreshTokens: Set<string>;
+	/** While set, refresh grants wait for it before they are looked at (holdRefreshGrants). */
+	refreshHold?: Promise<void>;
 }
 
 const stores = new WeakMap<FakeClinicState, SignInStore>();
@@ -231,6 +234,7 @@ async function token(ctx: RouteContext): Promise<void> {
 	};
 	if (!form) return refuse(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
 	ctx.record.body = Object.fromEntries(form);
+	if (grant === 'refresh_token' && store.refreshHold) await store.refreshHold;
 	if (ctx.req.headers.authorization !== undefined) {
 		return refuse(401, 'invalid_client', 'client authentication goes in the form body (client_id, client_secret), not in an Authorization header');
 	}
@@ -384,6 +388,11 @@ export interface FakeSignIn {
 	useRefreshTokensElsewhere(): number;
 	/** Refresh tokens of this provider still live. */
 	liveRefreshTokens(): string[];
+	/**
+	 * Refresh grants wait (unanswered) until release() is called: lets a test make calls that
+	 * renew at the same time overlap for certain, whatever the machine's speed.
+	 */
+	holdRefreshGrants(): { release(): void };
 }
 
 export function fakeSignIn(api: Pick<FakeClinicApi, 'state'>): FakeSignIn {
@@ -398,6 +407,16 @@ export function fakeSignIn(api: Pick<FakeClinicApi, 'state'>): FakeSignIn {
 		refusals: store.refusals,
 		useRefreshTokensElsewhere: () => useRefreshTokensElsewhere(state),
 		liveRefreshTokens: () => liveRefreshTokens(state),
+		holdRefreshGrants: () => {
+			let release = () => {};
+			store.refreshHold = new Promise<void>((resolve) => {
+				release = () => {
+					store.refreshHold = undefined;
+					resolve();
+				};
+			});
+			return { release };
+		},
 	};
 }
 
