@@ -32,7 +32,7 @@ const signInUrl = (path: string) => ({
 const custom = { show: { environment: ['custom'] } };
 
 /**
- * Sign in with the clinic account: n8n's own OAuth2 machinery (the "Connect my account" button, the
+ * Sign in with the clinic account: n8n's own OAuth2 machinery (the Connect button, the
  * callback, keeping and renewing the tokens) drives the service's OIDC provider. Everything the
  * provider fixes is pinned in hidden fields, so the user types only the client ID and secret.
  */
@@ -156,7 +156,7 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
 		const tokens = credentials.oauthTokenData as { access_token?: unknown } | undefined;
 		if (typeof tokens?.access_token !== 'string' || tokens.access_token === '') {
-			throw new Error('No clinic account is connected: open the credential, click "Connect my account" and sign in, then test again');
+			throw new Error('No clinic account is connected: open the credential, click Connect and sign in with the clinic account, then test again');
 		}
 		return {};
 	}

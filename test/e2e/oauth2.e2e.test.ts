@@ -405,7 +405,7 @@ describe('renewal with rotating refresh tokens', () => {
 		const execution = await run(workflow);
 		expect(execution.status).toBe('error');
 		expect(execution.error?.message).toBe(`The Clinic Scribe OAuth2 credential "${MAIN.name}" needs to be reconnected: the sign-in provider no longer accepts its refresh token`);
-		expect(execution.error?.description).toContain('Connect my account');
+		expect(execution.error?.description).toContain('sign in with the clinic account again (its Switch account or Connect button)');
 		expect(execution.error?.stack ?? '').not.toMatch(/at .*oauth\.js/);
 		expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 0, refusals: 1 });
 		expect(fakeSignIn(api).refusals.at(-1)).toMatchObject({ endpoint: 'token', grant: 'refresh_token', error: 'invalid_grant', reason: expect.stringMatching(/already used/) });

@@ -17,7 +17,7 @@ export interface ClinicScribeSettings {
 	variant: ApiVariant;
 	variantSettings: ApiVariantSettings;
 	baseUrl: string;
-	/** oAuth2: the Clinic Scribe OAuth2 API credential, whose tokens n8n got at "Connect my account". */
+	/** oAuth2: the Clinic Scribe OAuth2 API credential, whose tokens n8n got when the user connected it. */
 	authMethod: 'clientCredentials' | 'accessToken' | 'oAuth2';
 	clientId: string;
 	clientSecret: string;

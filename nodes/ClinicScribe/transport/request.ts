@@ -340,13 +340,13 @@ function notConnectedError(ctx: ClinicApiContext, credential: RunCredential, req
 	const message = `${capitalised(oAuth2CredentialLabel(credential))} is not connected to a clinic account, so nothing was sent for ${request.purpose}`;
 	return new NodeApiError(ctx.getNode(), { message } as JsonObject, {
 		message,
-		description: 'Open the credential, click "Connect my account" and sign in with the clinic account, then run again.',
+		description: 'Open the credential, click Connect ("Connect my account" in older n8n versions) and sign in with the clinic account, then run again.',
 		itemIndex: request.itemIndex,
 	});
 }
 
 function OAUTH2_TOKEN_REJECTED_ADVICE(credential: RunCredential): string {
-	return `The API rejected the clinic account's token even after n8n renewed it. Open ${oAuth2CredentialLabel(credential)} and reconnect the account ("Connect my account"); check that its Environment is the one the account and client belong to.`;
+	return `The API rejected the clinic account's token even after n8n renewed it. Open ${oAuth2CredentialLabel(credential)} and sign in with the clinic account again (its Switch account or Connect button); check that its Environment is the one the account and client belong to.`;
 }
 
 /**
@@ -356,7 +356,7 @@ function OAUTH2_TOKEN_REJECTED_ADVICE(credential: RunCredential): string {
  */
 function oAuth2RenewalFailureOf(error: unknown, credential: RunCredential): TokenProblem | undefined {
 	const label = oAuth2CredentialLabel(credential);
-	const reconnect = `Open ${label}, click "Connect my account" (or Reconnect) and sign in with the clinic account again, then run again.`;
+	const reconnect = `Open ${label} and sign in with the clinic account again (its Switch account or Connect button), then run again.`;
 	for (const candidate of errorChain(error)) {
 		const failureCause = (candidate.failure as { cause?: unknown } | undefined)?.cause;
 		const body = (typeof candidate.body === 'object' && candidate.body !== null ? candidate.body : {}) as Record<string, unknown>;
