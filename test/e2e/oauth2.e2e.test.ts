@@ -440,6 +440,28 @@ describe('renewal with rotating refresh tokens', () => {
 		expect((await credentialTest(rotated)).status).toBe('Error');
 	});
 
+	test('the sign-in provider failing the renewal (503, then a 400 without an OAuth error): said plainly, the first as not a rejection of the credential', async () => {
+		const workflow = await publish('e2e oauth2: provider down', [oauthNode('Entities', entities, { continueOnFail: true })]);
+		api.expireAccessTokens();
+		api.injectFault({ path: SIGN_IN_ROUTES.token, fault: { kind: 'status', status: 503, body: { message: 'maintenance' } } });
+		const down = await run(workflow);
+		expect(nodeJson(down, 'Entities')).toEqual([
+			expect.objectContaining({
+				error: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${MAIN.name}" (HTTP 503)`,
+				description: expect.stringContaining('The credential was not rejected'),
+			}),
+		]);
+		api.injectFault({ path: SIGN_IN_ROUTES.token, fault: { kind: 'status', status: 400, body: { message: 'bad request' } } });
+		const refused = await run(workflow);
+		expect(nodeJson(refused, 'Entities')).toEqual([
+			expect.objectContaining({ error: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${MAIN.name}" (HTTP 400)` }),
+		]);
+		// Neither failure used the refresh token up: the next run renews and succeeds.
+		const counted = signInCountersFrom();
+		expect((await run(workflow)).status).toBe('success');
+		expect(counted()).toEqual({ refreshGrants: 1, codeGrants: 0, refusals: 0 });
+	});
+
 	test('a credential never connected: the run says so and nothing is sent', async () => {
 		const neverId = await createCredential('Clinic Sign-in (never connected)');
 		const workflow = await publish('e2e oauth2: never connected', [oauthNode('Entities', entities, { credential: { id: neverId, name: 'Clinic Sign-in (never connected)' }, continueOnFail: true })]);
