@@ -24,6 +24,7 @@ import {
 } from './credentialSettings';
 import { chosenCredentialType } from '../shared/credentialChoice';
 import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice, type TokenProblem } from './signInFailures';
 import type { TokenFailureKind } from './tokenExchange';
 import {
 	describeNetworkFailure,
@@ -197,7 +198,7 @@ export async function clinicApiRequest<T = unknown>(
 	const settings = readCredentialSettings(credential.data, credential.type);
 	try {
 		if (credential.type === SIGN_IN_CREDENTIAL_TYPE && settings.sessionToken === '') {
-			throw notConnectedError(ctx, credential, request);
+			throw notConnectedError(ctx.getNode(), credential.decrypted.name, request);
 		}
 		const response = await sendWithRetries<T>(ctx, credential, settings, request);
 		if (response.statusCode >= 200 && response.statusCode < 300) return response;
@@ -265,10 +266,11 @@ async function sendWithRetries<T>(
 		}
 		if (outcome.unauthorized) {
 			const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
-			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = `${OAUTH2_TOKEN_REJECTED_ADVICE(credential)}${attempt > 1 ? ` (tried ${attempt} times)` : ''}`;
+			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.decrypted.name, attempt);
 			throw rejected;
 		}
-		const tokenProblem = outcome.tokenProblem ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? oAuth2RenewalFailureOf(outcome.error, credential) : undefined);
+		const tokenProblem =
+			outcome.tokenProblem ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(outcome.error, credential.decrypted.name) : undefined);
 		if (tokenProblem) {
 			throw new NodeApiError(ctx.getNode(), { message: tokenProblem.message } as JsonObject, {
 				message: tokenProblem.message,
@@ -328,92 +330,6 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 	redirected:
 		"Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path), not one that redirects elsewhere.",
 };
-
-// --- the OAuth2 credential's own failures ------------------------------------------------------
-
-function oAuth2CredentialLabel(credential: RunCredential): string {
-	const name = credential.decrypted.name;
-	return name ? `the Clinic Scribe OAuth2 credential "${name}"` : 'the Clinic Scribe OAuth2 credential';
-}
-
-function notConnectedError(ctx: ClinicApiContext, credential: RunCredential, request: ClinicApiRequest): NodeApiError {
-	const message = `${capitalised(oAuth2CredentialLabel(credential))} is not connected to a clinic account, so nothing was sent for ${request.purpose}`;
-	return new NodeApiError(ctx.getNode(), { message } as JsonObject, {
-		message,
-		description: 'Open the credential, click Connect ("Connect my account" in older n8n versions) and sign in with the clinic account, then run again.',
-		itemIndex: request.itemIndex,
-	});
-}
-
-function OAUTH2_TOKEN_REJECTED_ADVICE(credential: RunCredential): string {
-	return `The API rejected the clinic account's token even after n8n renewed it. Open ${oAuth2CredentialLabel(credential)} and sign in with the clinic account again (its Switch account or Connect button); check that its Environment is the one the account and client belong to.`;
-}
-
-/**
- * Why n8n could not renew the OAuth2 token after a 401, in words, or undefined when the failure was
- * something else. The sign-in provider answers OAuth errors (RFC 6749 §5.2); n8n 2.41 turns
- * invalid_grant into a "needs to be reconnected" error of its own, older versions pass it through.
- */
-function oAuth2RenewalFailureOf(error: unknown, credential: RunCredential): TokenProblem | undefined {
-	const label = oAuth2CredentialLabel(credential);
-	const reconnect = `Open ${label} and sign in with the clinic account again (its Switch account or Connect button), then run again.`;
-	for (const candidate of errorChain(error)) {
-		const failureCause = (candidate.failure as { cause?: unknown } | undefined)?.cause;
-		const body = (typeof candidate.body === 'object' && candidate.body !== null ? candidate.body : {}) as Record<string, unknown>;
-		const oauthError = typeof body.error === 'string' ? body.error : undefined;
-		if (failureCause === 'credential-invalid' || oauthError === 'invalid_grant' || /no refresh token is available/i.test(String(candidate.message))) {
-			return {
-				message: `${capitalised(label)} needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
-				kind: 'rejected',
-				description: `The clinic account's sign-in expired, was revoked, or its refresh token was already used elsewhere (the provider answered invalid_grant). ${reconnect}`,
-			};
-		}
-		if (oauthError === 'invalid_client' || oauthError === 'unauthorized_client') {
-			return {
-				message: `The sign-in provider rejected the Client ID or Client Secret of ${label} when n8n renewed the token (${oauthError})`,
-				kind: 'rejected',
-				description: 'Correct the Client ID and Client Secret in the credential (the secret may have been rotated in the console), then run again.',
-			};
-		}
-		if (oauthError !== undefined) {
-			return {
-				message: `The sign-in provider refused to renew the token of ${label} (${oauthError})`,
-				kind: 'rejected',
-				description: reconnect,
-			};
-		}
-		// The token endpoint's answer without an OAuth error (client-oauth2's ResponseError), or its 5xx.
-		// The API's own answers other than 401 are returned, not thrown: a thrown 5xx is the token endpoint's.
-		const fromTokenEndpoint = candidate.code === 'ESTATUS';
-		const status = Number(fromTokenEndpoint ? candidate.status : (candidate.response as { status?: unknown } | undefined)?.status);
-		if (Number.isInteger(status) && status >= 400 && (fromTokenEndpoint || status !== 401)) {
-			return {
-				message: `The sign-in provider did not renew the token of ${label} (HTTP ${status})`,
-				kind: status >= 500 || status === 429 ? 'unavailable' : 'rejected',
-				description:
-					status >= 500 || status === 429
-						? 'The credential was not rejected: the sign-in provider did not answer. Run the workflow again later.'
-						: `Check the credential's Environment (or its Access Token URL), then reconnect the account. ${reconnect}`,
-			};
-		}
-	}
-	return undefined;
-}
-
-/** The error and the causes it wraps, as plain records. */
-function errorChain(error: unknown): Array<Record<string, unknown>> {
-	const chain: Array<Record<string, unknown>> = [];
-	let current: unknown = error;
-	while (typeof current === 'object' && current !== null && chain.length < 4 && !chain.includes(current as Record<string, unknown>)) {
-		chain.push(current as Record<string, unknown>);
-		current = (current as { cause?: unknown }).cause;
-	}
-	return chain;
-}
-
-function capitalised(text: string): string {
-	return text.charAt(0).toUpperCase() + text.slice(1);
-}
 
 /**
  * Every value of the credential before the call and as it is now (n8n assigns a token renewed
@@ -508,13 +424,6 @@ type SendOutcome =
 			tokenProblem?: TokenProblem;
 			error: unknown;
 	  };
-
-/** A token that could not be had or renewed: what to say, and (when not the kind's) what to do. */
-interface TokenProblem {
-	message: string;
-	kind: TokenFailureKind;
-	description?: string;
-}
 
 async function sendOnce(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<SendOutcome> {
 	try {
