@@ -328,6 +328,21 @@ describe('refresh tokens rotate', () => {
 	});
 });
 
+test('holdRefreshGrants: a refresh grant is recorded at once but answered only after release', async () => {
+	const { refresh_token } = await connectedTokens();
+	const hold = fakeSignIn(api).holdRefreshGrants();
+	let answered = false;
+	const pending = refreshGrant(refresh_token).then((answer) => {
+		answered = true;
+		return answer;
+	});
+	const recorded = () => api.requestsTo(SIGN_IN_ROUTES.token).filter((r) => (r.body as Record<string, string> | undefined)?.grant_type === 'refresh_token');
+	while (recorded().length === 0) await new Promise((resolve) => setImmediate(resolve));
+	expect([answered, recorded()[0].status]).toEqual([false, undefined]);
+	hold.release();
+	expect((await pending).status).toBe(200);
+});
+
 test('the admin view shows the client, the account and the registered redirect URIs; another can be registered', async () => {
 	const added = await call(api, '/__admin/sign-in/redirect-uris', {
 		method: 'POST',
