@@ -8,7 +8,8 @@
  *  - workflows started by webhook (production runs) calling every kind of API call with the
  *    credential: `/dr` (token also in `auth`), the patient directory (client-id), templates, and a
  *    transcription (presign, storage without token, init, status), beside a node saved before the
- *    Authentication field existed, which keeps the Clinic Scribe API credential;
+ *    Authentication field existed, which keeps the Clinic Scribe API credential; the Doctor picker
+ *    as the editor loads it;
  *  - renewal: expiry in the middle of a run of concurrent uploads → exactly one refresh, the
  *    rotated refresh token stored and used by the next renewal; a stream upload answered 401 is
  *    repeated once after the renewal; a refresh token used elsewhere → the reconnect message; a
@@ -311,6 +312,19 @@ describe('workflows with the OAuth2 credential', () => {
 		expect(storage.map((r) => [r.headers.authorization, r.headers.auth, r.headers['client-id']])).toEqual([[undefined, undefined, undefined]]);
 		expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 0, refusals: 0 });
 	});
+});
+
+test('the Doctor picker, as the editor loads it for a node set to the OAuth2 credential, lists the doctors with the account\'s token', async () => {
+	const answer = await n8n.rest<{ results: Array<{ name: string; value: string }> }>('POST', '/dynamic-node-parameters/resource-locator-results', {
+		nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 1 },
+		path: 'parameters.doctorId',
+		methodName: 'searchDoctors',
+		currentNodeParameters: { authentication: SIGN_IN_CREDENTIAL_TYPE, ...doctorServices, doctorId: { __rl: true, mode: 'list', value: '' } },
+		credentials: { [SIGN_IN_CREDENTIAL_TYPE]: MAIN },
+	});
+	expect(answer.results.map((r) => r.value)).toEqual(expect.arrayContaining(['do1001', 'do1002', 'do1003', 'do1004']));
+	const [listing] = api.requestsTo('/dr/v1/business/entities');
+	expect(api.state.tokens.accessTokenSubject(String(listing.headers.auth))?.flow).toBe('signIn');
 });
 
 // ---------------------------------------------------------------------------------------------
