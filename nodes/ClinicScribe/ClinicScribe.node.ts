@@ -17,9 +17,11 @@ import { route } from './actions/router';
 import * as template from './actions/template';
 import * as transcription from './actions/transcription';
 import { searchClinics, searchDoctors, searchTemplates } from './methods/listSearch';
+import { authenticationProperty } from './shared/credentialChoice';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 
 const properties: INodeProperties[] = [
+	authenticationProperty,
 	{
 		displayName: 'Resource',
 		name: 'resource',
@@ -62,7 +64,11 @@ export class ClinicScribe implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'clinicScribeApi', required: true }],
+		// Each credential for its Authentication choice (see authenticationProperty).
+		credentials: [
+			{ name: 'clinicScribeApi', required: true, displayOptions: { show: { authentication: ['clinicScribeApi'] } } },
+			{ name: 'clinicScribeOAuth2Api', required: true, displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } } },
+		],
 		properties,
 	};
 

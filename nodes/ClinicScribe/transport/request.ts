@@ -13,8 +13,17 @@ import {
 } from 'n8n-workflow';
 
 import { abortableSleep } from '../shared/abortableSleep';
-import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
+import { chosenCredentialType } from '../shared/credentialChoice';
+import { oAuth2HeadersFor } from './authHeaders';
+import {
+	CREDENTIAL_TYPE,
+	SIGN_IN_CREDENTIAL_TYPE,
+	readCredentialSettings,
+	type ClinicCredentialType,
+	type ClinicScribeSettings,
+} from './credentialSettings';
 import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice, type TokenProblem } from './signInFailures';
 import { tokenFailureKindOfCode, type TokenFailureKind } from './tokenExchange';
 import {
 	describeNetworkFailure,
@@ -82,7 +91,16 @@ export interface ClinicApiResponse<T = unknown> {
 }
 
 export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
-	return readCredentialSettings((await credentialOfRun(ctx)).data);
+	const credential = await credentialOfRun(ctx);
+	return readCredentialSettings(credential.data, credential.type);
+}
+
+/**
+ * The credential type the node's Authentication field chose: the OAuth2 credential, or the Clinic
+ * Scribe API credential (also for every node saved before the field existed).
+ */
+export function credentialTypeOf(ctx: ClinicApiContext): ClinicCredentialType {
+	return chosenCredentialType(ctx.getNode().parameters ?? {});
 }
 
 /**
@@ -93,6 +111,9 @@ export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicSc
  * retries once, and stores it, so one token serves every item and execution.
  */
 interface RunCredential {
+	type: ClinicCredentialType;
+	/** The credential's name in n8n, for messages that say which credential to fix. */
+	name: string;
 	data: ICredentialDataDecryptedObject;
 	/** A call of this run has had an answer from the API: n8n holds a token by then. */
 	answered: boolean;
@@ -116,7 +137,9 @@ async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
 }
 
 async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
-	return { data: await ctx.getCredentials(CREDENTIAL_TYPE), answered: false };
+	const type = credentialTypeOf(ctx);
+	const data = await ctx.getCredentials(type);
+	return { type, name: ctx.getNode().credentials?.[type]?.name ?? '', data, answered: false };
 }
 
 /**
@@ -175,14 +198,17 @@ export async function clinicApiRequest<T = unknown>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const credential = await credentialOfRun(ctx);
-	const settings = readCredentialSettings(credential.data);
+	const settings = readCredentialSettings(credential.data, credential.type);
 	try {
+		if (credential.type === SIGN_IN_CREDENTIAL_TYPE && settings.sessionToken === '') {
+			throw notConnectedError(ctx.getNode(), credential.name, request);
+		}
 		const response = await sendWithRetries<T>(ctx, credential, settings, request);
 		if (response.statusCode >= 200 && response.statusCode < 300) return response;
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, await secretsOf(ctx, settings, request)) };
+		return { ...response, body: scrubValue(response.body, await secretsOf(ctx, credential, settings, request)) };
 	} catch (error) {
-		scrubErrorInPlace(error, await secretsOf(ctx, settings, request));
+		scrubErrorInPlace(error, await secretsOf(ctx, credential, settings, request));
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
@@ -241,12 +267,16 @@ async function sendWithRetries<T>(
 			continue;
 		}
 		if (outcome.unauthorized) {
-			throw clinicApiError(ctx, request, 401, outcome.body, attempt);
+			const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
+			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
+			throw rejected;
 		}
-		if (outcome.tokenProblem) {
-			throw new NodeApiError(ctx.getNode(), { message: outcome.tokenProblem.message } as JsonObject, {
-				message: outcome.tokenProblem.message,
-				description: TOKEN_PROBLEM_ADVICE[outcome.tokenProblem.kind],
+		const tokenProblem =
+			outcome.tokenProblem ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(outcome.error, credential.name) : undefined);
+		if (tokenProblem) {
+			throw new NodeApiError(ctx.getNode(), { message: tokenProblem.message } as JsonObject, {
+				message: tokenProblem.message,
+				description: tokenProblem.description ?? TOKEN_PROBLEM_ADVICE[tokenProblem.kind],
 				itemIndex: request.itemIndex,
 			});
 		}
@@ -327,20 +357,33 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
  * Every value of the credential before the call and as n8n stores it now (a token renewed during
  * the call is only there: read again, on this error path only), and the call's own.
  */
-async function secretsOf(ctx: ClinicApiContext, before: ClinicScribeSettings, request: ClinicApiRequest): Promise<Redaction[]> {
-	const values = [...credentialSecrets(before)];
+async function secretsOf(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	before: ClinicScribeSettings,
+	request: ClinicApiRequest,
+): Promise<Redaction[]> {
+	return [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential)), ...redactionsFor(request.redact ?? [])];
+}
+
+/**
+ * The credential's secrets as the run read them and as n8n stores them now: n8n keeps a token it
+ * renewed during the run only in its database (the run's copy has the old one), so it is read again.
+ */
+async function currentCredentialSecrets(ctx: ClinicApiContext, credential: RunCredential): Promise<string[]> {
+	const read = credentialSecrets(readCredentialSettings(credential.data, credential.type));
 	try {
-		values.push(...credentialSecrets(readCredentialSettings(await ctx.getCredentials(CREDENTIAL_TYPE))));
+		return [...read, ...credentialSecrets(readCredentialSettings(await ctx.getCredentials(credential.type), credential.type))];
 	} catch {
 		// Not readable now: the values read at the start of the run are removed all the same.
+		return read;
 	}
-	return [...values, ...redactionsFor(request.redact ?? [])];
 }
 
 /** Removes the credential's secrets from an error made anywhere (in place), before it is shown or stored. */
 export async function scrubCredentialSecrets(ctx: ClinicApiContext, error: unknown): Promise<void> {
 	try {
-		scrubErrorInPlace(error, credentialSecrets(await getClinicSettings(ctx)));
+		scrubErrorInPlace(error, await currentCredentialSecrets(ctx, await credentialOfRun(ctx)));
 	} catch {
 		// No readable credential: nothing of it can be in the error either.
 	}
@@ -355,6 +398,7 @@ export function credentialSecrets(settings: ClinicScribeSettings): string[] {
 		settings.sessionToken,
 		settings.refreshToken,
 		settings.signingKey,
+		settings.idToken,
 	].filter((value) => value !== '');
 }
 
@@ -398,7 +442,9 @@ type SendOutcome =
 			network: boolean;
 			body: unknown;
 			description: string;
-			tokenProblem?: { message: string; kind: TokenFailureKind };
+			tokenProblem?: TokenProblem;
+			/** What the helper threw (the OAuth2 credential's renewal failures are read from it). */
+			error: unknown;
 			/** n8n renewed the token and sent the whole body again itself (the n8n 1.x way, below). */
 			sentAgainByN8n?: boolean;
 	  };
@@ -412,7 +458,7 @@ async function sendOnce(
 	let sentAgain = false;
 	try {
 		const raw = await firstCallAlone(credential, async () => {
-			const answer = await authenticatedCall(ctx, options);
+			const answer = await authenticatedCall(ctx, credential, options);
 			if (answer.statusCode !== 401 || request.acceptStatuses?.includes(401)) return answer;
 			// A 401 handed back as an answer: this n8n's helper knows only `ignoreHttpStatusErrors:
 			// true` and took our `except: [401]` for it (n8n 1.x), so its renewal did not run. The same
@@ -421,11 +467,11 @@ async function sendOnce(
 			const again: IHttpRequestOptions = { ...options, ignoreHttpStatusErrors: false };
 			if (request.rawBody) await withRawBody(again, request.rawBody, true);
 			sentAgain = true;
-			return await authenticatedCall(ctx, again);
+			return await authenticatedCall(ctx, credential, again);
 		});
 		return { kind: 'response', response: { statusCode: raw.statusCode, body: raw.body, headers: raw.headers ?? {} } };
 	} catch (error) {
-		const cause = causeOf(error);
+		const response = responseOf(error);
 		const status = httpStatusOf(error);
 		const tokenProblem = tokenFailureOf(error);
 		// An HTTP answer that came as an error (every status does while asking n8n 1.x to renew): an
@@ -433,16 +479,17 @@ async function sendOnce(
 		if (status !== 0 && status !== 401 && !tokenProblem) {
 			return {
 				kind: 'response',
-				response: { statusCode: status, body: cause.response?.data ?? contextDataOf(error), headers: cause.response?.headers ?? {} },
+				response: { statusCode: status, body: response?.data ?? contextDataOf(error), headers: response?.headers ?? {} },
 			};
 		}
 		return {
 			kind: 'failure',
 			unauthorized: status === 401,
 			network: status === 0 && isNetworkFailure(error),
-			body: cause.response?.data ?? contextDataOf(error),
+			body: response?.data ?? contextDataOf(error),
 			description: describeNetworkFailure(error),
 			tokenProblem,
+			error,
 			sentAgainByN8n: sentAgain,
 		};
 	}
@@ -456,11 +503,22 @@ interface HelperAnswer {
 
 /**
  * n8n's authenticated helper, as documented: n8n reads the stored credential, gets a token when
- * there is none, renews it after a 401 and retries once, storing it for every later call and
- * execution.
+ * there is none (the API credential's exchange), renews it after a 401 and retries once, storing it
+ * for every later call and execution. For the OAuth2 credential n8n renews under its refresh lock,
+ * so concurrent calls share one renewal and a rotating refresh token is never sent twice; the `/dr`
+ * endpoints get its token in `auth` too.
  */
-async function authenticatedCall(ctx: ClinicApiContext, options: IHttpRequestOptions): Promise<HelperAnswer> {
-	return (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options })) as HelperAnswer;
+async function authenticatedCall(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<HelperAnswer> {
+	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) {
+		return (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options })) as HelperAnswer;
+	}
+	const { headers, tokenHeader } = oAuth2HeadersFor(options.url, readCredentialSettings(credential.data, credential.type));
+	return (await ctx.helpers.httpRequestWithAuthentication.call(
+		ctx,
+		SIGN_IN_CREDENTIAL_TYPE,
+		{ ...options, headers: { ...options.headers, ...headers } },
+		tokenHeader ? { oauth2: { keyToIncludeInAccessTokenHeader: tokenHeader } } : undefined,
+	)) as HelperAnswer;
 }
 
 /**
@@ -493,7 +551,12 @@ function ignore(): void {}
 function httpStatusOf(error: unknown): number {
 	const httpCode = (error as { httpCode?: unknown }).httpCode;
 	// httpCode may hold a network error code ("ECONNRESET") rather than a status.
-	return Number(causeOf(error).response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
+	return Number(responseOf(error)?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
+}
+
+/** The HTTP answer an error carries: n8n wraps a failed call (its cause has it); its OAuth2 helper throws the HTTP error itself. */
+function responseOf(error: unknown): ErrorResponse | undefined {
+	return causeOf(error).response ?? (error as { response?: ErrorResponse }).response;
 }
 
 /** The JSON object body n8n 1.x keeps of an error answer (NodeApiError's context.data). */

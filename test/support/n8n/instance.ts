@@ -431,6 +431,18 @@ export class N8nInstance {
 		return JSON.parse(text) as T;
 	}
 
+	/**
+	 * GET of any URL with the session cookie, as the logged-in browser would (redirects not
+	 * followed): status, Location and the body as text. For pages such as the OAuth2 callback.
+	 */
+	async getPage(url: string): Promise<{ status: number; location: string | null; text: string }> {
+		if (!this.server) throw new Error('n8n is not started: call start() first');
+		const headers: Record<string, string> = { 'browser-id': BROWSER_ID };
+		if (this.cookie) headers.cookie = this.cookie;
+		const response = await fetch(new URL(url, this.baseUrl), { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+		return { status: response.status, location: response.headers.get('location'), text: await response.text() };
+	}
+
 	/** Node type names n8n has loaded (needs a session: setupOwner or login first). */
 	async loadedNodeTypes(): Promise<string[]> {
 		return (await this.getJson<Array<{ name: string }>>('/types/nodes.json')).map((t) => t.name);
