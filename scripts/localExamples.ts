@@ -17,6 +17,11 @@ import { MESSAGES_PATH } from '../test/fake-api/routes/messageGateway';
 
 /** The credential `npm start` imports, which the local copies use. */
 export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
+/**
+ * The Clinic Scribe OAuth2 API credential `npm start` also imports, not connected: the user connects
+ * it through the fake sign-in provider's login page (the fake's tokens do not outlive a restart).
+ */
+export const LOCAL_SIGN_IN_CREDENTIAL = { id: 'clinicScribeLocal02', name: 'Clinic Scribe OAuth2 (local fake sign-in)' };
 /** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
 export const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
 /** The messaging gateway (WhatsApp / SMS) the reminder example ships with; the local copy posts to the fake one. */

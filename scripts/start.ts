@@ -7,7 +7,9 @@
  *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake EHR receiver
  *   4. writes a sample recording into <user folder>/files/recordings/ (the one folder n8n may read)
  *   5. imports the credential "Clinic Scribe (local fake API)" and local copies of the
- *      examples/*.json workflows, adapted to run here (scripts/localExamples.ts)
+ *      examples/*.json workflows, adapted to run here (scripts/localExamples.ts), and the OAuth2
+ *      credential "Clinic Scribe OAuth2 (local fake sign-in)", to connect through the fake API's
+ *      sign-in provider (its login page; n8n's redirect URL is registered with it)
  *   6. starts n8n on http://127.0.0.1:5678, creates (or logs in) the owner, activates the examples
  *      that start with the Clinic Scribe Trigger, and prints what to do next
  *   Ctrl-C (or SIGTERM) stops n8n by its process group and closes the fake API.
@@ -33,14 +35,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
+import { SIGN_IN } from '../test/fake-api/fixtures';
 import { EHR_DOCUMENTS_PATH } from '../test/fake-api/routes/ehrReceiver';
+import { fakeSignIn } from '../test/fake-api/routes/signIn';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
 import { REPO_ROOT, buildPackage, ensureN8nInstalled, packPackage } from '../test/support/n8n/install';
 import { N8nInstance } from '../test/support/n8n/instance';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, newId, readWorkflowFile, type WorkflowJson } from '../test/support/n8n/workflows';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
-import { LOCAL_CREDENTIAL, localCopy, triggerEvents, type LocalSetup } from './localExamples';
+import { oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../test/support/signInCredential';
+import { LOCAL_CREDENTIAL, LOCAL_SIGN_IN_CREDENTIAL, localCopy, triggerEvents, type LocalSetup } from './localExamples';
 
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
 
@@ -297,14 +302,19 @@ async function main(): Promise<void> {
 	}
 	say(`  n8n may read files below ${fileAccess === '' ? 'any folder (N8N_RESTRICT_FILE_ACCESS_TO is empty)' : fileAccess.split(';').join(', ')}`);
 
-	step(`Importing the credential "${LOCAL_CREDENTIAL.name}" and local copies of the example workflows`);
+	step(`Importing the credentials "${LOCAL_CREDENTIAL.name}" and "${LOCAL_SIGN_IN_CREDENTIAL.name}", and local copies of the example workflows`);
 	await n8n.importCredentials([
 		{
 			...LOCAL_CREDENTIAL,
 			type: CREDENTIAL_TYPE,
 			data: fakeApiCredentialData(api),
 		},
+		// Imported afresh, not connected: the fake API's tokens do not outlive a restart.
+		{ ...LOCAL_SIGN_IN_CREDENTIAL, type: SIGN_IN_CREDENTIAL_TYPE, data: signInCredentialData(api) },
 	]);
+	// What a clinic asks the service to do: register this n8n's OAuth Redirect URL for the client.
+	fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
+	say(`  the fake sign-in provider accepts ${oauthRedirectUrl(n8n)} as redirect URL`);
 	const examples = await importExamples(n8n, userFolder, { ehrUrl, recordingPath });
 	if (examples.length === 0) say('  no examples/*.json yet');
 	for (const e of examples) say(`  ${e.name} (${e.file}): ${e.status}`);
@@ -372,6 +382,12 @@ ${nextSteps.map((line) => (line.startsWith('   ') ? `    ${line}` : `   • ${li
  Fake API credentials, to make another credential by hand
  (Environment: Custom Base URL, Base URL: ${api.url}):
    Client ID ${api.validCredentials.clientId}   Client Secret ${api.validCredentials.clientSecret}   Workspace API Key ${api.validCredentials.apiKey}
+
+ Sign in with the clinic account (OAuth2): open Overview → Credentials →
+ "${LOCAL_SIGN_IN_CREDENTIAL.name}", click Connect and sign in
+ on the fake provider's login page as
+   User name ${SIGN_IN.user.username}   Password ${SIGN_IN.user.password}
+ then pick "Sign In With the Clinic Account (OAuth2)" as a Clinic Scribe node's Authentication.
 
  n8n's log:   ${logPath}
  Stop:        Ctrl-C

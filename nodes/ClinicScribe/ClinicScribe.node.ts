@@ -17,9 +17,11 @@ import { route } from './actions/router';
 import * as template from './actions/template';
 import * as transcription from './actions/transcription';
 import { searchClinics, searchDoctors, searchTemplates } from './methods/listSearch';
+import { authenticationProperty } from './shared/credentialChoice';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 
 const properties: INodeProperties[] = [
+	authenticationProperty,
 	{
 		displayName: 'Resource',
 		name: 'resource',
@@ -51,7 +53,10 @@ export class ClinicScribe implements INodeType {
 		name: 'clinicScribe',
 		icon: { light: 'file:clinicScribe.svg', dark: 'file:clinicScribe.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 2 changed a default (Patient's operation: the directory's Search by Mobile); version 1 nodes
+		// of saved workflows keep theirs. README "Versions" lists what each version changed.
+		version: [1, 2],
+		defaultVersion: 2,
 		// What the user picked, as the editor names it ("Upload Audio"), not the stored value.
 		subtitle: optionNameSubtitle('operation', optionsOf(properties, 'operation')),
 		description: 'Transcribe consultations into clinical documents, manage appointments, patients and prescriptions, and look up clinics, doctors and services',
@@ -59,7 +64,11 @@ export class ClinicScribe implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'clinicScribeApi', required: true }],
+		// Each credential for its Authentication choice (see authenticationProperty).
+		credentials: [
+			{ name: 'clinicScribeApi', required: true, displayOptions: { show: { authentication: ['clinicScribeApi'] } } },
+			{ name: 'clinicScribeOAuth2Api', required: true, displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } } },
+		],
 		properties,
 	};
 

@@ -9,6 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import { CLINIC_EVENTS } from './shared/clinicEvents';
+import { authenticationProperty } from './shared/credentialChoice';
 import { TRANSCRIPTION_COMPLETED } from './shared/completionEvents';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 import { resultsOutputProperty, resultsSourceProperty } from './shared/resultsOutput.description';
@@ -55,7 +56,11 @@ export class ClinicScribeTrigger implements INodeType {
 		defaults: { name: 'Clinic Scribe Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'clinicScribeApi', required: true }],
+		// Each credential for its Authentication choice (see authenticationProperty).
+		credentials: [
+			{ name: 'clinicScribeApi', required: true, displayOptions: { show: { authentication: ['clinicScribeApi'] } } },
+			{ name: 'clinicScribeOAuth2Api', required: true, displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } } },
+		],
 		webhooks: [
 			{
 				name: 'default',
@@ -65,6 +70,7 @@ export class ClinicScribeTrigger implements INodeType {
 			},
 		],
 		properties: [
+			authenticationProperty,
 			{
 				displayName:
 					'The clinic API must be able to reach this n8n: set WEBHOOK_URL to n8n\'s public address. Activating the workflow registers the production URL; "Listen for test event" registers the test URL until it stops.',

@@ -12,9 +12,7 @@
  * Without it the test is skipped with the reason; CI sets CLINIC_SCRIBE_REQUIRE_BROWSER=1 so it
  * cannot skip.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
@@ -23,8 +21,8 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger, ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { REPO_ROOT } from '../support/n8n/install';
-import { freePort } from '../support/n8n/processes';
 import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type WorkflowJson } from '../support/n8n/workflows';
+import { NpmStart } from './npmStart';
 
 // Jest ignores testTimeout inside a project; the first `npm start` builds and packs the package.
 jest.setTimeout(600_000);
@@ -44,7 +42,6 @@ const CHROMIUM_FLAGS = [
 const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
 const OWNER = { email: 'owner@clinic-scribe.local', password: 'ClinicScribe-Local-1' };
 const README_URL = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md';
-const READY_LINE = 'n8n is running with n8n-nodes-clinic-scribe installed.';
 
 const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
 if (!runBrowser) {
@@ -83,8 +80,9 @@ let triggered: WorkflowJson & { id: string };
 
 describeBrowser('the n8n editor in a real browser (npm start + headless Chromium)', () => {
 	beforeAll(async () => {
-		rmSync(SCREENSHOTS, { recursive: true, force: true });
+		// This test's own screenshots only (NN-name.png): the folder is shared with the other browser tests.
 		mkdirSync(SCREENSHOTS, { recursive: true });
+		for (const file of readdirSync(SCREENSHOTS)) if (/^\d\d-.*\.png$/.test(file)) rmSync(join(SCREENSHOTS, file));
 		npmStart = await NpmStart.start();
 		context = await chromium.launchPersistentContext(npmStart.browserProfile, {
 			executablePath: CHROMIUM,
@@ -328,108 +326,4 @@ async function chooseOption(select: Locator, option: string): Promise<void> {
 
 async function selectedOption(scope: Locator, parameter: string): Promise<string> {
 	return await scope.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
-}
-
-// ---------------------------------------------------------------------------------------------
-// npm start as a child process
-// ---------------------------------------------------------------------------------------------
-
-class NpmStart {
-	private output = '';
-
-	private constructor(
-		private readonly child: ChildProcess,
-		private readonly dir: string,
-		readonly baseUrl: string,
-		readonly fakeApiUrl: string,
-	) {
-		const keep = (chunk: Buffer) => {
-			this.output += chunk.toString();
-		};
-		child.stdout?.on('data', keep);
-		child.stderr?.on('data', keep);
-	}
-
-	get browserProfile(): string {
-		return join(this.dir, 'chromium-profile');
-	}
-
-	/** `npm start` with a user folder and ports of its own; resolves once it printed that n8n runs. */
-	static async start(): Promise<NpmStart> {
-		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-browser-'));
-		const [n8nPort, fakeApiPort, brokerPort] = await distinctFreePorts(3);
-		const child = spawn('npm', ['start'], {
-			cwd: REPO_ROOT,
-			// Its own process group, so stop() reaches npm, sh and tsx alike.
-			detached: true,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			env: {
-				...process.env,
-				N8N_PORT: String(n8nPort),
-				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-				CLINIC_SCRIBE_FAKE_API_PORT: String(fakeApiPort),
-				CLINIC_SCRIBE_USER_FOLDER: join(dir, 'n8n'),
-			},
-		});
-		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`);
-		await started.ready();
-		return started;
-	}
-
-	private async ready(): Promise<void> {
-		await new Promise<void>((resolveReady, reject) => {
-			const check = () => {
-				if (this.output.includes(READY_LINE)) done(undefined);
-			};
-			const exited = (code: number | null) => done(new Error(`npm start exited (code ${code}) before n8n was ready:\n${this.output.slice(-4000)}`));
-			const done = (error: Error | undefined) => {
-				this.child.stdout?.off('data', check);
-				this.child.off('exit', exited);
-				if (error) reject(error);
-				else resolveReady();
-			};
-			this.child.stdout?.on('data', check);
-			this.child.once('exit', exited);
-			check();
-		});
-	}
-
-	/**
-	 * SIGTERM to npm start's process group: start.ts then stops n8n (its own group) and the fake API
-	 * and exits. Waits until the group is empty (SIGKILL after a minute), then removes the folder.
-	 */
-	async stop(): Promise<void> {
-		const group = this.child.pid;
-		if (group) {
-			signalGroup(group, 'SIGTERM');
-			for (let waited = 0; groupAlive(group); waited += 250) {
-				if (waited === 60_000) signalGroup(group, 'SIGKILL');
-				await new Promise((resolveWait) => setTimeout(resolveWait, 250));
-			}
-		}
-		rmSync(this.dir, { recursive: true, force: true });
-	}
-}
-
-function signalGroup(group: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-group, signal);
-	} catch {
-		// the group is gone already
-	}
-}
-
-function groupAlive(group: number): boolean {
-	try {
-		process.kill(-group, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-async function distinctFreePorts(count: number): Promise<number[]> {
-	const ports = new Set<number>();
-	while (ports.size < count) ports.add(await freePort());
-	return [...ports];
 }

@@ -142,7 +142,7 @@ test('a session upload from the binary store, waited for: decoded documents; the
 	expect(sha256(readFileSync(outFile))).toBe(sha256(expected));
 });
 
-test('upload without waiting, Cancel Session, then Get Results (Results Of "Session") reads it as failed', async () => {
+test('upload without waiting, Cancel Session, then Get Results (Results Of "Session") reads it as cancelled', async () => {
 	const sessionId = `e2e-cancel-${randomBytes(6).toString('hex')}`;
 	const id = await n8n.importWorkflow(
 		workflow('e2e: session cancel', [
@@ -159,9 +159,11 @@ test('upload without waiting, Cancel Session, then Get Results (Results Of "Sess
 	);
 	const result = await n8n.execute(id);
 	expect(result.error).toBeUndefined();
-	expect(nodeJson(result, 'Session Upload')).toEqual([expect.objectContaining({ session_id: sessionId, upload_method: 'session', upload_status: 'uploaded', file_name: 'audio_0.wav' })]);
+	expect(nodeJson(result, 'Session Upload')).toEqual([
+		expect.objectContaining({ session_id: sessionId, upload_method: 'session', outcome: 'uploaded_and_ended', upload_status: 'uploaded', file_name: 'audio_0.wav' }),
+	]);
 	expect(nodeJson(result, 'Cancel')).toEqual([{ session_id: sessionId, cancelled: true, http_status: 200, message: 'Session updated successfully' }]);
-	expect(nodeJson(result, 'Read Back')).toEqual([expect.objectContaining({ session_id: sessionId, status: 'failed' })]);
+	expect(nodeJson(result, 'Read Back')).toEqual([expect.objectContaining({ session_id: sessionId, status: 'cancelled', issues: ['The session was cancelled; it holds no results.'] })]);
 	expect(api.requestsTo(`/voice/v1/sessions/${sessionId}`, 'PATCH').map((r) => r.body)).toEqual([{ user_status: 'cancelled', processing_status: 'cancelled' }]);
 });
 

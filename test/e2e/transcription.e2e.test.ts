@@ -208,3 +208,45 @@ test('examples/transcribe-and-email.json runs: EMR document posted, notes as rea
 	expect(notes).toMatchObject({ status: 'completed', transcript: TRANSCRIPT_TEXT });
 	expect(notes.clinical_notes).toContain('Chief complaints:\n  - Fever for 3 days');
 });
+
+describe('saved workflows keep their node version (test/e2e/workflows/saved-node-v*.json, as n8n exports them)', () => {
+	/** The fixture pointed at this run's credential and recording. */
+	function savedWorkflow(file: string): WorkflowJson {
+		const saved = withCredential(readWorkflowFile(join(REPO_ROOT, 'test', 'e2e', 'workflows', file)), CREDENTIAL_TYPE, CREDENTIAL);
+		return {
+			...saved,
+			nodes: saved.nodes.map((node) =>
+				node.type === 'n8n-nodes-base.readWriteFile' ? { ...node, parameters: { ...node.parameters, fileSelector: join(audioDir, recordings[1].name) } } : node,
+			),
+		};
+	}
+
+	const documentSearch = () => api.requests.filter((r) => r.path === '/dr/v1/business/patients/search');
+	const directorySearch = () => api.requests.filter((r) => r.path === '/profiles/v1/patient/by-mobile/');
+
+	test("version 1 (Patient's operation left at its default, Custom Template ID a plain ID as 0.1.0 saved it): the document's search, the workspace template", async () => {
+		const [v1] = await n8n.importWorkflows([savedWorkflow('saved-node-v1.json')]);
+		const result = await n8n.execute(v1);
+		expect(result.error).toBeUndefined();
+		expect(documentSearch()).toHaveLength(1);
+		expect(directorySearch()).toHaveLength(0);
+		// The document's shape: patient_id and patient_profile.
+		expect(nodeJson(result, 'Find Patient')[0]).toMatchObject({ patient_profile: { first_name: 'Ravi', mobile: '+919876543210' } });
+		const txn = fake.transaction('visit-saved-v1')!;
+		expect(txn.initBody?.output_format_template).toEqual([{ template_id: 'tpl-soap-note', codification_needed: false }]);
+		expect(txn.uploads.map((u) => u.sha256)).toEqual([sha256(recordings[1].bytes)]);
+	});
+
+	test("version 2 (the same parameters saved by the new version): the directory's Search by Mobile, the template picked from the list", async () => {
+		const [v2] = await n8n.importWorkflows([savedWorkflow('saved-node-v2.json')]);
+		const result = await n8n.execute(v2);
+		expect(result.error).toBeUndefined();
+		expect(directorySearch()).toHaveLength(1);
+		expect(documentSearch()).toHaveLength(0);
+		// The directory's shape: oid, fln.
+		expect(nodeJson(result, 'Find Patient').map((p) => [p.oid, p.fln])).toEqual([['175074536120088', 'ravi kumar'], ['175074536120089', 'priya kumar']]);
+		const txn = fake.transaction('visit-saved-v2')!;
+		expect(txn.initBody?.output_format_template).toEqual([{ template_id: 'tpl-soap-note', codification_needed: false }]);
+		expect(txn.uploads.map((u) => u.sha256)).toEqual([sha256(recordings[1].bytes)]);
+	});
+});

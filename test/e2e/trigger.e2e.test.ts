@@ -5,9 +5,13 @@
  * restarts of n8n in both activation modes (the older one calls checkExists/create at every start)
  * keep exactly one subscription whose key n8n holds → deactivate → none. "Listen for test event" in the
  * editor: exactly one subscription at n8n's test URL while it listens, a signed delivery there runs
- * the workflow once, and the subscription is gone after it (or after "Stop listening").
+ * the workflow once, and the subscription is gone after it (or after "Stop listening"). Issue 17: two
+ * published workflows on one event each run once per delivery, and so do a published workflow and its
+ * test listener; replays run nothing; a copy arriving during a failing fetch is answered only once the
+ * run has started; an unknown record starts one run with the event and an error (never a 500); the
+ * answer time to the service with a slow fetch is printed.
  */
-import { fakeWebhooks, type DeliveryReport, type FakeSubscription } from '../fake-api/routes/webhooks';
+import { fakeWebhooks, prepareDelivery, type DeliveryReport, type FakeSubscription } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +23,7 @@ import { EHR_DOCUMENTS_PATH } from '../fake-api/routes/ehrReceiver';
 import { fakeMessages } from '../fake-api/routes/messageGateway';
 import { fakePrescriptions } from '../fake-api/routes/prescriptions';
 import { localCopy } from '../../scripts/localExamples';
+import { recordAttack } from '../support/attackLedger';
 import { startFinishedSession } from '../support/fakeTranscriptionSession';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { nodeJson, nodeOutput } from '../support/n8n/results';
@@ -52,6 +57,15 @@ const REMINDER_FILE = join(REPO_ROOT, 'examples', 'appointment-booked-reminder.j
 const REMINDER_WORKFLOW_ID = newId();
 const PRESCRIPTION_EMAIL_FILE = join(REPO_ROOT, 'examples', 'appointment-completed-prescription-email.json');
 const PRESCRIPTION_EMAIL_WORKFLOW_ID = newId();
+/** Two published workflows on the same events (issue 17): each must run once per delivery. */
+const TWIN_EVENTS = ['appointment.created', 'v2rx.completed'];
+const TWIN_A_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000e5';
+const TWIN_A_WORKFLOW_ID = newId();
+const TWIN_B_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000f6';
+const TWIN_B_WORKFLOW_ID = newId();
+/** Include Appointment or Prescription, for the failing, unknown and slow fetches. */
+const FETCH_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e000000107';
+const FETCH_WORKFLOW_ID = newId();
 
 /** An example as `npm start` imports it (scripts/localExamples.ts), with this file's credential and id. */
 function localExampleForTest(file: string, id: string): WorkflowJson {
@@ -119,6 +133,14 @@ beforeAll(async () => {
 		}),
 		localExampleForTest(REMINDER_FILE, REMINDER_WORKFLOW_ID),
 		localExampleForTest(PRESCRIPTION_EMAIL_FILE, PRESCRIPTION_EMAIL_WORKFLOW_ID),
+		triggerWorkflow({ id: TWIN_A_WORKFLOW_ID, name: 'e2e: twin A', webhookId: TWIN_A_WEBHOOK_ID, parameters: { events: TWIN_EVENTS } }),
+		triggerWorkflow({ id: TWIN_B_WORKFLOW_ID, name: 'e2e: twin B', webhookId: TWIN_B_WEBHOOK_ID, parameters: { events: TWIN_EVENTS } }),
+		triggerWorkflow({
+			id: FETCH_WORKFLOW_ID,
+			name: 'e2e: include appointment or prescription',
+			webhookId: FETCH_WEBHOOK_ID,
+			parameters: { events: ['appointment.created', 'prescription.created'], includeRecord: true },
+		}),
 	]);
 	timings.setup = Date.now() - started;
 });
@@ -513,6 +535,186 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		expect(pdfRequests).toHaveLength(1);
 		expect([pdfRequests[0].headers.authorization, pdfRequests[0].headers.auth, pdfRequests[0].headers['client-id']]).toEqual([undefined, undefined, undefined]);
 		await n8n.instance.deactivateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+	});
+});
+
+describe('One event, every trigger that chose it: each runs once; nothing lost on a failed fetch (issue 17)', () => {
+	const TRIGGER = 'Transcription Completed';
+	const twinAUrl = () => n8n.instance.webhookUrl(`${TWIN_A_WEBHOOK_ID}/webhook`);
+	const twinBUrl = () => n8n.instance.webhookUrl(`${TWIN_B_WEBHOOK_ID}/webhook`);
+	const twinATestUrl = () => n8n.instance.testWebhookUrl(`${TWIN_A_WEBHOOK_ID}/webhook`);
+	const fetchUrl = () => n8n.instance.webhookUrl(`${FETCH_WEBHOOK_ID}/webhook`);
+	/**
+	 * n8n's answer when webhook() started the workflow, and when it acknowledged and dropped the
+	 * delivery. (n8n 2.41 answers a started "onReceived" webhook with the default of its responseData
+	 * expression, the text "firstEntryJson"; one with no items gets its "Webhook call received".)
+	 */
+	const STARTED = 'firstEntryJson';
+	const DROPPED = '{"message":"Webhook call received"}';
+
+	beforeAll(async () => {
+		if (!n8n.instance.running) await n8n.start('publication-service');
+	});
+
+	/** Each attempt of a delivery as [endpoint, status, n8n's answer], in endpoint order. */
+	const answers = (report: DeliveryReport) => report.attempts.map((a) => [a.endpoint, a.status, a.response] as const).sort((x, y) => x[0].localeCompare(y[0]));
+
+	async function executionsOf(workflowId: string, count: number) {
+		const finished = await n8n.instance.waitForExecutions(workflowId, count);
+		return await Promise.all(finished.map(async (e) => await n8n.instance.getExecution(e.id)));
+	}
+
+	test('two published workflows on appointment.created and v2rx.completed: each runs once per delivery; the same delivery again runs neither', async () => {
+		await n8n.instance.activateWorkflow(TWIN_A_WORKFLOW_ID);
+		await n8n.instance.activateWorkflow(TWIN_B_WORKFLOW_ID);
+		const twins = subscriptions();
+		expect(twins.map((sub) => sub.endpoint).sort()).toEqual([twinAUrl(), twinBUrl()].sort());
+		// Each subscription holds its own key: the service signs each copy with it.
+		expect(new Set(twins.map((sub) => sub.signing_key)).size).toBe(2);
+		const both = (answer: string) => [[twinAUrl(), 200, answer], [twinBUrl(), 200, answer]].sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+
+		const appointment = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-twins' }) });
+		expect(answers(appointment)).toEqual(both(STARTED));
+		const completed = await fakeWebhooks(api).deliver({ transactionId: 'txn-e2e-twins' });
+		expect(answers(completed)).toEqual(both(STARTED));
+		// The very same deliveries again (signed afresh, as a service retry would be): acknowledged, no run.
+		expect(answers(await fakeWebhooks(api).deliver({ body: appointment.body }))).toEqual(both(DROPPED));
+		expect(answers(await fakeWebhooks(api).deliver({ body: completed.body }))).toEqual(both(DROPPED));
+
+		for (const workflowId of [TWIN_A_WORKFLOW_ID, TWIN_B_WORKFLOW_ID]) {
+			const runs = await executionsOf(workflowId, 2);
+			expect([workflowId, runs.length]).toEqual([workflowId, 2]);
+			expect(runs.map((run) => [run.status, run.mode, nodeJson(run, 'Next Node')[0].event]).sort()).toEqual([
+				['success', 'webhook', 'appointment.created'],
+				['success', 'webhook', 'v2rx.completed'],
+			]);
+		}
+		recordAttack('delivery-two-workflows-n8n', 'real n8n: appointment.created and v2rx.completed to two published workflows: one run each; the same deliveries again: none', { itemsLost: 0 });
+	});
+
+	test('a published workflow plus "Listen for test event" on it: one production run and one test run; the other workflow runs once too; replays run nothing', async () => {
+		expect(await n8n.instance.listenForTestEvent(TWIN_A_WORKFLOW_ID, TRIGGER)).toEqual({ waitingForWebhook: true });
+		expect(subscriptions().map((sub) => sub.endpoint).sort()).toEqual([twinAUrl(), twinATestUrl(), twinBUrl()].sort());
+		const body = clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-listener' });
+		const report = await fakeWebhooks(api).deliver({ body });
+		expect(answers(report)).toEqual(
+			[
+				[twinAUrl(), 200, STARTED],
+				[twinATestUrl(), 200, STARTED],
+				[twinBUrl(), 200, STARTED],
+			].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+		);
+		const runsOfA = (await executionsOf(TWIN_A_WORKFLOW_ID, 4)).filter((run) => nodeJson(run, TRIGGER)[0]?.appointmentId === 'appt-e2e-listener');
+		expect(runsOfA.map((run) => [run.mode, run.status]).sort()).toEqual([
+			['manual', 'success'],
+			['webhook', 'success'],
+		]);
+		// One event ends the listening: n8n removes the test subscription; the production ones stay.
+		await eventually(() => subscriptions().length === 2, () => JSON.stringify(subscriptions()));
+		expect(answers(await fakeWebhooks(api).deliver({ body }))).toEqual(
+			[
+				[twinAUrl(), 200, DROPPED],
+				[twinBUrl(), 200, DROPPED],
+			].sort((x, y) => String(x[0]).localeCompare(String(y[0]))),
+		);
+		expect((await executionsOf(TWIN_B_WORKFLOW_ID, 3)).length).toBe(3);
+		expect((await executionsOf(TWIN_A_WORKFLOW_ID, 4)).length).toBe(4);
+		recordAttack('delivery-test-listener-n8n', 'real n8n: published + Listen for test event: one production run, one test (manual) run, the other workflow one run; replays none', { itemsLost: 0 });
+		await n8n.instance.deactivateWorkflow(TWIN_A_WORKFLOW_ID);
+		await n8n.instance.deactivateWorkflow(TWIN_B_WORKFLOW_ID);
+		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+	});
+
+	test('a copy arriving while the first delivery\'s fetch is failing is not acknowledged before the run started; that run has the event and the error', async () => {
+		await n8n.instance.activateWorkflow(FETCH_WORKFLOW_ID);
+		const [subscription] = subscriptions();
+		expect(subscription.endpoint).toBe(fetchUrl());
+		// An appointment the service does not know, its answer (404) held 3 s: the first copy is mid-fetch.
+		const path = '/dr/v1/appointment/appt-e2e-failing';
+		api.injectFault({ method: 'GET', path, fault: { kind: 'delay', ms: 3_000 } });
+		const { raw, headers } = prepareDelivery(subscription, clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-failing' }), undefined);
+		const send = async () => {
+			const response = await fetch(fetchUrl(), { method: 'POST', headers, body: raw });
+			return { status: response.status, answer: await response.text(), at: Date.now() };
+		};
+		const first = send();
+		await eventually(() => api.requestsTo(path, 'GET').length === 1, () => 'the first copy did not fetch the appointment');
+		const copy = await send();
+		const [fetchRequest] = api.requestsTo(path, 'GET');
+		// The copy's answer came only once the failing fetch had its answer (the fake holds it 3 s; the
+		// margin covers millisecond rounding of the two clocks' readings, not speed: before the fix the
+		// copy was answered about 0.2 s after the fetch began).
+		expect(copy.at).toBeGreaterThanOrEqual(fetchRequest.time + 2_900);
+		expect([copy.status, copy.answer]).toEqual([200, DROPPED]);
+		expect(await first).toMatchObject({ status: 200, answer: STARTED });
+		const [run] = await executionsOf(FETCH_WORKFLOW_ID, 1);
+		expect(nodeJson(run, 'Next Node')).toEqual([
+			expect.objectContaining({
+				event: 'appointment.created',
+				appointmentId: 'appt-e2e-failing',
+				appointment: null,
+				error: expect.objectContaining({ message: expect.stringMatching(/^Could not fetch the appointment: .*HTTP 404/), httpCode: '404' }),
+			}),
+		]);
+		expect(api.requestsTo(path, 'GET')).toHaveLength(1);
+		recordAttack('delivery-copy-during-failing-fetch-n8n', 'real n8n: copy during a failing (404, held 3 s) fetch answered after it, as dropped; one run with the event and the error', { itemsLost: 0 });
+		process.stderr.write(`[trigger e2e] copy during a failing fetch: answered ${copy.at - fetchRequest.time} ms after the fetch began (the fetch's answer was held 3000 ms)\n`);
+	});
+
+	test('an unknown prescription: one run with the event and a clear error, 200 to the service (never 500), and the same delivery again runs nothing', async () => {
+		const before = (await n8n.instance.listExecutions({ workflowId: FETCH_WORKFLOW_ID })).length;
+		const report = await fakeWebhooks(api).deliver({ body: clinicEventSample('prescription-pw', { prescriptionId: 'P-DW-E2E-UNKNOWN' }), times: 3 });
+		expect(report.attempts.map((a) => [a.status, a.response])).toEqual([
+			[200, STARTED],
+			[200, DROPPED],
+			[200, DROPPED],
+		]);
+		const runs = await executionsOf(FETCH_WORKFLOW_ID, before + 1);
+		expect(runs).toHaveLength(before + 1);
+		expect(nodeJson(runs[0], 'Next Node')).toEqual([
+			expect.objectContaining({
+				event: 'prescription.created',
+				prescriptionId: 'P-DW-E2E-UNKNOWN',
+				prescription: null,
+				error: {
+					message: expect.stringMatching(/^Could not fetch the prescription: The clinic API refused the prescription \(HTTP 404/),
+					description: expect.stringMatching(/^The workflow started with the event alone, so the event is not lost\./),
+					httpCode: '404',
+				},
+			}),
+		]);
+		expect(api.requestsTo('/dr/v1/prescription/P-DW-E2E-UNKNOWN', 'GET')).toHaveLength(1);
+		recordAttack('delivery-unknown-record-n8n', 'real n8n: unknown prescription delivered 3 times: 200 each, one run with the event and a 404 error, no 500', { itemsLost: 0 });
+	});
+
+	test('a slow fetch (8 s): the service is answered within the 6 s fetch budget; the run has the event and says the appointment did not come in time (the answer time is printed)', async () => {
+		const before = (await n8n.instance.listExecutions({ workflowId: FETCH_WORKFLOW_ID })).length;
+		fakeAppointments(api).seed({ appointment_id: 'appt-e2e-quick', start_time: 1795500000 });
+		let started = Date.now();
+		const quick = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-quick' }) });
+		const quickMs = Date.now() - started;
+		expect(quick.attempts.map((a) => [a.status, a.response])).toEqual([[200, STARTED]]);
+
+		fakeAppointments(api).seed({ appointment_id: 'appt-e2e-slow', start_time: 1795500000 });
+		api.injectFault({ method: 'GET', path: '/dr/v1/appointment/appt-e2e-slow', fault: { kind: 'delay', ms: 8_000 } });
+		started = Date.now();
+		const slow = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-pw', { appointmentId: 'appt-e2e-slow' }) });
+		const slowMs = Date.now() - started;
+		expect(slow.attempts.map((a) => [a.status, a.response])).toEqual([[200, STARTED]]);
+		timings['answer to the service, fetch answered at once'] = quickMs;
+		timings['answer to the service, fetch held 8 s (budget 6 s)'] = slowMs;
+		process.stderr.write(`[trigger e2e] answer time to the service: ${quickMs} ms with the appointment answered at once; ${slowMs} ms with it held 8 s (fetch budget 6 s)\n`);
+
+		const runs = await executionsOf(FETCH_WORKFLOW_ID, before + 2);
+		const byId = new Map(runs.map((run) => [nodeJson(run, 'Next Node')[0].appointmentId, nodeJson(run, 'Next Node')[0]]));
+		expect(byId.get('appt-e2e-quick')).toMatchObject({ appointment: { appointment_id: 'appt-e2e-quick', start_time: 1795500000 } });
+		expect(byId.get('appt-e2e-quick')).not.toHaveProperty('error');
+		expect(byId.get('appt-e2e-slow')).toMatchObject({
+			appointment: null,
+			error: { message: 'The clinic API did not give the appointment within 6 s', httpCode: null },
+		});
+		await n8n.instance.deactivateWorkflow(FETCH_WORKFLOW_ID);
 		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
 	});
 });

@@ -13,6 +13,7 @@ import { ehrReceiverAdmin } from './routes/ehrReceiver';
 import { messageGatewayAdmin } from './routes/messageGateway';
 import { prescriptionAdmin } from './routes/prescriptions';
 import { sessionAdmin } from './routes/sessions';
+import { signInAdmin } from './routes/signIn';
 import { transcriptionAdmin } from './routes/transcription';
 import { webhookAdmin } from './routes/webhooks';
 import type { AdminDefinition, FakeClinicApi } from './types';
@@ -112,7 +113,7 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, sessionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin, messageGatewayAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, sessionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin, messageGatewayAdmin, signInAdmin];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(

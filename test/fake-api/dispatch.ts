@@ -10,13 +10,14 @@ import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
 import { prescriptionRoutes } from './routes/prescriptions';
 import { sessionRoutes } from './routes/sessions';
+import { signInRoutes } from './routes/signIn';
 import { templateRoutes } from './routes/templates';
 import { transcriptionRoutes } from './routes/transcription';
 import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, sessionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, patientDirectoryRoutes, appointmentRoutes, messageGatewayRoutes];
+export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, sessionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, patientDirectoryRoutes, appointmentRoutes, messageGatewayRoutes, signInRoutes];
 
 export type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }

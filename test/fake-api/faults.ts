@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
+import { SIGN_IN } from './fixtures';
 import { authError, envelopeError, recordOfResponse, sendJson, sendText } from './http';
 import { isPlainObject } from './options';
 import { pathMatches } from './recording';
@@ -154,8 +155,10 @@ function sendEcho(
 				? req.headers.auth
 				: undefined;
 	const refreshToken = presented ? state.tokens.refreshTokenIssuedWith(presented) : undefined;
+	// A token of the sign-in provider: its client's secret is the one that client holds.
+	const signedIn = presented !== undefined && state.tokens.accessTokenSubject(presented)?.flow === 'signIn';
 	const echoed = {
-		client_secret: state.credentials.clientSecret,
+		client_secret: signedIn ? SIGN_IN.clientSecret : state.credentials.clientSecret,
 		api_key: state.credentials.apiKey,
 		access_token: presented,
 		refresh_token: refreshToken,

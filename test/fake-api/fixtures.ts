@@ -52,6 +52,26 @@ export const DEFAULT_CREDENTIALS: Readonly<ValidCredentials> = deepFreeze({
 	staticToken: STATIC_TOKEN,
 });
 
+/**
+ * The fake sign-in (OIDC) provider (routes/signIn.ts): its one registered client (ids shaped like
+ * the service's `EC_…`), the one scope it grants (service-notes-oauth §1) and the one clinic
+ * account its login page accepts.
+ */
+export const SIGN_IN = deepFreeze({
+	clientId: 'EC_7734921056',
+	clientSecret: 'cs-sign-in-secret-4f81c2e9a7',
+	scope: 'openid profile email offline_access',
+	/** The service's example answers expires_in 3600. */
+	accessTokenLifetimeSeconds: 3600,
+	user: {
+		username: 'asha.rao@sunrise-clinics.example',
+		password: 'Sunrise-Sign-In-1',
+		sub: 'u-asha-rao',
+		name: 'Dr. Asha Rao',
+		email: 'asha.rao@sunrise-clinics.example',
+	},
+});
+
 export const BUSINESS = deepFreeze({ business_id: 'b-71523946', name: 'Sunrise Family Clinics' });
 
 export const CLINICS = deepFreeze([

@@ -5,7 +5,8 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
-export type TokenFlow = 'document' | 'public';
+/** document / public: the API's own token endpoints; signIn: the sign-in (OIDC) provider. */
+export type TokenFlow = 'document' | 'public' | 'signIn';
 
 export interface TokenSubject {
 	clientId: string;
@@ -75,6 +76,23 @@ export class TokenStore {
 		if (!record || !this.isLive(record)) return undefined;
 		if (rotate) record.expired = true;
 		return this.issue(record.subject, record.accessSeconds, record.refreshSeconds);
+	}
+
+	/** The subject a refresh token was issued to (live or not), if this store issued it. */
+	refreshTokenSubject(refreshToken: string): TokenSubject | undefined {
+		return this.refresh.get(refreshToken)?.subject;
+	}
+
+	/** Whether a refresh token of this store is still usable. */
+	refreshTokenLive(refreshToken: string): boolean {
+		const record = this.refresh.get(refreshToken);
+		return record !== undefined && this.isLive(record);
+	}
+
+	/** The subject of a live access token, if this store issued it. */
+	accessTokenSubject(accessToken: string): TokenSubject | undefined {
+		const check = this.checkAccess(accessToken);
+		return check.valid && check.subject !== 'static' ? check.subject : undefined;
 	}
 
 	/** The refresh token issued with an access token, if this store issued it. */

@@ -2,8 +2,12 @@
  * A stand-in for n8n's execution context that does real HTTP. Its credential handling follows
  * n8n-core 2.41's httpRequestWithAuthentication step by step (preAuthentication when the expirable
  * field is empty or after a 401, then one retry; no retry for stream/multipart bodies), so
- * integration tests exercise the nodes' real requests against the fake API. The real-n8n e2e tests
- * are the proof that n8n itself behaves this way.
+ * integration tests exercise the nodes' real requests against the fake API. With `n8nLine: 'oldest'`
+ * it follows n8n-core 1.122 (n8n 1.123.x) instead, where that differs (read in its
+ * request-helper-functions.js and n8n-workflow 1.120's errors): any `ignoreHttpStatusErrors` value is
+ * taken as `true`, the NodeApiError it throws keeps no cause (only httpCode and a JSON body's object
+ * in context.data), a body is sent again after a renewal whatever it is, and there is no
+ * isToolExecution(). The real-n8n e2e tests are the proof that n8n itself behaves this way.
  */
 import axios, { type AxiosRequestConfig } from 'axios';
 import { createReadStream, statSync } from 'node:fs';
@@ -128,6 +132,10 @@ export interface ContextOptions {
 	executionContextData?: Record<string, IDataObject>;
 	/** The workflow's time zone (n8n: the workflow setting, else the instance's). Default UTC. */
 	timezone?: string;
+	/** Whose helpers to follow: n8n 2.41's (default) or n8n 1.123's (see the top of this file). */
+	n8nLine?: 'newest' | 'oldest';
+	/** The node's type; n8n runs a node as an AI agent's tool under `<type>Tool`. */
+	nodeType?: string;
 }
 
 let executionCounter = 0;
@@ -141,7 +149,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	const node: INode = {
 		id: 'test-node',
 		name: options.nodeName ?? 'Clinic Scribe',
-		type: 'n8n-nodes-clinic-scribe.clinicScribe',
+		type: options.nodeType ?? 'n8n-nodes-clinic-scribe.clinicScribe',
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {},
@@ -180,6 +188,14 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		return await auth(credentials, request);
 	};
 
+	const oldest = options.n8nLine === 'oldest';
+	/** n8n 1.x's NodeApiError: the class field `cause` overwrites the wrapped error with undefined. */
+	const apiError = (error: unknown): NodeApiError => {
+		const wrapped = new NodeApiError(node, error as JsonObject);
+		if (oldest) Object.defineProperty(wrapped, 'cause', { value: undefined, writable: true, enumerable: true, configurable: true });
+		return wrapped;
+	};
+
 	const httpRequestWithAuthentication = async (
 		_type: string,
 		request: IHttpRequestOptions,
@@ -187,6 +203,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	): Promise<unknown> => {
 		let sent = false;
 		let options_ = { ...request };
+		if (oldest && request.ignoreHttpStatusErrors) options_.ignoreHttpStatusErrors = true;
 		// n8n 2.41 uses credentials handed over decrypted as they are, else reads them itself.
 		const credentials = additional?.credentialsDecrypted?.data ?? readCredential();
 		try {
@@ -200,15 +217,15 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			if (status === 401) {
 				try {
 					await preAuthenticate(credentials, true);
-					if (sent && hasSingleUseBody(options_)) throw new NodeApiError(node, error as JsonObject);
-					options_ = await authenticate(credentials, { ...request });
+					if (!oldest && sent && hasSingleUseBody(options_)) throw new NodeApiError(node, error as JsonObject);
+					options_ = await authenticate(credentials, { ...options_, headers: request.headers });
 					calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
 					return await plainHttpRequest(options_);
 				} catch (retryError) {
-					throw new NodeApiError(node, retryError as JsonObject);
+					throw apiError(retryError);
 				}
 			}
-			throw new NodeApiError(node, error as JsonObject);
+			throw apiError(error);
 		}
 	};
 
@@ -243,7 +260,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		continueOnFail: () => options.continueOnFail ?? false,
 		getCredentials: async () => readCredential(),
 		getExecutionCancelSignal: () => options.cancelSignal,
-		isToolExecution: () => false,
+		...(oldest ? {} : { isToolExecution: () => false }),
 		getTimezone: () => options.timezone ?? 'UTC',
 		logger: { debug() {}, info() {}, warn() {}, error() {} },
 		helpers: {

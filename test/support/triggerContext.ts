@@ -105,20 +105,26 @@ export interface WebhookContextOptions {
 	parameters?: Record<string, unknown>;
 	/** Needed only for Include Results. */
 	credentials?: CredentialStore;
+	/**
+	 * Which trigger receives it, as n8n tells the node: the workflow's id (default "wf-trigger-test"),
+	 * the node (default TRIGGER_NODE), n8n's mode (`webhook` for the production URL, the default;
+	 * `manual` for "Listen for test event").
+	 */
+	receiver?: { workflowId?: string; node?: INode; mode?: 'webhook' | 'manual' };
 }
 
 export interface WebhookContext {
 	context: IWebhookFunctions;
 	logs: LogEntry[];
-	/** What webhook() answered through the response object itself (401). */
-	response: { status?: number; body?: unknown };
+	/** What webhook() answered through the response object itself (401, 413, 503). */
+	response: { status?: number; body?: unknown; headers: Record<string, string> };
 	/** Attempts to write static data (must stay empty). */
 	staticDataWrites: string[];
 }
 
 export function createWebhookContext(options: WebhookContextOptions): WebhookContext {
 	const logs: LogEntry[] = [];
-	const response: { status?: number; body?: unknown } = {};
+	const response: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
 	const staticDataWrites: string[] = [];
 	const readOnly = new Proxy(options.staticData, {
 		set(_target, key) {
@@ -154,16 +160,23 @@ export function createWebhookContext(options: WebhookContextOptions): WebhookCon
 		end() {
 			return responseObject;
 		},
+		setHeader(name: string, value: string) {
+			response.headers[name.toLowerCase()] = value;
+			return responseObject;
+		},
 	};
+	const node = options.receiver?.node ?? TRIGGER_NODE;
 	const context = {
-		getNode: () => TRIGGER_NODE,
+		getNode: () => node,
+		getWorkflow: () => ({ id: options.receiver?.workflowId ?? 'wf-trigger-test', active: true }),
+		getWebhookName: () => 'default',
 		getNodeParameter: parameterReader(triggerParameters(options.parameters)),
 		getWorkflowStaticData: () => readOnly,
 		getRequestObject: () => ({ headers: options.request.headers, rawBody: options.request.rawBody, body: parsedBody }),
 		getResponseObject: () => responseObject,
 		getBodyData: () => parsedBody,
 		getHeaderData: () => options.request.headers,
-		getMode: () => 'webhook',
+		getMode: () => options.receiver?.mode ?? 'webhook',
 		getCredentials: execute?.getCredentials ?? (async () => {
 			throw new Error('test context: no credentials given');
 		}),

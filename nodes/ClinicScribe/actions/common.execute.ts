@@ -12,9 +12,39 @@ export function applyReturnLimit<T>(ctx: IExecuteFunctions, itemIndex: number, l
 
 export type OperationResult = IDataObject[];
 
+/**
+ * Whether n8n runs this node as an AI agent's tool. n8n names a node's tool form `<type>Tool` (n8n
+ * 1.x and 2.x); n8n 2.x also says so through isToolExecution(), which n8n 1.x does not have.
+ */
+export function isToolRun(ctx: IExecuteFunctions): boolean {
+	return ctx.isToolExecution?.() === true || ctx.getNode().type.endsWith('Tool');
+}
+
+/**
+ * A list that needs more pages than a list operation reads for one item (its bound against a service
+ * that never ends a list): the item fails and says so, rather than output part of the list as if it
+ * were all of it.
+ */
+export function pageBoundError(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	facts: { records: string; pages: number; read: number; narrow: string },
+): NodeOperationError {
+	const asked = ctx.getNodeParameter('returnAll', itemIndex, false) === true ? 'Return All' : 'The Limit';
+	const pages = facts.pages.toLocaleString('en-US');
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${asked} needs more than the ${pages} pages of ${facts.records} the node reads for one item (${facts.read.toLocaleString('en-US')} read)`,
+		{
+			description: `The node stops there so that a list that never ends cannot keep it running, and outputs nothing rather than part of the list. ${facts.narrow}`,
+			itemIndex,
+		},
+	);
+}
+
 /** Refuses, before any request, an agent's call the user did not allow to receive patient data. */
 export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex: number, operation: string): void {
-	if (!ctx.isToolExecution?.()) return;
+	if (!isToolRun(ctx)) return;
 	if (ctx.getNodeParameter(SHARE_WITH_AGENT_PARAMETER, itemIndex, true) !== false) return;
 	throw new NodeOperationError(ctx.getNode(), `${operation} is not shared with AI agents in this node`, {
 		description:

@@ -13,8 +13,11 @@ import { asRecord, textOf } from './values';
 /** How results become items: one per session, one per template, or a readable text view. */
 export type ResultsOutput = 'session' | 'templates' | 'simple';
 
-/** `expired`: a session of the session API that was never ended in time (410), final. */
-export type SessionStatus = 'completed' | 'processing' | 'partial' | 'failed' | 'not_found' | 'expired';
+/**
+ * `expired`: a session of the session API that was never ended in time (410), final. `cancelled`: a
+ * session of the session API cancelled (Cancel Session), final: it holds no results.
+ */
+export type SessionStatus = 'completed' | 'processing' | 'partial' | 'failed' | 'not_found' | 'expired' | 'cancelled';
 
 /** How a template's value was read: JSON document, text, or nothing to read. */
 export type TemplateFormat = 'json' | 'text' | 'empty';
@@ -105,13 +108,15 @@ export function readSessionResults(sessionId: string, httpStatus: number, body: 
  * The session API's state (service notes beyond the document, §6): from the body's `status` first,
  * because a failed session is answered with HTTP 200 and `"status":"failed"`; else from the HTTP
  * status (202 processing, 206 partial, 410 expired, 404 unknown). `created` (not ended yet) is
- * processing: the results come once the session is ended, or it expires.
+ * processing: the results come once the session is ended, or it expires. A cancelled session (its
+ * `status`, or the `user_status` / `processing_status` the cancel sets) is `cancelled`.
  */
-export function sessionApiStatus(httpStatus: number, bodyStatus: unknown): SessionStatus {
+export function sessionApiStatus(httpStatus: number, body: unknown): SessionStatus {
 	if (httpStatus === 404 || httpStatus === 400) return 'not_found';
 	if (httpStatus === 410) return 'expired';
-	const stated = typeof bodyStatus === 'string' ? bodyStatus.trim().toLowerCase() : '';
-	if (stated === 'failed' || stated === 'cancelled') return 'failed';
+	if (isCancelledSession(body)) return 'cancelled';
+	const stated = bodyStatusOf(body);
+	if (stated === 'failed') return 'failed';
 	if (stated === 'expired') return 'expired';
 	if (stated === 'partial') return 'partial';
 	if (stated === 'created' || stated === 'processing') return 'processing';
@@ -123,13 +128,61 @@ export function sessionApiStatus(httpStatus: number, bodyStatus: unknown): Sessi
 }
 
 /**
+ * Where a session of the session API stands for an upload, read from the documented body `status`
+ * only (`created` on create, `processing` after End, then `completed`/`partial`/`failed`), never
+ * from the HTTP status beside it (a `created` session may be answered 200 or 202): `open` takes
+ * audio and an End; `ended` was ended (processing or done); `unknown` is a status the sources do
+ * not give. 404 and 410 are the documented unknown and expired answers.
+ */
+export type SessionLifecycle = 'open' | 'ended' | 'expired' | 'cancelled' | 'not_found' | 'unknown';
+
+export function sessionLifecycle(httpStatus: number, body: unknown): SessionLifecycle {
+	if (httpStatus === 404) return 'not_found';
+	if (httpStatus === 410) return 'expired';
+	if (isCancelledSession(body)) return 'cancelled';
+	const stated = bodyStatusOf(body);
+	if (stated === 'created') return 'open';
+	if (stated === 'expired') return 'expired';
+	if (stated === 'processing' || stated === 'completed' || stated === 'partial' || stated === 'failed') return 'ended';
+	return 'unknown';
+}
+
+/**
+ * The audio files a session holds, as the service names them (`<n>.<ext>`), from `audio_files`; an
+ * empty list when it says it received none; undefined when it says nothing.
+ */
+export function sessionAudioFiles(body: unknown): string[] | undefined {
+	const root = asRecord(body);
+	if (Array.isArray(root?.audio_files)) return root.audio_files.filter((name): name is string => typeof name === 'string');
+	if (root?.audio_files_received === 0) return [];
+	return undefined;
+}
+
+/** The name the service stores an upload under: `audio_3.wav` → `3.wav` (ES-hist audio_adaptor). */
+export function storedAudioName(fileName: string): string | undefined {
+	const match = /_(\d+)\.([a-zA-Z0-9]+)$/.exec(fileName);
+	return match ? `${Number(match[1])}.${match[2].toLowerCase()}` : undefined;
+}
+
+function bodyStatusOf(body: unknown): string {
+	const stated = asRecord(body)?.status;
+	return typeof stated === 'string' ? stated.trim().toLowerCase() : '';
+}
+
+/** Cancelled: the body's status, or either field the documented cancel sets (MSA cancelSession; ES-hist enums). */
+function isCancelledSession(body: unknown): boolean {
+	const root = asRecord(body);
+	return [root?.status, root?.user_status, root?.processing_status].some((value) => typeof value === 'string' && value.trim().toLowerCase() === 'cancelled');
+}
+
+/**
  * A read of `GET /voice/v1/sessions/{id}`: `templates` is a list of one-key objects
  * (`{"<template_id>": {status, document_id, data, …}}`) whose `data` the service already decoded
  * (an object, or text); the top-level `transcript` becomes the transcript_template entry.
  */
 export function readSessionApiResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
 	const root = asRecord(body);
-	const results: SessionResults = { sessionId, status: sessionApiStatus(httpStatus, root?.status), httpStatus, templates: [] };
+	const results: SessionResults = { sessionId, status: sessionApiStatus(httpStatus, body), httpStatus, templates: [] };
 	for (const entry of Array.isArray(root?.templates) ? root.templates : []) {
 		const record = asRecord(entry);
 		if (!record) continue;
@@ -322,6 +375,7 @@ export function describeIssues(results: SessionResults): string[] {
 	if (results.status === 'processing') issues.push('The transcription is still being processed.');
 	if (results.status === 'not_found') issues.push('The API does not know this session ID.');
 	if (results.status === 'expired') issues.push('The session expired before it was ended; it holds no results.');
+	if (results.status === 'cancelled') issues.push('The session was cancelled; it holds no results.');
 	if (results.error?.message) issues.push(`The API said: ${results.error.message}`);
 	for (const template of results.templates) {
 		const label = template.name || template.templateId;

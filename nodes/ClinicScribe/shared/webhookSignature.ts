@@ -118,43 +118,90 @@ export function sameSecret(a: string, b: string): boolean {
 export const MAX_DELIVERY_BYTES = 1024 * 1024;
 
 /**
- * What identifies one delivery for the replay cache: the SHA-256 of its body as received, or the
- * signature header when there is no body. Not the signature alone: the service (or a replayer who
- * holds a later signed copy) may send the same event again signed with a newer timestamp, and that is
- * the same event, which must not start the workflow twice.
+ * Which trigger received a delivery: the workflow, the trigger node, and n8n's mode (`webhook` for a
+ * published workflow's production URL, `manual` for "Listen for test event"). n8n's webhook name is
+ * `default` for both URLs, so it tells them apart no better than nothing and is not part of it.
+ * Deliveries to different receivers never replay one another: every workflow that chose an event,
+ * and a test listener beside the published workflow, each run once.
  */
-export function deliveryKeyOf(rawBody: Buffer | undefined, signature: string | undefined): string | undefined {
-	if (rawBody) return `body:${createHash('sha256').update(rawBody).digest('hex')}`;
-	return signature ? `signature:${signature}` : undefined;
+export interface DeliveryReceiver {
+	workflowId: string;
+	nodeId: string;
+	mode: string;
 }
 
 /**
- * Remembers the deliveries already accepted (by deliveryKeyOf), for as long as their timestamp is
- * within the tolerance, so the same delivery sent again (a replay, or a re-delivery) is refused. Per process: in queue
- * mode each webhook process keeps its own (a replay reaching another process is still bounded by the
- * timestamp tolerance).
+ * What identifies one delivery for the replay cache: the receiver, and the SHA-256 of the body as
+ * received (or the signature header when there is no body). Not the signature alone: the service (or
+ * a replayer who holds a later signed copy) may send the same event again signed with a newer
+ * timestamp, and that is the same event, which must not start the same workflow twice.
+ */
+export function deliveryKeyOf(receiver: DeliveryReceiver, rawBody: Buffer | undefined, signature: string | undefined): string | undefined {
+	const content = rawBody ? `body:${createHash('sha256').update(rawBody).digest('hex')}` : signature ? `signature:${signature}` : undefined;
+	if (content === undefined) return undefined;
+	// JSON keeps the parts apart whatever characters an id holds.
+	return JSON.stringify([receiver.workflowId, receiver.nodeId, receiver.mode, content]);
+}
+
+/**
+ * What the replay cache says of a delivery it is asked to claim:
+ * - `claimed`: new; the caller handles it and then says whether it started a run (`settle`);
+ * - `accepted`: the same delivery already started a run (a replay, or the service delivering again);
+ * - `in-flight`: a copy is being handled right now; `outcome` tells whether that copy started a run.
+ */
+export type DeliveryClaim =
+	| { kind: 'claimed'; settle: (started: boolean) => void }
+	| { kind: 'accepted' }
+	| { kind: 'in-flight'; outcome: Promise<boolean> };
+
+interface ReplayEntry {
+	/** Unix seconds after which the entry no longer counts. */
+	until: number;
+	/** Set while the delivery is being handled: resolves to whether it started a run. */
+	pending?: Promise<boolean>;
+}
+
+/**
+ * Remembers the deliveries accepted (by deliveryKeyOf), for as long as their timestamp is within the
+ * tolerance, so the same delivery to the same trigger sent again (a replay, or a re-delivery) starts
+ * nothing; and the ones being handled, so a copy arriving meanwhile is not acknowledged before the
+ * first has started a run. A delivery that started nothing is forgotten, so it may come again. Per
+ * process: in queue mode each webhook process keeps its own (a replay reaching another process is
+ * still bounded by the timestamp tolerance).
  */
 export class ReplayGuard {
-	private readonly seen = new Map<string, number>();
+	private readonly entries = new Map<string, ReplayEntry>();
 
 	constructor(private readonly maxEntries = 10_000) {}
 
-	wasAccepted(signature: string, nowSeconds: number): boolean {
-		const until = this.seen.get(signature);
-		return until !== undefined && until >= nowSeconds;
+	claim(key: string, nowSeconds: number, toleranceSeconds: number): DeliveryClaim {
+		const existing = this.entries.get(key);
+		// One being handled counts however long it takes (its fetch is bounded); an accepted one until it expires.
+		if (existing?.pending) return { kind: 'in-flight', outcome: existing.pending };
+		if (existing && existing.until >= nowSeconds) return { kind: 'accepted' };
+		this.prune(nowSeconds);
+		let settled: (started: boolean) => void = () => undefined;
+		// Its timestamp may be up to the tolerance ahead of us: kept until that has passed too.
+		const entry: ReplayEntry = { until: nowSeconds + 2 * toleranceSeconds, pending: new Promise<boolean>((resolve) => (settled = resolve)) };
+		this.entries.delete(key);
+		this.entries.set(key, entry);
+		return {
+			kind: 'claimed',
+			settle: (started) => {
+				if (this.entries.get(key) === entry) {
+					if (started) delete entry.pending;
+					else this.entries.delete(key);
+				}
+				settled(started);
+			},
+		};
 	}
 
-	remember(signature: string, nowSeconds: number, toleranceSeconds: number): void {
-		for (const [key, until] of this.seen) {
-			if (until < nowSeconds || this.seen.size >= this.maxEntries) this.seen.delete(key);
+	/** Oldest first (insertion order): the expired ones, and the oldest beyond the bound. */
+	private prune(nowSeconds: number): void {
+		for (const [key, entry] of this.entries) {
+			if ((entry.until < nowSeconds && !entry.pending) || this.entries.size >= this.maxEntries) this.entries.delete(key);
 			else break;
 		}
-		// Its timestamp may be up to the tolerance ahead of us: keep it until that has passed too.
-		this.seen.set(signature, nowSeconds + 2 * toleranceSeconds);
-	}
-
-	/** Forgets a delivery remembered by mistake (it started nothing), so it may be delivered again. */
-	forget(signature: string): void {
-		this.seen.delete(signature);
 	}
 }

@@ -40,6 +40,17 @@ export const ENVIRONMENT_BASE_URLS: Record<Exclude<ApiEnvironment, 'custom'>, st
 	sandbox: 'https://api.dev.eka.care',
 };
 
+/**
+ * The service's sign-in (OIDC) provider for the OAuth2 credential, per environment, and what it
+ * documents (service-notes-oauth §1): its two endpoints and the one scope it grants.
+ */
+export const ENVIRONMENT_SIGN_IN_URLS: Record<Exclude<ApiEnvironment, 'custom'>, string> = {
+	production: 'https://accounts.eka.care',
+	sandbox: 'https://aortago.dev.eka.care',
+};
+export const SIGN_IN_PATHS = { signIn: '/oauth2/authorize', token: '/oauth2/token' } as const;
+export const SIGN_IN_SCOPE = 'openid profile email offline_access';
+
 export const SESSION_RENEWAL_PATH = '/connect-auth/v1/account/refresh-token';
 
 export function apiVariantSettings(variant: unknown): ApiVariantSettings {

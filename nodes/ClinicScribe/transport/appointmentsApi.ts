@@ -31,6 +31,9 @@ export interface AppointmentRef {
 export interface AppointmentCallOptions {
 	partnerId?: boolean;
 	itemIndex?: number;
+	/** Ends the call and its retries (the trigger's deadline); default: the execution's cancel signal. */
+	abortSignal?: AbortSignal;
+	timeoutMs?: number;
 }
 
 /** Refusals read here rather than thrown by the transport, to say what they mean for appointments. */
@@ -65,6 +68,8 @@ export async function getAppointment(
 		qs: partnerQuery(options.partnerId),
 		idempotent: true,
 		acceptStatuses: REFUSALS,
+		abortSignal: options.abortSignal,
+		timeoutMs: options.timeoutMs,
 		purpose,
 		itemIndex: options.itemIndex,
 	});

@@ -9,15 +9,29 @@ export function authHeadersFor(
 	token: string,
 	settings: Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>,
 ): Record<string, string> {
-	const headers: Record<string, string> = isDirectoryPath(pathOf(url))
+	const tokenHeaders: Record<string, string> = isDirectoryPath(pathOf(url))
 		? { auth: token }
 		: { Authorization: `Bearer ${token}` };
-	const path = pathOf(url);
-	// The patient directory requires client-id on every call, whichever variant (service notes §3.1).
-	if (settings.clientId && (settings.variantSettings.sendsClientIdHeader || isPatientDirectoryPath(path))) {
-		headers['client-id'] = settings.clientId;
+	return { ...tokenHeaders, ...clientIdHeaders(url, settings) };
+}
+
+/**
+ * The same headers for the OAuth2 credential, whose token n8n adds itself as `Authorization: Bearer`:
+ * the client-id header, and the one other header that must carry the token (`auth` on `/dr`).
+ */
+export function oAuth2HeadersFor(
+	url: string,
+	settings: Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>,
+): { headers: Record<string, string>; tokenHeader?: 'auth' } {
+	return { headers: clientIdHeaders(url, settings), tokenHeader: isDirectoryPath(pathOf(url)) ? 'auth' : undefined };
+}
+
+/** The patient directory requires client-id on every call, whichever variant (service notes §3.1). */
+function clientIdHeaders(url: string, settings: Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>): Record<string, string> {
+	if (settings.clientId && (settings.variantSettings.sendsClientIdHeader || isPatientDirectoryPath(pathOf(url)))) {
+		return { 'client-id': settings.clientId };
 	}
-	return headers;
+	return {};
 }
 
 /** `/profiles/...`: the patient directory, which takes Bearer and requires the client-id header. */

@@ -124,6 +124,10 @@ function scrubObjectInPlace(target: unknown, secrets: Array<Redaction | undefine
 
 /** A short, safe description of a failure that produced no HTTP answer. */
 export function describeNetworkFailure(error: unknown): string {
+	const blocked = ssrfBlockOf(error);
+	if (blocked) {
+		return `n8n's SSRF protection does not allow ${blocked}; an n8n administrator can allow it with N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES`;
+	}
 	const code = networkErrorCode(error);
 	switch (code) {
 		case 'ECONNREFUSED':
@@ -153,12 +157,38 @@ export function isNetworkFailure(error: unknown): boolean {
 	return code !== undefined && TRANSIENT_NETWORK_CODES.includes(code);
 }
 
-/** The system error code, on the error itself or on the error n8n wrapped. */
+/**
+ * The system error code, on the error itself, on the error n8n wrapped (n8n 2.x keeps it as the
+ * NodeApiError's cause), or as the NodeApiError's httpCode (n8n 1.x drops the cause and keeps only
+ * that: `{httpCode: 'ECONNRESET'}`).
+ */
 function networkErrorCode(error: unknown): string | undefined {
 	const record = (typeof error === 'object' && error !== null ? error : {}) as Record<string, unknown>;
 	const cause = (typeof record.cause === 'object' && record.cause !== null ? record.cause : {}) as Record<
 		string,
 		unknown
 	>;
-	return textOf(record.code) ?? textOf(cause.code);
+	const httpCode = textOf(record.httpCode);
+	const codeInHttpCode = httpCode !== undefined && /^E[A-Z_]+$/.test(httpCode) ? httpCode : undefined;
+	return textOf(record.code) ?? textOf(cause.code) ?? codeInHttpCode;
+}
+
+const SSRF_BLOCK_NAMES = ['SsrfBlockedIpError', 'SsrfBlockedHostnameError'];
+
+/**
+ * The address n8n's SSRF protection refused (N8N_SSRF_PROTECTION_ENABLED, n8n 2.x; n8n 3.0 blocks
+ * more ranges by default), found on the error or its causes; undefined for any other failure.
+ */
+export function ssrfBlockOf(error: unknown): string | undefined {
+	let current: unknown = error;
+	for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
+		const record = current as Record<string, unknown>;
+		if (typeof record.name === 'string' && SSRF_BLOCK_NAMES.includes(record.name)) {
+			const extra = (typeof record.extra === 'object' && record.extra !== null ? record.extra : {}) as Record<string, unknown>;
+			const target = textOf(record.hostname) ?? textOf(extra.hostname) ?? textOf(record.ip) ?? textOf(extra.ip);
+			return target ? `"${target}"` : 'the address';
+		}
+		current = record.cause;
+	}
+	return undefined;
 }

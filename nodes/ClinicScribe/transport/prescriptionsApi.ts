@@ -9,8 +9,9 @@
  *   plain `httpRequest` helper: no token, no `auth`, no client-id ever goes with it, whatever host
  *   the link names.
  */
-import { NodeApiError, NodeOperationError, sleep, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
+import { abortableSleep } from '../shared/abortableSleep';
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
 import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
 import { clinicApiRequest, executionCancelSignal, pathSegment, requestStoppedError, type ClinicApiContext, type ClinicApiResponse } from './request';
@@ -18,11 +19,19 @@ import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPoli
 
 export const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
-export async function getPrescription(ctx: ClinicApiContext, prescriptionId: string, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function getPrescription(
+	ctx: ClinicApiContext,
+	prescriptionId: string,
+	itemIndex?: number,
+	/** Ends the call and its retries (the trigger's deadline); default: the execution's cancel signal. */
+	bounds: { abortSignal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<ClinicApiResponse> {
 	return await clinicApiRequest(ctx, {
 		method: 'GET',
 		path: `${PRESCRIPTION_PATH}/${pathSegment(ctx, prescriptionId, 'Prescription ID', itemIndex)}`,
 		idempotent: true,
+		abortSignal: bounds.abortSignal,
+		timeoutMs: bounds.timeoutMs,
 		purpose: 'the prescription',
 		itemIndex,
 	});
@@ -143,7 +152,7 @@ function toBuffer(body: unknown): Buffer {
 
 async function pause(ctx: ClinicApiContext, signal: AbortSignal | undefined, ms: number, purpose: string, itemIndex?: number): Promise<void> {
 	try {
-		await sleep(ms, signal);
+		await abortableSleep(ms, signal);
 	} catch {
 		throw requestStoppedError(ctx, { purpose, itemIndex });
 	}

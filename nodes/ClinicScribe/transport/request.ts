@@ -1,9 +1,7 @@
 import {
 	NodeApiError,
 	NodeOperationError,
-	sleep,
 	type ICredentialDataDecryptedObject,
-	type ICredentialsDecrypted,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHookFunctions,
@@ -14,9 +12,19 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
+import { abortableSleep } from '../shared/abortableSleep';
+import { chosenCredentialType } from '../shared/credentialChoice';
+import { oAuth2HeadersFor } from './authHeaders';
+import {
+	CREDENTIAL_TYPE,
+	SIGN_IN_CREDENTIAL_TYPE,
+	readCredentialSettings,
+	type ClinicCredentialType,
+	type ClinicScribeSettings,
+} from './credentialSettings';
 import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
-import type { TokenFailureKind } from './tokenExchange';
+import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice, type TokenProblem } from './signInFailures';
+import { tokenFailureKindOfCode, type TokenFailureKind } from './tokenExchange';
 import {
 	describeNetworkFailure,
 	isNetworkFailure,
@@ -83,20 +91,34 @@ export interface ClinicApiResponse<T = unknown> {
 }
 
 export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
-	return readCredentialSettings((await credentialOfRun(ctx)).data);
+	const credential = await credentialOfRun(ctx);
+	return readCredentialSettings(credential.data, credential.type);
 }
 
 /**
- * The credential of one node run, read and decrypted by n8n once. It is handed to n8n's
- * authenticated helper on every call (`credentialsDecrypted`), which assigns a renewed token into
- * `data` after persisting it, so later calls of the run use that token and the next execution
- * reads it from n8n's database.
+ * The credential type the node's Authentication field chose: the OAuth2 credential, or the Clinic
+ * Scribe API credential (also for every node saved before the field existed).
+ */
+export function credentialTypeOf(ctx: ClinicApiContext): ClinicCredentialType {
+	return chosenCredentialType(ctx.getNode().parameters ?? {});
+}
+
+/**
+ * The credential of one node run as read at its first call (n8n's getCredentials: base URL,
+ * variant, secrets to keep out of errors). Every call still goes through n8n's authenticated helper
+ * with the credential type alone, the documented form that every n8n line supports: n8n reads the
+ * stored credential for that call, gets a token when there is none, renews it after a 401 and
+ * retries once, and stores it, so one token serves every item and execution.
  */
 interface RunCredential {
+	type: ClinicCredentialType;
+	/** The credential's name in n8n, for messages that say which credential to fix. */
+	name: string;
 	data: ICredentialDataDecryptedObject;
-	decrypted: ICredentialsDecrypted;
-	/** The call that is getting the run's first token; others wait for it instead of exchanging too. */
-	gettingToken?: Promise<unknown>;
+	/** A call of this run has had an answer from the API: n8n holds a token by then. */
+	answered: boolean;
+	/** The call that goes first, while none has had an answer; the others wait for it. */
+	firstCall?: Promise<unknown>;
 }
 
 // Keyed by the context object: n8n makes one per node run (or hook, webhook, list search), and a
@@ -115,12 +137,9 @@ async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
 }
 
 async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
-	const data = await ctx.getCredentials(CREDENTIAL_TYPE);
-	const chosen = ctx.getNode().credentials?.[CREDENTIAL_TYPE];
-	return {
-		data,
-		decrypted: { id: chosen?.id ?? '', name: chosen?.name ?? '', type: CREDENTIAL_TYPE, data },
-	};
+	const type = credentialTypeOf(ctx);
+	const data = await ctx.getCredentials(type);
+	return { type, name: ctx.getNode().credentials?.[type]?.name ?? '', data, answered: false };
 }
 
 /**
@@ -158,8 +177,13 @@ export function encodePathSegment(value: string): string {
 	return encodeSegment(value);
 }
 
+/**
+ * Percent-encoding as RFC 3986 asks: a dot inside a segment stays a dot (a strict gateway may refuse
+ * `%2E`). Only a segment made of dots means "this folder" or "the parent", and pathIdProblem refuses
+ * those before this; "/" is encoded, so "a/../b" stays one segment.
+ */
 function encodeSegment(value: string): string {
-	return encodeURIComponent(value).replace(/\./g, '%2E');
+	return encodeURIComponent(value);
 }
 
 /**
@@ -174,14 +198,17 @@ export async function clinicApiRequest<T = unknown>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const credential = await credentialOfRun(ctx);
-	const settings = readCredentialSettings(credential.data);
+	const settings = readCredentialSettings(credential.data, credential.type);
 	try {
+		if (credential.type === SIGN_IN_CREDENTIAL_TYPE && settings.sessionToken === '') {
+			throw notConnectedError(ctx.getNode(), credential.name, request);
+		}
 		const response = await sendWithRetries<T>(ctx, credential, settings, request);
 		if (response.statusCode >= 200 && response.statusCode < 300) return response;
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, secretsOf(credential, settings, request)) };
+		return { ...response, body: scrubValue(response.body, await secretsOf(ctx, credential, settings, request)) };
 	} catch (error) {
-		scrubErrorInPlace(error, secretsOf(credential, settings, request));
+		scrubErrorInPlace(error, await secretsOf(ctx, credential, settings, request));
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
@@ -205,8 +232,7 @@ async function sendWithRetries<T>(
 		disableFollowRedirect: true,
 		headers: { Accept: 'application/json' },
 		returnFullResponse: true,
-		// 401 must stay an error: it is what makes n8n renew the token and retry once.
-		ignoreHttpStatusErrors: { ignore: true, except: [401] },
+		ignoreHttpStatusErrors: ALL_BUT_401,
 		timeout: request.timeoutMs ?? policy.timeouts.apiCallMs,
 		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
 		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
@@ -216,7 +242,7 @@ async function sendWithRetries<T>(
 	let renewedForRawBody = false;
 	for (let attempt = 1; ; attempt++) {
 		if (request.rawBody) await withRawBody(options, request.rawBody);
-		const outcome = await sendOnce(ctx, credential, options);
+		const outcome = await sendOnce(ctx, credential, options, request);
 		// Stopped: whatever the call answered or failed with, it is not retried.
 		if (signal?.aborted) throw requestStoppedError(ctx, request);
 		const lastAttempt = attempt >= policy.retry.attempts;
@@ -235,18 +261,22 @@ async function sendWithRetries<T>(
 			}
 			throw withNotRepeatedNote(request, clinicApiError(ctx, request, response.statusCode, response.body, attempt), response.statusCode);
 		}
-		if (outcome.unauthorized && request.rawBody && !renewedForRawBody) {
+		if (outcome.unauthorized && request.rawBody && !renewedForRawBody && !outcome.sentAgainByN8n) {
 			// n8n renewed the token but did not resend the used-up stream: once more, freshly opened.
 			renewedForRawBody = true;
 			continue;
 		}
 		if (outcome.unauthorized) {
-			throw clinicApiError(ctx, request, 401, outcome.body, attempt);
+			const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
+			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
+			throw rejected;
 		}
-		if (outcome.tokenProblem) {
-			throw new NodeApiError(ctx.getNode(), { message: outcome.tokenProblem.message } as JsonObject, {
-				message: outcome.tokenProblem.message,
-				description: TOKEN_PROBLEM_ADVICE[outcome.tokenProblem.kind],
+		const tokenProblem =
+			outcome.tokenProblem ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(outcome.error, credential.name) : undefined);
+		if (tokenProblem) {
+			throw new NodeApiError(ctx.getNode(), { message: tokenProblem.message } as JsonObject, {
+				message: tokenProblem.message,
+				description: tokenProblem.description ?? TOKEN_PROBLEM_ADVICE[tokenProblem.kind],
 				itemIndex: request.itemIndex,
 			});
 		}
@@ -267,14 +297,34 @@ async function sendWithRetries<T>(
 	}
 }
 
-async function withRawBody(options: IHttpRequestOptions, raw: RawRequestBody): Promise<void> {
-	options.body = (await raw.open()) as IHttpRequestOptions['body'];
+/**
+ * Every status but 401 comes back as an answer (its body read for the error message); a 401 stays an
+ * error, which is what makes n8n renew the token and retry once. n8n 2.x honours the list; n8n 1.x
+ * treats any object here as `true` (see the 401 answer in sendOnce).
+ */
+const ALL_BUT_401 = Object.freeze({ ignore: true as const, except: [401] });
+
+/**
+ * Puts a fresh copy of the raw body into the options: a stream, or (`whole`) the bytes in one
+ * buffer, for the call that asks n8n 1.x to renew: that n8n sends the same body again after the
+ * renewal (n8n 2.x does not resend a stream), and a stream is used up by the first send. Only a
+ * session file (at most 10 MB) has a raw body.
+ */
+async function withRawBody(options: IHttpRequestOptions, raw: RawRequestBody, whole = false): Promise<void> {
+	const opened = await raw.open();
+	options.body = (whole ? await wholeBody(opened) : opened) as IHttpRequestOptions['body'];
 	options.json = false;
 	options.headers = {
 		...options.headers,
 		'Content-Type': raw.contentType ?? 'application/octet-stream',
 		'Content-Length': String(raw.contentLength),
 	};
+}
+
+async function wholeBody(stream: unknown): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of stream as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+	return Buffer.concat(chunks);
 }
 
 /** 408 and 429 say the request was not taken: any call may be sent again after them. */
@@ -304,18 +354,36 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 };
 
 /**
- * Every value of the credential before the call and as it is now (n8n assigns a token renewed
- * meanwhile into the run's credential), and the call's own.
+ * Every value of the credential before the call and as n8n stores it now (a token renewed during
+ * the call is only there: read again, on this error path only), and the call's own.
  */
-function secretsOf(credential: RunCredential, before: ClinicScribeSettings, request: ClinicApiRequest): Redaction[] {
-	const values = [...credentialSecrets(before), ...credentialSecrets(readCredentialSettings(credential.data))];
-	return [...values, ...redactionsFor(request.redact ?? [])];
+async function secretsOf(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	before: ClinicScribeSettings,
+	request: ClinicApiRequest,
+): Promise<Redaction[]> {
+	return [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential)), ...redactionsFor(request.redact ?? [])];
+}
+
+/**
+ * The credential's secrets as the run read them and as n8n stores them now: n8n keeps a token it
+ * renewed during the run only in its database (the run's copy has the old one), so it is read again.
+ */
+async function currentCredentialSecrets(ctx: ClinicApiContext, credential: RunCredential): Promise<string[]> {
+	const read = credentialSecrets(readCredentialSettings(credential.data, credential.type));
+	try {
+		return [...read, ...credentialSecrets(readCredentialSettings(await ctx.getCredentials(credential.type), credential.type))];
+	} catch {
+		// Not readable now: the values read at the start of the run are removed all the same.
+		return read;
+	}
 }
 
 /** Removes the credential's secrets from an error made anywhere (in place), before it is shown or stored. */
 export async function scrubCredentialSecrets(ctx: ClinicApiContext, error: unknown): Promise<void> {
 	try {
-		scrubErrorInPlace(error, credentialSecrets(await getClinicSettings(ctx)));
+		scrubErrorInPlace(error, await currentCredentialSecrets(ctx, await credentialOfRun(ctx)));
 	} catch {
 		// No readable credential: nothing of it can be in the error either.
 	}
@@ -330,6 +398,7 @@ export function credentialSecrets(settings: ClinicScribeSettings): string[] {
 		settings.sessionToken,
 		settings.refreshToken,
 		settings.signingKey,
+		settings.idToken,
 	].filter((value) => value !== '');
 }
 
@@ -373,61 +442,128 @@ type SendOutcome =
 			network: boolean;
 			body: unknown;
 			description: string;
-			tokenProblem?: { message: string; kind: TokenFailureKind };
+			tokenProblem?: TokenProblem;
+			/** What the helper threw (the OAuth2 credential's renewal failures are read from it). */
+			error: unknown;
+			/** n8n renewed the token and sent the whole body again itself (the n8n 1.x way, below). */
+			sentAgainByN8n?: boolean;
 	  };
 
-async function sendOnce(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<SendOutcome> {
+async function sendOnce(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	options: IHttpRequestOptions,
+	request: ClinicApiRequest,
+): Promise<SendOutcome> {
+	let sentAgain = false;
 	try {
-		const raw = (await sendAuthenticated(ctx, credential, options)) as {
-			statusCode: number;
-			body: unknown;
-			headers?: Record<string, string | string[] | undefined>;
-		};
+		const raw = await firstCallAlone(credential, async () => {
+			const answer = await authenticatedCall(ctx, credential, options);
+			if (answer.statusCode !== 401 || request.acceptStatuses?.includes(401)) return answer;
+			// A 401 handed back as an answer: this n8n's helper knows only `ignoreHttpStatusErrors:
+			// true` and took our `except: [401]` for it (n8n 1.x), so its renewal did not run. The same
+			// call once more with every status an error: n8n renews the token and sends it again itself.
+			// The API did not take the refused call, so any call may be sent again.
+			const again: IHttpRequestOptions = { ...options, ignoreHttpStatusErrors: false };
+			if (request.rawBody) await withRawBody(again, request.rawBody, true);
+			sentAgain = true;
+			return await authenticatedCall(ctx, credential, again);
+		});
 		return { kind: 'response', response: { statusCode: raw.statusCode, body: raw.body, headers: raw.headers ?? {} } };
 	} catch (error) {
-		const cause = causeOf(error);
-		const httpCode = (error as { httpCode?: unknown }).httpCode;
-		// httpCode may hold a network error code ("ECONNRESET") rather than a status.
-		const status = Number(cause.response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
+		const response = responseOf(error);
+		const status = httpStatusOf(error);
+		const tokenProblem = tokenFailureOf(error);
+		// An HTTP answer that came as an error (every status does while asking n8n 1.x to renew): an
+		// answer all the same. n8n 1.x keeps no cause, only the status and a JSON body's object.
+		if (status !== 0 && status !== 401 && !tokenProblem) {
+			return {
+				kind: 'response',
+				response: { statusCode: status, body: response?.data ?? contextDataOf(error), headers: response?.headers ?? {} },
+			};
+		}
 		return {
 			kind: 'failure',
 			unauthorized: status === 401,
 			network: status === 0 && isNetworkFailure(error),
-			body: cause.response?.data,
+			body: response?.data ?? contextDataOf(error),
 			description: describeNetworkFailure(error),
-			tokenProblem: tokenFailureOf(error),
+			tokenProblem,
+			error,
+			sentAgainByN8n: sentAgain,
 		};
 	}
 }
 
+interface HelperAnswer {
+	statusCode: number;
+	body: unknown;
+	headers?: Record<string, string | string[] | undefined>;
+}
+
 /**
- * n8n's authenticated helper with the run's credential: no read from the database, no decryption;
- * n8n still gets a token when there is none, renews it after a 401 and retries once, persisting it.
- * While the run has no token yet, one call gets it and the others (uploads run several at a time)
- * wait for that call, so one run makes one token exchange.
+ * n8n's authenticated helper, as documented: n8n reads the stored credential, gets a token when
+ * there is none (the API credential's exchange), renews it after a 401 and retries once, storing it
+ * for every later call and execution. For the OAuth2 credential n8n renews under its refresh lock,
+ * so concurrent calls share one renewal and a rotating refresh token is never sent twice; the `/dr`
+ * endpoints get its token in `auth` too.
  */
-async function sendAuthenticated(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<unknown> {
-	while (credential.gettingToken && !hasSessionToken(credential.data)) {
-		await credential.gettingToken.then(ignore, ignore);
+async function authenticatedCall(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<HelperAnswer> {
+	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) {
+		return (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options })) as HelperAnswer;
 	}
-	const call = ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options }, {
-		credentialsDecrypted: credential.decrypted,
-	});
-	if (!hasSessionToken(credential.data)) {
-		credential.gettingToken = call;
-		const done = (): void => {
-			if (credential.gettingToken === call) credential.gettingToken = undefined;
+	const { headers, tokenHeader } = oAuth2HeadersFor(options.url, readCredentialSettings(credential.data, credential.type));
+	return (await ctx.helpers.httpRequestWithAuthentication.call(
+		ctx,
+		SIGN_IN_CREDENTIAL_TYPE,
+		{ ...options, headers: { ...options.headers, ...headers } },
+		tokenHeader ? { oauth2: { keyToIncludeInAccessTokenHeader: tokenHeader } } : undefined,
+	)) as HelperAnswer;
+}
+
+/**
+ * Until a call of the run has had an answer other than 401, one call goes at a time (uploads run
+ * several at once): when the credential holds no token yet, or an expired one, that call gets one
+ * and n8n stores it, and the calls waiting here then use it instead of each exchanging one.
+ */
+async function firstCallAlone(credential: RunCredential, send: () => Promise<HelperAnswer>): Promise<HelperAnswer> {
+	while (!credential.answered && credential.firstCall) {
+		await credential.firstCall.then(ignore, ignore);
+	}
+	const call = send();
+	if (!credential.answered) {
+		credential.firstCall = call;
+		const settled = (answered: boolean): void => {
+			if (answered) credential.answered = true;
+			if (credential.firstCall === call) credential.firstCall = undefined;
 		};
-		call.then(done, done);
+		call.then(
+			(answer) => settled(answer.statusCode !== 401),
+			(error: unknown) => settled(![0, 401].includes(httpStatusOf(error)) && !tokenFailureOf(error)),
+		);
 	}
 	return await call;
 }
 
-function hasSessionToken(data: ICredentialDataDecryptedObject): boolean {
-	return typeof data.sessionToken === 'string' && data.sessionToken !== '';
+function ignore(): void {}
+
+/** The HTTP status an error carries (n8n 2.x: its cause's response; n8n 1.x: httpCode only), or 0. */
+function httpStatusOf(error: unknown): number {
+	const httpCode = (error as { httpCode?: unknown }).httpCode;
+	// httpCode may hold a network error code ("ECONNRESET") rather than a status.
+	return Number(responseOf(error)?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
 }
 
-function ignore(): void {}
+/** The HTTP answer an error carries: n8n wraps a failed call (its cause has it); its OAuth2 helper throws the HTTP error itself. */
+function responseOf(error: unknown): ErrorResponse | undefined {
+	return causeOf(error).response ?? (error as { response?: ErrorResponse }).response;
+}
+
+/** The JSON object body n8n 1.x keeps of an error answer (NodeApiError's context.data). */
+function contextDataOf(error: unknown): unknown {
+	const context = (error as { context?: unknown }).context;
+	return typeof context === 'object' && context !== null ? (context as { data?: unknown }).data : undefined;
+}
 
 /** A failed token exchange reaches us wrapped by n8n; its message is already written for the user. */
 function tokenFailureOf(error: unknown): { message: string; kind: TokenFailureKind } | undefined {
@@ -442,15 +578,22 @@ function tokenFailureOf(error: unknown): { message: string; kind: TokenFailureKi
 			return { message: record.message, kind };
 		}
 	}
-	return undefined;
+	// n8n 1.x: the wrapping NodeApiError keeps the token error's code as httpCode and its message
+	// first among its messages (n8n may put a generic one in `message`).
+	const wrapped = (typeof error === 'object' && error !== null ? error : {}) as { httpCode?: unknown; messages?: unknown; message?: unknown };
+	const kind = tokenFailureKindOfCode(wrapped.httpCode);
+	if (!kind) return undefined;
+	const first = Array.isArray(wrapped.messages) ? wrapped.messages[0] : undefined;
+	const message = typeof first === 'string' && first ? first : typeof wrapped.message === 'string' ? wrapped.message : '';
+	return message ? { message, kind } : undefined;
 }
 
-function causeOf(error: unknown): { response?: { status?: number; data?: unknown }; name?: string; message?: string } {
+type ErrorResponse = { status?: number; data?: unknown; headers?: Record<string, string | string[] | undefined> };
+
+function causeOf(error: unknown): { response?: ErrorResponse; name?: string; message?: string } {
 	const record = (typeof error === 'object' && error !== null ? error : {}) as { cause?: unknown };
 	const cause = typeof record.cause === 'object' && record.cause !== null ? record.cause : error;
-	return (typeof cause === 'object' && cause !== null ? cause : {}) as {
-		response?: { status?: number; data?: unknown };
-	};
+	return (typeof cause === 'object' && cause !== null ? cause : {}) as { response?: ErrorResponse };
 }
 
 /** The error for an HTTP answer the caller cannot use: status, API code and message, and advice. */
@@ -488,7 +631,7 @@ function redactFields(fields: ErrorFields, values: string[]): ErrorFields {
 
 async function pause(ctx: ClinicApiContext, request: ClinicApiRequest, signal: AbortSignal | undefined, ms: number): Promise<void> {
 	try {
-		await sleep(ms, signal);
+		await abortableSleep(ms, signal);
 	} catch {
 		throw requestStoppedError(ctx, request);
 	}

@@ -18,6 +18,12 @@ export interface RequestTimeouts {
 	readonly statusMs: number;
 	readonly presignMs: number;
 	readonly initMs: number;
+	/**
+	 * The trigger's fetch of a delivery's record or results, every attempt, pause and token renewal
+	 * included. The service waits for the webhook's answer meanwhile, and webhook senders give up
+	 * after about 10 s: past this the workflow starts with the event and an `error` instead.
+	 */
+	readonly triggerFetchMs: number;
 }
 
 export interface TransportPolicy {
@@ -35,7 +41,7 @@ export interface TransportPolicy {
 
 export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 	retry: Object.freeze({ attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 }),
-	timeouts: Object.freeze({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000 }),
+	timeouts: Object.freeze({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000, triggerFetchMs: 6_000 }),
 	storageRetry: Object.freeze({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 }),
 	uploadConcurrency: 6,
 });

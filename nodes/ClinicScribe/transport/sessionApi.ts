@@ -5,8 +5,9 @@
  *
  * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
  * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
- * body as the storage upload, without the multipart frame: storageUpload.ts `rawBody`). The full-audio download goes to the
- * `audio_url` the service gives (another host) through the plain helper: no token, no auth header.
+ * body as the storage upload, without the multipart frame: storageUpload.ts `rawBody`). The
+ * full-audio download goes to the `audio_url` the service gives (another host) through the plain
+ * helper: no token, no auth header.
  */
 import {
 	NodeApiError,
@@ -16,18 +17,20 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { readSessionApiResults, type SessionResults } from '../shared/sessionResults';
+import { abortableSleep } from '../shared/abortableSleep';
+import { readSessionApiResults, sessionAudioFiles, sessionLifecycle, type SessionLifecycle, type SessionResults } from '../shared/sessionResults';
 import { asRecord, textOf } from '../shared/values';
 import { SESSIONS_PATH } from './convertApi';
-import { readErrorFields } from './errorBodies';
+import { describeNetworkFailure, isNetworkFailure, readErrorFields } from './errorBodies';
 import {
 	clinicApiError,
 	clinicApiRequest,
 	pathSegment,
+	requestStoppedError,
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
-import { PRODUCTION_POLICY } from './retryPolicy';
+import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
 import { FileSizeChanged, rawBody, storageTimeoutMs, type StorageFile } from './storageUpload';
 
@@ -62,44 +65,56 @@ export interface SessionCreateBody extends IDataObject {
 
 export interface CreatedSession {
 	sessionId: string;
-	/** Answered by a conflict after a repeat of our own create: the first one got through. */
+	/** The service already holds a session under this id (409): where it stands decides what follows. */
 	alreadyCreated: boolean;
+	/**
+	 * With alreadyCreated: the "exists" answer came to a repeat of this very create after a lost
+	 * answer (a 5xx, no answer), so the session is most likely the one the first attempt made.
+	 */
+	afterLostAnswer: boolean;
 	body: IDataObject;
 }
 
 /**
- * Creates the session under our own id. Not safe to repeat blindly in general (each create without
- * an id is a new session), but the id is ours: the service keys the session by it, so a repeat after
- * a lost answer cannot make a second session. It is created (201) if the first never arrived, or
- * refused as existing if it did, which is read as ours only after such a repeat; an existing id
- * without a repeat was used before (by another upload) and fails.
+ * Creates the session under our own id. Safe to repeat, though not idempotent in general (a create
+ * without an id is a new session each time): the id is ours, the service keys the session by it, so
+ * a repeat after a lost answer (a 5xx, a dropped connection, a timeout) cannot make a second session.
+ * It is created (201) if the first never arrived, or answered "exists" (409) if it did. An "exists"
+ * answer is returned, not thrown: whether the session can be continued depends on where it stands
+ * (the caller reads it). When no clear answer ever comes, the error says the session may exist and how
+ * to go on, rather than blaming the address.
  */
 export async function createSession(
 	ctx: ClinicApiContext,
 	body: SessionCreateBody,
 	itemIndex?: number,
-	/** The id may name a session an earlier try of this node created (n8n's Retry On Fail). */
-	mayBeOurs = false,
 ): Promise<CreatedSession> {
 	const purpose = `creating session "${body.session_id}"`;
 	let outcomeUnknown = false;
-	const response = await clinicApiRequest(ctx, {
-		method: 'POST',
-		path: SESSIONS_PATH,
-		body,
-		idempotent: false,
-		repeatAfterServerError: true,
-		acceptStatuses: [400, 409],
-		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
-		purpose,
-		itemIndex,
-		onRetry: ({ statusCode }) => {
-			if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
-		},
-	});
+	let response;
+	try {
+		response = await clinicApiRequest(ctx, {
+			method: 'POST',
+			path: SESSIONS_PATH,
+			body,
+			idempotent: true,
+			acceptStatuses: [400, 409],
+			timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
+			purpose,
+			itemIndex,
+			onRetry: ({ statusCode }) => {
+				if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
+			},
+		});
+	} catch (error) {
+		const httpCode = String((error as { httpCode?: unknown }).httpCode ?? '');
+		// Sent, and no clear answer: a 5xx, or no answer after a repeat (a token problem is never repeated).
+		if (outcomeUnknown || /^5\d\d$/.test(httpCode)) throw sessionMayExistError(ctx, body.session_id, error, itemIndex);
+		// clinicApiRequest throws NodeApiErrors, which re-wrapping hands back as they are.
+		throw new NodeApiError(ctx.getNode(), error as JsonObject);
+	}
 	if (response.statusCode === 409 || (response.statusCode === 400 && isSessionExistsAnswer(response.body))) {
-		if (outcomeUnknown || mayBeOurs) return { sessionId: body.session_id, alreadyCreated: true, body: {} };
-		throw sessionIdUsedError(ctx, body.session_id, itemIndex);
+		return { sessionId: body.session_id, alreadyCreated: true, afterLostAnswer: outcomeUnknown, body: {} };
 	}
 	// The daily quota, should the session API answer it as the transaction flow does.
 	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, body.session_id, 'presign', itemIndex);
@@ -107,12 +122,24 @@ export async function createSession(
 	const answer = (asRecord(response.body) ?? {}) as IDataObject;
 	const sessionId = textOf(answer.session_id);
 	if (!sessionId) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
-	return { sessionId, alreadyCreated: false, body: answer };
+	return { sessionId, alreadyCreated: false, afterLostAnswer: false, body: answer };
 }
 
 function isSessionExistsAnswer(body: unknown): boolean {
 	const { code, message } = readErrorFields(body);
 	return /exist|duplicate/i.test(`${code ?? ''} ${message ?? ''}`);
+}
+
+/** The create was sent but no clear answer came: the session may exist, and the same id goes on with it. */
+function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: unknown, itemIndex: number | undefined): NodeApiError {
+	const httpCode = String((cause as { httpCode?: unknown }).httpCode ?? '');
+	const what = /^\d{3}$/.test(httpCode) ? `the clinic API answered HTTP ${httpCode}` : 'no answer came from the clinic API';
+	return new NodeApiError(ctx.getNode(), { message: what } as JsonObject, {
+		message: `Session "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} may have been created, but ${what} (tried several times)`,
+		description: `The service may have created the session before its answer was lost. Nothing of this item was uploaded. Run the node again with the same Session ID (the Transaction ID field; a generated one is kept by n8n's Retry On Fail): while the session is open, the upload continues in it and the session is ended once; if it was never created, it is created then. Get Results with Results Of "Session" and this ID shows where it stands.`,
+		...(/^\d{3}$/.test(httpCode) ? { httpCode } : {}),
+		itemIndex,
+	});
 }
 
 export function sessionIdUsedError(ctx: ClinicApiContext, sessionId: string, itemIndex: number | undefined): NodeApiError {
@@ -254,6 +281,36 @@ export async function fetchSessionApiResults(
 	return readSessionApiResults(sessionId, response.statusCode, response.body);
 }
 
+/** Where a session stands for an upload (see sessionLifecycle), with the files it holds. */
+export interface SessionState {
+	lifecycle: SessionLifecycle;
+	httpStatus: number;
+	/** The body's `status` as sent, for the receipts. */
+	bodyStatus: string | null;
+	/** The files it holds, as the service names them (`<n>.<ext>`); undefined when it does not say. */
+	audioFiles?: string[];
+}
+
+/** One read of the session for an upload: its state from the documented body fields. */
+export async function readSessionState(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionState> {
+	const purpose = `the state of session "${sessionId}"`;
+	const response = await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
+		idempotent: true,
+		acceptStatuses: [202, 206, 404, 410],
+		timeoutMs: PRODUCTION_POLICY.timeouts.statusMs,
+		purpose,
+		itemIndex,
+	});
+	const body = asRecord(response.body);
+	if (response.statusCode !== 404 && response.statusCode !== 410 && body === undefined) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	const state: SessionState = { lifecycle: sessionLifecycle(response.statusCode, body), httpStatus: response.statusCode, bodyStatus: textOf(body?.status) ?? null };
+	const audioFiles = sessionAudioFiles(body);
+	if (audioFiles) state.audioFiles = audioFiles;
+	return state;
+}
+
 /**
  * Cancels the session (MSA client.ts `cancelSession`; ES-hist enums allow `cancelled` for both).
  * Safe to repeat: it sets the same two fields to the same value.
@@ -333,43 +390,80 @@ export interface DownloadedAudio {
 
 /**
  * Downloads the audio from its link, which points at another host (a presigned storage URL): the
- * plain helper, so no token or auth header goes with it, and no redirect is followed.
+ * plain helper, so no token or auth header goes with it, and no redirect is followed. Retried like a
+ * read (as the prescription PDF): 408/429/5xx from the storage host and network failures, with the
+ * transport's back-off (Retry-After honoured).
  */
 export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
 	const signal = ctx.getExecutionCancelSignal?.();
-	const response = (await ctx.helpers.httpRequest({
-		method: 'GET',
-		url: link.audioUrl,
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		disableFollowRedirect: true,
-		timeout: PRODUCTION_POLICY.timeouts.apiCallMs,
-		...(signal ? { abortSignal: signal } : {}),
-	})) as { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
-	const statusCode = Number(response.statusCode ?? 0);
-	if (statusCode < 200 || statusCode >= 300) {
-		(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-		let host = 'the audio host';
+	const policy = PRODUCTION_POLICY;
+	const purpose = `the audio of session "${sessionId}"`;
+	let host = 'the audio host';
+	try {
+		host = new URL(link.audioUrl).host;
+	} catch {
+		// Checked to be http(s) before.
+	}
+	for (let attempt = 1; ; attempt++) {
+		const lastAttempt = attempt >= policy.retry.attempts;
+		let response: { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
 		try {
-			host = new URL(link.audioUrl).host;
-		} catch {
-			// Checked to be http(s) before.
+			response = (await ctx.helpers.httpRequest({
+				method: 'GET',
+				url: link.audioUrl,
+				encoding: 'stream',
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+				disableFollowRedirect: true,
+				timeout: policy.timeouts.apiCallMs,
+				...(signal ? { abortSignal: signal } : {}),
+			})) as typeof response;
+		} catch (error) {
+			if (signal?.aborted) throw requestStoppedError(ctx, { purpose, itemIndex });
+			if (isNetworkFailure(error) && !lastAttempt) {
+				await pauseBeforeRepeat(ctx, signal, retryDelayMs(attempt, undefined, policy.retry), purpose, itemIndex);
+				continue;
+			}
+			throw new NodeApiError(ctx.getNode(), { message: 'network' } as JsonObject, {
+				message: `Could not reach ${host} for ${purpose}: ${describeNetworkFailure(error)}`,
+				description: `Check that n8n can reach ${host}, then run again${attempt > 1 ? ` (tried ${attempt} times)` : ''}.`,
+				itemIndex,
+			});
 		}
+		const statusCode = Number(response.statusCode ?? 0);
+		if (statusCode >= 200 && statusCode < 300) {
+			const headers = response.headers ?? {};
+			const contentType = String(headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
+			const length = Number(headers['content-length']);
+			return { stream: response.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+		}
+		(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+		if (RETRYABLE_STATUSES.has(statusCode) && !lastAttempt) {
+			const retryAfter = response.headers?.['retry-after'];
+			await pauseBeforeRepeat(ctx, signal, retryDelayMs(attempt, typeof retryAfter === 'string' ? retryAfter : undefined, policy.retry), purpose, itemIndex);
+			continue;
+		}
+		const retried = attempt > 1 ? ` (tried ${attempt} times)` : '';
 		throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
 			message: `Could not download the audio of session "${sessionId}" from ${host} (HTTP ${statusCode})`,
 			description:
 				statusCode >= 300 && statusCode < 400
-					? 'The audio link redirected elsewhere, which is not followed. Run again; if it persists, contact the API provider.'
-					: 'The link may have expired (it is valid for 24 hours). Run again to get a fresh link.',
+					? `The audio link redirected elsewhere, which is not followed. Run again; if it persists, contact the API provider${retried}.`
+					: RETRYABLE_STATUSES.has(statusCode)
+						? `The storage host did not serve the audio. Run again later${retried}.`
+						: `The link may have expired (it is valid for 24 hours). Run again to get a fresh link${retried}.`,
 			httpCode: String(statusCode),
 			itemIndex,
 		});
 	}
-	const headers = response.headers ?? {};
-	const contentType = String(headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
-	const length = Number(headers['content-length']);
-	return { stream: response.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+}
+
+async function pauseBeforeRepeat(ctx: IExecuteFunctions, signal: AbortSignal | undefined, ms: number, purpose: string, itemIndex: number): Promise<void> {
+	try {
+		await abortableSleep(ms, signal);
+	} catch {
+		throw requestStoppedError(ctx, { purpose, itemIndex });
+	}
 }
 
 function capitalise(text: string): string {

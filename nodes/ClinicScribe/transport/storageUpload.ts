@@ -10,12 +10,12 @@ import { randomBytes } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
-	sleep,
 	type IExecuteFunctions,
 	type IHttpRequestOptions,
 	type JsonObject,
 } from 'n8n-workflow';
 
+import { abortableSleep } from '../shared/abortableSleep';
 import { describeNetworkFailure } from './errorBodies';
 import { retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 
@@ -369,7 +369,7 @@ function capitalise(text: string): string {
 
 async function pause(ms: number, signal: AbortSignal | undefined, onCancel: () => Error): Promise<void> {
 	try {
-		await sleep(ms, signal);
+		await abortableSleep(ms, signal);
 	} catch {
 		throw onCancel();
 	}

@@ -26,15 +26,32 @@ interface FullResponse {
  */
 export type TokenFailureKind = 'rejected' | 'unavailable' | 'redirected';
 
-/** Raised when no token could be had; its message says why, and `kind` what the user can do. */
+/**
+ * Raised when no token could be had; its message says why, and `kind` what the user can do. Its
+ * `errorCode` names the kind too: n8n 1.x wraps it in a NodeApiError that keeps no cause, only that
+ * code (as httpCode) and the message (first of its messages). Not `code`: n8n's credential test
+ * shows a cause's `code` instead of its message.
+ */
 export class TokenExchangeError extends Error {
+	readonly errorCode: string;
+
 	constructor(
 		message: string,
 		readonly kind: TokenFailureKind = 'rejected',
 	) {
 		super(message);
 		this.name = 'TokenExchangeError';
+		this.errorCode = `${TOKEN_FAILURE_CODE_PREFIX}${kind.toUpperCase()}`;
 	}
+}
+
+const TOKEN_FAILURE_CODE_PREFIX = 'CLINIC_SCRIBE_TOKEN_';
+
+/** The kind a TokenExchangeError's code names, or undefined for any other code. */
+export function tokenFailureKindOfCode(code: unknown): TokenFailureKind | undefined {
+	if (typeof code !== 'string' || !code.startsWith(TOKEN_FAILURE_CODE_PREFIX)) return undefined;
+	const kind = code.slice(TOKEN_FAILURE_CODE_PREFIX.length).toLowerCase();
+	return kind === 'rejected' || kind === 'unavailable' || kind === 'redirected' ? kind : undefined;
 }
 
 /**

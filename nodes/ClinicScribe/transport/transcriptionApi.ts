@@ -3,8 +3,9 @@
  * presign, the used-ID check, init and status. All go through `clinicApiRequest` (Bearer, retries,
  * error advice); the upload of the files themselves is in storageUpload.ts, which never carries a token.
  */
-import { NodeApiError, sleep, type IDataObject, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
+import { abortableSleep } from '../shared/abortableSleep';
 import { readSessionResults, type SessionResults } from '../shared/sessionResults';
 import { asRecord } from '../shared/values';
 import { readErrorFields } from './errorBodies';
@@ -264,7 +265,7 @@ export async function getSessionStatus(
 			throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 		}
 		try {
-			await sleep(retryDelayMs(attempt, response.headers['retry-after'], policy.retry), signal);
+			await abortableSleep(retryDelayMs(attempt, response.headers['retry-after'], policy.retry), signal);
 		} catch {
 			throw requestStoppedError(ctx, { purpose, itemIndex });
 		}

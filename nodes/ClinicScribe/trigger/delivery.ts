@@ -1,14 +1,9 @@
 /**
  * One delivery to the trigger's webhook: size bound, signature, replay, event filter, and the
- * session's results when Include Results is on.
+ * session's results or the event's record when Include Results or Include Appointment or
+ * Prescription is on.
  */
-import {
-	NodeOperationError,
-	type IDataObject,
-	type INodeExecutionData,
-	type IWebhookFunctions,
-	type IWebhookResponseData,
-} from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { clinicEventKind, deliveryEventName, normalizeClinicEvent, type ClinicEvent } from '../shared/clinicEvents';
 import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
@@ -21,19 +16,27 @@ import {
 	ReplayGuard,
 	SIGNATURE_HEADER,
 	verifySignature,
+	type DeliveryReceiver,
 } from '../shared/webhookSignature';
+import { deadlineSignal, settledBefore } from '../transport/deadline';
+import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { fetchSessionApiResults } from '../transport/sessionApi';
 import { fetchSessionResults } from '../transport/transcriptionApi';
-import { recordOfEvent } from './eventRecords';
+import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
+import { fetchRecord, includedRecord, recordFamilyOf } from './eventRecords';
 import { credentialSigningKey, readStored } from './storedSubscription';
 
 /**
- * Signed deliveries already accepted by this process (see ReplayGuard). Module state by design: the
- * replay cache must outlive one webhook() call and be shared by every workflow's trigger in the
- * process, and it cannot live in static data, which webhook() may only read (it may run in another
- * process in queue mode). Bounded in size and by the signature's timestamp tolerance.
+ * Signed deliveries accepted by this process, and those being handled (see ReplayGuard). Module
+ * state by design: the replay cache must outlive one webhook() call, and it cannot live in static
+ * data, which webhook() may only read (it may run in another process in queue mode). Its keys name
+ * the receiving trigger (workflow, node, production or test URL), so the workflows that share an
+ * event never replay one another. Bounded in size and by the signature's timestamp tolerance.
  */
 const replayGuard = new ReplayGuard();
+
+/** What the service is told when a copy of a delivery is still being handled after the bound: try again. */
+const RETRY_AFTER_SECONDS = 10;
 
 /**
  * One delivery to the webhook: refused when too large or not signed by the key the node holds,
@@ -56,44 +59,84 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const signatureHeader = request.headers[SIGNATURE_HEADER] as string | string[] | undefined;
 	const signature = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
-	const verifying = ctx.getNodeParameter('verifySignature', true) !== false;
-	const deliveryKey = deliveryKeyOf(rawBody, signature);
-	if (verifying) {
-		const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(ctx) : undefined);
-		const check = verifySignature({
-			header: signatureHeader,
-			rawBody,
-			signingKey: stored.signingKey,
-			nowSeconds,
-			toleranceSeconds: toleranceOf(options),
-		});
-		if (!check.valid) {
-			// The reason only: nothing of the body is ever logged.
-			ctx.logger.warn(`Clinic Scribe Trigger: rejected a delivery (signature ${check.reason})`);
-			ctx.getResponseObject().status(401).json({ message: 'Signature check failed' });
-			return { noWebhookResponse: true };
-		}
-		if (deliveryKey && replayGuard.wasAccepted(deliveryKey, nowSeconds)) {
-			// The very delivery already started the workflow: a replay, or the service delivering
-			// again (perhaps signed afresh). Acknowledged (so a service stops retrying) and dropped, so
-			// nothing runs twice.
-			ctx.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)');
-			return {};
-		}
+	if (ctx.getNodeParameter('verifySignature', true) === false) return await workflowItems(ctx, options);
+
+	const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(ctx) : undefined);
+	const check = verifySignature({
+		header: signatureHeader,
+		rawBody,
+		signingKey: stored.signingKey,
+		nowSeconds,
+		toleranceSeconds: toleranceOf(options),
+	});
+	if (!check.valid) {
+		// The reason only: nothing of the body is ever logged.
+		ctx.logger.warn(`Clinic Scribe Trigger: rejected a delivery (signature ${check.reason})`);
+		ctx.getResponseObject().status(401).json({ message: 'Signature check failed' });
+		return { noWebhookResponse: true };
 	}
-	// Claimed before anything is awaited: a copy of this delivery that arrives while this one is still
-	// being handled (the fetch of Include Results or Include Appointment or Prescription) is dropped
-	// as a replay too. Released when this one starts nothing (an event not chosen) or fails (a failed
-	// fetch), so the service may deliver it again.
-	const claimed = verifying && signature !== undefined && signature !== '' && deliveryKey !== undefined;
-	if (claimed) replayGuard.remember(deliveryKey, nowSeconds, toleranceOf(options));
-	let started = false;
+	const deliveryKey = deliveryKeyOf(receiverOf(ctx), rawBody, signature);
+	if (!deliveryKey) return await workflowItems(ctx, options);
+	return await handledOnce(ctx, deliveryKey, nowSeconds, toleranceOf(options), async () => await workflowItems(ctx, options));
+}
+
+/** This trigger: the same event delivered to another workflow, node or URL (test vs production) is another delivery. */
+function receiverOf(ctx: IWebhookFunctions): DeliveryReceiver {
+	const node = ctx.getNode();
+	return { workflowId: String(ctx.getWorkflow().id ?? ''), nodeId: node.id || node.name, mode: ctx.getMode() };
+}
+
+/**
+ * Runs `handle` for the first copy of a delivery only. A copy arriving while the first is handled
+ * waits for it (the first is bounded by the fetch budget): acknowledged once the first has started the
+ * workflow, handled itself if the first started nothing (it failed), and answered 503 (retry) if the
+ * first is still not done when this copy's own bound runs out. So a delivery is never acknowledged
+ * before a run has started with it or it was refused for good.
+ */
+async function handledOnce(
+	ctx: IWebhookFunctions,
+	deliveryKey: string,
+	nowSeconds: number,
+	toleranceSeconds: number,
+	handle: () => Promise<IWebhookResponseData>,
+): Promise<IWebhookResponseData> {
+	const wait = deadlineSignal(PRODUCTION_POLICY.timeouts.triggerFetchMs);
 	try {
-		const result = await workflowItems(ctx, options);
-		started = result.workflowData !== undefined;
-		return result;
+		for (;;) {
+			const claim = replayGuard.claim(deliveryKey, nowSeconds, toleranceSeconds);
+			if (claim.kind === 'accepted') {
+				// The very delivery already started this workflow: a replay, or the service delivering again
+				// (perhaps signed afresh). Acknowledged, so a service stops retrying, and dropped.
+				ctx.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)');
+				return {};
+			}
+			if (claim.kind === 'in-flight') {
+				const first = await settledBefore(claim.outcome, wait.signal);
+				if ('expired' in first) {
+					ctx.logger.warn('Clinic Scribe Trigger: asked the service to deliver again later: a copy of this delivery is still being handled');
+					const response = ctx.getResponseObject();
+					response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
+					response.status(503).json({ message: 'A copy of this delivery is still being handled; deliver it again later' });
+					return { noWebhookResponse: true };
+				}
+				if ('value' in first && first.value) {
+					ctx.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a copy of a delivery that started the workflow meanwhile');
+					return {};
+				}
+				// The first copy started nothing: this one is handled in its place.
+				continue;
+			}
+			let started = false;
+			try {
+				const result = await handle();
+				started = result.workflowData !== undefined;
+				return result;
+			} finally {
+				claim.settle(started);
+			}
+		}
 	} finally {
-		if (claimed && !started) replayGuard.forget(deliveryKey);
+		wait.dispose();
 	}
 }
 
@@ -109,11 +152,11 @@ async function workflowItems(ctx: IWebhookFunctions, options: IDataObject): Prom
 			ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
 			return {};
 		}
-		if (ctx.getNodeParameter('includeRecord', false) !== true) {
-			return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
-		}
-		const record = await recordOfEvent(ctx, clinicEvent);
-		return { workflowData: [[{ json: { ...clinicEventJson(clinicEvent), ...record } }]] };
+		const family = ctx.getNodeParameter('includeRecord', false) === true ? recordFamilyOf(clinicEvent) : undefined;
+		if (!family) return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
+		const fetched = await fetchWithinBudget(ctx, includedRecord(family), async (bounds) => await fetchRecord(ctx, clinicEvent, family, bounds));
+		const json = 'value' in fetched ? { ...clinicEventJson(clinicEvent), [family]: fetched.value } : { ...clinicEventJson(clinicEvent), [family]: null, error: fetched.error };
+		return { workflowData: [[{ json }]] };
 	}
 
 	// v2rx.* (and names of no clinic family): the transcription shape, as in version 1.
@@ -135,23 +178,32 @@ function toleranceOf(options: IDataObject): number {
 	return Number.isFinite(value) && value > 0 ? value : DEFAULT_TOLERANCE_SECONDS;
 }
 
+const INCLUDED_RESULTS: IncludedFetch = {
+	what: 'the results of the session',
+	later: 'Transcription → Get Results (its ID is in sessionId, Results Of as set here)',
+};
+
 /**
- * The items Transcription → Get Results gives for the session, each with the event under `event`.
- * A failed fetch throws: n8n then records a failed execution and answers the service 500, so the
- * failure is visible and the service may deliver again.
+ * The items Transcription → Get Results gives for the session, each with the event under `event`;
+ * when they cannot be had in time, one item with the event and an `error` (see boundedFetch.ts).
  */
 async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent): Promise<INodeExecutionData[]> {
-	if (!event.sessionId) {
-		throw new NodeOperationError(ctx.getNode(), 'The delivery names no session, so its results cannot be fetched', {
-			description: 'Turn off Include Results to receive such deliveries as they are.',
-		});
-	}
 	const chosen = ctx.getNodeParameter(RESULTS_OUTPUT_PARAMETER, 'session');
 	const output = isResultsOutput(chosen) ? chosen : 'session';
 	// A session of the session API is read there; everything else through the status call.
 	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchSessionResults;
-	const results = await read(ctx, event.sessionId);
-	return sessionResultsToRecords(results, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
+	const sessionId = event.sessionId;
+	const fetched = sessionId
+		? await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await read(ctx, sessionId, undefined, bounds))
+		: {
+				error: {
+					message: 'The delivery names no session, so its results cannot be fetched',
+					description: 'The workflow started with the event alone. Turn off Include Results to receive such deliveries without this error.',
+					httpCode: null,
+				},
+			};
+	if ('error' in fetched) return [{ json: { session_id: sessionId ?? null, error: fetched.error, event: eventJson(event) } }];
+	return sessionResultsToRecords(fetched.value, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
 }
 
 function eventJson(event: CompletionEvent): IDataObject {
@@ -165,7 +217,6 @@ function eventJson(event: CompletionEvent): IDataObject {
 		body: event.body,
 	};
 }
-
 
 function clinicEventJson(event: ClinicEvent): IDataObject {
 	return { ...event };

@@ -12,37 +12,45 @@ import { readPrescription } from '../shared/prescriptionRecords';
 import { getAppointment } from '../transport/appointmentsApi';
 import { getPrescription } from '../transport/prescriptionsApi';
 import { unexpectedBodyError } from '../transport/request';
+import type { FetchBounds, IncludedFetch } from './boundedFetch';
 
-/** Families whose record this option fetches. */
-export const FAMILIES_WITH_RECORD: ReadonlyArray<ClinicEvent['kind']> = ['appointment', 'prescription'];
+/** Families whose record this option fetches, and the field the record goes under. */
+export type RecordFamily = 'appointment' | 'prescription';
 
-/**
- * The event's record: under `appointment` for an appointment event, `prescription` for a prescription event. A failed fetch throws: n8n then records
- * a failed execution and answers the service 500, so the failure is visible and the service may
- * deliver again (the delivery is not remembered as accepted).
- */
-export async function recordOfEvent(ctx: IWebhookFunctions, event: ClinicEvent): Promise<IDataObject> {
-	if (event.kind === 'prescription') {
-		if (!event.prescriptionId) throw missingId(ctx, 'prescription');
-		const response = await getPrescription(ctx, event.prescriptionId);
-		const prescription = readPrescription(response.body);
-		if (!prescription) throw unexpectedBodyError(ctx, { purpose: 'the prescription' }, response.statusCode);
-		return { prescription };
-	}
-	if (event.kind === 'appointment') {
-		// Eka's id when the event has it; else the partner's own (`?partner_id=1`).
-		const [appointmentId, partnerId] = event.appointmentId
-			? [event.appointmentId, false]
-			: [event.partnerAppointmentId, true];
-		if (!appointmentId) throw missingId(ctx, 'appointment');
-		// As Appointment → Get outputs it: epoch times with ISO twins in the clinic's zone, status labels.
-		return { appointment: normalizeAppointment(await getAppointment(ctx, appointmentId, { partnerId })) };
-	}
-	return {};
+/** The family whose record an event has, or undefined (receipts, schedule, …: output as they are). */
+export function recordFamilyOf(event: ClinicEvent): RecordFamily | undefined {
+	return event.kind === 'appointment' || event.kind === 'prescription' ? event.kind : undefined;
 }
 
-function missingId(ctx: IWebhookFunctions, family: string): NodeOperationError {
+/** How a record missing from an item is named, and where the user gets it later. */
+export function includedRecord(family: RecordFamily): IncludedFetch {
+	return family === 'appointment'
+		? { what: 'the appointment', later: 'Appointment → Get (its ID is in appointmentId, or in partnerAppointmentId with ID Type "Partner Appointment ID")' }
+		: { what: 'the prescription', later: 'Prescription → Get (its ID is in prescriptionId)' };
+}
+
+/**
+ * The event's record: an appointment event's appointment, as Appointment → Get outputs it; a
+ * prescription event's prescription, as Prescription → Get outputs it. Throws when it cannot be had
+ * (the caller then starts the workflow with an `error` instead).
+ */
+export async function fetchRecord(ctx: IWebhookFunctions, event: ClinicEvent, family: RecordFamily, bounds: FetchBounds): Promise<IDataObject> {
+	if (family === 'prescription') {
+		if (!event.prescriptionId) throw missingId(ctx, 'prescription');
+		const response = await getPrescription(ctx, event.prescriptionId, undefined, bounds);
+		const prescription = readPrescription(response.body);
+		if (!prescription) throw unexpectedBodyError(ctx, { purpose: 'the prescription' }, response.statusCode);
+		return prescription;
+	}
+	// Eka's id when the event has it; else the partner's own (`?partner_id=1`).
+	const [appointmentId, partnerId] = event.appointmentId ? [event.appointmentId, false] : [event.partnerAppointmentId, true];
+	if (!appointmentId) throw missingId(ctx, 'appointment');
+	// As Appointment → Get outputs it: epoch times with ISO twins in the clinic's zone, status labels.
+	return normalizeAppointment(await getAppointment(ctx, appointmentId, { partnerId, ...bounds }));
+}
+
+function missingId(ctx: IWebhookFunctions, family: RecordFamily): NodeOperationError {
 	return new NodeOperationError(ctx.getNode(), `The delivery names no ${family}, so the ${family} cannot be fetched`, {
-		description: 'Turn off Include Appointment or Prescription to receive such deliveries as they are.',
+		description: 'Turn off Include Appointment or Prescription to receive such deliveries without this error.',
 	});
 }

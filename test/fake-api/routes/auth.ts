@@ -11,8 +11,7 @@
  *   refresh:  Content-Type (415) → JSON (400) → body keys (400) → refresh token (401)
  */
 import { API_VARIANTS, BUSINESS, REFRESH_PATH } from '../fixtures';
-import type { RouteContext, RouteDefinition } from '../types';
-import type { TokenFlow } from '../tokens';
+import type { ApiVariant, RouteContext, RouteDefinition } from '../types';
 
 export const authRoutes: readonly RouteDefinition[] = [
 	{ method: 'POST', pattern: API_VARIANTS.document.tokenPath, body: 'json', errorStyle: 'auth', handler: documentTokenExchange },
@@ -57,6 +56,9 @@ function refreshTokens(ctx: RouteContext): void {
 	const body = jsonObjectBody(ctx);
 	if (!body) return;
 	if (!hasExactStringFields(ctx, body, ['refresh_token'], ['access_token'])) return;
+	// The sign-in provider's refresh tokens are renewed at its own token endpoint only.
+	if (ctx.state.tokens.refreshTokenSubject(body.refresh_token as string)?.flow === 'signIn')
+		return ctx.sendAuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired');
 	const pair = ctx.state.tokens.refreshPair(body.refresh_token as string, ctx.state.options.rotateRefreshTokens);
 	if (!pair) return ctx.sendAuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired');
 	ctx.state.counters.tokenRefreshes += 1;
@@ -76,7 +78,7 @@ function pairBody(pair: { accessToken: string; refreshToken: string; expiresIn: 
 	};
 }
 
-function issue(ctx: RouteContext, flow: TokenFlow) {
+function issue(ctx: RouteContext, flow: ApiVariant) {
 	const { options, credentials, tokens, counters } = ctx.state;
 	const accessSeconds = options.accessTokenLifetimeSeconds ?? API_VARIANTS[flow].defaultAccessTokenLifetimeSeconds;
 	const pair = tokens.issue({ clientId: credentials.clientId, businessId: BUSINESS.business_id, flow }, accessSeconds, options.refreshTokenLifetimeSeconds);
@@ -84,7 +86,7 @@ function issue(ctx: RouteContext, flow: TokenFlow) {
 	return pair;
 }
 
-function otherFlowRejected(ctx: RouteContext, flow: TokenFlow): boolean {
+function otherFlowRejected(ctx: RouteContext, flow: ApiVariant): boolean {
 	if (!ctx.state.options.rejectOtherTokenFlow || ctx.state.options.variant === flow) return false;
 	ctx.sendRouteNotFound();
 	return true;

@@ -15,9 +15,13 @@
  *         End → 400 "Session already ended" (ES-OAS; ES-hist would answer 202 again).
  *   GET   /voice/v1/sessions/:id                      202 while processing (partial transcript, no
  *         templates), then 200 completed / 206 partial / 200 with status "failed"; 410 expired;
- *         404 unknown; a session never ended stays `created` (200).
+ *         404 unknown; a session never ended stays `created` (200); a cancelled one is answered 200
+ *         with status "cancelled" and the user_status / processing_status the cancel set.
  *   PATCH /voice/v1/sessions/:id                      the cancel pattern {user_status, processing_status}
  *         ("cancelled") or {patient_details, templates, language_hint}; unknown fields → 422.
+ *
+ * `loseCreateAnswer` makes the next create(s) be carried out and their answer lost (a 500, or the
+ * connection dropped), as a client sees a create whose outcome it cannot know.
  *   GET   /voice/v1/sessions/:id/audio                200 {audio_url (on host "localhost", not the API's
  *         127.0.0.1), expires_in, expires_at}; 403 audio_not_enabled; 404 audio_not_available.
  *   GET   /media/session-audio/:file                  the audio itself; refused (400) when any auth
@@ -41,7 +45,7 @@ export const SESSION_MEDIA_PATH = '/media/session-audio/:file';
 export const SESSION_FILE_NAME = /^[a-zA-Z0-9_-]+_\d+\.[a-zA-Z0-9]+$/;
 export const SESSION_FORMATS = ['webm', 'mp3', 'wav', 'ogg', 'm4a', 'mp4'] as const;
 
-export type SessionState = 'created' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired';
+export type SessionState = 'created' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired' | 'cancelled';
 export type SessionOutcome = 'completed' | 'partial' | 'failed' | 'expired';
 
 export interface SessionOptions {
@@ -101,8 +105,18 @@ export interface FakeSession {
 	audioBytes: Buffer[];
 }
 
+/** A create carried out whose answer is then lost. */
+export interface CreateAnswerLoss {
+	/** Only creates of this session id; any when absent. */
+	sessionId?: string;
+	kind: 'status500' | 'drop';
+	/** How many creates it applies to. Default 1. */
+	times?: number;
+}
+
 interface SessionStore {
 	options: SessionOptions;
+	createAnswerLosses: Array<CreateAnswerLoss & { times: number }>;
 	sessions: Map<string, FakeSession>;
 	rejected: SessionRejection[];
 	/** Requests to the media route (the audio download): its header names. */
@@ -116,7 +130,7 @@ const stores = new WeakMap<FakeClinicState, SessionStore>();
 function storeOf(state: FakeClinicState): SessionStore {
 	let store = stores.get(state);
 	if (!store) {
-		store = { options: { ...DEFAULT_SESSION_OPTIONS }, sessions: new Map(), rejected: [], mediaRequests: [], signingKey: randomBytes(16), bytesReceived: 0 };
+		store = { options: { ...DEFAULT_SESSION_OPTIONS }, createAnswerLosses: [], sessions: new Map(), rejected: [], mediaRequests: [], signingKey: randomBytes(16), bytesReceived: 0 };
 		stores.set(state, store);
 	}
 	return store;
@@ -168,6 +182,18 @@ export function registerSession(state: FakeClinicState, sessionId: string, busin
 
 const pendingScripts = new WeakMap<SessionStore, Map<string, NonNullable<FakeSession['script']>>>();
 
+/**
+ * Called by the create route once the session exists: how its answer is lost, or undefined to
+ * answer it. One use of the first matching loss.
+ */
+export function takeCreateAnswerLoss(state: FakeClinicState, sessionId: string): CreateAnswerLoss['kind'] | undefined {
+	const losses = storeOf(state).createAnswerLosses;
+	const loss = losses.find((entry) => entry.sessionId === undefined || entry.sessionId === sessionId);
+	if (!loss) return undefined;
+	if (--loss.times <= 0) losses.splice(losses.indexOf(loss), 1);
+	return loss.kind;
+}
+
 function sessionOf(ctx: RouteContext): FakeSession | undefined {
 	const businessId = bearerBusiness(ctx);
 	if (!businessId) return undefined;
@@ -191,6 +217,7 @@ async function uploadAudio(ctx: RouteContext): Promise<void> {
 	const session = sessionOf(ctx);
 	if (!session) return void body.resume();
 	if (session.state === 'expired') return reject(410, 'session_expired', 'session expired');
+	if (session.state === 'cancelled') return reject(400, 'session_cancelled', 'the session was cancelled: no more audio is accepted');
 	if (session.state !== 'created') return reject(400, session.state === 'processing' ? 'session_ended' : 'session_completed', 'the session was ended: no more audio is accepted');
 	const fileName = ctx.params.fileName;
 	if (!SESSION_FILE_NAME.test(fileName)) return reject(400, 'invalid_file_name', 'file name must be <base>_<n>.<ext>');
@@ -295,6 +322,8 @@ function getSession(ctx: RouteContext): void {
 		additional_data: session.input.additional_data ?? {},
 	};
 	if (session.state === 'created') return ctx.sendJson(200, envelope);
+	if (session.state === 'cancelled')
+		return ctx.sendJson(200, { ...envelope, status: 'cancelled', user_status: session.userStatus, processing_status: session.processingStatus, templates: [] });
 	if (session.state === 'processing') {
 		session.readsAfterEnd++;
 		const polls = session.script?.processingPolls ?? store.options.processingPolls;
@@ -341,7 +370,7 @@ function patchSession(ctx: RouteContext): void {
 	if (input.user_status === 'cancelled') {
 		session.userStatus = 'cancelled';
 		session.processingStatus = 'cancelled';
-		if (session.state === 'created' || session.state === 'processing') session.state = 'failed';
+		if (session.state === 'created' || session.state === 'processing') session.state = 'cancelled';
 	}
 	ctx.sendJson(200, { session_id: session.sessionId, status: 'success', message: 'Session updated successfully' });
 }
@@ -414,6 +443,8 @@ export interface FakeSessions {
 	bytesReceived(): number;
 	/** Makes a session older than its expiry (it reads as expired). */
 	expire(sessionId: string): void;
+	/** The next matching create(s) are carried out, then their answer is lost (see CreateAnswerLoss). */
+	loseCreateAnswer(loss: CreateAnswerLoss): void;
 	reset(): void;
 }
 
@@ -459,8 +490,15 @@ function controls(state: FakeClinicState): FakeSessions {
 			session.expiresAt = Date.now() - 1;
 			if (session.state === 'created') session.state = 'expired';
 		},
+		loseCreateAnswer: (loss) => {
+			if (!isPlainObject(loss) || !['status500', 'drop'].includes(loss.kind)) throw new Error('kind must be status500 or drop');
+			const times = loss.times ?? 1;
+			if (!(times === Infinity || (Number.isInteger(times) && times >= 1))) throw new Error('times must be an integer >= 1 or Infinity');
+			store.createAnswerLosses.push({ ...loss, times });
+		},
 		reset: () => {
 			store.options = { ...DEFAULT_SESSION_OPTIONS };
+			store.createAnswerLosses = [];
 			store.sessions.clear();
 			store.rejected.length = 0;
 			store.mediaRequests.length = 0;

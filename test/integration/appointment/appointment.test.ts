@@ -6,6 +6,7 @@
 import type { INodeExecutionData } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
+import { MAX_PAGES } from '../../../nodes/ClinicScribe/actions/appointment/getAll.operation';
 import { getAppointment } from '../../../nodes/ClinicScribe/transport/appointmentsApi';
 import { fakeAppointments, resetAppointmentStore } from '../../fake-api/routes/appointments';
 import { patientDirectoryOf, resetPatientDirectory } from '../../fake-api/routes/patientDirectory';
@@ -330,6 +331,24 @@ describe('Appointment → Get Many', () => {
 		expect(output).toHaveLength(20);
 		expect(api.requestsTo(/^\/dr\/v1\/appointment$/, 'GET').map((call) => call.query.page_no)).toEqual(['0', '1']);
 	});
+
+	it('a list longer than the 200 pages it reads fails the item, naming the bound and the filters to narrow, instead of a shorter list', async () => {
+		// 30 a page for dates only: 201 full pages.
+		for (let i = 0; i < MAX_PAGES * 30 + 1; i++) seed({ appointment_id: `long-${i}`, start_time: T10 + i });
+		const { message, description } = await failure(many({ startDate: '2026-11-24', endDate: '2026-11-24' }));
+		expect(message).toBe('Return All needs more than the 200 pages of appointments the node reads for one item (6,000 read)');
+		expect(description).toContain('outputs nothing rather than part of the list');
+		expect(description).toContain('a shorter date range');
+		expect(api.requestsTo('/dr/v1/appointment', 'GET')).toHaveLength(MAX_PAGES);
+	}, 60_000);
+
+	it('with Continue On Fail the too-long list is an error item, and a Limit within the bound still works', async () => {
+		for (let i = 0; i < MAX_PAGES * 20 + 1; i++) seed({ appointment_id: `pt-long-${i}`, patient_id: 'pt-long', start_time: T10 + i });
+		const limited = await run(many({ patientId: 'pt-long', returnAll: false, limit: 45 }));
+		expect(limited).toHaveLength(45);
+		const [failed] = await run(many({ patientId: 'pt-long', returnAll: false, limit: 5000 }), { continueOnFail: true });
+		expect(failed.json.error).toBe('The Limit needs more than the 200 pages of appointments the node reads for one item (4,000 read)');
+	}, 60_000);
 
 	it('filters statuses in the node (codes or labels), as the service has none', async () => {
 		seed({ appointment_id: 'x1', status: 'BK' });

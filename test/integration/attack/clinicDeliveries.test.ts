@@ -75,3 +75,29 @@ it('re-delivered clinic events: the same body signed afresh (a later timestamp) 
 	}
 	recordAttack('delivery-clinic-redelivered', 'same body signed afresh: acknowledged, no second execution, for each variant of each family', { secretsSeen: 0, itemsLost: 0 });
 });
+
+it('one clinic event to two published workflows and a test listener: each receiver runs it once; replays to any run nothing', async () => {
+	const OTHER_KEY = 'd4735e3a265e16eee03f59718b9b5d03019c07d8b6c51f90da3a666eec13ab35';
+	const receivers = [
+		{ workflowId: 'wf-reminder', mode: 'webhook' as const, key: KEY },
+		{ workflowId: 'wf-ehr', mode: 'webhook' as const, key: OTHER_KEY },
+		{ workflowId: 'wf-reminder', mode: 'manual' as const, key: OTHER_KEY },
+	];
+	const now = new Date(Date.now() - 30_000);
+	for (const variant of VARIANTS) {
+		const body = clinicEventSample(variant, { now });
+		const at = async (receiver: (typeof receivers)[number]) => {
+			const { raw, headers } = prepareDelivery({ signing_key: receiver.key }, body, undefined);
+			const request = { headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v])), rawBody: Buffer.from(raw, 'utf8') };
+			const ctx = createWebhookContext({ request, staticData: { ...STORED, signingKey: receiver.key }, parameters: { events: EVENTS }, receiver });
+			return await trigger.webhook.call(ctx.context);
+		};
+		const runs = [];
+		for (const receiver of receivers) runs.push((await at(receiver)).workflowData?.[0].length);
+		expect([variant, runs]).toEqual([variant, [1, 1, 1]]);
+		const replays = [];
+		for (const receiver of receivers) replays.push(await at(receiver));
+		expect([variant, replays]).toEqual([variant, [{}, {}, {}]]);
+	}
+	recordAttack('delivery-clinic-several-receivers', 'each variant to two published workflows and a test listener: one run each; replays to any, none', { secretsSeen: 0, itemsLost: 0 });
+});

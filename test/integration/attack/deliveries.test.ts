@@ -72,3 +72,43 @@ it('oversized: refused with 413 before the signature is checked or the body used
 	expect(logs.map((l) => l.message).join('\n')).toContain(`at most ${MAX_DELIVERY_BYTES}`);
 	recordAttack('delivery-oversized', '413 unread, no execution', { secretsSeen: 0, itemsLost: 0 });
 });
+
+describe('one event, several receivers: each trigger runs once, its own replays run nothing', () => {
+	const OTHER_KEY = '2c26b46b68ffc68ff99b453c1d30413413422d706483bfa0f98a5e886266e7ae';
+
+	async function receiveAt(receiver: { workflowId: string; mode?: 'webhook' | 'manual' }, key: string, request: { headers: Record<string, string>; rawBody: Buffer }) {
+		const ctx = createWebhookContext({ request, staticData: { ...STORED, signingKey: key }, parameters: {}, receiver });
+		return await trigger.webhook.call(ctx.context);
+	}
+
+	/** The same event body as the service sends it to a subscription holding `key`. */
+	function signedWith(key: string, body: Record<string, unknown>) {
+		const { raw, headers } = prepareDelivery({ signing_key: key }, body, undefined);
+		return { headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])), rawBody: Buffer.from(raw, 'utf8') };
+	}
+
+	it.each([
+		['their own keys', KEY, OTHER_KEY],
+		// A key kept in the credential and used by both: even the signatures are the same.
+		['one key in their shared credential', KEY, KEY],
+	])('two published workflows on v2rx.completed (%s): each runs once; a replay to either runs nothing', async (_case, keyA, keyB) => {
+		const body = completionEventBody({ transactionId: `visit-two-workflows-${keyB.slice(0, 4)}` });
+		const a = { workflowId: 'wf-reminder' };
+		const b = { workflowId: 'wf-ehr-write' };
+		const first = [await receiveAt(a, keyA, signedWith(keyA, body)), await receiveAt(b, keyB, signedWith(keyB, body))];
+		expect(first.map((result) => result.workflowData?.[0].length)).toEqual([1, 1]);
+		const replays = [await receiveAt(a, keyA, signedWith(keyA, body)), await receiveAt(b, keyB, signedWith(keyB, body))];
+		expect(replays).toEqual([{}, {}]);
+		recordAttack(`delivery-two-workflows-${keyA === keyB ? 'shared-key' : 'own-keys'}`, 'one event to two published workflows: one run each; replays to either acknowledged, no run', { secretsSeen: 0, itemsLost: 0 });
+	});
+
+	it('a published workflow and "Listen for test event" on it: the production run and the test run each get the event once', async () => {
+		const body = completionEventBody({ transactionId: 'visit-test-listener' });
+		const production = { workflowId: 'wf-published', mode: 'webhook' as const };
+		const test = { workflowId: 'wf-published', mode: 'manual' as const };
+		const results = [await receiveAt(production, KEY, signedWith(KEY, body)), await receiveAt(test, OTHER_KEY, signedWith(OTHER_KEY, body))];
+		expect(results.map((result) => result.workflowData?.[0].length)).toEqual([1, 1]);
+		expect([await receiveAt(production, KEY, signedWith(KEY, body)), await receiveAt(test, OTHER_KEY, signedWith(OTHER_KEY, body))]).toEqual([{}, {}]);
+		recordAttack('delivery-test-listener-beside-published', 'published + test listener on one workflow: one production run, one test run; replays to either no run', { secretsSeen: 0, itemsLost: 0 });
+	});
+});

@@ -52,7 +52,7 @@ describe('Doctor ID', () => {
 		await caught(rig.run(doctorServices('a/../b')));
 		const [received] = rig.api.requestsTo('/dr/v1/doctor/service/');
 		expect(received.route).toBe('/dr/v1/doctor/service/:doctorId');
-		expect(received.path).toBe('/dr/v1/doctor/service/a%2F%2E%2E%2Fb');
+		expect(received.path).toBe('/dr/v1/doctor/service/a%2F..%2Fb');
 		expect(received.pathname).toBe('/dr/v1/doctor/service/a/../b');
 	});
 });
@@ -80,5 +80,22 @@ describe('webhook subscription ID', () => {
 		rig.api.requests.length = 0;
 		const error = await caught(deleteSubscription(contextFor(store), value));
 		expectNothingSent(`dotted-id-subscription-${label}`, error, /subscription ID/);
+	});
+});
+
+describe('Template ID (Template → Get, which reads the list)', () => {
+	it.each([...DOTS, ...EMPTY])('%s is refused before any request', async (label, value) => {
+		const error = await caught(rig.run({ resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'id', value } }));
+		expectNothingSent(`dotted-id-template-get-${label}`, error, /Template/);
+	});
+});
+
+describe('a dot inside a segment is sent as a dot (RFC 3986), never %2E', () => {
+	it('a session file name arrives as audio_0.wav, under its own route', async () => {
+		const file = rig.audioFile('visit.wav', 1_000);
+		await rig.run(uploadParameters({ uploadMethod: 'session', transactionId: 'dotted-segment-session-01' }), { items: [item({ data: rig.storedBinary(file) })] });
+		const [upload] = rig.api.requestsTo(/\/audio\//, 'POST');
+		expect(upload.path).toBe('/voice/v1/sessions/dotted-segment-session-01/audio/audio_0.wav');
+		expect(upload.route).toBe('/voice/v1/sessions/:sessionId/audio/:fileName');
 	});
 });

@@ -91,7 +91,7 @@ describe('Doctor → Get Services', () => {
 		expect(api.requestsTo('/dr/v1/doctor/service/')[0].path).toBe('/dr/v1/doctor/service/a%20b%2Fc');
 		await run(doctorServices('../../business/entities'), { continueOnFail: true });
 		const last = api.requestsTo('/dr/v1/doctor/service/').at(-1);
-		expect(last?.path).toBe('/dr/v1/doctor/service/%2E%2E%2F%2E%2E%2Fbusiness%2Fentities');
+		expect(last?.path).toBe('/dr/v1/doctor/service/..%2F..%2Fbusiness%2Fentities');
 		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(0);
 	});
 

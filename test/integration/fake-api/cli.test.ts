@@ -8,7 +8,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 const TSX = join(ROOT, 'node_modules', '.bin', 'tsx');
 const CLI = join(ROOT, 'test', 'fake-api', 'cli.ts');
 
-jest.setTimeout(30_000);
+jest.setTimeout(120_000);
 
 interface Started {
 	child: ChildProcessWithoutNullStreams;
@@ -24,7 +24,7 @@ function startCli(args: string[]): Promise<Started> {
 	let stderr = '';
 	child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
 	return new Promise((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error(`CLI did not start: ${stderr}`)), 20_000);
+		const timer = setTimeout(() => reject(new Error(`CLI did not start: ${stderr}`)), 90_000);
 		child.on('exit', (code) => reject(new Error(`CLI exited early with ${code}: ${stderr}`)));
 		child.stdout.on('data', (d: Buffer) => {
 			stdout += d.toString();

@@ -39,6 +39,19 @@ test('create: a client id of 16 to 32 characters, once; model and language hints
 	expect(sessions.sessions()).toHaveLength(1);
 });
 
+test('loseCreateAnswer: the create is carried out, then its answer is a 500 or a dropped connection; the repeat answers 409', async () => {
+	sessions.loseCreateAnswer({ sessionId: ID, kind: 'status500' });
+	expect((await create()).json).toEqual({ error: { code: 'internal_error', message: 'upstream timed out' } });
+	expect(sessions.session(ID)).toMatchObject({ state: 'created' });
+	expect((await create()).status).toBe(409);
+	sessions.reset();
+	fakeTranscription(api).reset();
+	sessions.loseCreateAnswer({ kind: 'drop' });
+	await expect(create()).rejects.toThrow();
+	expect(sessions.session(ID)).toMatchObject({ state: 'created' });
+	expect(() => sessions.loseCreateAnswer({ kind: 'slow' as 'drop' })).toThrow('kind must be status500 or drop');
+});
+
 test('upload: raw bytes only, named <base>_<n>.<ext>, a known format, with Content-Length, at most 10 MB; length and SHA-256 recorded', async () => {
 	await create();
 	const bytes = new Uint8Array(1000).fill(7);
@@ -81,7 +94,14 @@ test('patch: the cancel pattern (both fields), unknown fields 422; full audio 40
 	expect((await json('PATCH', `${SESSIONS_PATH}/${ID}`, { user_status: 'cancelled' })).status).toBe(422);
 	expect((await json('PATCH', `${SESSIONS_PATH}/${ID}`, { colour: 'red' })).json).toEqual({ error: { code: 'extra_forbidden', message: 'unknown field(s): colour' } });
 	expect((await json('PATCH', `${SESSIONS_PATH}/${ID}`, { user_status: 'cancelled', processing_status: 'cancelled' })).status).toBe(200);
-	expect(sessions.session(ID)).toMatchObject({ state: 'failed', userStatus: 'cancelled' });
+	expect(sessions.session(ID)).toMatchObject({ state: 'cancelled', userStatus: 'cancelled' });
+	// Read back with the fields the cancel set; it takes no more audio.
+	expect((await call(api, `${SESSIONS_PATH}/${ID}`, { headers: { authorization: `Bearer ${token}` } })).json).toMatchObject({
+		status: 'cancelled',
+		user_status: 'cancelled',
+		processing_status: 'cancelled',
+	});
+	expect((await upload('audio_0.wav', new Uint8Array(8).fill(1))).json).toMatchObject({ error: { code: 'session_cancelled' } });
 	const audio = () => call(api, `${SESSIONS_PATH}/${ID}/audio`, { headers: { authorization: `Bearer ${token}` } });
 	expect((await audio()).json).toMatchObject({ error: { code: 'audio_not_available' } });
 	sessions.setOptions({ audio: 'not_enabled' });

@@ -147,6 +147,9 @@ describe('CI workflow', () => {
 		});
 		// The cache key changes when the installer's pinned versions do.
 		expect(readFileSync(join(root, 'scripts/install-n8n.sh'), 'utf8')).toMatch(/^N8N_VERSION="2\.41\.1"$/m);
+		expect(readFileSync(join(root, 'scripts/install-n8n.sh'), 'utf8')).toMatch(/^N8N_OLDEST_VERSION="1\.123\.81"$/m);
+		// npm test installs both ends of the range before the e2e tests (the oldest-n8n file needs the older one).
+		expect(manifest.scripts['n8n:install']).toMatch(/^bash scripts\/install-n8n\.sh all && /);
 	});
 });
 

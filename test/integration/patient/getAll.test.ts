@@ -1,4 +1,5 @@
 /** Patient → Get Many (the paged minified listing) over real HTTP against the fake directory. */
+import { MAX_PAGES } from '../../../nodes/ClinicScribe/actions/patient/getAll.operation';
 import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
 import { expectDirectoryHeaders, usePatientDirectory } from './helpers';
 
@@ -49,6 +50,21 @@ describe('Patient → Get Many', () => {
 		await new ClinicScribe().execute.call(context);
 		expect(t.api.requestsTo(PATH, 'GET')[0].query.from).toBe('1750744800');
 	});
+
+	it('a directory longer than the 10,000 pages it reads fails the item, naming the bound and what to change, instead of a shorter list', async () => {
+		const profiles = fakePatientDirectory(t.api).profiles;
+		const template = profiles.get(ALL[0])!;
+		// Page Size 1: 10,001 pages (the three fixture patients and 9,998 more).
+		for (let i = 0; i < MAX_PAGES - 2; i++) {
+			const oid = `9${String(i).padStart(14, '0')}`;
+			// Created after the fixture patients, one second apart: the fake sorts by creation time.
+			profiles.set(oid, { ...template, oid, username: `UHID-X${i}`, c_ate: 1_760_000_000 + i });
+		}
+		const error = await t.failure(getMany({}, { pageSize: 1 }));
+		expect(error.message).toBe('Return All needs more than the 10,000 pages of patients the node reads for one item (10,000 read)');
+		expect(error.description).toContain('Page Size up to 2000');
+		expect(t.api.requestsTo(PATH, 'GET')).toHaveLength(MAX_PAGES);
+	}, 180_000);
 
 	it('retries a 503 of a page', async () => {
 		t.api.injectFault({ method: 'GET', path: PATH, fault: { kind: 'status', status: 503 } });

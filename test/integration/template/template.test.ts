@@ -127,8 +127,10 @@ describe('Template → Get', () => {
 	it('refuses an empty or dot-only id before sending anything', async () => {
 		expect((await failure(getOne('  '))).message).toBe('The Template field of item 0 is empty');
 		expect(api.requests).toHaveLength(0);
-		// Not a path segment for Get (it reads the list): just an id the workspace does not have.
-		expect((await failure(getOne('..'))).message).toBe('The workspace has no template ".." (item 0)');
+		// Get reads the list, but refuses the ids Update and Delete refuse, before any request.
+		expect((await failure(getOne('..'))).message).toBe('The Template ID of item 0 is "..": an ID made only of dots would address another path of the API');
+		expect((await failure(getOne(' . '))).message).toMatch(/^The Template ID of item 0 is "\."/);
+		expect(api.requests).toHaveLength(0);
 	});
 });
 
@@ -205,7 +207,7 @@ describe('Template → Update', () => {
 
 	it('puts the id in the path as one encoded segment', async () => {
 		await failure(update('a/../b', { title: 'x' }));
-		expect(api.requestsTo(/template/).map((call) => call.path)).toEqual([`${TEMPLATES}/a%2F%2E%2E%2Fb`]);
+		expect(api.requestsTo(/template/).map((call) => call.path)).toEqual([`${TEMPLATES}/a%2F..%2Fb`]);
 	});
 
 	it('refuses a dot-only id before sending anything (it would address another path)', async () => {

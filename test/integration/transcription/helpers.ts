@@ -1,6 +1,6 @@
 /** Shared setup of the transcription integration tests: the fake API, audio files, node runs. */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -31,6 +31,8 @@ export interface RunOptions {
 	executionId?: string;
 	runIndex?: number;
 	executionContextData?: Record<string, IDataObject>;
+	/** Whose helpers the context follows (see createExecuteContext). Default the newest n8n's. */
+	n8nLine?: 'newest' | 'oldest';
 }
 
 export class TranscriptionRig {
@@ -75,6 +77,17 @@ export class TranscriptionRig {
 		return { id, data: 'filesystem-v2', mimeType, fileName: file.name, fileSize: `${file.size} B` } as IBinaryData;
 	}
 
+	/**
+	 * Binary data as n8n's database mode gives it (`database:<uuid>`). With `sparseSize` the file on
+	 * disk is that long but holds no data (a size the node must check before it reads anything).
+	 */
+	databaseBinary(file: AudioFile, sparseSize?: number): IBinaryData {
+		if (sparseSize !== undefined) truncateSync(file.path, sparseSize);
+		const id = `database:${randomUUID()}`;
+		this.files.set(id, file.path);
+		return { id, data: 'database', mimeType: 'audio/wav', fileName: file.name, fileSize: `${sparseSize ?? file.size} B` } as IBinaryData;
+	}
+
 	/** Binary data as n8n's default mode keeps it: Base64 in the item, no id. */
 	inMemoryBinary(file: AudioFile, mimeType = 'application/octet-stream'): IBinaryData {
 		return { data: file.bytes.toString('base64'), mimeType, fileName: file.name, fileSize: `${file.size} B` };
@@ -94,6 +107,7 @@ export class TranscriptionRig {
 			executionId: options.executionId,
 			runIndex: options.runIndex,
 			executionContextData: options.executionContextData,
+			n8nLine: options.n8nLine,
 		});
 		if (options.n8nHttp) {
 			const real = loadN8nHttpRequest();

@@ -82,10 +82,11 @@ describe('session transport', () => {
 		expect(done.templates.find((t) => t.templateId === 'transcript_template')?.value).toMatch(/cough and fever/);
 	});
 
-	test('an id that exists is refused as used (409), without a repeat', async () => {
+	test('an id that exists is answered as held (409) without a repeat: not after a lost answer, so the caller reads where it stands', async () => {
 		const ctx = rig.context({});
 		await createSession(ctx, createBody(), 0);
-		await expect(createSession(rig.context({}), createBody(), 0)).rejects.toThrow(/was already used/);
+		await expect(createSession(rig.context({}), createBody(), 0)).resolves.toEqual({ sessionId: ID, alreadyCreated: true, afterLostAnswer: false, body: {} });
+		expect(rig.api.requestsTo('/voice/v1/sessions', 'POST').map((r) => r.status)).toEqual([201, 409]);
 		expect(sessions.sessions()).toHaveLength(1);
 	});
 
@@ -118,7 +119,7 @@ describe('session transport', () => {
 		expect((await fetchSessionApiResults(ctx, 'n8ntestsession-never-ended-0000', 0)).status).toBe('expired');
 	});
 
-	test('cancel sends the documented PATCH; the session reads as failed', async () => {
+	test('cancel sends the documented PATCH; the session reads as cancelled', async () => {
 		const ctx = rig.context({});
 		await createSession(ctx, createBody(), 0);
 		await cancelSession(ctx, ID, 0);
@@ -126,7 +127,7 @@ describe('session transport', () => {
 			{ user_status: 'cancelled', processing_status: 'cancelled' },
 		]);
 		expect(sessions.session(ID)).toMatchObject({ userStatus: 'cancelled', processingStatus: 'cancelled' });
-		expect((await fetchSessionApiResults(ctx, ID, 0)).status).toBe('failed');
+		expect((await fetchSessionApiResults(ctx, ID, 0)).status).toBe('cancelled');
 	});
 
 	test('the audio link, downloaded from the other host with no auth header; 403/404 say why', async () => {

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
 import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
+import { recordAttack } from '../../support/attackLedger';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
 
@@ -128,7 +129,12 @@ describe('Upload Audio, Upload Method "Session"', () => {
 		const first = await rig.run(sessionUpload(), options);
 		const again = await rig.run(sessionUpload(), { ...options, items: [item({ data: rig.storedBinary(a) })] });
 		expect(again[0].json.session_id).toBe(first[0].json.session_id);
-		expect(again[0].json.upload_status).toBe('already_uploaded');
+		expect(again[0].json).toMatchObject({
+			outcome: 'ended_by_earlier_try',
+			upload_status: 'uploaded_by_earlier_try',
+			upload_status_code: null,
+			end: { status: 'ended_by_earlier_try', http_status: null, session_status: 'processing' },
+		});
 		expect(sessions.session(first[0].json.session_id as string)!.endCalls).toBe(1);
 	});
 
@@ -139,7 +145,7 @@ describe('Upload Audio, Upload Method "Session"', () => {
 		await expect(rig.run(sessionUpload(), options)).rejects.toThrow(/HTTP 400/);
 		const [retried] = await rig.run(sessionUpload(), { ...options, items: [item({ data: rig.storedBinary(a) })] });
 		const sessionId = retried.json.session_id as string;
-		expect(retried.json).toMatchObject({ upload_status: 'uploaded', end: { status: 'ended', http_status: 202 } });
+		expect(retried.json).toMatchObject({ outcome: 'continued_and_ended', upload_status: 'uploaded', end: { status: 'ended', http_status: 202 } });
 		expect(rig.api.requestsTo('/voice/v1/sessions', 'POST').filter((r) => r.path === '/voice/v1/sessions').map((r) => r.status)).toEqual([201, 409]);
 		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
 		expect(sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
@@ -164,6 +170,120 @@ describe('Upload Audio, Upload Method "Session"', () => {
 	});
 });
 
+describe('Upload Method "Session": what a lost or unclear answer leaves, and what the output says', () => {
+	const CREATE = '/voice/v1/sessions';
+	const creates = () => rig.api.requestsTo(CREATE, 'POST').filter((r) => r.path === CREATE);
+	/** The recording arrived whole, once stored, and End was sent once: nothing lost, nothing paid twice. */
+	function expectUploadedAndEndedOnce(sessionId: string, file: { sha256: string }) {
+		expect(sessions.session(sessionId)!.uploads.map((u) => [u.fileName, u.sha256])).toEqual([['audio_0.wav', file.sha256]]);
+		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
+	}
+
+	test.each([
+		['session-create-lost-500', 'status500' as const, 'the create carried out, its answer a 500'],
+		['session-create-lost-drop', 'drop' as const, 'the create carried out, the connection dropped before the answer'],
+	])('%s (%s: %s): repeated, the 409 is our own session, still open (its read answered 200 "created"): the file is uploaded and End sent once', async (row, kind, _what) => {
+		const sessionId = `${row}-0001`.padEnd(16, '0');
+		const a = rig.audioFile('a.wav', 3000);
+		sessions.loseCreateAnswer({ sessionId, kind });
+		const output = await rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(a) })] });
+		expect(output).toHaveLength(1);
+		expect(output[0].json).toMatchObject({ session_id: sessionId, outcome: 'uploaded_and_ended', upload_status: 'uploaded', upload_status_code: 200, end: { status: 'ended', http_status: 202 } });
+		expect(creates().map((r) => r.status)).toEqual([kind === 'drop' ? undefined : 500, 409]);
+		expect(rig.api.requestsTo(`${CREATE}/${sessionId}`, 'GET').map((r) => r.status)).toEqual([200]);
+		expectUploadedAndEndedOnce(sessionId, a);
+		recordAttack(row, `create answer lost (${kind}): repeated, 409 read as ours, session "created": 1 file uploaded, End sent once`, { itemsLost: 0, duplicateInits: 0 });
+	});
+
+	test('session-created-read-202: after a lost create answer the session read answers HTTP 202 with status "created": open, so the file is uploaded and End sent once (the HTTP status decides nothing)', async () => {
+		const sessionId = 'session-created-read-202-01';
+		const a = rig.audioFile('a.wav', 3000);
+		sessions.loseCreateAnswer({ sessionId, kind: 'status500' });
+		rig.api.injectFault({
+			method: 'GET',
+			path: `${CREATE}/${sessionId}`,
+			fault: { kind: 'status', status: 202, body: { session_id: sessionId, status: 'created', audio_files_received: 0, audio_files: [] } },
+		});
+		const output = await rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(a) })] });
+		expect(output[0].json).toMatchObject({ outcome: 'uploaded_and_ended', upload_status: 'uploaded', end: { status: 'ended', http_status: 202 } });
+		expect(output[0].json).not.toHaveProperty('init');
+		expectUploadedAndEndedOnce(sessionId, a);
+		recordAttack('session-created-read-202', 'session read 202 + status "created": read as open from the body; 1 file uploaded, End sent once', { itemsLost: 0, duplicateInits: 0 });
+	});
+
+	test('session-create-no-answer: no answer to any create: the error says the session may exist and how to go on (not the Base URL); the same ID in a new run continues it, End once', async () => {
+		const sessionId = 'session-create-no-answer-01';
+		const a = rig.audioFile('a.wav', 3000);
+		// The first create is carried out, its connection dropped; every repeat is dropped before it arrives.
+		sessions.loseCreateAnswer({ sessionId, kind: 'drop' });
+		rig.api.injectFault({ method: 'POST', path: CREATE, times: 3, fault: { kind: 'drop' } });
+		const failed = rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-lost-create' });
+		await expect(failed).rejects.toThrow(`Session "${sessionId}" of item 0 may have been created, but no answer came from the clinic API`);
+		await expect(failed).rejects.toMatchObject({ description: expect.stringContaining('Run the node again with the same Session ID') });
+		await expect(failed).rejects.not.toMatchObject({ description: expect.stringMatching(/Base URL/) });
+		expect(sessions.session(sessionId)).toMatchObject({ state: 'created', uploads: [], endCalls: 0 });
+
+		// As the message says: run again (a new execution) with the same ID.
+		const [again] = await rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-after-lost-create' });
+		expect(again.json).toMatchObject({ session_id: sessionId, outcome: 'continued_and_ended', upload_status: 'uploaded', end: { status: 'ended' } });
+		expectUploadedAndEndedOnce(sessionId, a);
+		recordAttack('session-create-no-answer', 'no create answer at all: "may have been created … same Session ID"; the next run with that ID continued it: 1 file, End once', { itemsLost: 0, duplicateInits: 0 });
+	});
+
+	test('session-foreign-ended-after-500: a 500 then "exists" for a session another recording already ended is not taken for ours: the item fails "already used", nothing uploaded or ended', async () => {
+		const sessionId = 'session-foreign-ended-0001';
+		const other = rig.audioFile('other.wav', 500);
+		await rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(other) })], executionId: 'exec-other-visit' });
+		rig.api.injectFault({ method: 'POST', path: CREATE, fault: { kind: 'status', status: 500 } });
+		const a = rig.audioFile('a.wav', 3000);
+		await expect(rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-this-visit' })).rejects.toThrow(
+			`The Session ID "${sessionId}" of item 0 was already used`,
+		);
+		expect(sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([other.sha256]);
+		expect(sessions.session(sessionId)!.endCalls).toBe(1);
+		recordAttack('session-foreign-ended-after-500', '500 then 409 on a session another recording ended: refused as used, not reported as uploaded; nothing sent', { itemsLost: 0, duplicateInits: 0 });
+	});
+
+	test('an open session holding audio this upload would not replace is not continued by another run ("already used"); one holding only its own file names is', async () => {
+		const sessionId = 'session-open-foreign-0001';
+		const other = rig.audioFile('other.wav', 500);
+		await createSessionWithFile(sessionId, 'audio_1.wav', other.bytes);
+		const a = rig.audioFile('a.wav', 3000);
+		await expect(rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(a) })] })).rejects.toThrow(/was already used/);
+		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 0, state: 'created' });
+		expect(sessions.session(sessionId)!.uploads.map((u) => u.storedAs)).toEqual(['1.wav']);
+
+		const mine = 'session-open-replaced-0001';
+		await createSessionWithFile(mine, 'audio_0.wav', other.bytes);
+		const [continued] = await rig.run(sessionUpload({ transactionId: mine }), { items: [item({ data: rig.storedBinary(a) })] });
+		expect(continued.json).toMatchObject({ outcome: 'continued_and_ended', upload_status: 'uploaded' });
+		expectUploadedAndEndedOnce(mine, a);
+	});
+
+	test('a cancelled session is not uploaded to: the item says it was cancelled and nothing was sent', async () => {
+		const sessionId = 'session-cancelled-00001';
+		await createSessionWithFile(sessionId, 'audio_0.wav', Buffer.alloc(10, 1));
+		await rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId });
+		const output = await rig.run(sessionUpload({ transactionId: sessionId }), { items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 100)) })], continueOnFail: true });
+		expect(output[0].json).toMatchObject({ session_id: sessionId, error: `Session "${sessionId}" of item 0 was cancelled` });
+		expect(output[0].json.description).toMatch(/^Nothing of this item was uploaded/);
+		expect(sessions.session(sessionId)!.endCalls).toBe(0);
+	});
+
+	/** A session made outside the node (another workflow, another run), holding one file. */
+	async function createSessionWithFile(sessionId: string, fileName: string, bytes: Buffer): Promise<void> {
+		const headers = { authorization: `Bearer ${rig.api.validCredentials.staticToken}` };
+		const created = await fetch(`${rig.api.url}${CREATE}`, {
+			method: 'POST',
+			headers: { ...headers, 'content-type': 'application/json' },
+			body: JSON.stringify({ session_id: sessionId, upload_type: 'single', templates: ['clinical_notes_template'] }),
+		});
+		expect(created.status).toBe(201);
+		const uploaded = await fetch(`${rig.api.url}${CREATE}/${sessionId}/audio/${fileName}`, { method: 'POST', headers: { ...headers, 'content-type': 'audio/wav' }, body: new Uint8Array(bytes) });
+		expect(uploaded.status).toBe(200);
+	}
+});
+
 describe('Get Results, Results Of "Session"', () => {
 	async function endedSession(sessionId: string, outcome: 'completed' | 'partial' | 'failed' | 'expired'): Promise<void> {
 		sessions.script(sessionId, { outcome, processingPolls: 0 });
@@ -186,6 +306,18 @@ describe('Get Results, Results Of "Session"', () => {
 		expect(unknown.json.status).toBe('not_found');
 		const [failedSimple] = await rig.run(resultsParameters('session-state-failed-00001', { resultsSource: 'session', resultsOutput: 'simple' }));
 		expect(failedSimple.json.issues).toEqual(expect.arrayContaining(['The API said: All templates failed']));
+	});
+
+	test('a cancelled session has its own status, cancelled, and Fail on Incomplete Results fails it saying so', async () => {
+		await rig.run(sessionUpload({ transactionId: SESSION_B }), { items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })] });
+		await rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: SESSION_B });
+		const [result] = await rig.run(resultsParameters(SESSION_B, { resultsSource: 'session' }));
+		expect([result.json.status, result.json.http_status]).toEqual(['cancelled', 200]);
+		const [simple] = await rig.run(resultsParameters(SESSION_B, { resultsSource: 'session', resultsOutput: 'simple' }));
+		expect(simple.json.issues).toEqual(['The session was cancelled; it holds no results.']);
+		await expect(rig.run(resultsParameters(SESSION_B, { resultsSource: 'session', waitForCompletion: true, failIfIncomplete: true }))).rejects.toThrow(
+			`Session "${SESSION_B}" was cancelled`,
+		);
 	});
 
 	test('Wait for Completion reads the session until it is done; Fail on Incomplete Results fails an expired one', async () => {
@@ -214,6 +346,24 @@ describe('Cancel Session and Get Session Audio', () => {
 			'Session "session-that-never-was" cannot be cancelled: the service does not know it (HTTP 404)',
 		);
 		await expect(rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: '..' })).rejects.toThrow(/Session ID of item 0 is "\.\."/);
+	});
+
+	test('Get Session Audio: a 5xx or a dropped connection from the storage host is retried (as the prescription PDF); a 404 is not', async () => {
+		const a = rig.audioFile('a.wav', 20_000);
+		await rig.run(sessionUpload({ transactionId: SESSION_A }), { items: [item({ data: rig.storedBinary(a) })] });
+		rig.api.injectFault({ method: 'GET', path: '/media/session-audio/', fault: { kind: 'status', status: 500, body: '<Error><Code>InternalError</Code></Error>' } });
+		rig.api.injectFault({ method: 'GET', path: '/media/session-audio/', fault: { kind: 'status', status: 503, headers: { 'retry-after': '0' } } });
+		rig.api.injectFault({ method: 'GET', path: '/media/session-audio/', fault: { kind: 'drop' } });
+		const [audio] = await rig.run({ resource: 'transcription', operation: 'getSessionAudio', sessionId: SESSION_A, binaryPropertyName: 'audio' });
+		expect(createHash('sha256').update(Buffer.from(audio.binary!.audio.data, 'base64')).digest('hex')).toBe(a.sha256);
+		expect(rig.api.requestsTo('/media/session-audio/', 'GET').map((r) => r.status)).toEqual([500, 503, undefined, 200]);
+
+		rig.api.requests.length = 0;
+		rig.api.injectFault({ method: 'GET', path: '/media/session-audio/', fault: { kind: 'status', status: 404, body: '<Error><Code>NoSuchKey</Code></Error>' } });
+		await expect(rig.run({ resource: 'transcription', operation: 'getSessionAudio', sessionId: SESSION_A, binaryPropertyName: 'audio' })).rejects.toThrow(
+			/Could not download the audio of session ".*" from localhost:\d+ \(HTTP 404\)/,
+		);
+		expect(rig.api.requestsTo('/media/session-audio/', 'GET')).toHaveLength(1);
 	});
 
 	test('Get Session Audio: the whole audio as binary, fetched from the other host without any auth header', async () => {

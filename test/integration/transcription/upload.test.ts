@@ -4,6 +4,7 @@
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { DATABASE_MODE_READ_MAX_BYTES } from '../../../nodes/ClinicScribe/actions/transcription/inputBinary';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
@@ -315,6 +316,14 @@ describe('Upload Audio', () => {
 	});
 });
 
+describe("Upload Audio from n8n's database binary mode", () => {
+	test('a recording within the limit is read by its id and stored intact', async () => {
+		const file = rig.audioFile('visit.wav', 4096);
+		await rig.run(uploadParameters({ transactionId: 'visit-db' }), { items: [item({ data: rig.databaseBinary(file) })] });
+		expectStoredIntact(file, 'visit-db');
+	});
+});
+
 describe('Upload Audio: bad input is refused before anything is sent', () => {
 	async function expectRefused(parameters: Record<string, unknown>, items: ReturnType<typeof item>[], message: RegExp) {
 		const run = rig.run(uploadParameters(parameters), { items });
@@ -346,6 +355,14 @@ describe('Upload Audio: bad input is refused before anything is sent', () => {
 
 	test('a transaction ID that cannot be a path segment', async () => {
 		await expectRefused({ transactionId: 'visit/1' }, [item({ data: rig.storedBinary(rig.audioFile('a.wav', 10)) })], /Transaction ID of item 0 contains one of/);
+	});
+
+	test("a recording in n8n's database binary mode too large for it to give back (over 256 MiB) names the limit and what to change", async () => {
+		const binary = rig.databaseBinary(rig.audioFile('long-visit.wav', 10), DATABASE_MODE_READ_MAX_BYTES + 1);
+		const run = rig.run(uploadParameters({ transactionId: 'visit-long' }), { items: [item({ data: binary })] });
+		await expect(run).rejects.toThrow('The file in binary field "data" of item 0 has 256.0 MiB, more than n8n\'s database binary mode can give back to a node (256 MiB)');
+		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('Split the recording into parts under 256 MiB and give them one Transaction ID') });
+		expect(rig.api.requests).toEqual([]);
 	});
 
 	test('one bad file of a transaction stops the whole transaction, and the error names its item', async () => {

@@ -18,6 +18,7 @@ import { recordAttack } from '../../support/attackLedger';
 import { fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
 import { createHookContext, createWebhookContext } from '../../support/triggerContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
+import { eventually } from '../../support/n8n/trigger';
 
 const trigger = new ClinicScribeTrigger();
 const hooks = trigger.webhookMethods.default;
@@ -46,7 +47,7 @@ beforeAll(async () => {
 				try {
 					const result = await trigger.webhook.call(ctx.context);
 					if (result.noWebhookResponse) {
-						res.writeHead(ctx.response.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(ctx.response.body ?? {}));
+						res.writeHead(ctx.response.status ?? 200, { ...ctx.response.headers, 'content-type': 'application/json' }).end(JSON.stringify(ctx.response.body ?? {}));
 						return;
 					}
 					if (result.workflowData) executions.push(result.workflowData[0].map((item) => item.json));
@@ -240,12 +241,27 @@ describe('Include Appointment or Prescription', () => {
 		expect(executions[0][0].prescription).toMatchObject({ prescription_id: 'P-DW-WS-0002' });
 	});
 
-	test('an unknown prescription: 500 to the service, nothing runs, and the same delivery may come again', async () => {
-		const { statuses } = await deliver('prescription-pw', { prescriptionId: 'P-DW-UNKNOWN' }, { times: 2 });
-		// Not remembered as accepted after the failed fetch: the second attempt is tried again too.
-		expect(statuses).toEqual([500, 500]);
-		expect(executions).toEqual([]);
-		expect(api.requestsTo('/dr/v1/prescription/P-DW-UNKNOWN', 'GET')).toHaveLength(2);
+	test('an unknown prescription (a permanent 404): the workflow starts once with the event and a clear error; the service is answered 200, never 500', async () => {
+		const { statuses, body } = await deliver('prescription-pw', { prescriptionId: 'P-DW-UNKNOWN' }, { times: 2 });
+		expect(statuses).toEqual([200, 200]);
+		expect(executions).toEqual([
+			[
+				expect.objectContaining({
+					event: 'prescription.created',
+					prescriptionId: 'P-DW-UNKNOWN',
+					body,
+					prescription: null,
+					error: {
+						message: expect.stringMatching(/^Could not fetch the prescription: The clinic API refused the prescription \(HTTP 404/),
+						description: expect.stringMatching(/^The workflow started with the event alone, so the event is not lost\. Get the prescription later with Prescription → Get/),
+						httpCode: '404',
+					},
+				}),
+			],
+		]);
+		// The second copy is a replay of a delivery that started the workflow: nothing fetched again.
+		expect(api.requestsTo('/dr/v1/prescription/P-DW-UNKNOWN', 'GET')).toHaveLength(1);
+		recordAttack('delivery-unknown-record', 'permanent 404 on Include Prescription: one run with the event and an error, 200 to the service, the copy not run again', { secretsSeen: 0, itemsLost: 0 });
 	});
 
 	test('an appointment event comes with its appointment, as Appointment → Get outputs it', async () => {
@@ -289,22 +305,59 @@ describe('Include Appointment or Prescription', () => {
 		expect(executions).toHaveLength(1);
 		expect(executions[0][0]).toMatchObject({ appointmentId: 'appt-int-twice', appointment: { appointment_id: 'appt-int-twice' } });
 		expect(api.requestsTo('/dr/v1/appointment/appt-int-twice', 'GET')).toHaveLength(1);
-		recordAttack('delivery-replayed-concurrent', 'the copy arriving while the first is still fetching is acknowledged and dropped; one execution', { secretsSeen: 0, itemsLost: 0 });
+		recordAttack('delivery-replayed-concurrent', 'the copy arriving while the first is still fetching waits for it: acknowledged once the first started the run; one execution', { secretsSeen: 0, itemsLost: 0 });
 	});
 
-	test('after a failed fetch the same delivery may come again and then runs', async () => {
-		const { raw, headers } = prepareDelivery(fakeWebhooks(api).subscriptions()[0], clinicEventSample('appointment-pw', { appointmentId: 'appt-int-later' }), undefined);
-		const send = async () => (await fetch(webhookUrl, { method: 'POST', headers, body: raw })).status;
-		expect(await send()).toBe(500);
-		fakeAppointments(api).seed({ appointment_id: 'appt-int-later' });
-		expect(await send()).toBe(200);
-		expect(await send()).toBe(200);
-		expect(executions.map((items) => items[0].appointmentId)).toEqual(['appt-int-later']);
+	test('a copy arriving while the first delivery\'s fetch is failing is not acknowledged before the first has started the workflow (with the error)', async () => {
+		// Unknown appointment, its fetch slowed: the first copy is mid-fetch when the second arrives.
+		api.injectFault({ method: 'GET', path: '/dr/v1/appointment/appt-int-failing', fault: { kind: 'delay', ms: 400 } });
+		const { raw, headers } = prepareDelivery(fakeWebhooks(api).subscriptions()[0], clinicEventSample('appointment-pw', { appointmentId: 'appt-int-failing' }), undefined);
+		const send = async () => {
+			const response = await fetch(webhookUrl, { method: 'POST', headers, body: raw });
+			// What had started when the answer arrived: an acknowledgement must not come before the run.
+			return { status: response.status, runsWhenAnswered: executions.length };
+		};
+		const first = send();
+		await eventually(() => api.requestsTo('/dr/v1/appointment/appt-int-failing', 'GET').length === 1, () => 'the first copy did not fetch');
+		const copy = await send();
+		expect(copy).toEqual({ status: 200, runsWhenAnswered: 1 });
+		expect(await first).toEqual({ status: 200, runsWhenAnswered: 1 });
+		expect(executions).toEqual([[expect.objectContaining({ appointmentId: 'appt-int-failing', appointment: null, error: expect.objectContaining({ httpCode: '404' }) })]]);
+		expect(api.requestsTo('/dr/v1/appointment/appt-int-failing', 'GET')).toHaveLength(1);
+		recordAttack('delivery-copy-during-failing-fetch', 'copy waits for the first (404 after 400 ms): answered 200 only after the run started with the event and its error; one execution', { secretsSeen: 0, itemsLost: 0 });
 	});
 
-	test('an unknown appointment: 500 to the service and nothing runs', async () => {
-		expect((await deliver('appointment-pw', { appointmentId: 'appt-missing' })).statuses).toEqual([500]);
-		expect(executions).toEqual([]);
+	test('a copy still waiting when its own bound runs out is answered 503 with Retry-After (deliver again), not acknowledged; the first runs once', async () => {
+		fakeAppointments(api).seed({ appointment_id: 'appt-int-held' });
+		api.injectFault({ method: 'GET', path: '/dr/v1/appointment/appt-int-held', fault: { kind: 'delay', ms: 600 } });
+		const { raw, headers } = prepareDelivery(fakeWebhooks(api).subscriptions()[0], clinicEventSample('appointment-pw', { appointmentId: 'appt-int-held' }), undefined);
+		const send = async () => {
+			const response = await fetch(webhookUrl, { method: 'POST', headers, body: raw });
+			return { status: response.status, retryAfter: response.headers.get('retry-after'), runsWhenAnswered: executions.length };
+		};
+		const first = send();
+		await eventually(() => api.requestsTo('/dr/v1/appointment/appt-int-held', 'GET').length === 1, () => 'the first copy did not fetch');
+		// Only this copy's context gets a short bound; the first keeps its own (the production 6 s).
+		const restore = useTestTransportPolicy({ timeouts: { triggerFetchMs: 50 } });
+		let copy;
+		try {
+			copy = await send();
+		} finally {
+			restore();
+		}
+		expect(copy).toEqual({ status: 503, retryAfter: '10', runsWhenAnswered: 0 });
+		expect(await first).toEqual({ status: 200, retryAfter: null, runsWhenAnswered: 1 });
+		// The service's retry after the first started: acknowledged, nothing more.
+		expect(await send()).toEqual({ status: 200, retryAfter: null, runsWhenAnswered: 1 });
+		expect(executions.map((items) => items[0].appointment)).toEqual([expect.objectContaining({ appointment_id: 'appt-int-held' })]);
+		recordAttack('delivery-copy-bound-503', 'copy still waiting at its bound: 503 Retry-After 10, no run of its own; the first ran once; the retry acknowledged', { secretsSeen: 0, itemsLost: 0 });
+	});
+
+	test('an unknown appointment: 200 to the service, the workflow starts with the event and the error', async () => {
+		expect((await deliver('appointment-pw', { appointmentId: 'appt-missing' })).statuses).toEqual([200]);
+		expect(executions).toEqual([
+			[expect.objectContaining({ appointmentId: 'appt-missing', appointment: null, error: expect.objectContaining({ message: expect.stringMatching(/^Could not fetch the appointment: /), httpCode: '404' }) })],
+		]);
 	});
 
 	test('a receipt event is output as it is (no record for that family), with nothing fetched', async () => {

@@ -42,7 +42,7 @@ beforeAll(async () => {
 				try {
 					const result = await trigger.webhook.call(ctx.context);
 					if (result.noWebhookResponse) {
-						res.writeHead(ctx.response.status ?? 200, { 'content-type': 'application/json' }).end(JSON.stringify(ctx.response.body ?? {}));
+						res.writeHead(ctx.response.status ?? 200, { ...ctx.response.headers, 'content-type': 'application/json' }).end(JSON.stringify(ctx.response.body ?? {}));
 						return;
 					}
 					executions.push(result.workflowData?.[0].map((item) => item.json) ?? []);
@@ -410,15 +410,44 @@ describe('Include Results', () => {
 		expect(executions[0]).toEqual([expect.objectContaining({ session_id: 'never-uploaded', status: 'not_found', event: expect.objectContaining({ transactionId: 'never-uploaded' }) })]);
 	});
 
-	test('a results call that keeps failing fails the delivery (500) so it is visible and may be sent again', async () => {
+	test('a results call that keeps failing: the workflow starts with the event and a clear error (200), once; the service is not asked again', async () => {
 		parameters = { includeResults: true };
 		await activate();
 		api.injectFault({ method: 'GET', path: '/voice/api/v3/status/', times: Infinity, fault: { kind: 'status', status: 503 } });
-		const report = await fakeWebhooks(api).deliver({ transactionId: 'visit-x' });
+		const report = await fakeWebhooks(api).deliver({ transactionId: 'visit-x', times: 2 });
 		api.clearFaults();
-		expect(report.attempts.map((a) => a.status)).toEqual([500]);
-		expect(report.attempts[0].response).toMatch(/results of session "visit-x" \(HTTP 503/);
-		expect(executions).toEqual([]);
+		expect(report.attempts.map((a) => a.status)).toEqual([200, 200]);
+		// The second copy was acknowledged as a replay of the first, which started the workflow.
+		expect(executions.filter((items) => items.length > 0)).toEqual([
+			[
+				{
+					session_id: 'visit-x',
+					error: {
+						message: expect.stringMatching(/^Could not fetch the results of the session: .*results of session "visit-x" \(HTTP 503/),
+						description: expect.stringMatching(/^The workflow started with the event alone, so the event is not lost\. Get the results of the session later with Transcription → Get Results/),
+						httpCode: '503',
+					},
+					event: expect.objectContaining({ event: 'v2rx.completed', transactionId: 'visit-x', sessionId: 'visit-x' }),
+				},
+			],
+		]);
+	});
+
+	test('a results call slower than the fetch budget: the service is answered once the budget is spent, the workflow starts with the event and the error', async () => {
+		const restore = useTestTransportPolicy({ timeouts: { triggerFetchMs: 800 } });
+		try {
+			parameters = { includeResults: true };
+			await activate();
+			api.injectFault({ method: 'GET', path: '/voice/api/v3/status/', times: Infinity, fault: { kind: 'delay', ms: 5_000 } });
+			const report = await fakeWebhooks(api).deliver({ transactionId: 'visit-slow' });
+			api.clearFaults();
+			expect(report.attempts.map((a) => a.status)).toEqual([200]);
+			expect(executions).toEqual([
+				[expect.objectContaining({ session_id: 'visit-slow', error: expect.objectContaining({ message: 'The clinic API did not give the results of the session within 0.8 s', httpCode: null }) })],
+			]);
+		} finally {
+			restore();
+		}
 	});
 
 	test('a forged delivery never reaches the results call', async () => {

@@ -1,7 +1,8 @@
 /**
  * Installing n8n and this package into it: n8n 2.41 needs Node 24 while this repository's tooling
- * runs on Node 20, so scripts/install-n8n.sh puts Node 24 and n8n@2.41.1 into a cache outside the
- * repository. The package is built, packed and unpacked into a user folder the way n8n's
+ * runs on Node 20, so scripts/install-n8n.sh puts Node 24 and n8n into a cache outside the
+ * repository: the newest n8n the package supports (2.41.1, the default) and the oldest (1.123.x, for
+ * the compatibility e2e test; docs/compatibility.md). The package is built, packed and unpacked into a user folder the way n8n's
  * "Community nodes" screen installs it (npm pack → <userFolder>/.n8n/nodes/node_modules), and
  * recorded in n8n's database so that screen lists it.
  */
@@ -17,22 +18,46 @@ export const PACKAGE_NAME = 'n8n-nodes-clinic-scribe';
 
 const INSTALL_SCRIPT = join(REPO_ROOT, 'scripts', 'install-n8n.sh');
 
+/** Which end of the supported range: what scripts/install-n8n.sh takes as its argument. */
+export type N8nLine = 'newest' | 'oldest';
+
 export interface N8nInstallation {
 	/** Node 24 binary. */
 	nodeBin: string;
 	/** n8n's bin/n8n script (run it with nodeBin). */
 	n8nBin: string;
+	/** The n8n version installed there ("2.41.1"). */
+	version: string;
 }
 
-let installation: N8nInstallation | undefined;
+/** The n8n versions scripts/install-n8n.sh pins (the one place they are written down). */
+export function pinnedN8nVersions(): Record<N8nLine, string> {
+	const script = readFileSync(INSTALL_SCRIPT, 'utf8');
+	const pinned = (name: string): string => {
+		const match = new RegExp(`^${name}="([^"]+)"$`, 'm').exec(script);
+		if (!match) throw new Error(`scripts/install-n8n.sh does not pin ${name}`);
+		return match[1];
+	};
+	return { newest: pinned('N8N_VERSION'), oldest: pinned('N8N_OLDEST_VERSION') };
+}
+
+/** The major version of an installed n8n (1 or 2): what some harness settings depend on. */
+export function majorVersionOf(installation: Pick<N8nInstallation, 'version'>): number {
+	return Number(installation.version.split('.')[0]);
+}
+
+const installations = new Map<N8nLine, N8nInstallation>();
 
 /**
- * Runs scripts/install-n8n.sh (a no-op once installed; minutes on a fresh machine) and returns where
- * Node 24 and n8n are. Progress goes to this process's stderr.
+ * Runs scripts/install-n8n.sh for one end of the range (default the newest; a no-op once
+ * installed; minutes on a fresh machine) and returns where Node 24 and that n8n are. Progress goes
+ * to this process's stderr.
  */
-export async function ensureN8nInstalled(options: { timeoutMs?: number; quiet?: boolean } = {}): Promise<N8nInstallation> {
-	if (installation) return installation;
-	const result = await runProcess('bash', [INSTALL_SCRIPT], {
+export async function ensureN8nInstalled(options: { timeoutMs?: number; quiet?: boolean; line?: N8nLine } = {}): Promise<N8nInstallation> {
+	const line = options.line ?? 'newest';
+	const known = installations.get(line);
+	if (known) return known;
+	const result = await runProcess('bash', [INSTALL_SCRIPT, line], {
 		cwd: REPO_ROOT,
 		timeoutMs: options.timeoutMs ?? 30 * 60_000,
 		stderr: options.quiet ? 'capture' : 'inherit',
@@ -46,7 +71,8 @@ export async function ensureN8nInstalled(options: { timeoutMs?: number; quiet?: 
 		if (!line) throw new Error(`scripts/install-n8n.sh did not print ${name}=…; output:\n${result.stdout}`);
 		return line.slice(name.length + 1).trim();
 	};
-	installation = { nodeBin: value('NODE24_BIN'), n8nBin: value('N8N_BIN') };
+	const installation = { nodeBin: value('NODE24_BIN'), n8nBin: value('N8N_BIN'), version: value('N8N_VERSION') };
+	installations.set(line, installation);
 	return installation;
 }
 

@@ -10,7 +10,14 @@ import type { WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { ensureN8nInstalled, installPackageTarball, recordCommunityPackage, type N8nInstallation } from './install';
+import {
+	ensureN8nInstalled,
+	installPackageTarball,
+	majorVersionOf,
+	recordCommunityPackage,
+	type N8nInstallation,
+	type N8nLine,
+} from './install';
 import { delay, freePort, isPortFree, runProcess, stopGroup, summariseLog, trackGroup, type CliResult } from './processes';
 import { flattedParse, parseExecuteOutput, toExecutionResult, type ExecutionResult } from './results';
 import { newId, type CredentialImport, type WorkflowJson } from './workflows';
@@ -18,10 +25,20 @@ import { newId, type CredentialImport, type WorkflowJson } from './workflows';
 /** Fixed, so a user folder made by one run can be opened by the next (npm start keeps one). */
 export const TEST_ENCRYPTION_KEY = 'clinic-scribe-e2e-encryption-key-not-secret';
 
-/** Modules that start services the tests do not need (and that slow every boot). */
-const DISABLED_MODULES = 'mcp-registry,instance-ai,agents,chat-hub,workflow-builder';
+/**
+ * Modules that start services the tests do not need (and that slow every boot), per n8n major
+ * version: n8n 1.x refuses to start when N8N_DISABLED_MODULES names a module it does not know (its
+ * list: insights, external-secrets, community-packages, data-table, mcp, chat-hub, provisioning,
+ * breaking-changes; @n8n/backend-common 1.x modules.config.js).
+ */
+const DISABLED_MODULES: Record<number, string> = {
+	1: 'mcp,chat-hub,breaking-changes',
+	2: 'mcp-registry,instance-ai,agents,chat-hub,workflow-builder',
+};
 
 export interface N8nInstanceOptions {
+	/** Which installed n8n runs this instance: the newest supported (default) or the oldest. */
+	n8nLine?: N8nLine;
 	/** Where n8n keeps .n8n/ (database, installed packages). Default: a new temp folder, removed by dispose(). */
 	userFolder?: string;
 	/** Keep a temp user folder after dispose() (for debugging). */
@@ -110,7 +127,7 @@ export class N8nInstance {
 
 	/** Ensures n8n is installed, prepares the user folder, installs the package if given. */
 	static async create(options: N8nInstanceOptions = {}): Promise<N8nInstance> {
-		const installed = await ensureN8nInstalled();
+		const installed = await ensureN8nInstalled({ line: options.n8nLine });
 		const port = options.port ?? (await freePort());
 		let brokerPort = options.brokerPort ?? (await freePort());
 		while (brokerPort === port) brokerPort = await freePort();
@@ -127,6 +144,11 @@ export class N8nInstance {
 		const installed = installPackageTarball(this.userFolder, tarball);
 		this.packagesToRecord.add(installed.directory);
 		return installed;
+	}
+
+	/** The major version of the n8n this instance runs (1 or 2). */
+	get majorVersion(): number {
+		return majorVersionOf(this.installation);
 	}
 
 	/** The environment every n8n process of this instance gets. */
@@ -168,7 +190,7 @@ export class N8nInstance {
 			N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 			N8N_UNVERIFIED_PACKAGES_ENABLED: 'true',
 			N8N_REINSTALL_MISSING_PACKAGES: 'false',
-			N8N_DISABLED_MODULES: DISABLED_MODULES,
+			N8N_DISABLED_MODULES: DISABLED_MODULES[this.majorVersion] ?? '',
 			N8N_WORKFLOW_PUBLICATION_OUTBOX_POLL_INTERVAL_MS: '500',
 			N8N_ENFORCE_SETTINGS_FILE_PERMISSIONS: 'false',
 		});
@@ -409,6 +431,18 @@ export class N8nInstance {
 		return JSON.parse(text) as T;
 	}
 
+	/**
+	 * GET of any URL with the session cookie, as the logged-in browser would (redirects not
+	 * followed): status, Location and the body as text. For pages such as the OAuth2 callback.
+	 */
+	async getPage(url: string): Promise<{ status: number; location: string | null; text: string }> {
+		if (!this.server) throw new Error('n8n is not started: call start() first');
+		const headers: Record<string, string> = { 'browser-id': BROWSER_ID };
+		if (this.cookie) headers.cookie = this.cookie;
+		const response = await fetch(new URL(url, this.baseUrl), { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+		return { status: response.status, location: response.headers.get('location'), text: await response.text() };
+	}
+
 	/** Node type names n8n has loaded (needs a session: setupOwner or login first). */
 	async loadedNodeTypes(): Promise<string[]> {
 		return (await this.getJson<Array<{ name: string }>>('/types/nodes.json')).map((t) => t.name);
@@ -446,9 +480,11 @@ export class N8nInstance {
 
 	/**
 	 * Returns the publication status, or undefined when the instance runs without the publication
-	 * service (N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false: activation is synchronous there).
+	 * service (N8N_USE_WORKFLOW_PUBLICATION_SERVICE=false, and n8n 1.x, which has none: activation
+	 * is synchronous there, done when POST /rest/workflows/<id>/activate answers).
 	 */
 	async publicationStatus(workflowId: string): Promise<PublicationStatus | undefined> {
+		if (this.majorVersion < 2) return undefined;
 		try {
 			return await this.rest<PublicationStatus>('GET', `/workflows/${workflowId}/publication-status`);
 		} catch (error) {

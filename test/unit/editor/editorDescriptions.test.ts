@@ -29,9 +29,11 @@ function shown(property: INodeProperties, values: Record<string, unknown>): bool
 	return Object.entries(show).every(([name, allowed]) => (allowed as unknown[]).includes(values[name]));
 }
 
+/** What a node of the newest version offers (an operation list kept for version 1 only is left out). */
 function operationOptions(): INodePropertyOptions[] {
+	const versionOneOnly = (p: INodeProperties) => JSON.stringify(p.displayOptions?.show?.['@version']) === '[1]';
 	return action.properties
-		.filter((p) => p.name === 'operation' && !p.displayOptions?.show?.['@tool']?.includes(true))
+		.filter((p) => p.name === 'operation' && !p.displayOptions?.show?.['@tool']?.includes(true) && !versionOneOnly(p))
 		.flatMap((p) => (p.options ?? []) as INodePropertyOptions[]);
 }
 

@@ -4,7 +4,14 @@ import {
 	sessionFileNames,
 	sessionIdProblem,
 } from '../../../nodes/ClinicScribe/actions/transcription/uploadPlan';
-import { readSessionApiResults, sessionApiStatus, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import {
+	readSessionApiResults,
+	sessionApiStatus,
+	sessionAudioFiles,
+	sessionLifecycle,
+	sessionResultsToRecords,
+	storedAudioName,
+} from '../../../nodes/ClinicScribe/shared/sessionResults';
 import { SESSION_FILE_NAME } from '../../../nodes/ClinicScribe/transport/sessionApi';
 
 describe('session states onto the node status', () => {
@@ -15,14 +22,54 @@ describe('session states onto the node status', () => {
 		[206, 'partial', 'partial'],
 		[206, 'completed', 'partial'],
 		[200, 'failed', 'failed'],
-		[200, 'cancelled', 'failed'],
+		[200, 'cancelled', 'cancelled'],
 		[410, undefined, 'expired'],
 		[200, 'expired', 'expired'],
 		[404, undefined, 'not_found'],
 		[200, undefined, 'completed'],
 		[202, undefined, 'processing'],
 	])('HTTP %i with status %s → %s', (http, stated, expected) => {
-		expect(sessionApiStatus(http, stated)).toBe(expected);
+		expect(sessionApiStatus(http, stated === undefined ? {} : { status: stated })).toBe(expected);
+	});
+});
+
+describe('a cancelled session has a state of its own', () => {
+	test.each([
+		['its status', { status: 'cancelled' }],
+		['the fields the cancel sets, beside another status', { status: 'failed', user_status: 'cancelled', processing_status: 'cancelled' }],
+		['processing_status alone', { status: 'completed', processing_status: 'Cancelled' }],
+	])('from %s', (_case, body) => {
+		const results = readSessionApiResults('s', 200, body);
+		expect(results.status).toBe('cancelled');
+		expect(sessionResultsToRecords(results, 'simple')[0].issues).toEqual(['The session was cancelled; it holds no results.']);
+		expect(sessionLifecycle(200, body)).toBe('cancelled');
+	});
+});
+
+describe('where a session stands for an upload: the body status only, whatever the HTTP status', () => {
+	test.each([
+		[200, { status: 'created' }, 'open'],
+		[202, { status: 'created' }, 'open'],
+		[202, { status: 'processing' }, 'ended'],
+		[200, { status: 'processing' }, 'ended'],
+		[200, { status: 'completed' }, 'ended'],
+		[206, { status: 'partial' }, 'ended'],
+		[200, { status: 'failed' }, 'ended'],
+		[200, { status: 'expired' }, 'expired'],
+		[410, {}, 'expired'],
+		[404, {}, 'not_found'],
+		[200, {}, 'unknown'],
+		[202, {}, 'unknown'],
+		[200, { status: 'queued' }, 'unknown'],
+	])('HTTP %i with %j → %s', (http, body, expected) => {
+		expect(sessionLifecycle(http, body)).toBe(expected);
+	});
+
+	test('the files it holds, by the names the service stores them under', () => {
+		expect(sessionAudioFiles({ audio_files: ['0.wav', '1.mp3'], audio_files_received: 2 })).toEqual(['0.wav', '1.mp3']);
+		expect(sessionAudioFiles({ audio_files_received: 0 })).toEqual([]);
+		expect(sessionAudioFiles({ status: 'created' })).toBeUndefined();
+		expect(['audio_0.wav', 'audio_12.MP3', 'rec-a_007.ogg', 'audio.wav'].map(storedAudioName)).toEqual(['0.wav', '12.mp3', '7.ogg', undefined]);
 	});
 });
 

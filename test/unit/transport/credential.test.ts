@@ -132,7 +132,11 @@ describe('errors and retries', () => {
 	});
 	it('encodes a path segment so it cannot split, and refuses one that would climb', () => {
 		expect(encodePathSegment('a b/c')).toBe('a%20b%2Fc');
-		expect(encodePathSegment('v1.2')).toBe('v1%2E2');
+		// RFC 3986: a dot inside a segment is not encoded (a strict gateway may refuse %2E); "/" is.
+		expect(encodePathSegment('v1.2')).toBe('v1.2');
+		expect(encodePathSegment('audio_0.wav')).toBe('audio_0.wav');
+		expect(encodePathSegment('a/../b')).toBe('a%2F..%2Fb');
+		expect(encodePathSegment('.hidden')).toBe('.hidden');
 		expect(() => encodePathSegment('..')).toThrow('only of dots');
 		expect(() => encodePathSegment(' ')).toThrow('is empty');
 	});

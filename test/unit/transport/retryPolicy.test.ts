@@ -15,7 +15,7 @@ describe('transport policy (no mutable globals)', () => {
 			(PRODUCTION_POLICY.retry as { baseDelayMs: number }).baseDelayMs = 1;
 		}).toThrow(TypeError);
 		expect(PRODUCTION_POLICY.retry).toEqual({ attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 });
-		expect(PRODUCTION_POLICY.timeouts).toEqual({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000 });
+		expect(PRODUCTION_POLICY.timeouts).toEqual({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000, triggerFetchMs: 6_000 });
 		expect(PRODUCTION_POLICY.storageRetry).toEqual({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 });
 		expect(PRODUCTION_POLICY.uploadConcurrency).toBe(6);
 		expect(() => {

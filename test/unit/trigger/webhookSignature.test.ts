@@ -7,6 +7,8 @@ import { createHmac } from 'node:crypto';
 import {
 	computeSignature,
 	DEFAULT_TOLERANCE_SECONDS,
+	deliveryKeyOf,
+	ReplayGuard,
 	generateSigningKey,
 	parseSignatureHeader,
 	sameSecret,
@@ -120,5 +122,61 @@ describe('generateSigningKey and sameSecret', () => {
 		expect(sameSecret('abc', 'abc')).toBe(true);
 		expect(sameSecret('abc', 'abd')).toBe(false);
 		expect(sameSecret('abc', 'abcd')).toBe(false);
+	});
+});
+
+describe('the replay cache: keys by receiver and body, claims, copies in flight', () => {
+	const production = { workflowId: 'wf-1', nodeId: 'node-1', mode: 'webhook' };
+	const raw = Buffer.from(BODY, 'utf8');
+
+	it('keys a delivery by its receiver and its body, not by its signature', () => {
+		const key = deliveryKeyOf(production, raw, signBody(KEY, NOW, BODY));
+		expect(deliveryKeyOf(production, raw, signBody(KEY, NOW + 5, BODY))).toBe(key);
+		expect(deliveryKeyOf({ ...production, workflowId: 'wf-2' }, raw, undefined)).not.toBe(key);
+		expect(deliveryKeyOf({ ...production, nodeId: 'node-2' }, raw, undefined)).not.toBe(key);
+		expect(deliveryKeyOf({ ...production, mode: 'manual' }, raw, undefined)).not.toBe(key);
+		expect(deliveryKeyOf(production, Buffer.from(`${BODY} `), undefined)).not.toBe(key);
+		// Parts cannot run into one another: "a" + "b:c" is not "a:b" + "c".
+		expect(deliveryKeyOf({ workflowId: 'a', nodeId: 'b:c', mode: 'webhook' }, raw, undefined)).not.toBe(
+			deliveryKeyOf({ workflowId: 'a:b', nodeId: 'c', mode: 'webhook' }, raw, undefined),
+		);
+		expect(deliveryKeyOf(production, undefined, undefined)).toBeUndefined();
+	});
+
+	it('a copy claimed while the first is handled is in flight and learns its outcome; after a run it is a replay', async () => {
+		const guard = new ReplayGuard();
+		const first = guard.claim('k', NOW, 300);
+		expect(first.kind).toBe('claimed');
+		const copy = guard.claim('k', NOW, 300);
+		expect(copy.kind).toBe('in-flight');
+		if (first.kind !== 'claimed' || copy.kind !== 'in-flight') throw new Error('unreachable');
+		first.settle(true);
+		await expect(copy.outcome).resolves.toBe(true);
+		expect(guard.claim('k', NOW + 599, 300).kind).toBe('accepted');
+		// Kept for twice the tolerance (the signed time may be ahead of ours by the tolerance), then forgotten.
+		expect(guard.claim('k', NOW + 601, 300).kind).toBe('claimed');
+	});
+
+	it('a delivery that started nothing is forgotten: its copy learns so and may be handled, as may a later one', async () => {
+		const guard = new ReplayGuard();
+		const first = guard.claim('k', NOW, 300);
+		const copy = guard.claim('k', NOW, 300);
+		if (first.kind !== 'claimed' || copy.kind !== 'in-flight') throw new Error('unexpected claims');
+		first.settle(false);
+		await expect(copy.outcome).resolves.toBe(false);
+		expect(guard.claim('k', NOW, 300).kind).toBe('claimed');
+	});
+
+	it('a delivery still being handled stays in flight past its time, and the cache stays bounded', () => {
+		const guard = new ReplayGuard(3);
+		expect(guard.claim('slow', NOW, 1).kind).toBe('claimed');
+		expect(guard.claim('slow', NOW + 10, 1).kind).toBe('in-flight');
+		for (const key of ['a', 'b', 'c', 'd']) {
+			const claim = guard.claim(key, NOW + 10, 300);
+			if (claim.kind === 'claimed') claim.settle(true);
+		}
+		// At most 3 entries: the oldest made room ('slow', then 'a'); the newest are remembered.
+		expect(['b', 'c', 'd'].map((key) => guard.claim(key, NOW + 10, 300).kind)).toEqual(['accepted', 'accepted', 'accepted']);
+		expect(guard.claim('a', NOW + 10, 300).kind).toBe('claimed');
 	});
 });

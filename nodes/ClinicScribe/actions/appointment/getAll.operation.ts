@@ -6,7 +6,7 @@ import { isRecord, textOf, trimmedString } from '../../shared/values';
 import { listAppointmentsPage } from '../../transport/appointmentsApi';
 import { unexpectedBodyError } from '../../transport/request';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
+import { assertPatientDataMayGoToAgent, pageBoundError, type OperationResult } from '../common.execute';
 import {
 	clinicLocator,
 	doctorLocator,
@@ -21,7 +21,10 @@ import {
 
 const show = showFor('getAll');
 
-/** A safety bound: the service gives no total; a service that ignored page_no would otherwise loop. */
+/**
+ * A bound: the service gives no total, and a service that ignored page_no would otherwise loop. A list
+ * longer than this fails the item with what to narrow (pageBoundError), never comes out cut short.
+ */
 export const MAX_PAGES = 200;
 
 export const description: INodeProperties[] = [
@@ -103,7 +106,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const limit = returnAll ? Infinity : Math.max(1, this.getNodeParameter('limit', itemIndex, 50) as number);
 	const out: IDataObject[] = [];
 	const seen = new Set<string>();
-	for (let page = 0; page < MAX_PAGES && out.length < limit; page++) {
+	let read = 0;
+	let more = true;
+	for (let page = 0; more && out.length < limit; page++) {
+		if (page === MAX_PAGES) {
+			throw pageBoundError(this, itemIndex, { records: 'appointments', pages: MAX_PAGES, read, narrow: NARROW[plan.set === 'patient' ? 'patient' : 'dates'] });
+		}
 		const response = await listAppointmentsPage(this, { ...plan.query, page_no: page }, itemIndex);
 		const body = response.body;
 		const list = isRecord(body) ? body.appointments : undefined;
@@ -120,11 +128,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			if (statuses.length > 0 && !statuses.includes(String(record.status))) continue;
 			if (out.length < limit) out.push(record);
 		}
+		read += fresh;
 		// The last page is shorter than the set's page size; a page of only repeats means the end too.
-		if (!mayHaveNextPage(list.length, plan.pageSize) || fresh === 0) break;
+		more = mayHaveNextPage(list.length, plan.pageSize) && fresh > 0;
 	}
 	return out;
 }
+
+/** What to change when a list is longer than the node reads for one item. */
+const NARROW = {
+	dates: 'Narrow the filters: a shorter date range (one day at a time, say, with one item per day), or a doctor or a clinic; or turn off Return All and set a Limit.',
+	patient: "List this patient's appointments by dates instead (a date range, with their doctor or clinic), or turn off Return All and set a Limit.",
+} as const;
 
 function isEmpty(value: unknown): boolean {
 	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');

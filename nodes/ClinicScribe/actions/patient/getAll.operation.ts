@@ -4,7 +4,7 @@ import { checkEpochSeconds, readProfilePage } from '../../shared/patientRecords'
 import { listPatientsPage } from '../../transport/patientDirectoryApi';
 import { unexpectedBodyError } from '../../transport/request';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
+import { assertPatientDataMayGoToAgent, pageBoundError, type OperationResult } from '../common.execute';
 import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';
 
 const show = showFor('getAll');
@@ -17,8 +17,11 @@ export const PAGE_SIZE_MAX = 2000;
  * and then `nextPage` is followed until the directory answers -1.
  */
 export const FIRST_PAGE = 1;
-/** A listing that never ends (a `nextPage` that repeats) stops here instead of looping. */
-const MAX_PAGES = 10_000;
+/**
+ * A listing that never ends stops here instead of looping: a directory longer than this fails the
+ * item with what to narrow (pageBoundError), never comes out cut short.
+ */
+export const MAX_PAGES = 10_000;
 
 export const description: INodeProperties[] = [
 	...patientDataForAgentProperties(show),
@@ -95,7 +98,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const profiles: OperationResult = [];
 	const seen = new Set<number>();
 	let pageNo: number | undefined = FIRST_PAGE;
-	while (pageNo !== undefined && profiles.length < limit && seen.size < MAX_PAGES && !seen.has(pageNo)) {
+	while (pageNo !== undefined && profiles.length < limit && !seen.has(pageNo)) {
+		if (seen.size === MAX_PAGES) {
+			throw pageBoundError(this, itemIndex, {
+				records: 'patients',
+				pages: MAX_PAGES,
+				read: profiles.length,
+				narrow: `Ask for larger pages (Page Size up to ${PAGE_SIZE_MAX}), list only the patients added since a date (Created Since), or turn off Return All and set a Limit.`,
+			});
+		}
 		seen.add(pageNo);
 		const response = await listPatientsPage(
 			this,

@@ -2,6 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 
 import { parseSectionIds } from '../../shared/templateRecords';
 import { trimmedString } from '../../shared/values';
+import { pathIdProblem } from '../../transport/request';
 
 /** The template an operation acts on: picked from the workspace's list, or typed. */
 export function templateIdField(operation: string, description: string): INodeProperties {
@@ -30,13 +31,23 @@ export function templateIdField(operation: string, description: string): INodePr
 	};
 }
 
-/** The item's template id, refused before any request when empty. */
+/**
+ * The item's template id, refused before any request when empty or made only of dots (Get reads the
+ * list, Update and Delete put the id in the path: every operation refuses the same ids alike).
+ */
 export function readTemplateId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const value = ctx.getNodeParameter('templateId', itemIndex, '', { extractValue: true });
 	const templateId = typeof value === 'number' ? String(value) : trimmedString(value);
 	if (templateId === '') {
 		throw new NodeOperationError(ctx.getNode(), `The Template field of item ${itemIndex} is empty`, {
 			description: 'Pick a template from the list, or enter its ID (Template → Get Many lists them). Nothing was sent.',
+			itemIndex,
+		});
+	}
+	const problem = pathIdProblem(templateId);
+	if (problem) {
+		throw new NodeOperationError(ctx.getNode(), `The Template ID of item ${itemIndex} ${problem}`, {
+			description: 'Pick a template from the list, or enter its ID as Template → Get Many lists it (letters, digits and the like). Nothing was sent.',
 			itemIndex,
 		});
 	}

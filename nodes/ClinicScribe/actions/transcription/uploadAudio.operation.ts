@@ -9,7 +9,7 @@ import {
 } from 'n8n-workflow';
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
-import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { sessionResultsToRecords, storedAudioName } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import {
@@ -23,9 +23,11 @@ import {
 	createSession,
 	endSession,
 	fetchSessionApiResults,
+	readSessionState,
 	sessionIdUsedError,
 	uploadSessionAudio,
 	type SessionCreateBody,
+	type SessionState,
 } from '../../transport/sessionApi';
 import {
 	initTransaction,
@@ -35,6 +37,7 @@ import {
 	transactionIdUsedError,
 	type InitResult,
 } from '../../transport/transcriptionApi';
+import { isToolRun } from '../common.execute';
 import { asNodeError, errorRecord } from '../errorItems';
 import {
 	planTransactions,
@@ -58,7 +61,7 @@ export const description: INodeProperties[] = [
 		placeholder: 'e.g. data',
 		hint: 'The name of the input binary field holding the recording. Several fields: separate them with commas.',
 		description:
-			'Each named binary field of the item is one audio file of the transaction (wav, mp3, m4a, ogg, webm or mp4)',
+			'Each named binary field of the item is one audio file of the transaction (wav, mp3, m4a, ogg, webm or mp4). In a workflow whose Binary Mode is Combined the same name works, as does a path such as _files.data.',
 		displayOptions: { show },
 	},
 	{
@@ -266,7 +269,7 @@ export const description: INodeProperties[] = [
  * daily quota's answer: no further request is sent then. Output follows the order of the input items.
  */
 export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	if (this.isToolExecution?.()) {
+	if (isToolRun(this)) {
 		throw new NodeOperationError(this.getNode(), 'Upload Audio cannot be used as an AI agent tool', {
 			description: 'An agent cannot hand over binary files. Upload recordings in a regular workflow step; agents can use Get Results.',
 		});
@@ -471,10 +474,11 @@ async function runTransaction(
 /**
  * The session method, in the transaction's place in the batch (same gate, halts, memory and
  * outcomes): create the session under its id → upload every file as raw bytes (several at once
- * through the run's gate) → end (the paid step). The id goes into the run's memory once the service
- * holds a session under it, so n8n's Retry On Fail reads a conflict as its own session: one still
- * open gets its files again (a repeat replaces a file) and is ended; one already ended is reported
- * as started, not sent again.
+ * through the run's gate) → end (the paid step). The id goes into the run's memory before the create
+ * is sent, so n8n's Retry On Fail reads a conflict as its own session. A session the service already
+ * holds is read (its body's `status`, never the HTTP status beside it): one still open gets the files
+ * (a repeat replaces a file) and is ended; one an earlier try ended is reported so, not sent again;
+ * anything else fails the item, saying why nothing was sent.
  */
 async function runSession(ctx: IExecuteFunctions, plan: TransactionPlan, run: BatchRun, progress: TransactionProgress): Promise<IDataObject[]> {
 	const { settings } = plan;
@@ -493,20 +497,22 @@ async function runSession(ctx: IExecuteFunctions, plan: TransactionPlan, run: Ba
 		session_mode: settings.mode,
 		...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
 	};
-	const mayBeOurs = plan.generatedId || run.memory.has(plan.txnId);
-	const created = await createSession(ctx, body, itemIndex, mayBeOurs);
+	// An earlier try of this node run may have made it (n8n's Retry On Fail): a generated id, or one in the run's memory.
+	const earlierTry = plan.generatedId || run.memory.has(plan.txnId);
+	// Remembered before sending: if no clear answer comes, a retry of this node knows the session is its own.
 	run.memory.add(plan.txnId);
+	const created = await createSession(ctx, body, itemIndex);
+	let sessionOutcome: SessionOutcome = 'uploaded_and_ended';
 	if (created.alreadyCreated) {
-		const state = await fetchSessionApiResults(ctx, plan.txnId, itemIndex);
-		if (state.status === 'not_found') throw sessionIdUsedError(ctx, plan.txnId, itemIndex);
-		if (state.status === 'expired') {
-			throw new NodeOperationError(ctx.getNode(), `Session "${plan.txnId}" of ${describeItems(plan.itemIndexes)} was created by an earlier try but expired before it was ended`, {
-				description: 'An expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
-				itemIndex,
-			});
+		// Held before this try: not ours unless continued below (a retry must not take it for ours).
+		if (!earlierTry) run.memory.forget(plan.txnId);
+		const existing = await readSessionState(ctx, plan.txnId, itemIndex);
+		if (continuationOf(ctx, plan, { earlierTry, thisCreate: created.afterLostAnswer }, existing) === 'ended') {
+			return plan.files.map((file) => endedByEarlierTryRecord(plan, file, existing));
 		}
-		// Still open (created: HTTP 200 and not done) → its files go again; ended by an earlier try: not sent again.
-		if (state.status !== 'processing' || state.httpStatus !== 200) return plan.files.map((file) => alreadyStartedRecord(plan, file));
+		run.memory.add(plan.txnId);
+		// Our own create whose answer was lost made it: uploaded and ended as if the answer had come.
+		sessionOutcome = created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
 	}
 	const uploadStatus = new Map<PlannedFile, number>();
 	let failed = false;
@@ -536,6 +542,7 @@ async function runSession(ctx: IExecuteFunctions, plan: TransactionPlan, run: Ba
 	const ended = await endSession(ctx, plan.txnId, plan.files.length, itemIndex);
 	return plan.files.map((file) => ({
 		...fileFields(plan, file),
+		outcome: sessionOutcome,
 		upload_status: 'uploaded',
 		upload_status_code: uploadStatus.get(file) ?? 0,
 		files_in_session: plan.files.length,
@@ -547,6 +554,70 @@ async function runSession(ctx: IExecuteFunctions, plan: TransactionPlan, run: Ba
 			audio_files_received: typeof ended.body.audio_files_received === 'number' ? ended.body.audio_files_received : null,
 		},
 	}));
+}
+
+/**
+ * What a session receipt says happened: this try created the session, uploaded and ended it; an
+ * earlier try created it and this one uploaded and ended it; or an earlier try had already ended it
+ * (nothing sent again).
+ */
+type SessionOutcome = 'uploaded_and_ended' | 'continued_and_ended' | 'ended_by_earlier_try';
+
+/**
+ * Whether a session the service already holds is continued (`open`: this try uploads and ends it) or
+ * was ended by an earlier try of this node run (`ended`: nothing sent again); anything else throws,
+ * saying why nothing was sent. Read from the body's `status` (see readSessionState).
+ */
+function continuationOf(
+	ctx: IExecuteFunctions,
+	plan: TransactionPlan,
+	madeBy: { earlierTry: boolean; thisCreate: boolean },
+	existing: SessionState,
+): 'open' | 'ended' {
+	const itemIndex = plan.itemIndexes[0];
+	const items = describeItems(plan.itemIndexes);
+	switch (existing.lifecycle) {
+		case 'open': {
+			// Unless an earlier try of this run made it, it is continued only while it holds no audio
+			// but files this upload replaces: no other recording's audio is processed with this one.
+			const ourNames = new Set(plan.files.map((file) => storedAudioName(file.fileName)));
+			if (!madeBy.earlierTry && (existing.audioFiles ?? []).some((name) => !ourNames.has(name))) throw sessionIdUsedError(ctx, plan.txnId, itemIndex);
+			return 'open';
+		}
+		case 'ended':
+			// Only an earlier try can have ended it: a session this very create made cannot be ended yet.
+			if (!madeBy.earlierTry) throw sessionIdUsedError(ctx, plan.txnId, itemIndex);
+			return 'ended';
+		case 'expired':
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.txnId}" of ${items} expired before it was ended`, {
+				description: 'Nothing of this item was uploaded: an expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+				itemIndex,
+			});
+		case 'cancelled':
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.txnId}" of ${items} was cancelled`, {
+				description: 'Nothing of this item was uploaded: a cancelled session takes no audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+				itemIndex,
+			});
+		case 'not_found':
+			throw sessionIdUsedError(ctx, plan.txnId, itemIndex);
+		case 'unknown':
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.txnId}" of ${items} exists, but its state "${existing.bodyStatus ?? '(none given)'}" does not say whether it is still open`, {
+				description: 'Nothing of this item was uploaded and the session was not ended. Check it with Get Results (Results Of "Session") before sending the recording again.',
+				itemIndex,
+			});
+	}
+}
+
+/** The receipt of a file of a session an earlier try of this node uploaded and ended: nothing sent again. */
+function endedByEarlierTryRecord(plan: TransactionPlan, file: PlannedFile, existing: SessionState): IDataObject {
+	return {
+		...fileFields(plan, file),
+		outcome: 'ended_by_earlier_try',
+		upload_status: 'uploaded_by_earlier_try',
+		upload_status_code: null,
+		files_in_session: plan.files.length,
+		end: { status: 'ended_by_earlier_try', http_status: null, message: null, session_status: existing.bodyStatus, audio_files_received: null },
+	};
 }
 
 /**
@@ -607,6 +678,7 @@ async function storeFiles(
 interface InitMemory {
 	has(txnId: string): boolean;
 	add(txnId: string): void;
+	forget(txnId: string): void;
 }
 
 const INIT_MEMORY_KEY = 'clinicScribeInitSent';
@@ -627,6 +699,9 @@ function initMemory(ctx: IExecuteFunctions): InitMemory {
 		add: (txnId) => {
 			const ids = (byRun[run] ??= []);
 			if (!ids.includes(txnId)) ids.push(txnId);
+		},
+		forget: (txnId) => {
+			byRun[run] = (byRun[run] ?? []).filter((id) => id !== txnId);
 		},
 	};
 }

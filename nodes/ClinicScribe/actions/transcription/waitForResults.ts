@@ -5,13 +5,14 @@
  */
 import {
 	NodeOperationError,
-	sleep,
 	type IDisplayOptions,
 	type IExecuteFunctions,
 	type INodeProperties,
 } from 'n8n-workflow';
 
+import { abortableSleep } from '../../shared/abortableSleep';
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
+import { deadlineSignal } from '../../transport/deadline';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
@@ -172,7 +173,7 @@ export async function waitForSessionResults(
 			const pauseMs = Math.min(checkStartedAt + settings.pollIntervalMs - now, deadline - now);
 			if (pauseMs <= 0) continue;
 			try {
-				await sleep(pauseMs, bound.signal);
+				await abortableSleep(pauseMs, bound.signal);
 			} catch {
 				if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
 				throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
@@ -187,43 +188,17 @@ export async function waitForSessionResults(
 const MIN_STATUS_TIMEOUT_MS = 1_000;
 
 /**
- * A signal that fires when `cancel` does (Stop) or after `ms` (the deadline), built on n8n's `sleep`
- * (no raw timer). dispose() ends the deadline's pause and lets go of the cancel signal.
- */
-function deadlineSignal(ms: number, cancel: AbortSignal | undefined): { signal: AbortSignal; dispose: () => void } {
-	const controller = new AbortController();
-	const timer = new AbortController();
-	const onCancel = () => controller.abort(cancel?.reason);
-	if (cancel?.aborted) controller.abort(cancel.reason);
-	else cancel?.addEventListener('abort', onCancel, { once: true });
-	if (ms <= 0) controller.abort(new Error('deadline'));
-	else {
-		void sleep(ms, timer.signal).then(
-			() => controller.abort(new Error('deadline')),
-			() => undefined,
-		);
-	}
-	return {
-		signal: controller.signal,
-		dispose: () => {
-			timer.abort();
-			cancel?.removeEventListener('abort', onCancel);
-		},
-	};
-}
-
-/**
- * "Fail on Incomplete Results": a failed or partial session fails the item, saying which templates
+ * "Fail on Incomplete Results": a failed, partial, expired or cancelled session fails the item, saying which templates
  * failed and what the user can do, instead of going on with missing documents.
  */
 export function assertSessionComplete(ctx: IExecuteFunctions, results: SessionResults, itemIndex: number): void {
-	if (results.status !== 'failed' && results.status !== 'partial' && results.status !== 'expired') return;
+	if (results.status !== 'failed' && results.status !== 'partial' && results.status !== 'expired' && results.status !== 'cancelled') return;
 	const failed = results.templates.filter((t) => t.status === 'failure').map(templateLabel);
 	const partly = results.templates.filter((t) => t.status === 'partial_success').map(templateLabel);
 	const parts: string[] = [];
 	if (failed.length > 0) parts.push(`failed: ${failed.join(', ')}`);
 	if (partly.length > 0) parts.push(`only partly produced: ${partly.join(', ')}`);
-	const what = results.status === 'failed' ? 'failed' : results.status === 'expired' ? 'expired before it was ended' : 'is only partly done';
+	const what = { failed: 'failed', expired: 'expired before it was ended', cancelled: 'was cancelled', partial: 'is only partly done' }[results.status];
 	const detail = parts.length > 0 ? ` (${parts.join('; ')})` : results.error?.message ? ` (the API said: ${results.error.message})` : '';
 	throw new NodeOperationError(ctx.getNode(), `Session "${results.sessionId}" ${what}${detail}`, {
 		description:

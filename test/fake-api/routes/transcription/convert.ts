@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 
 import type { RouteContext } from '../../types';
 import { activeTemplateIds } from '../templates';
-import { registerSession, SESSION_CREATE_FIELDS, sessionCreateProblem } from '../sessions';
+import { registerSession, SESSION_CREATE_FIELDS, sessionCreateProblem, takeCreateAnswerLoss } from '../sessions';
 import { bearerBusiness, CLINICAL_NOTES_ID, isPlainObject, pendingScripts, storeOf, variantOf, voiceError, type Store } from './store';
 
 export const SESSIONS_PATH = '/voice/v1/sessions';
@@ -65,6 +65,9 @@ export function createSession(ctx: RouteContext): void {
 	const createdAt = Date.now();
 	// The session API (routes/sessions.ts) knows every session: audio may be uploaded to it.
 	registerSession(ctx.state, sessionId, businessId, input, createdAt);
+	const loss = takeCreateAnswerLoss(ctx.state, sessionId);
+	if (loss === 'drop') return void ctx.req.socket.destroy();
+	if (loss === 'status500') return voiceError(ctx, 500, 'internal_error', 'upstream timed out');
 	const origin = `http://${ctx.req.headers.host ?? '127.0.0.1'}`;
 	ctx.sendJson(201, {
 		session_id: sessionId,

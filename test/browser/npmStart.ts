@@ -1,0 +1,123 @@
+/**
+ * `npm start` as a child process for the browser tests: a user folder and ports of its own, ready
+ * once it printed that n8n runs, stopped by its process group.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { REPO_ROOT } from '../support/n8n/install';
+import { freePort } from '../support/n8n/processes';
+
+const READY_LINE = 'n8n is running with n8n-nodes-clinic-scribe installed.';
+
+export class NpmStart {
+	private output = '';
+
+	private constructor(
+		private readonly child: ChildProcess,
+		private readonly dir: string,
+		readonly baseUrl: string,
+		readonly fakeApiUrl: string,
+	) {
+		const keep = (chunk: Buffer) => {
+			this.output += chunk.toString();
+		};
+		child.stdout?.on('data', keep);
+		child.stderr?.on('data', keep);
+	}
+
+	/** What npm start printed so far. */
+	get printed(): string {
+		return this.output;
+	}
+
+	/** Its n8n user folder (CLINIC_SCRIBE_USER_FOLDER). */
+	get userFolder(): string {
+		return join(this.dir, 'n8n');
+	}
+
+	get browserProfile(): string {
+		return join(this.dir, 'chromium-profile');
+	}
+
+	/** `npm start` with a user folder and ports of its own; resolves once it printed that n8n runs. */
+	static async start(): Promise<NpmStart> {
+		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-browser-'));
+		const [n8nPort, fakeApiPort, brokerPort] = await distinctFreePorts(3);
+		const child = spawn('npm', ['start'], {
+			cwd: REPO_ROOT,
+			// Its own process group, so stop() reaches npm, sh and tsx alike.
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+			env: {
+				...process.env,
+				N8N_PORT: String(n8nPort),
+				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+				CLINIC_SCRIBE_FAKE_API_PORT: String(fakeApiPort),
+				CLINIC_SCRIBE_USER_FOLDER: join(dir, 'n8n'),
+			},
+		});
+		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`);
+		await started.ready();
+		return started;
+	}
+
+	private async ready(): Promise<void> {
+		await new Promise<void>((resolveReady, reject) => {
+			const check = () => {
+				if (this.output.includes(READY_LINE)) done(undefined);
+			};
+			const exited = (code: number | null) => done(new Error(`npm start exited (code ${code}) before n8n was ready:\n${this.output.slice(-4000)}`));
+			const done = (error: Error | undefined) => {
+				this.child.stdout?.off('data', check);
+				this.child.off('exit', exited);
+				if (error) reject(error);
+				else resolveReady();
+			};
+			this.child.stdout?.on('data', check);
+			this.child.once('exit', exited);
+			check();
+		});
+	}
+
+	/**
+	 * SIGTERM to npm start's process group: start.ts then stops n8n (its own group) and the fake API
+	 * and exits. Waits until the group is empty (SIGKILL after a minute), then removes the folder.
+	 */
+	async stop(): Promise<void> {
+		const group = this.child.pid;
+		if (group) {
+			signalGroup(group, 'SIGTERM');
+			for (let waited = 0; groupAlive(group); waited += 250) {
+				if (waited === 60_000) signalGroup(group, 'SIGKILL');
+				await new Promise((resolveWait) => setTimeout(resolveWait, 250));
+			}
+		}
+		rmSync(this.dir, { recursive: true, force: true });
+	}
+}
+
+function signalGroup(group: number, signal: NodeJS.Signals): void {
+	try {
+		process.kill(-group, signal);
+	} catch {
+		// the group is gone already
+	}
+}
+
+function groupAlive(group: number): boolean {
+	try {
+		process.kill(-group, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+async function distinctFreePorts(count: number): Promise<number[]> {
+	const ports = new Set<number>();
+	while (ports.size < count) ports.add(await freePort());
+	return [...ports];
+}

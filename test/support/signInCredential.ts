@@ -1,0 +1,68 @@
+/**
+ * The Clinic Scribe OAuth2 API credential against the fake API's sign-in provider: its fields
+ * (Environment Custom: the provider's two URLs and the API's base URL, as a user of a gateway would
+ * type them), and "Connect my account" played over HTTP the way the editor's popup does it.
+ */
+import { SIGN_IN } from '../fake-api/fixtures';
+import { SIGN_IN_ROUTES } from '../fake-api/routes/signIn';
+import type { N8nInstance } from './n8n/instance';
+
+export const SIGN_IN_CREDENTIAL_TYPE = 'clinicScribeOAuth2Api';
+
+export function signInCredentialData(api: { url: string }, overrides: Record<string, string> = {}): Record<string, string> {
+	return {
+		clientId: SIGN_IN.clientId,
+		clientSecret: SIGN_IN.clientSecret,
+		environment: 'custom',
+		customAuthUrl: `${api.url}${SIGN_IN_ROUTES.authorize}`,
+		customAccessTokenUrl: `${api.url}${SIGN_IN_ROUTES.token}`,
+		baseUrl: api.url,
+		apiVariant: 'document',
+		...overrides,
+	};
+}
+
+/** n8n's OAuth Redirect URL: what the service must have registered for the client. */
+export function oauthRedirectUrl(n8n: Pick<N8nInstance, 'baseUrl'>): string {
+	return `${n8n.baseUrl}/rest/oauth2-credential/callback`;
+}
+
+export interface ConnectResult {
+	/** The authorize URL n8n built (GET /rest/oauth2-credential/auth). */
+	authorizeUrl: URL;
+	/** Where the provider sent the browser back (n8n's callback, with code and state, or an error). */
+	callbackUrl: URL;
+	/** n8n's callback page. */
+	callback: { status: number; text: string };
+}
+
+/**
+ * "Connect my account": n8n's authorize URL (as the logged-in editor asks for it), the provider's
+ * authorize and login page with the given account, then n8n's callback with the same session,
+ * which exchanges the code and stores the tokens.
+ */
+export async function connectSignInCredential(
+	n8n: N8nInstance,
+	credentialId: string,
+	account: { username: string; password: string } = SIGN_IN.user,
+): Promise<ConnectResult> {
+	const authorizeUrl = new URL(await n8n.rest<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`));
+	const start = await fetch(authorizeUrl, { redirect: 'manual' });
+	await start.arrayBuffer();
+	if (start.status !== 307) throw new Error(`the sign-in provider answered the authorize URL with ${start.status}, not 307 to its login page`);
+	const loginPage = new URL(String(start.headers.get('location')), authorizeUrl);
+	const page = await (await fetch(loginPage)).text();
+	const challenge = /name="login_challenge" value="([^"]+)"/.exec(page)?.[1];
+	if (!challenge) throw new Error(`no login form at ${loginPage.toString()}`);
+	const login = await fetch(new URL(SIGN_IN_ROUTES.login, authorizeUrl), {
+		method: 'POST',
+		headers: { 'content-type': 'application/x-www-form-urlencoded' },
+		body: new URLSearchParams({ login_challenge: challenge, username: account.username, password: account.password }).toString(),
+		redirect: 'manual',
+	});
+	await login.arrayBuffer();
+	if (login.status !== 303) throw new Error(`the login answered ${login.status}, not 303 back to n8n`);
+	const callbackUrl = new URL(String(login.headers.get('location')));
+	const callback = await n8n.getPage(callbackUrl.toString());
+	return { authorizeUrl, callbackUrl, callback };
+}
