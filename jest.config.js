@@ -2,7 +2,7 @@
 require('node:fs').mkdirSync(`${__dirname}/.test-results`, { recursive: true });
 
 /** Four projects so `npm test` can run them in order and a developer can run one alone. */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.test.json' }];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -11,12 +11,14 @@ module.exports = {
 			displayName: 'unit',
 			testMatch: ['<rootDir>/test/unit/**/*.test.ts'],
 			transform: { '^.+\\.ts$': tsJest },
+			setupFiles: ['<rootDir>/test/support/jestSetup.ts'],
 			testEnvironment: 'node',
 		},
 		{
 			displayName: 'integration',
 			testMatch: ['<rootDir>/test/integration/**/*.test.ts'],
 			transform: { '^.+\\.ts$': tsJest },
+			setupFiles: ['<rootDir>/test/support/jestSetup.ts'],
 			testEnvironment: 'node',
 		},
 		{

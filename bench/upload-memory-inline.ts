@@ -3,10 +3,12 @@
  * the item) is uploaded to the fake storage endpoint by n8n's real `httpRequest` helper (cached
  * n8n; the test context's axios otherwise), two ways, each in a fresh child process:
  *
- *   before: the old code: `getBinaryDataBuffer` (decode the whole file) + `Buffer.concat` (head,
+ *   before: the first code: `getBinaryDataBuffer` (decode the whole file) + `Buffer.concat` (head,
  *           file, tail), sent as one buffer;
- *   after:  the node's code now (transport/storageUpload.ts): the multipart frame and the file's
- *           Base64 decoded a piece at a time, as a stream.
+ *   after:  the node's code now (transport/storageUpload.ts): the file's Base64 decoded a piece at a
+ *           time straight into one buffer holding the whole body (one copy of the file: in this mode
+ *           there is no stream n8n's HTTP client could take without a construct that gets round
+ *           n8n's import rule; docs/verification.md).
  *
  * Prints the peak growth of RSS and of Buffer memory over the baseline (the item's Base64 text, which
  * n8n holds anyway), and checks each upload arrived intact (size and SHA-256, checked by the fake).

@@ -11,7 +11,7 @@ import type {
 
 import { authHeadersFor, isApiUrl } from '../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings } from '../nodes/ClinicScribe/transport/credentialSettings';
-import { transportPolicyOf } from '../nodes/ClinicScribe/transport/retryPolicy';
+import { PRODUCTION_POLICY } from '../nodes/ClinicScribe/transport/retryPolicy';
 import { obtainAccessToken } from '../nodes/ClinicScribe/transport/tokenExchange';
 
 export class ClinicScribeApi implements ICredentialType {
@@ -181,7 +181,7 @@ export class ClinicScribeApi implements ICredentialType {
 		const tokens = await obtainAccessToken(
 			async (options) => await this.helpers.httpRequest(options),
 			settings,
-			transportPolicyOf(this),
+			PRODUCTION_POLICY,
 		);
 		return { sessionToken: tokens.sessionToken, refreshToken: tokens.refreshToken };
 	}

@@ -28,7 +28,6 @@ import {
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { fakeApiCredentialData } from './fakeApiCredential';
-import { applyTestTransportPolicy } from './transportPolicy';
 
 export interface RecordedCall {
 	url: string;
@@ -175,7 +174,7 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		if (credentials[expirable.name] !== '' && !expired) return;
 		store.preAuthenticationRuns++;
 		const output = await credentialType.preAuthentication.call(
-			applyTestTransportPolicy({ helpers: { httpRequest: plainHttpRequest } }) as never,
+			{ helpers: { httpRequest: plainHttpRequest } } as never,
 			credentials,
 		);
 		if (output[expirable.name] === undefined) return;
@@ -308,5 +307,5 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	return { context: applyTestTransportPolicy(context), calls };
+	return { context, calls };
 }

@@ -1,15 +1,15 @@
 /**
- * Shorter retry pauses and timeouts for the contexts the test support builds. The production policy
- * is frozen; a test file says what it wants once (`useTestTransportPolicy`), and every context built
- * afterwards in that file (jest gives each file its own modules) carries it.
+ * Shorter retry pauses and timeouts for tests. Shipped code has one frozen PRODUCTION_POLICY and no
+ * way to change it; for the unit and integration tests jest replaces that module instead
+ * (test/support/jestSetup.ts, run before each test file), with a PRODUCTION_POLICY that reads the
+ * policy set here. A test file says what it wants once (`useTestTransportPolicy`); jest gives each
+ * test file its own modules, so the change stays in that file.
  */
-import {
-	PRODUCTION_POLICY,
-	useTransportPolicy,
-	type RequestTimeouts,
-	type RetryPolicy,
-	type TransportPolicy,
-} from '../../nodes/ClinicScribe/transport/retryPolicy';
+import type { RequestTimeouts, RetryPolicy, TransportPolicy } from '../../nodes/ClinicScribe/transport/retryPolicy';
+
+const shipped: TransportPolicy = (
+	jest.requireActual('../../nodes/ClinicScribe/transport/retryPolicy') as { PRODUCTION_POLICY: TransportPolicy }
+).PRODUCTION_POLICY;
 
 export interface PolicyChanges {
 	retry?: Partial<RetryPolicy>;
@@ -18,8 +18,8 @@ export interface PolicyChanges {
 	uploadConcurrency?: number;
 }
 
-/** The production policy with these changes. */
-export function transportPolicy(changes: PolicyChanges, base: TransportPolicy = PRODUCTION_POLICY): TransportPolicy {
+/** The shipped policy (or `base`) with these changes. */
+export function transportPolicy(changes: PolicyChanges, base: TransportPolicy = shipped): TransportPolicy {
 	return {
 		retry: { ...base.retry, ...changes.retry },
 		timeouts: { ...base.timeouts, ...changes.timeouts },
@@ -28,11 +28,11 @@ export function transportPolicy(changes: PolicyChanges, base: TransportPolicy = 
 	};
 }
 
-let current: TransportPolicy = PRODUCTION_POLICY;
+let current: TransportPolicy = shipped;
 
 /**
- * Contexts built from now on in this test file follow the current policy with these changes.
- * Returns a function that puts the previous policy back (for a change within one test).
+ * Calls made from now on in this test file follow the current policy with these changes. Returns a
+ * function that puts the previous policy back (for a change within one test).
  */
 export function useTestTransportPolicy(changes: PolicyChanges): () => void {
 	const previous = current;
@@ -42,8 +42,7 @@ export function useTestTransportPolicy(changes: PolicyChanges): () => void {
 	};
 }
 
-/** Called by the context builders (nodeContext, triggerContext) for every context they make. */
-export function applyTestTransportPolicy<T extends object>(ctx: T): T {
-	if (current !== PRODUCTION_POLICY) useTransportPolicy(ctx, current);
-	return ctx;
+/** The policy the package's code sees in this test file (read by jestSetup.ts's replacement module). */
+export function currentTestTransportPolicy(): TransportPolicy {
+	return current;
 }

@@ -8,7 +8,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { IDataObject, IHookFunctions, INode, IWebhookFunctions } from 'n8n-workflow';
 
 import { createExecuteContext, type CredentialStore } from './nodeContext';
-import { applyTestTransportPolicy } from './transportPolicy';
 
 export interface LogEntry {
 	level: 'debug' | 'info' | 'warn' | 'error';
@@ -91,7 +90,7 @@ export function createHookContext(options: HookContextOptions): HookContext {
 		logger: logger(logs),
 		helpers: execute.helpers,
 	} as unknown as IHookFunctions;
-	return { context: applyTestTransportPolicy(context), logs };
+	return { context, logs };
 }
 
 export interface WebhookRequest {
@@ -185,5 +184,5 @@ export function createWebhookContext(options: WebhookContextOptions): WebhookCon
 		logger: logger(logs),
 		helpers: execute?.helpers ?? {},
 	} as unknown as IWebhookFunctions;
-	return { context: applyTestTransportPolicy(context), logs, response, staticDataWrites };
+	return { context, logs, response, staticDataWrites };
 }

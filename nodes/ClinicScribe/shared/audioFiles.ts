@@ -106,11 +106,19 @@ function cleanFileName(fileName: string | undefined): string {
 	if (!fileName) return '';
 	const base = fileName.split(/[\\/]/).pop() ?? '';
 	// Control characters, quotes and characters with a meaning in URLs or storage keys go.
-	return base
-		.replace(/[\u0000-\u001f\u007f"#%?*<>|:{}$]/g, '_')
+	return [...base]
+		.map((character) => (isControlCharacter(character) || FILE_NAME_UNSAFE.has(character) ? '_' : character))
+		.join('')
 		.replace(/^\.+/, '')
 		.trim()
 		.slice(0, 200);
+}
+
+const FILE_NAME_UNSAFE: ReadonlySet<string> = new Set('"#%?*<>|:{}$');
+
+function isControlCharacter(character: string): boolean {
+	const code = character.charCodeAt(0);
+	return code < 32 || code === 127;
 }
 
 function withSuffix(fileName: string, n: number): string {

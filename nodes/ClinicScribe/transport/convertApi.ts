@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { asRecord } from '../shared/values';
 import { clinicApiError, clinicApiRequest, pathSegment, unexpectedBodyError, type ClinicApiContext } from './request';
-import { transportPolicyOf } from './retryPolicy';
+import { PRODUCTION_POLICY } from './retryPolicy';
 
 export const SESSIONS_PATH = '/voice/v1/sessions';
 export const CONVERT_PATH_PREFIX = '/voice/api/v1/transaction/';
@@ -22,7 +22,7 @@ export async function createTranscriptSession(ctx: ClinicApiContext, templateId:
 		// Each call creates a new session: a repeat after a lost answer would leave a second one.
 		idempotent: false,
 		acceptStatuses: [400],
-		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
 	});
@@ -57,7 +57,7 @@ export async function convertTranscript(
 		// Not idempotent: each call creates a new document (and is paid), so it is never repeated.
 		idempotent: false,
 		acceptStatuses: [400, 404],
-		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
 		// The transcript is patient data: an error that echoes it must not show it.

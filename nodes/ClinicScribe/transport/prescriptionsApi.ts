@@ -15,7 +15,7 @@ import { abortableSleep } from '../shared/abortableSleep';
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
 import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
 import { clinicApiRequest, executionCancelSignal, pathSegment, requestStoppedError, type ClinicApiContext, type ClinicApiResponse } from './request';
-import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 
 export const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
@@ -63,7 +63,7 @@ export async function downloadPrescriptionPdf(
 	itemIndex?: number,
 ): Promise<PrescriptionPdf> {
 	const target = typeof link === 'string' ? checkedTarget(ctx, link, itemIndex) : link;
-	const policy = transportPolicyOf(ctx);
+	const policy = PRODUCTION_POLICY;
 	const signal = executionCancelSignal(ctx);
 	const purpose = 'the prescription PDF';
 	const options: IHttpRequestOptions = {

@@ -22,7 +22,7 @@ import {
 	type ClinicCredentialType,
 	type ClinicScribeSettings,
 } from './credentialSettings';
-import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice, type TokenProblem } from './signInFailures';
 import { tokenFailureKindOfCode, type TokenFailureKind } from './tokenExchange';
 import {
@@ -221,7 +221,7 @@ async function sendWithRetries<T>(
 	request: ClinicApiRequest,
 ): Promise<ClinicApiResponse<T>> {
 	const signal = request.abortSignal ?? executionCancelSignal(ctx);
-	const policy = transportPolicyOf(ctx);
+	const policy = PRODUCTION_POLICY;
 	const options: IHttpRequestOptions = {
 		method: request.method,
 		url: `${settings.baseUrl}${request.path}`,

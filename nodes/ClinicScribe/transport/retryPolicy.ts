@@ -1,7 +1,6 @@
 /**
  * How every call to the clinic API (token exchange included) retries and how long it waits for an
- * answer. One frozen production policy: no import can change it. A test shortens the pauses and
- * timeouts for the contexts it builds (`useTransportPolicy`), never for anyone else's.
+ * answer: one frozen policy, which nothing in the package can change.
  */
 
 export interface RetryPolicy {
@@ -46,20 +45,6 @@ export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 	storageRetry: Object.freeze({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 }),
 	uploadConcurrency: 6,
 });
-
-// Keyed by the context object, so only a context a test built itself can carry another policy; the
-// contexts n8n builds are never in it. Weak: a finished context does not stay in memory.
-const policiesByContext = new WeakMap<object, TransportPolicy>();
-
-/** The policy for calls made with this context (n8n's function context, or the credential's helper). */
-export function transportPolicyOf(ctx: object): TransportPolicy {
-	return policiesByContext.get(ctx) ?? PRODUCTION_POLICY;
-}
-
-/** For tests: the calls made with this one context follow `policy` (shorter pauses and timeouts). */
-export function useTransportPolicy(ctx: object, policy: TransportPolicy): void {
-	policiesByContext.set(ctx, policy);
-}
 
 /** Answers that say "not now" rather than "no": worth another try after a pause. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);

@@ -5,8 +5,9 @@
  *
  * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
  * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
- * bounded-memory body as the storage upload, storageUpload.ts). The full-audio download goes to the
- * `audio_url` the service gives (another host) through the plain helper: no token, no auth header.
+ * body as the storage upload, without the multipart frame: storageUpload.ts `rawBody`). The
+ * full-audio download goes to the `audio_url` the service gives (another host) through the plain
+ * helper: no token, no auth header.
  */
 import {
 	NodeApiError,
@@ -29,9 +30,9 @@ import {
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
-import { RETRYABLE_STATUSES, retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
-import { FileSizeChanged, storageTimeoutMs, streamedRawBody, type StorageFile } from './storageUpload';
+import { FileSizeChanged, rawBody, storageTimeoutMs, type StorageFile } from './storageUpload';
 
 export { SESSIONS_PATH };
 
@@ -98,7 +99,7 @@ export async function createSession(
 			body,
 			idempotent: true,
 			acceptStatuses: [400, 409],
-			timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+			timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 			purpose,
 			itemIndex,
 			onRetry: ({ statusCode }) => {
@@ -178,7 +179,7 @@ export async function uploadSessionAudio(
 				open: async () => {
 					const opened = await file.open();
 					if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
-					return streamedRawBody(opened, file.size, (error) => (sizeChanged = error));
+					return rawBody(opened, file.size, (error) => (sizeChanged = error));
 				},
 				contentLength: file.size,
 				contentType: file.contentType,
@@ -232,7 +233,7 @@ export async function endSession(
 		idempotent: false,
 		repeatAfterServerError: true,
 		acceptStatuses: [400, 404, 410],
-		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
 		onRetry: ({ statusCode }) => {
@@ -269,7 +270,7 @@ export async function fetchSessionApiResults(
 		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
 		idempotent: true,
 		acceptStatuses: [202, 206, 404, 410],
-		timeoutMs: options.timeoutMs ?? transportPolicyOf(ctx).timeouts.statusMs,
+		timeoutMs: options.timeoutMs ?? PRODUCTION_POLICY.timeouts.statusMs,
 		abortSignal: options.abortSignal,
 		purpose,
 		itemIndex,
@@ -298,7 +299,7 @@ export async function readSessionState(ctx: ClinicApiContext, sessionId: string,
 		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
 		idempotent: true,
 		acceptStatuses: [202, 206, 404, 410],
-		timeoutMs: transportPolicyOf(ctx).timeouts.statusMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.statusMs,
 		purpose,
 		itemIndex,
 	});
@@ -322,7 +323,7 @@ export async function cancelSession(ctx: ClinicApiContext, sessionId: string, it
 		body: { user_status: 'cancelled', processing_status: 'cancelled' },
 		idempotent: true,
 		acceptStatuses: [404, 409, 410],
-		timeoutMs: transportPolicyOf(ctx).timeouts.apiCallMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.apiCallMs,
 		purpose,
 		itemIndex,
 	});
@@ -395,7 +396,7 @@ export interface DownloadedAudio {
  */
 export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
 	const signal = ctx.getExecutionCancelSignal?.();
-	const policy = transportPolicyOf(ctx);
+	const policy = PRODUCTION_POLICY;
 	const purpose = `the audio of session "${sessionId}"`;
 	let host = 'the audio host';
 	try {

@@ -3,16 +3,10 @@
  * storage URL: every presigned field, then the `file` part last. It goes through the plain
  * `httpRequest` helper, never the authenticated one, so no token reaches the storage host.
  *
- * Files from n8n's binary store (filesystem, S3, database modes) are streamed: the body is a
- * readable made from an async generator (multipart head, the binary stream's chunks, the closing
- * boundary) with the exact Content-Length computed up front, so nothing is held whole in memory.
- * The readable is built with the binary stream's own class (`Readable.from`, inherited by every
- * Node stream class), because this package may not import `stream`. In-memory binaries (n8n's
- * default mode: Base64 text in the item) go the same way, decoded a piece at a time as the socket
- * drains, so no whole-file copy is made (a decoded buffer plus a concatenated body held about 3x the
- * file before).
+ * Files from n8n's binary store (filesystem, S3, database modes) are streamed with the exact
+ * Content-Length computed up front, so nothing is held whole in memory (`multipartBody`).
  */
-import { createHash, randomBytes } from 'crypto';
+import { randomBytes } from 'crypto';
 import {
 	NodeApiError,
 	NodeOperationError,
@@ -23,7 +17,7 @@ import {
 
 import { abortableSleep } from '../shared/abortableSleep';
 import { describeNetworkFailure } from './errorBodies';
-import { retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 
 /** What n8n's `getBinaryStream` gives: a Node readable stream. */
 export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -128,7 +122,7 @@ function newBoundary(): string {
 	return `----ClinicScribeBoundary${randomBytes(16).toString('hex')}`;
 }
 
-/** Raised inside the body generator when the file does not have the size it was announced with. */
+/** Raised while the body is produced when the file does not have the size it was announced with. */
 export class FileSizeChanged extends Error {
 	constructor(readonly expected: number, readonly actual: number) {
 		super(`expected ${expected} bytes, read ${actual}`);
@@ -136,128 +130,105 @@ export class FileSizeChanged extends Error {
 }
 
 /**
- * The body as a readable: head, the file's chunks as they are read, tail. Memory stays at a few
- * chunks whatever the file size (the readable pulls from the generator only as the socket drains).
+ * What an upload sends: the stream n8n's binary store gives, framed as it passes; or, for a file
+ * n8n holds in memory, one buffer.
  */
-export function streamedMultipartBody(
+export type UploadBody = BinaryStream | Buffer;
+
+/**
+ * The multipart body: head, the file's bytes, tail, with exactly `size` file bytes.
+ *
+ * A file in n8n's binary store (filesystem, S3 or database mode) is streamed: the stream n8n's
+ * `getBinaryStream` gives is composed (`readable.compose`, stable since Node 22.17 and 24, which
+ * n8n 2.41 requires) with a generator that sends the head first, passes each chunk on as it is
+ * read, checks the size and sends the tail. Memory stays at a few chunks whatever the file size:
+ * the source is read only as the socket drains.
+ *
+ * A file n8n holds in memory (its `default` binary mode keeps Base64 text in the item) has no stream
+ * to compose with: its bytes are decoded straight into one buffer holding the whole body (one copy
+ * of the file, the copy n8n's own nodes make in that mode). docs/verification.md gives the measured
+ * cost.
+ */
+export function multipartBody(
 	source: BinaryStream | Buffer | Base64Text,
 	frame: MultipartFrame,
 	size: number,
 	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
-): BinaryStream {
-	if (Buffer.isBuffer(source) || !isStream(source)) {
-		return inMemoryMultipartBody(source, frame, size, onSizeChanged);
-	}
-	const stream: BinaryStream = source;
-	const readableClass = readableClassOf(stream);
+): UploadBody {
 	const sizeChanged = (actual: number): FileSizeChanged => {
 		const error = new FileSizeChanged(size, actual);
 		onSizeChanged(error);
 		return error;
 	};
-	async function* parts(): AsyncGenerator<Buffer> {
+	if (Buffer.isBuffer(source) || !isStream(source)) return inMemoryBody(source, frame, size, sizeChanged);
+	async function* framed(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
+		if (frame.head.length > 0) yield frame.head;
 		let sent = 0;
-		try {
-			yield frame.head;
-			for await (const chunk of stream as AsyncIterable<Buffer | string>) {
-				const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-				sent += bytes.length;
-				// Never send more bytes than the Content-Length announced.
-				if (sent > size) throw sizeChanged(sent);
-				yield bytes;
-			}
-			if (sent !== size) throw sizeChanged(sent);
-			yield frame.tail;
-		} finally {
-			// Ends the read of the binary store whether the upload finished, failed or was stopped.
-			stream.destroy();
+		for await (const chunk of chunks) {
+			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			sent += bytes.length;
+			// Never send more bytes than the Content-Length announced.
+			if (sent > size) throw sizeChanged(sent);
+			// Passed on as views (no copy) of at most BODY_ITEM_BYTES: the composed stream reads up to
+			// 16 items ahead of a slower socket, so small items keep that read-ahead small whatever
+			// size the binary store reads in (the database mode gives the whole file as one chunk).
+			for (let at = 0; at < bytes.length; at += BODY_ITEM_BYTES) yield bytes.subarray(at, at + BODY_ITEM_BYTES);
 		}
+		if (sent !== size) throw sizeChanged(sent);
+		if (frame.tail.length > 0) yield frame.tail;
 	}
-	return readableClass.from(parts(), { objectMode: false, highWaterMark: 1024 * 1024 });
+	// An error in `framed` ends the read of the binary store too, as does the end of the file.
+	return source.compose<BinaryStream>(framed);
 }
+
+/** The largest item the body stream passes on. */
+const BODY_ITEM_BYTES = 128 * 1024;
 
 const NO_FRAME: MultipartFrame = { boundary: '', head: Buffer.alloc(0), tail: Buffer.alloc(0), contentLength: 0 };
 
 /**
- * The file's bytes alone, as a readable (a session's raw audio upload): the same bounded streaming
- * as the multipart body, with nothing before or after the file. Never more than `size` bytes.
+ * The file's bytes alone (a session's raw audio upload): the same body as the multipart one with
+ * nothing before or after the file. Never more than `size` bytes; a buffer of the right size is
+ * sent as it is.
  */
-export function streamedRawBody(
+export function rawBody(
 	source: BinaryStream | Buffer | Base64Text,
 	size: number,
 	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
-): BinaryStream {
-	return streamedMultipartBody(source, { ...NO_FRAME, contentLength: size }, size, onSizeChanged);
+): UploadBody {
+	if (Buffer.isBuffer(source) && source.length === size) return source;
+	return multipartBody(source, { ...NO_FRAME, contentLength: size }, size, onSizeChanged);
 }
 
-/** Size of a piece of an in-memory file (bytes, or Base64 characters: a multiple of 4 so each piece decodes on its own). */
-export const IN_MEMORY_PIECE_CHARS = 1024 * 1024;
+/** Size of a piece of Base64 text decoded at a time (a multiple of 4, so each piece decodes on its own). */
+export const BASE64_PIECE_CHARS = 1024 * 1024;
 
 function isStream(source: BinaryStream | Base64Text): source is BinaryStream {
 	return typeof (source as { pipe?: unknown }).pipe === 'function';
 }
 
 /**
- * An in-memory file's body: the head, the file in pieces, the tail. A buffer is sent as views of
- * itself (subarray copies nothing); Base64 text is decoded one piece at a time, so only a piece
- * is ever held besides the item's own text.
+ * An in-memory file's body as one buffer: the head, the file, the tail. Base64 text is decoded a
+ * piece at a time straight into place, so the body is the only copy made.
  */
-function inMemoryMultipartBody(
-	source: Buffer | Base64Text,
-	frame: MultipartFrame,
-	size: number,
-	onSizeChanged: (error: FileSizeChanged) => void,
-): BinaryStream {
-	async function* parts(): AsyncGenerator<Buffer> {
-		yield frame.head;
-		let sent = 0;
-		if (Buffer.isBuffer(source)) {
-			for (let at = 0; at < source.length; at += IN_MEMORY_PIECE_CHARS) {
-				const piece = source.subarray(at, at + IN_MEMORY_PIECE_CHARS);
-				sent += piece.length;
-				yield piece;
-			}
-		} else {
-			for (let at = 0; at < source.base64.length && sent <= size; at += IN_MEMORY_PIECE_CHARS) {
-				const piece = Buffer.from(source.base64.slice(at, at + IN_MEMORY_PIECE_CHARS), 'base64');
-				sent += piece.length;
-				// Never send more bytes than the Content-Length announced.
-				if (sent <= size) yield piece;
-			}
-		}
-		if (sent !== size) {
-			const error = new FileSizeChanged(size, sent);
-			onSizeChanged(error);
-			throw error;
-		}
-		yield frame.tail;
+function inMemoryBody(source: Buffer | Base64Text, frame: MultipartFrame, size: number, sizeChanged: (actual: number) => FileSizeChanged): Buffer {
+	if (Buffer.isBuffer(source)) {
+		if (source.length !== size) throw sizeChanged(source.length);
+		return Buffer.concat([frame.head, source, frame.tail]);
 	}
-	// Node's Readable, reached through a stream class crypto gives (Hash is a Transform stream).
-	return readableClassOf(createHash('sha256') as unknown as BinaryStream).from(parts(), {
-		objectMode: false,
-		highWaterMark: 1024 * 1024,
-	});
-}
-
-interface ReadableClass {
-	from(iterable: AsyncIterable<Buffer>, options: { objectMode: boolean; highWaterMark: number }): BinaryStream;
-}
-
-/**
- * Node's `Readable`, found through the binary stream's class chain: the topmost class with a
- * static `from` (fs.ReadStream and IncomingMessage inherit Readable's; Duplex/Transform, which an
- * S3 or chunking binary mode may give, have a `from` of their own with other semantics, so the
- * walk goes past them up to Readable).
- */
-function readableClassOf(source: BinaryStream): ReadableClass {
-	let found: ReadableClass | undefined;
-	let candidate: unknown = (source as { constructor?: unknown }).constructor;
-	while (typeof candidate === 'function') {
-		if (typeof (candidate as Partial<ReadableClass>).from === 'function') found = candidate as unknown as ReadableClass;
-		candidate = Object.getPrototypeOf(candidate);
+	const body = Buffer.alloc(frame.head.length + size + frame.tail.length);
+	frame.head.copy(body, 0);
+	let written = 0;
+	for (let at = 0; at < source.base64.length; at += BASE64_PIECE_CHARS) {
+		const piece = source.base64.slice(at, at + BASE64_PIECE_CHARS);
+		const length = Buffer.byteLength(piece, 'base64');
+		// Never more bytes than the Content-Length announced (the body has no room for them).
+		if (written + length > size) throw sizeChanged(written + length);
+		written += body.write(piece, frame.head.length + written, length, 'base64');
 	}
-	if (!found) throw new Error('the binary data stream is not a Node.js readable stream');
-	return found;
+	if (written !== size) throw sizeChanged(written);
+	frame.tail.copy(body, frame.head.length + size);
+	return body;
 }
 
 interface AttemptResult {
@@ -276,7 +247,7 @@ export async function uploadToStorage(
 	itemIndex: number,
 ): Promise<StorageUploadOutcome> {
 	const signal = ctx.getExecutionCancelSignal?.();
-	const retry = transportPolicyOf(ctx).storageRetry;
+	const retry = PRODUCTION_POLICY.storageRetry;
 	for (let attempt = 1; ; attempt++) {
 		const lastAttempt = attempt >= retry.attempts;
 		let result: AttemptResult;
@@ -322,11 +293,12 @@ async function sendOnce(
 	const frame = multipartFrame(target, file);
 	const opened = await file.open();
 	if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
-	const body = streamedMultipartBody(opened, frame, file.size, (error) => (problems.sizeChanged = error));
+	const body = multipartBody(opened, frame, file.size, (error) => (problems.sizeChanged = error));
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: target.url,
-		body: body as unknown as Buffer,
+		// n8n's HTTP client sends a stream as it is read and a buffer as it is.
+		body,
 		headers: {
 			'Content-Type': `multipart/form-data; boundary=${frame.boundary}`,
 			'Content-Length': String(frame.contentLength),

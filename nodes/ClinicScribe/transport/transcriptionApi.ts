@@ -18,7 +18,7 @@ import {
 	unexpectedBodyError,
 	type ClinicApiContext,
 } from './request';
-import { retryDelayMs, transportPolicyOf } from './retryPolicy';
+import { retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
 
 export const PRESIGN_PATH = '/v1/file-upload';
 export const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
@@ -53,7 +53,7 @@ export async function requestUploadTarget(
 		// Asking again for the same transaction only gives a fresh policy.
 		idempotent: true,
 		acceptStatuses: [400],
-		timeoutMs: transportPolicyOf(ctx).timeouts.presignMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.presignMs,
 		purpose,
 		itemIndex,
 	});
@@ -133,7 +133,7 @@ export async function initTransaction(
 		// after a repeat can only be our own first attempt having got through.
 		idempotent: true,
 		acceptStatuses: [400, 409],
-		timeoutMs: transportPolicyOf(ctx).timeouts.initMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
 		onRetry: ({ statusCode }) => {
@@ -161,7 +161,7 @@ export async function isTransactionStarted(ctx: ClinicApiContext, txnId: string,
 		path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
 		idempotent: true,
 		acceptStatuses: [202, 206, 400, 404],
-		timeoutMs: transportPolicyOf(ctx).timeouts.statusMs,
+		timeoutMs: PRODUCTION_POLICY.timeouts.statusMs,
 		purpose: `checking whether transaction "${txnId}" was used before`,
 		itemIndex,
 	});
@@ -245,7 +245,7 @@ export async function getSessionStatus(
 ): Promise<SessionStatusResponse> {
 	const purpose = `the results of session "${sessionId}"`;
 	const signal = options.abortSignal ?? executionCancelSignal(ctx);
-	const policy = transportPolicyOf(ctx);
+	const policy = PRODUCTION_POLICY;
 	for (let attempt = 1; ; attempt++) {
 		const response = await clinicApiRequest(ctx, {
 			method: 'GET',

@@ -9,7 +9,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { deadlineSignal, settledBefore } from '../transport/deadline';
-import { transportPolicyOf } from '../transport/retryPolicy';
+import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 
 /** What the fetch may use to end itself in time. */
 export interface FetchBounds {
@@ -30,7 +30,7 @@ export async function fetchWithinBudget<T>(
 	include: IncludedFetch,
 	read: (bounds: FetchBounds) => Promise<T>,
 ): Promise<{ value: T } | { error: IDataObject }> {
-	const budgetMs = transportPolicyOf(ctx).timeouts.triggerFetchMs;
+	const budgetMs = PRODUCTION_POLICY.timeouts.triggerFetchMs;
 	const bound = deadlineSignal(budgetMs);
 	try {
 		let work: Promise<T>;

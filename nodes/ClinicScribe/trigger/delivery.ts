@@ -19,7 +19,7 @@ import {
 	type DeliveryReceiver,
 } from '../shared/webhookSignature';
 import { deadlineSignal, settledBefore } from '../transport/deadline';
-import { transportPolicyOf } from '../transport/retryPolicy';
+import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { fetchSessionApiResults } from '../transport/sessionApi';
 import { fetchSessionResults } from '../transport/transcriptionApi';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
@@ -100,7 +100,7 @@ async function handledOnce(
 	toleranceSeconds: number,
 	handle: () => Promise<IWebhookResponseData>,
 ): Promise<IWebhookResponseData> {
-	const wait = deadlineSignal(transportPolicyOf(ctx).timeouts.triggerFetchMs);
+	const wait = deadlineSignal(PRODUCTION_POLICY.timeouts.triggerFetchMs);
 	try {
 		for (;;) {
 			const claim = replayGuard.claim(deliveryKey, nowSeconds, toleranceSeconds);

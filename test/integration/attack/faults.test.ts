@@ -10,7 +10,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
-import { applyTestTransportPolicy, useTestTransportPolicy } from '../../support/transportPolicy';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
 import { createSubscription, listSubscriptions } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { REFRESH_PATH } from '../../fake-api/fixtures';
@@ -55,11 +55,10 @@ function withDoctorParameters(ctx: IExecuteFunctions): IExecuteFunctions {
 		returnAll: true,
 		options: {},
 	};
-	// A new object: it gets the file's transport policy as every context the support builds does.
-	return applyTestTransportPolicy({
+	return {
 		...ctx,
 		getNodeParameter: (name: string, _item: number, fallback?: unknown) => parameters[name] ?? fallback,
-	} as IExecuteFunctions);
+	} as IExecuteFunctions;
 }
 
 const ONE_TIME_FAULTS: Array<[string, FaultAction]> = [

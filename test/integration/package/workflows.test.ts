@@ -1,9 +1,10 @@
 /**
  * The GitHub Actions workflows cannot run here: this parses them and asserts what publishing with
- * provenance depends on, and runs the release workflow's tag check.
+ * provenance depends on, runs the CLI's release command as the publish workflow does (with a
+ * stand-in npm), and runs the publish workflow's tag check.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -35,56 +36,91 @@ function filterMatches(pattern: string, ref: string): boolean {
 }
 
 const ci = workflow('ci.yml');
-const release = workflow('release.yml');
-const releaseSteps: Step[] = release.jobs.release.steps;
+const publish = workflow('publish.yml');
+const publishSteps: Step[] = publish.jobs.publish.steps;
 const indexOf = (steps: Step[], predicate: (step: Step) => boolean) => steps.findIndex(predicate);
 const runs = (command: string) => (step: Step) => (step.run ?? '').split('\n').some((line) => line.trim() === command);
+const TAG_CHECK = 'node scripts/check-release-tag.mjs "$GITHUB_REF_NAME"';
 
-describe('release workflow', () => {
+describe('publish workflow (n8n-node release --init-workflow, adapted)', () => {
+	it('is the only workflow that publishes', () => {
+		const files = readdirSync(join(root, '.github/workflows')).sort();
+		expect(files).toEqual(['ci.yml', 'publish.yml']);
+		expect(JSON.stringify(ci)).not.toMatch(/npm publish|npm run release|id-token/);
+	});
+
 	it('runs on version tags only, and the tag of this version matches its filter', () => {
-		expect(release.on).toEqual({ push: { tags: ['v*.*.*'] } });
-		expect(filterMatches(release.on.push.tags[0], `v${manifest.version}`)).toBe(true);
-		expect(filterMatches(release.on.push.tags[0], manifest.version)).toBe(false);
-		expect(filterMatches(release.on.push.tags[0], 'main')).toBe(false);
+		expect(publish.on).toEqual({ push: { tags: ['v*.*.*'] } });
+		expect(filterMatches(publish.on.push.tags[0], `v${manifest.version}`)).toBe(true);
+		expect(filterMatches(publish.on.push.tags[0], manifest.version)).toBe(false);
+		expect(filterMatches(publish.on.push.tags[0], 'main')).toBe(false);
 	});
 
 	it('has exactly the permissions provenance needs, and only in the publishing job', () => {
-		expect(release.permissions).toEqual({ contents: 'read' });
-		expect(Object.keys(release.jobs)).toEqual(['release']);
-		expect(release.jobs.release.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
-		expect(release.jobs.release['runs-on']).toBe('ubuntu-latest');
+		expect(publish.permissions).toEqual({ contents: 'read' });
+		expect(Object.keys(publish.jobs)).toEqual(['publish']);
+		expect(publish.jobs.publish.permissions).toEqual({ 'id-token': 'write', contents: 'read' });
+		expect(publish.jobs.publish['runs-on']).toBe('ubuntu-latest');
 	});
 
-	it('checks the tag, runs every test, then publishes with provenance, in that order and unconditionally', () => {
-		const tagCheck = indexOf(releaseSteps, runs('node scripts/check-release-tag.mjs "$GITHUB_REF_NAME"'));
-		const tests = indexOf(releaseSteps, runs('.ci/run'));
-		const publish = indexOf(releaseSteps, runs('npm publish --provenance --access public'));
-		expect([tagCheck >= 0, tests >= 0, publish >= 0]).toEqual([true, true, true]);
+	it('checks the tag, runs every test, then installs and runs `npm run release`, in that order and unconditionally', () => {
+		const tagCheck = indexOf(publishSteps, runs(TAG_CHECK));
+		const tests = indexOf(publishSteps, runs('.ci/run'));
+		const release = indexOf(publishSteps, runs('npm run release'));
+		expect([tagCheck >= 0, tests >= 0, release >= 0]).toEqual([true, true, true]);
 		expect(tagCheck).toBeLessThan(tests);
-		expect(tests).toBeLessThan(publish);
-		expect(releaseSteps.filter((step) => step.if !== undefined || step['continue-on-error'] !== undefined)).toEqual([]);
-		// Nothing between the tests and publishing rebuilds or reinstalls what was tested.
-		const between = releaseSteps.slice(tests + 1, publish);
-		expect(between.map((step) => step.uses ?? step.run)).toEqual(['actions/setup-node@v4']);
-		expect(releaseSteps.filter((step) => /npm publish/.test(step.run ?? ''))).toHaveLength(1);
+		expect(tests).toBeLessThan(release);
+		expect(publishSteps.filter((step) => step.if !== undefined || step['continue-on-error'] !== undefined)).toEqual([]);
+		// After the tests: the template's three steps, and nothing else.
+		expect(publishSteps.slice(tests + 1).map((step) => step.name)).toEqual(['Set up Node.js', 'Install dependencies', 'Release']);
+		expect(publishSteps[tests + 1].with).toEqual({ 'node-version': 'lts/*', cache: 'npm' });
+		expect(publishSteps[tests + 2].run).toBe('npm ci');
+		// Nothing publishes but the CLI's release command.
+		expect(publishSteps.filter((step) => /npm publish/.test(step.run ?? ''))).toEqual([]);
+		expect(manifest.scripts.release).toBe('n8n-node release');
 	});
 
-	it('publishes with an npm new enough for trusted publishing, to the public registry', () => {
-		const setup = releaseSteps.filter((step) => step.uses === 'actions/setup-node@v4');
-		expect(setup.map((step) => step.with)).toEqual([
-			{ 'node-version': '20', cache: 'npm' },
-			{ 'node-version': '24', 'registry-url': 'https://registry.npmjs.org' },
-		]);
-		const publish = releaseSteps.find(runs('npm publish --provenance --access public'));
-		expect(publish?.env).toEqual({ NODE_AUTH_TOKEN: '${{ secrets.NPM_TOKEN }}' });
-		expect(publish?.run).toContain('is older than 11.5.1, which trusted publishing needs');
+	it('hands the release step the NPM_TOKEN secret (the fallback to trusted publishing), not a literal', () => {
+		const release = publishSteps[indexOf(publishSteps, runs('npm run release'))];
+		expect(release.env).toEqual({ NPM_TOKEN: '${{ secrets.NPM_TOKEN }}' });
+		expect(release.run?.split('\n')[0]).toBe('[ -n "$NPM_TOKEN" ] && npm config set //registry.npmjs.org/:_authToken "$NPM_TOKEN"');
 	});
 
 	it('runs the same test steps as CI', () => {
 		const ciSteps: Step[] = ci.jobs.test.steps;
-		const tests = indexOf(releaseSteps, runs('.ci/run'));
-		const releaseTestSteps = releaseSteps.slice(0, tests + 1).filter((step) => !runs('node scripts/check-release-tag.mjs "$GITHUB_REF_NAME"')(step));
-		expect(releaseTestSteps).toEqual(ciSteps);
+		const tests = indexOf(publishSteps, runs('.ci/run'));
+		const publishTestSteps = publishSteps.slice(0, tests + 1).filter((step) => !runs(TAG_CHECK)(step));
+		expect(publishTestSteps).toEqual(ciSteps);
+	});
+});
+
+describe('`npm run release` in GitHub Actions (n8n-node release)', () => {
+	let dir: string;
+	beforeAll(() => {
+		dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-release-'));
+	});
+	afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+	it('lints, builds, then publishes with an npm provenance statement', () => {
+		// A stand-in `npm` first on PATH records what the CLI asks of npm, and with which environment.
+		const log = join(dir, 'npm-calls.log');
+		writeFileSync(
+			join(dir, 'npm'),
+			`#!/bin/sh\necho "$* | RELEASE_MODE=$RELEASE_MODE NPM_CONFIG_PROVENANCE=$NPM_CONFIG_PROVENANCE" >> "${log}"\n`,
+			{ mode: 0o755 },
+		);
+		const cli = join(root, 'node_modules/@n8n/node-cli/bin/n8n-node.mjs');
+		const result = spawnSync(process.execPath, [cli, 'release'], {
+			cwd: root,
+			encoding: 'utf8',
+			env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, GITHUB_ACTIONS: 'true', npm_config_user_agent: 'npm/11' },
+		});
+		expect(result.status).toBe(0);
+		expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([
+			'run lint | RELEASE_MODE= NPM_CONFIG_PROVENANCE=',
+			'run build | RELEASE_MODE= NPM_CONFIG_PROVENANCE=',
+			'publish | RELEASE_MODE=true NPM_CONFIG_PROVENANCE=true',
+		]);
 	});
 });
 

@@ -7,18 +7,19 @@ import { PassThrough, Readable } from 'node:stream';
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import {
+	BASE64_PIECE_CHARS,
 	FileSizeChanged,
-	IN_MEMORY_PIECE_CHARS,
+	multipartBody,
 	multipartFrame,
+	rawBody,
 	storageErrorDetail,
 	storageTimeoutMs,
-	streamedMultipartBody,
-	streamedRawBody,
 	uploadToStorage,
 	type BinaryStream,
+	type UploadBody,
 } from '../../../nodes/ClinicScribe/transport/storageUpload';
 import { parseMultipart } from '../../fake-api/multipart';
-import { applyTestTransportPolicy, useTestTransportPolicy } from '../../support/transportPolicy';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const target = {
 	url: 'https://bucket.example.com/',
@@ -64,32 +65,63 @@ describe('multipartFrame', () => {
 	});
 });
 
-describe('streamedMultipartBody', () => {
+describe('multipartBody from a binary stream', () => {
 	const frame = multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: 6 }, 'B');
 
-	test('head, the stream’s chunks, tail; the source is closed at the end', async () => {
+	test('head, the stream’s chunks as they come, tail; the source is closed at the end', async () => {
 		const source = Readable.from([Buffer.from('abc'), Buffer.from('def')]);
-		const body = streamedMultipartBody(source as unknown as BinaryStream, frame, 6);
+		const body = multipartBody(source as unknown as BinaryStream, frame, 6);
 		expect(body).toBeInstanceOf(Readable);
-		expect((await collect(body)).toString()).toBe(`${frame.head.toString()}abcdef${frame.tail.toString()}`);
+		const chunks: Buffer[] = [];
+		for await (const chunk of body as BinaryStream) chunks.push(chunk);
+		expect(chunks.map(String)).toEqual([frame.head.toString(), 'abc', 'def', frame.tail.toString()]);
 		expect(source.destroyed).toBe(true);
 	});
 
-	test('the body is a plain Readable whatever class the binary store streams with (file, Transform)', async () => {
+	test('whatever class the binary store streams with (a file, a Transform)', async () => {
 		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-unit-'));
 		try {
 			writeFileSync(join(dir, 'x.wav'), 'abcdef');
-			const fromFile = streamedMultipartBody(createReadStream(join(dir, 'x.wav')) as unknown as BinaryStream, frame, 6);
+			const fromFile = multipartBody(createReadStream(join(dir, 'x.wav')) as unknown as BinaryStream, frame, 6);
 			const passThrough = new PassThrough();
 			passThrough.end(Buffer.from('abcdef'));
-			const fromTransform = streamedMultipartBody(passThrough as unknown as BinaryStream, frame, 6);
+			const fromTransform = multipartBody(passThrough as unknown as BinaryStream, frame, 6);
 			for (const body of [fromFile, fromTransform]) {
-				expect(body.constructor).toBe(Readable);
-				expect((await collect(body)).toString()).toBe(`${frame.head.toString()}abcdef${frame.tail.toString()}`);
+				expect((await collect(body as BinaryStream)).toString()).toBe(`${frame.head.toString()}abcdef${frame.tail.toString()}`);
 			}
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
 		}
+	});
+
+	test('reads the source only as the body is read (bounded memory)', async () => {
+		let pulled = 0;
+		async function* endless(): AsyncGenerator<Buffer> {
+			for (;;) {
+				pulled++;
+				yield Buffer.alloc(64 * 1024);
+			}
+		}
+		const size = 1024 ** 3;
+		const body = multipartBody(Readable.from(endless(), { objectMode: false }) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size }, 'B'), size) as BinaryStream;
+		const iterator = body[Symbol.asyncIterator]();
+		for (let i = 0; i < 4; i++) await iterator.next();
+		await new Promise((resolve) => setImmediate(resolve));
+		// A 1 GiB file (16,384 such chunks), a few chunks read ahead: the rest waits for the socket.
+		expect(pulled).toBeLessThan(64);
+		await iterator.return?.();
+	});
+
+	test('a large chunk (the database mode gives the whole file as one) goes on as small views of itself, not copies', async () => {
+		const whole = randomBytes(1024 * 1024 + 5);
+		const items: Buffer[] = [];
+		for await (const item of multipartBody(Readable.from([whole]) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: whole.length }, 'B'), whole.length) as BinaryStream) {
+			items.push(item);
+		}
+		const fileItems = items.slice(1, -1);
+		expect(Buffer.concat(fileItems).equals(whole)).toBe(true);
+		expect(Math.max(...fileItems.map((item) => item.length))).toBeLessThanOrEqual(128 * 1024);
+		expect(fileItems.every((item) => item.buffer === whole.buffer)).toBe(true);
 	});
 
 	test.each([
@@ -98,46 +130,62 @@ describe('streamedMultipartBody', () => {
 	])('a file %s than announced fails the body and says so', async (_label, chunks, actual) => {
 		const reported: FileSizeChanged[] = [];
 		const source = Readable.from(chunks.map((c) => Buffer.from(c)));
-		const body = streamedMultipartBody(source as unknown as BinaryStream, frame, 6, (error) => reported.push(error));
-		await expect(collect(body)).rejects.toThrow(`expected 6 bytes, read ${actual}`);
+		const body = multipartBody(source as unknown as BinaryStream, frame, 6, (error) => reported.push(error));
+		await expect(collect(body as BinaryStream)).rejects.toThrow(`expected 6 bytes, read ${actual}`);
 		expect(reported).toHaveLength(1);
+		expect(source.destroyed).toBe(true);
+	});
+
+	test('a longer file: no byte past the announced size leaves the body', async () => {
+		const source = Readable.from([Buffer.from('abcdef'), Buffer.from('ghi')]);
+		const sent: Buffer[] = [];
+		await expect(
+			(async () => {
+				for await (const chunk of multipartBody(source as unknown as BinaryStream, frame, 6) as BinaryStream) sent.push(chunk);
+			})(),
+		).rejects.toBeInstanceOf(FileSizeChanged);
+		expect(Buffer.concat(sent).toString()).toBe(`${frame.head.toString()}abcdef`);
 	});
 });
 
-describe('in-memory binaries (n8n default mode)', () => {
-	/** The chunks as a pipe to a socket sees them (flowing mode: one 'data' event per chunk pushed). */
-	async function flowingChunks(body: BinaryStream): Promise<Buffer[]> {
-		const chunks: Buffer[] = [];
-		body.on('data', (chunk: Buffer) => chunks.push(chunk));
-		await new Promise((resolve, reject) => body.once('end', resolve).once('error', reject));
-		return chunks;
-	}
+describe('in-memory binaries (n8n default mode): no stream to compose with', () => {
 	const content = randomBytes(2 * 1024 * 1024 + 123);
 	const frame = multipartFrame(target, { fileName: 'm.wav', contentType: 'audio/wav', size: content.length }, 'B');
 
-	test('Base64 text: head, the decoded bytes piece by piece (never the whole file at once), tail', async () => {
-		const pieces: number[] = [];
-		const body = streamedMultipartBody({ base64: content.toString('base64') }, frame, content.length);
-		expect(body).toBeInstanceOf(Readable);
-		const chunks = await flowingChunks(body);
-		pieces.push(...chunks.map((chunk) => chunk.length));
-		expect(Buffer.concat(chunks).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
-		expect(Math.max(...pieces)).toBeLessThanOrEqual(IN_MEMORY_PIECE_CHARS);
-		expect(pieces.length).toBeGreaterThanOrEqual(4);
+	test('Base64 text: one buffer of exactly the Content-Length, decoded a piece at a time into place', () => {
+		const body = multipartBody({ base64: content.toString('base64') }, frame, content.length);
+		expect(Buffer.isBuffer(body)).toBe(true);
+		expect((body as Buffer).length).toBe(frame.contentLength);
+		expect((body as Buffer).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
+		expect(BASE64_PIECE_CHARS % 4).toBe(0);
 	});
 
-	test('a buffer: sent as views of itself, no copy', async () => {
-		const seen = await flowingChunks(streamedMultipartBody(content, frame, content.length));
-		const fileChunks = seen.slice(1, -1);
-		expect(fileChunks.every((chunk) => chunk.buffer === content.buffer)).toBe(true);
-		expect(Buffer.concat(fileChunks).equals(content)).toBe(true);
+	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', () => {
+		expect((multipartBody(content, frame, content.length) as Buffer).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
+		expect(rawBody(content, content.length)).toBe(content);
 	});
 
-	test('Base64 text that decodes to another size than announced fails, with nothing more than announced sent', async () => {
-		const changed: FileSizeChanged[] = [];
-		const body = streamedMultipartBody({ base64: content.toString('base64') }, frame, content.length - 10, (error) => changed.push(error));
-		await expect(collect(body as AsyncIterable<Buffer>)).rejects.toBeInstanceOf(FileSizeChanged);
-		expect(changed).toHaveLength(1);
+	test('Base64 text that decodes to another size than announced fails before anything is sent', () => {
+		for (const announced of [content.length - 10, content.length + 10]) {
+			const changed: FileSizeChanged[] = [];
+			expect(() => multipartBody({ base64: content.toString('base64') }, frame, announced, (error) => changed.push(error))).toThrow(FileSizeChanged);
+			expect(changed).toHaveLength(1);
+		}
+		expect(() => multipartBody(content.subarray(1), frame, content.length)).toThrow('expected');
+	});
+});
+
+describe('rawBody (the session upload body)', () => {
+	test('the file bytes alone, from a stream, Base64 text or a buffer; never more than the size', async () => {
+		const content = randomBytes(3 * 1024 * 1024 + 7);
+		const asBytes = async (body: UploadBody) => (Buffer.isBuffer(body) ? body : await collect(body));
+		const fromStream = await asBytes(rawBody(Readable.from([content.subarray(0, 1000), content.subarray(1000)]) as unknown as BinaryStream, content.length));
+		expect(fromStream.equals(content)).toBe(true);
+		expect((await asBytes(rawBody({ base64: content.toString('base64') }, content.length))).equals(content)).toBe(true);
+		expect((await asBytes(rawBody(content, content.length))).equals(content)).toBe(true);
+		let told: FileSizeChanged | undefined;
+		await expect(asBytes(rawBody(Readable.from([content]) as unknown as BinaryStream, content.length - 1, (error) => (told = error)))).rejects.toBeInstanceOf(FileSizeChanged);
+		expect(told?.actual).toBe(content.length);
 	});
 });
 
@@ -152,7 +200,7 @@ describe('uploadToStorage', () => {
 			helpers: {
 				httpRequest: async (options: IHttpRequestOptions) => {
 					sent.push(options);
-					await collect(options.body as unknown as Readable);
+					if (!Buffer.isBuffer(options.body)) await collect(options.body as unknown as Readable);
 					const answer = answers.shift() ?? 204;
 					if (answer instanceof Error) throw answer;
 					return { statusCode: answer, body: answer === 403 ? '<Error><Code>AccessDenied</Code><Message>Policy expired.</Message></Error>' : '' };
@@ -162,7 +210,6 @@ describe('uploadToStorage', () => {
 				},
 			},
 		} as unknown as IExecuteFunctions;
-		applyTestTransportPolicy(ctx);
 		const file = {
 			fileName: 'x.wav',
 			label: 'the recording',
@@ -229,18 +276,5 @@ describe('helpers', () => {
 	test('storageTimeoutMs grows with the file', () => {
 		expect(storageTimeoutMs(0)).toBe(120_000);
 		expect(storageTimeoutMs(1024 ** 3)).toBeGreaterThan(2 * 3600_000);
-	});
-});
-
-describe('streamedRawBody (the session upload body)', () => {
-	test('the file bytes alone, from a stream, Base64 text or a buffer; never more than the size', async () => {
-		const content = randomBytes(3 * 1024 * 1024 + 7);
-		const fromStream = await collect(streamedRawBody(Readable.from([content.subarray(0, 1000), content.subarray(1000)]) as unknown as BinaryStream, content.length));
-		expect(fromStream.equals(content)).toBe(true);
-		expect((await collect(streamedRawBody({ base64: content.toString('base64') }, content.length))).equals(content)).toBe(true);
-		expect((await collect(streamedRawBody(content, content.length))).equals(content)).toBe(true);
-		let told: FileSizeChanged | undefined;
-		await expect(collect(streamedRawBody(Readable.from([content]) as unknown as BinaryStream, content.length - 1, (error) => (told = error)))).rejects.toBeInstanceOf(FileSizeChanged);
-		expect(told?.actual).toBe(content.length);
 	});
 });

@@ -10,7 +10,7 @@ import {
 	readUploadTarget,
 } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
-import { applyTestTransportPolicy, useTestTransportPolicy } from '../../support/transportPolicy';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const FAILED_TEMPLATE = { template_id: 'clinical_notes_template', status: 'failure', value: '', errors: ['no speech'] };
 beforeAll(() => {
@@ -31,7 +31,7 @@ function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
 			},
 		},
 	} as unknown as IExecuteFunctions;
-	return { ctx: applyTestTransportPolicy(ctx), sent };
+	return { ctx, sent };
 }
 
 describe('status call', () => {

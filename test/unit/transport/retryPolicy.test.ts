@@ -1,10 +1,9 @@
-import {
-	PRODUCTION_POLICY,
-	retryDelayMs,
-	transportPolicyOf,
-	useTransportPolicy,
-} from '../../../nodes/ClinicScribe/transport/retryPolicy';
-import { transportPolicy } from '../../support/transportPolicy';
+import { PRODUCTION_POLICY as policyTheCodeSees, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { useTestTransportPolicy } from '../../support/transportPolicy';
+
+/** The module as it ships (jest replaces it for the tests: test/support/jestSetup.ts). */
+const shipped = jest.requireActual('../../../nodes/ClinicScribe/transport/retryPolicy') as typeof import('../../../nodes/ClinicScribe/transport/retryPolicy');
+const { PRODUCTION_POLICY } = shipped;
 
 describe('transport policy (no mutable globals)', () => {
 	test('the production policy cannot be changed by an importer', () => {
@@ -24,14 +23,20 @@ describe('transport policy (no mutable globals)', () => {
 		}).toThrow(TypeError);
 	});
 
-	test('a policy given to one context is that context’s only; every other context gets production', () => {
-		const testContext = {};
-		const otherContext = {};
-		const fast = transportPolicy({ retry: { baseDelayMs: 1 } });
-		useTransportPolicy(testContext, fast);
-		expect(transportPolicyOf(testContext)).toBe(fast);
-		expect(transportPolicyOf(otherContext)).toBe(PRODUCTION_POLICY);
-		expect(fast.retry).toEqual({ attempts: 4, baseDelayMs: 1, maxDelayMs: 8_000 });
+	test('the shipped module exports the policy, its types and the back-off, and nothing that changes the policy', () => {
+		expect(Object.keys(shipped).sort()).toEqual(['PRODUCTION_POLICY', 'RETRYABLE_STATUSES', 'retryDelayMs']);
+	});
+
+	test('a test shortens the policy the code sees through the test support alone, and puts it back', () => {
+		expect(policyTheCodeSees).toEqual(PRODUCTION_POLICY);
+		const restore = useTestTransportPolicy({ retry: { baseDelayMs: 1 } });
+		// Read again: the replaced module's PRODUCTION_POLICY is read at each use, as the package's code does.
+		const { PRODUCTION_POLICY: changed } = jest.requireMock('../../../nodes/ClinicScribe/transport/retryPolicy') as typeof shipped;
+		expect(changed.retry).toEqual({ attempts: 4, baseDelayMs: 1, maxDelayMs: 8_000 });
+		restore();
+		expect((jest.requireMock('../../../nodes/ClinicScribe/transport/retryPolicy') as typeof shipped).PRODUCTION_POLICY).toBe(PRODUCTION_POLICY);
+		// The shipped object itself never changed.
+		expect(PRODUCTION_POLICY.retry.baseDelayMs).toBe(500);
 	});
 
 	test('the back-off follows the policy it is given', () => {

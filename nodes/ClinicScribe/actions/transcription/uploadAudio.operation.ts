@@ -11,7 +11,7 @@ import {
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { sessionResultsToRecords, storedAudioName } from '../../shared/sessionResults';
 import { getClinicSettings } from '../../transport/request';
-import { transportPolicyOf } from '../../transport/retryPolicy';
+import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import {
 	concurrencyGate,
 	storageRefusedError,
@@ -373,7 +373,7 @@ async function sendTransactions(
 	continueOnFail: boolean,
 ): Promise<Map<TransactionPlan, TransactionOutcome>> {
 	const outcomes = new Map<TransactionPlan, TransactionOutcome>();
-	const limit = Math.max(1, Math.floor(transportPolicyOf(ctx).uploadConcurrency));
+	const limit = Math.max(1, Math.floor(PRODUCTION_POLICY.uploadConcurrency));
 	let halted = false;
 	const knownAs = new Map<TransactionPlan, number>();
 	const run: BatchRun = {

@@ -13,7 +13,7 @@ import {
 import { abortableSleep } from '../../shared/abortableSleep';
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
 import { deadlineSignal } from '../../transport/deadline';
-import { transportPolicyOf } from '../../transport/retryPolicy';
+import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
 
@@ -150,7 +150,7 @@ export async function waitForSessionResults(
 			if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
 			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 			const checkStartedAt = Date.now();
-			const timeoutMs = Math.min(transportPolicyOf(ctx).timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
+			const timeoutMs = Math.min(PRODUCTION_POLICY.timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
 			const check = await fetchResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
