@@ -107,7 +107,8 @@ function operationsByResource(): Map<string, string[]> {
 
 describe('the README', () => {
 	it('has at most 300 lines', () => {
-		expect(README.split('\n').length).toBeLessThanOrEqual(300);
+		// Counted as `wc -l` does: the final newline ends the last line.
+		expect(README.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(300);
 	});
 
 	it('names the service it is for', () => {
