@@ -68,7 +68,8 @@ export function isFinalStatus(status: SessionStatus): boolean {
 	return status !== 'processing';
 }
 
-export function readSessionResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
+/** A transaction's status call (`GET /voice/api/v3/status/{txn_id}`), decoded; the session API's read is readSessionApiResults. */
+export function readTransactionResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
 	const root = asRecord(body);
 	const data = asRecord(root?.data);
 	const results: SessionResults = {

@@ -2,7 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 
 import { readDoctorServices } from '../../shared/directoryRecords';
 import { getDoctorServices } from '../../transport/directoryApi';
-import { unexpectedBodyError } from '../../transport/request';
+import { unexpectedBodyError } from '../../transport/requestErrors';
 import { returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, type OperationResult } from '../common.execute';
 

@@ -3,7 +3,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { checkDirectoryMobile, readDirectoryProfiles } from '../../shared/patientRecords';
 import { readErrorFields } from '../../transport/errorBodies';
 import { findPatientsByMobile } from '../../transport/patientDirectoryApi';
-import { clinicApiError, unexpectedBodyError } from '../../transport/request';
+import { clinicApiError, unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { badInput, MOBILE_HINT, showFor } from './patientFields';

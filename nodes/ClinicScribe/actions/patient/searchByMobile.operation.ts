@@ -3,7 +3,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { checkTenDigitMobile, readPatientProfiles, simplifyPatient } from '../../shared/directoryRecords';
 import { readErrorFields } from '../../transport/errorBodies';
 import { searchPatientsByMobile } from '../../transport/directoryApi';
-import { clinicApiError, unexpectedBodyError } from '../../transport/request';
+import { clinicApiError, unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 
