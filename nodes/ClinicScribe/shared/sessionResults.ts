@@ -54,8 +54,8 @@ export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
 export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
 export const FHIR_TEMPLATE_ID = 'fhir';
 
-/** The session's state from the status call's HTTP status (service notes, "Results"). */
-export function sessionStatusFromHttp(httpStatus: number): SessionStatus {
+/** A transaction's state from its status call's HTTP status (service notes, "Results"). */
+export function transactionStatusFromHttp(httpStatus: number): SessionStatus {
 	if (httpStatus === 202) return 'processing';
 	if (httpStatus === 206) return 'partial';
 	if (httpStatus === 400 || httpStatus === 404) return 'not_found';
@@ -74,7 +74,7 @@ export function readTransactionResults(sessionId: string, httpStatus: number, bo
 	const data = asRecord(root?.data);
 	const results: SessionResults = {
 		sessionId,
-		status: sessionStatusFromHttp(httpStatus),
+		status: transactionStatusFromHttp(httpStatus),
 		httpStatus,
 		templates: [],
 	};

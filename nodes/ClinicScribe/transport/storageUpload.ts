@@ -7,16 +7,10 @@
  * Content-Length computed up front, so nothing is held whole in memory (`multipartBody`).
  */
 import { randomBytes } from 'crypto';
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IExecuteFunctions,
-	type IHttpRequestOptions,
-	type JsonObject,
-} from 'n8n-workflow';
+import { NodeApiError, type IExecuteFunctions, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
 import { describeNetworkFailure } from './errorBodies';
-import { fileSizeChangedError } from './requestErrors';
+import { fileSizeChangedError, requestStoppedError } from './requestErrors';
 import { withRetries, type AttemptResult } from './retry';
 import { PRODUCTION_POLICY } from './retryPolicy';
 
@@ -265,7 +259,7 @@ export async function uploadToStorage(
 	itemIndex: number,
 ): Promise<StorageUploadOutcome> {
 	const signal = ctx.getExecutionCancelSignal?.();
-	const stopped = () => cancelledError(ctx, file, itemIndex);
+	const stopped = () => requestStoppedError(ctx, { purpose: `the upload of ${file.label}`, itemIndex });
 	return await withRetries(
 		PRODUCTION_POLICY.storageRetry,
 		async (attempt): Promise<AttemptResult<StorageUploadOutcome>> => {
@@ -286,7 +280,7 @@ export async function uploadToStorage(
 			const { statusCode } = answer;
 			if (statusCode === 200 || statusCode === 201 || statusCode === 204) return { kind: 'done', value: { kind: 'stored', statusCode, attempts: attempt } };
 			if (statusCode === 403) return { kind: 'done', value: { kind: 'refused', statusCode, detail: storageErrorDetail(answer.body) } };
-			const rejected = storageRejectedError(ctx, file, statusCode, answer.body, attempt, itemIndex);
+			const rejected = storageStatusError(ctx, file, statusCode, answer.body, attempt, itemIndex);
 			if (statusCode >= 500 || statusCode === 408 || statusCode === 429) return { kind: 'retry', error: rejected, retryAfter: answer.headers['retry-after'] };
 			throw rejected;
 		},
@@ -334,7 +328,7 @@ export function storageErrorDetail(body: unknown): string {
 	return textBody.replace(/\s+/g, ' ').trim().slice(0, 200);
 }
 
-function storageRejectedError(
+function storageStatusError(
 	ctx: IExecuteFunctions,
 	file: StorageFile,
 	statusCode: number,
@@ -361,12 +355,6 @@ export function storageRefusedError(ctx: IExecuteFunctions, label: string, detai
 		description:
 			'The upload policy was refused even after asking the clinic API for a fresh one. Check that the n8n server clock is right and that the credential belongs to this environment, then run again.',
 		httpCode: '403',
-		itemIndex,
-	});
-}
-
-function cancelledError(ctx: IExecuteFunctions, file: StorageFile, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `The upload of ${file.label} was stopped because the execution was cancelled`, {
 		itemIndex,
 	});
 }

@@ -5,7 +5,7 @@ import {
 	readableText,
 	readTransactionResults,
 	sessionResultsToRecords,
-	sessionStatusFromHttp,
+	transactionStatusFromHttp,
 } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -46,7 +46,7 @@ describe('decodeTemplateValue', () => {
 	});
 });
 
-describe('sessionStatusFromHttp', () => {
+describe('transactionStatusFromHttp', () => {
 	test.each([
 		[200, 'completed'],
 		[201, 'completed'],
@@ -57,7 +57,7 @@ describe('sessionStatusFromHttp', () => {
 		[500, 'failed'],
 		[503, 'failed'],
 	])('%i → %s', (status, expected) => {
-		expect(sessionStatusFromHttp(status)).toBe(expected);
+		expect(transactionStatusFromHttp(status)).toBe(expected);
 	});
 });
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readBusinessEntities } from '../../shared/directoryRecords';
-import { getBusinessEntities } from '../../transport/directoryApi';
+import { readBusinessEntities } from '../../shared/clinicDirectoryRecords';
+import { getBusinessEntities } from '../../transport/clinicDirectoryApi';
 import { unexpectedBodyError } from '../../transport/requestErrors';
 import type { OperationResult } from '../common.execute';
 

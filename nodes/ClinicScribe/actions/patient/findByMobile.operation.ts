@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { checkDirectoryMobile, readDirectoryProfiles } from '../../shared/patientRecords';
+import { checkDirectoryMobile, readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
 import { readErrorFields } from '../../transport/errorBodies';
 import { findPatientsByMobile } from '../../transport/patientDirectoryApi';
 import { clinicApiError, unexpectedBodyError } from '../../transport/requestErrors';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readDirectoryProfile } from '../../shared/patientRecords';
+import { readDirectoryProfile } from '../../shared/patientDirectoryRecords';
 import { getPatient } from '../../transport/patientDirectoryApi';
 import { unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties } from '../common.descriptions';

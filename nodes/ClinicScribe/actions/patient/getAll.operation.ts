@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkEpochSeconds, readProfilePage } from '../../shared/patientRecords';
+import { checkEpochSeconds, readProfilePage } from '../../shared/patientDirectoryRecords';
 import { listPatientsPage } from '../../transport/patientDirectoryApi';
 import { unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readDirectoryProfiles } from '../../shared/patientRecords';
+import { readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
 import { searchPatients } from '../../transport/patientDirectoryApi';
 import { unexpectedBodyError } from '../../transport/requestErrors';
