@@ -114,7 +114,7 @@ export async function createSession(
 			itemIndex,
 		});
 	} catch (error) {
-		// Sent, and no clear answer (a 5xx, no answer) at some attempt; a token problem is never sent.
+		// Sent, and an attempt had no clear answer (a 5xx, none): the session may exist.
 		if (answerWasLost(error)) throw sessionMayExistError(ctx, body.session_id, error, wording.afterLostCreate, itemIndex);
 		// clinicApiRequest throws NodeApiErrors, which re-wrapping hands back as they are.
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
