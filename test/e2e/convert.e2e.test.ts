@@ -51,8 +51,12 @@ describe('typed notes to a document, in n8n', () => {
 	});
 
 	it('sent one session and one conversion of the text from the expression', () => {
-		expect(api.requestsTo(SESSIONS_PATH, 'POST').map((call) => call.body)).toEqual([{ upload_type: 'single', templates: ['tpl-soap-note'] }]);
+		const sessionId = String(nodeOutput(result, 'Convert Transcript')[0].json.session_id);
+		// The session is created under the node's own id (`n8n` and 29 hex characters), so a lost answer can be repeated.
+		expect(sessionId).toMatch(/^n8n[0-9a-f]{29}$/);
+		expect(api.requestsTo(SESSIONS_PATH, 'POST').map((call) => call.body)).toEqual([{ session_id: sessionId, upload_type: 'single', templates: ['tpl-soap-note'] }]);
 		const converts = api.requests.filter((call) => call.method === 'POST' && call.path.endsWith('/convert-to-template'));
+		expect(converts.map((call) => call.path)).toEqual([expect.stringContaining(`/transaction/${sessionId}/convert-to-template`)]);
 		expect(converts.map((call) => call.body)).toEqual([{ transcript: NOTES, template_id: 'tpl-soap-note' }]);
 		expect(converts.every((call) => /^Bearer /.test(String(call.headers.authorization)))).toBe(true);
 	});

@@ -9,7 +9,7 @@ import * as patient from './patient';
 import * as prescription from './prescription';
 import * as template from './template';
 import * as transcription from './transcription';
-import { scrubCredentialSecrets } from '../transport/request';
+import { scrubCredentialSecrets } from '../transport/runCredential';
 
 type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 

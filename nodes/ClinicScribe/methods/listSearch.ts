@@ -1,8 +1,8 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import { readBusinessEntities } from '../shared/directoryRecords';
+import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readTemplateList } from '../shared/templateRecords';
-import { getBusinessEntities } from '../transport/directoryApi';
+import { getBusinessEntities } from '../transport/clinicDirectoryApi';
 import { listTemplates } from '../transport/templateApi';
 
 /** The business's doctors (document 4.3), for the Doctor pickers. */

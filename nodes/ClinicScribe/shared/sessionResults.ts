@@ -54,8 +54,8 @@ export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
 export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
 export const FHIR_TEMPLATE_ID = 'fhir';
 
-/** The session's state from the status call's HTTP status (service notes, "Results"). */
-export function sessionStatusFromHttp(httpStatus: number): SessionStatus {
+/** A transaction's state from its status call's HTTP status (service notes, "Results"). */
+export function transactionStatusFromHttp(httpStatus: number): SessionStatus {
 	if (httpStatus === 202) return 'processing';
 	if (httpStatus === 206) return 'partial';
 	if (httpStatus === 400 || httpStatus === 404) return 'not_found';
@@ -68,12 +68,13 @@ export function isFinalStatus(status: SessionStatus): boolean {
 	return status !== 'processing';
 }
 
-export function readSessionResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
+/** A transaction's status call (`GET /voice/api/v3/status/{txn_id}`), decoded; the session API's read is readSessionApiResults. */
+export function readTransactionResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
 	const root = asRecord(body);
 	const data = asRecord(root?.data);
 	const results: SessionResults = {
 		sessionId,
-		status: sessionStatusFromHttp(httpStatus),
+		status: transactionStatusFromHttp(httpStatus),
 		httpStatus,
 		templates: [],
 	};

@@ -56,3 +56,8 @@ export function firstNonNull(...values: unknown[]): unknown {
 export function firstPresent(...values: unknown[]): unknown {
 	return values.find((value) => value !== undefined && value !== null && value !== '');
 }
+
+/** The text with its first letter a capital, to begin a sentence ("the file of item 0" → "The file of item 0"). */
+export function capitalised(text: string): string {
+	return text.charAt(0).toUpperCase() + text.slice(1);
+}

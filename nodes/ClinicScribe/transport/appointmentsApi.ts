@@ -7,13 +7,8 @@ import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readAppointmentBody } from '../shared/appointmentRecords';
 import { readErrorFields } from './errorBodies';
-import {
-	clinicApiRequest,
-	pathSegment,
-	unexpectedBodyError,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { unexpectedBodyError } from './requestErrors';
 
 export const APPOINTMENTS_PATH = '/dr/v1/appointment';
 /** Updates go to v2: MCP uses it for every update and DT documents both (notes §1.1, §1.6). */

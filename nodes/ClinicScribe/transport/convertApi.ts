@@ -1,35 +1,33 @@
 /**
  * Convert Transcript's calls (service notes beyond the document, §5, upload-transcript.mdx): create a
- * session for the template → POST the transcript to convert-to-template → the result is polled like
- * any session (transcriptionApi.ts's status call).
+ * session for the template (sessionApi.ts's create, under an id of ours) → POST the transcript to
+ * convert-to-template → the result is polled like any session (transcriptionApi.ts's status call).
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { asRecord } from '../shared/values';
-import { clinicApiError, clinicApiRequest, pathSegment, unexpectedBodyError, type ClinicApiContext } from './request';
+import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
+import { clinicApiError, unexpectedBodyError } from './requestErrors';
 import { PRODUCTION_POLICY } from './retryPolicy';
+import { createSession, newSessionId, type CreateWording } from './sessionApi';
 
-export const SESSIONS_PATH = '/voice/v1/sessions';
 export const CONVERT_PATH_PREFIX = '/voice/api/v1/transaction/';
 
-/** Creates an empty session that will hold the converted document; returns its id. */
+const CREATE_WORDING: CreateWording = {
+	purpose: 'creating a session for the transcript',
+	afterLostCreate: 'The transcript was not sent, so no document was made (a session left empty is never processed and expires unused). Run the node again.',
+};
+
+/**
+ * Creates an empty session that will hold the converted document; returns its id. The id is ours,
+ * so a create whose answer was lost is sent again like the session upload's: "exists" then is the
+ * session the first attempt made, and no second one is left behind.
+ */
 export async function createTranscriptSession(ctx: ClinicApiContext, templateId: string, itemIndex?: number): Promise<string> {
-	const purpose = 'creating a session for the transcript';
-	const response = await clinicApiRequest(ctx, {
-		method: 'POST',
-		path: SESSIONS_PATH,
-		body: { upload_type: 'single', templates: [templateId] },
-		// Each call creates a new session: a repeat after a lost answer would leave a second one.
-		idempotent: false,
-		acceptStatuses: [400],
-		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
-		purpose,
-		itemIndex,
-	});
-	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
-	const sessionId = asRecord(response.body)?.session_id;
-	if (typeof sessionId !== 'string' || sessionId === '') throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
-	return sessionId;
+	const created = await createSession(ctx, { session_id: newSessionId(), upload_type: 'single', templates: [templateId] }, itemIndex, CREATE_WORDING);
+	// "Exists" without a lost answer: the new id was taken (it never is in practice); nothing was sent.
+	if (created.alreadyCreated && !created.afterLostAnswer) throw clinicApiError(ctx, { purpose: CREATE_WORDING.purpose, itemIndex }, 409, {});
+	return created.sessionId;
 }
 
 export interface ConvertStarted {

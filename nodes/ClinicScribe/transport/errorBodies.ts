@@ -1,6 +1,7 @@
 /**
- * Reading the error bodies of the clinic API. Each group of endpoints has its own shape
- * (service notes, "Errors"); callers only ever see a code and a message.
+ * Reading what a failed call gave: the error bodies of the clinic API (each group of endpoints has
+ * its own shape, service notes "Errors"; callers only ever see a code and a message), a redirect's
+ * target, a failure without an answer; and scrubbing secrets out of all of it.
  */
 import { textOf } from '../shared/values';
 
@@ -119,6 +120,17 @@ function scrubObjectInPlace(target: unknown, secrets: Array<Redaction | undefine
 		} else if (typeof entry === 'object' && entry !== null) {
 			scrubObjectInPlace(entry, secrets, seen, depth + 1);
 		}
+	}
+}
+
+/** The host a redirect's Location header points at (a relative location stays on the request's host). */
+export function redirectTargetHost(location: string | string[] | undefined, requestUrl: string | undefined): string {
+	const value = Array.isArray(location) ? location[0] : location;
+	if (!value) return 'an address it did not give (no Location header)';
+	try {
+		return new URL(value, requestUrl).host;
+	} catch {
+		return 'an address that is not a valid URL';
 	}
 }
 

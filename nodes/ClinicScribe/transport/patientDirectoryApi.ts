@@ -7,7 +7,8 @@
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { clinicApiRequest, getClinicSettings, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { getClinicSettings } from './runCredential';
 
 export const PATIENT_DIRECTORY_PATH = '/profiles/v1/patient';
 

@@ -5,17 +5,15 @@
  *   (DT declares the raw `auth` header, as for every `/dr` call; MCP sends Bearer + client-id: the
  *   credential adds what authHeaders.ts says).
  * - `downloadPrescriptionPdf`: the PDF behind a `prescription_url` (appointment, `prescription.*`
- *   events). It lives on another host (`prescription-store-s3.eka.care`), so it is fetched with the
- *   plain `httpRequest` helper: no token, no `auth`, no client-id ever goes with it, whatever host
- *   the link names.
+ *   events). It lives on another host (`prescription-store-s3.eka.care`), so it is fetched as a
+ *   link (linkDownload.ts): no token, no `auth`, no client-id ever goes with it, whatever host the
+ *   link names.
  */
-import { NodeApiError, NodeOperationError, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
-import { abortableSleep } from '../shared/abortableSleep';
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
-import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
-import { clinicApiRequest, executionCancelSignal, pathSegment, requestStoppedError, type ClinicApiContext, type ClinicApiResponse } from './request';
-import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
+import { getFromLink } from './linkDownload';
+import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
 export const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
@@ -54,8 +52,7 @@ export interface PdfTarget {
 
 /**
  * The PDF's bytes, from a link (a `prescription_url`) or a target already checked. A link that is
- * not an absolute http(s) URL is refused before anything is sent. Retried like a read:
- * 408/429/5xx and network failures.
+ * not an absolute http(s) URL is refused before anything is sent; the download is linkDownload.ts's.
  */
 export async function downloadPrescriptionPdf(
 	ctx: ClinicApiContext,
@@ -63,65 +60,29 @@ export async function downloadPrescriptionPdf(
 	itemIndex?: number,
 ): Promise<PrescriptionPdf> {
 	const target = typeof link === 'string' ? checkedTarget(ctx, link, itemIndex) : link;
-	const policy = PRODUCTION_POLICY;
-	const signal = executionCancelSignal(ctx);
 	const purpose = 'the prescription PDF';
-	const options: IHttpRequestOptions = {
-		method: 'GET',
-		url: target.url,
-		// Only this header: the plain helper adds no credential of its own.
-		headers: { Accept: 'application/pdf' },
-		encoding: 'arraybuffer',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		// A redirect could lead anywhere; nothing secret goes with this request, but a storage link
-		// that redirects is not what the sources describe, so it is reported rather than followed.
-		disableFollowRedirect: true,
-		timeout: policy.timeouts.apiCallMs,
-	};
-	if (signal) options.abortSignal = signal;
-	for (let attempt = 1; ; attempt++) {
-		const lastAttempt = attempt >= policy.retry.attempts;
-		let response: { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> };
-		try {
-			response = (await ctx.helpers.httpRequest(options)) as typeof response;
-		} catch (error) {
-			if (signal?.aborted) throw requestStoppedError(ctx, { purpose, itemIndex });
-			if (isNetworkFailure(error) && !lastAttempt) {
-				await pause(ctx, signal, retryDelayMs(attempt, undefined, policy.retry), purpose, itemIndex);
-				continue;
-			}
-			throw new NodeApiError(ctx.getNode(), { message: 'network' } as JsonObject, {
-				message: `Could not reach ${target.host} for ${purpose}: ${describeNetworkFailure(error)}`,
-				description: `Check that n8n can reach ${target.host}, then run again${attempt > 1 ? ` (tried ${attempt} times)` : ''}.`,
+	const answer = await getFromLink(
+		ctx,
+		{ url: target.url, host: target.host, purpose, itemIndex, accept: 'application/pdf', encoding: 'arraybuffer' },
+		(statusCode, attempts) =>
+			new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+				message: `${target.host} refused ${purpose} (HTTP ${statusCode})`,
+				description: pdfAdvice(statusCode, attempts),
+				httpCode: String(statusCode),
 				itemIndex,
-			});
-		}
-		const statusCode = Number(response.statusCode ?? 0);
-		if (statusCode >= 200 && statusCode < 300) {
-			const data = toBuffer(response.body);
-			if (!looksLikePdf(data)) {
-				throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
-					message: `${target.host} answered ${purpose} with something that is not a PDF (HTTP ${statusCode})`,
-					description:
-						'Check that the link is the prescription_url (or prescription_url_print) of the appointment or prescription event, and not a web page.',
-					httpCode: String(statusCode),
-					itemIndex,
-				});
-			}
-			return { data, mimeType: 'application/pdf', fileName: prescriptionPdfFileName(target.url, target.prescriptionId ?? '') };
-		}
-		if (RETRYABLE_STATUSES.has(statusCode) && !lastAttempt) {
-			await pause(ctx, signal, retryDelayMs(attempt, response.headers?.['retry-after'], policy.retry), purpose, itemIndex);
-			continue;
-		}
-		throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
-			message: `${target.host} refused ${purpose} (HTTP ${statusCode})`,
-			description: pdfAdvice(statusCode, attempt),
-			httpCode: String(statusCode),
+			}),
+	);
+	const data = toBuffer(answer.body);
+	if (!looksLikePdf(data)) {
+		throw new NodeApiError(ctx.getNode(), { status_code: answer.statusCode } as JsonObject, {
+			message: `${target.host} answered ${purpose} with something that is not a PDF (HTTP ${answer.statusCode})`,
+			description:
+				'Check that the link is the prescription_url (or prescription_url_print) of the appointment or prescription event, and not a web page.',
+			httpCode: String(answer.statusCode),
 			itemIndex,
 		});
 	}
+	return { data, mimeType: 'application/pdf', fileName: prescriptionPdfFileName(target.url, target.prescriptionId ?? '') };
 }
 
 function checkedTarget(ctx: ClinicApiContext, link: string, itemIndex?: number): PdfTarget {
@@ -148,12 +109,4 @@ function toBuffer(body: unknown): Buffer {
 	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
 	if (typeof body === 'string') return Buffer.from(body, 'latin1');
 	return Buffer.alloc(0);
-}
-
-async function pause(ctx: ClinicApiContext, signal: AbortSignal | undefined, ms: number, purpose: string, itemIndex?: number): Promise<void> {
-	try {
-		await abortableSleep(ms, signal);
-	} catch {
-		throw requestStoppedError(ctx, { purpose, itemIndex });
-	}
 }

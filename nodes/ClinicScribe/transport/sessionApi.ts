@@ -1,40 +1,29 @@
 /**
  * The service's session API (`/voice/v1/sessions`, service notes beyond the document §6): create a
- * session → upload each file as raw bytes → end → read the results, already decoded by the service;
- * cancel (the documented PATCH pattern) and the whole session's audio.
+ * session under an id of ours (Upload Audio's session method and Convert Transcript both) → upload
+ * each file as raw bytes → end → read the results, already decoded by the service; cancel (the
+ * documented PATCH pattern) and the whole session's audio.
  *
  * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
  * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
  * body as the storage upload, without the multipart frame: storageUpload.ts `rawBody`). The
- * full-audio download goes to the `audio_url` the service gives (another host) through the plain
- * helper: no token, no auth header.
+ * full-audio download goes to the `audio_url` the service gives (another host) as a link
+ * (linkDownload.ts): no token, no auth header.
  */
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IDataObject,
-	type IExecuteFunctions,
-	type JsonObject,
-} from 'n8n-workflow';
+import { randomBytes } from 'crypto';
+import { NodeApiError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
 
-import { abortableSleep } from '../shared/abortableSleep';
 import { readSessionApiResults, sessionAudioFiles, sessionLifecycle, type SessionLifecycle, type SessionResults } from '../shared/sessionResults';
 import { asRecord, textOf } from '../shared/values';
-import { SESSIONS_PATH } from './convertApi';
-import { describeNetworkFailure, isNetworkFailure, readErrorFields } from './errorBodies';
-import {
-	clinicApiError,
-	clinicApiRequest,
-	pathSegment,
-	requestStoppedError,
-	unexpectedBodyError,
-	type ClinicApiContext,
-} from './request';
-import { RETRYABLE_STATUSES, retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
+import { readErrorFields } from './errorBodies';
+import { getFromLink } from './linkDownload';
+import { answerWasLost, clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { clinicApiError, fileSizeChangedError, unexpectedBodyError } from './requestErrors';
+import { PRODUCTION_POLICY, RETRYABLE_STATUSES } from './retryPolicy';
 import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
-import { FileSizeChanged, rawBody, storageTimeoutMs, type StorageFile } from './storageUpload';
+import { FileSizeChanged, openUploadBody, storageTimeoutMs, type SizeWatch, type StorageFile } from './storageUpload';
 
-export { SESSIONS_PATH };
+export const SESSIONS_PATH = '/voice/v1/sessions';
 
 /** A `single` upload may hold at most 10 MB (ES-OAS create-session.mdx, upload-audio.mdx). */
 export const SESSION_SINGLE_UPLOAD_MAX_BYTES = 10 * 1000 * 1000;
@@ -56,11 +45,17 @@ export const SESSION_AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
 };
 
 export interface SessionCreateBody extends IDataObject {
+	/** Ours, never the service's: a create whose answer was lost can then be sent again safely. */
 	session_id: string;
 	upload_type: 'single';
 	templates: string[];
-	language_hint: string[];
-	model: string;
+	language_hint?: string[];
+	model?: string;
+}
+
+/** A session id for a session nobody named: `n8n` and 29 random hex characters (the service takes 16 to 32). */
+export function newSessionId(): string {
+	return `n8n${randomBytes(15).toString('hex').slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
 }
 
 export interface CreatedSession {
@@ -75,22 +70,37 @@ export interface CreatedSession {
 	body: IDataObject;
 }
 
+/** How a create's messages name it, and what its error says to do when no clear answer came. */
+export interface CreateWording {
+	purpose: string;
+	afterLostCreate: string;
+}
+
+/** Upload Audio's wording (the session method). */
+function uploadWording(sessionId: string): CreateWording {
+	return {
+		purpose: `creating session "${sessionId}"`,
+		afterLostCreate:
+			"Nothing of this item was uploaded. Run the node again with the same Session ID (the Transaction ID field; a generated one is kept by n8n's Retry On Fail): while the session is open, the upload continues in it and the session is ended once; if it was never created, it is created then. Get Results with Results Of \"Session\" and this ID shows where it stands.",
+	};
+}
+
 /**
  * Creates the session under our own id. Safe to repeat, though not idempotent in general (a create
  * without an id is a new session each time): the id is ours, the service keys the session by it, so
  * a repeat after a lost answer (a 5xx, a dropped connection, a timeout) cannot make a second session.
  * It is created (201) if the first never arrived, or answered "exists" (409) if it did. An "exists"
- * answer is returned, not thrown: whether the session can be continued depends on where it stands
- * (the caller reads it). When no clear answer ever comes, the error says the session may exist and how
- * to go on, rather than blaming the address.
+ * answer is returned, not thrown: whether the session can be used depends on where it stands (the
+ * caller reads it). When no clear answer ever comes, the error says the session may exist and what
+ * to do (`wording`: Upload Audio's unless given), rather than blaming the address.
  */
 export async function createSession(
 	ctx: ClinicApiContext,
 	body: SessionCreateBody,
 	itemIndex?: number,
+	wording: CreateWording = uploadWording(body.session_id),
 ): Promise<CreatedSession> {
-	const purpose = `creating session "${body.session_id}"`;
-	let outcomeUnknown = false;
+	const { purpose } = wording;
 	let response;
 	try {
 		response = await clinicApiRequest(ctx, {
@@ -102,22 +112,18 @@ export async function createSession(
 			timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 			purpose,
 			itemIndex,
-			onRetry: ({ statusCode }) => {
-				if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
-			},
 		});
 	} catch (error) {
-		const httpCode = String((error as { httpCode?: unknown }).httpCode ?? '');
-		// Sent, and no clear answer: a 5xx, or no answer after a repeat (a token problem is never repeated).
-		if (outcomeUnknown || /^5\d\d$/.test(httpCode)) throw sessionMayExistError(ctx, body.session_id, error, itemIndex);
+		// Sent, and an attempt had no clear answer (a 5xx, none): the session may exist.
+		if (answerWasLost(error)) throw sessionMayExistError(ctx, body.session_id, error, wording.afterLostCreate, itemIndex);
 		// clinicApiRequest throws NodeApiErrors, which re-wrapping hands back as they are.
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
 	if (response.statusCode === 409 || (response.statusCode === 400 && isSessionExistsAnswer(response.body))) {
-		return { sessionId: body.session_id, alreadyCreated: true, afterLostAnswer: outcomeUnknown, body: {} };
+		return { sessionId: body.session_id, alreadyCreated: true, afterLostAnswer: response.afterLostAnswer === true, body: {} };
 	}
 	// The daily quota, should the session API answer it as the transaction flow does.
-	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, body.session_id, 'presign', itemIndex);
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { session: body.session_id }, 'beforeUpload', itemIndex);
 	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	const answer = (asRecord(response.body) ?? {}) as IDataObject;
 	const sessionId = textOf(answer.session_id);
@@ -130,13 +136,13 @@ function isSessionExistsAnswer(body: unknown): boolean {
 	return /exist|duplicate/i.test(`${code ?? ''} ${message ?? ''}`);
 }
 
-/** The create was sent but no clear answer came: the session may exist, and the same id goes on with it. */
-function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: unknown, itemIndex: number | undefined): NodeApiError {
+/** The create was sent but no clear answer came: the session may exist. */
+function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: unknown, whatToDo: string, itemIndex: number | undefined): NodeApiError {
 	const httpCode = String((cause as { httpCode?: unknown }).httpCode ?? '');
 	const what = /^\d{3}$/.test(httpCode) ? `the clinic API answered HTTP ${httpCode}` : 'no answer came from the clinic API';
 	return new NodeApiError(ctx.getNode(), { message: what } as JsonObject, {
 		message: `Session "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} may have been created, but ${what} (tried several times)`,
-		description: `The service may have created the session before its answer was lost. Nothing of this item was uploaded. Run the node again with the same Session ID (the Transaction ID field; a generated one is kept by n8n's Retry On Fail): while the session is open, the upload continues in it and the session is ended once; if it was never created, it is created then. Get Results with Results Of "Session" and this ID shows where it stands.`,
+		description: `The service may have created the session before its answer was lost. ${whatToDo}`,
 		...(/^\d{3}$/.test(httpCode) ? { httpCode } : {}),
 		itemIndex,
 	});
@@ -168,22 +174,14 @@ export async function uploadSessionAudio(
 	itemIndex: number,
 ): Promise<{ statusCode: number; body: IDataObject }> {
 	const purpose = `uploading ${file.label} to session "${sessionId}"`;
-	let sizeChanged: FileSizeChanged | undefined;
+	const watch: SizeWatch = {};
 	const path = `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/audio/${pathSegment(ctx, file.sessionFileName, 'file name', itemIndex)}`;
 	let response;
 	try {
 		response = await clinicApiRequest(ctx, {
 			method: 'POST',
 			path,
-			rawBody: {
-				open: async () => {
-					const opened = await file.open();
-					if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
-					return rawBody(opened, file.size, (error) => (sizeChanged = error));
-				},
-				contentLength: file.size,
-				contentType: file.contentType,
-			},
+			rawBody: { open: async () => await openUploadBody(file, undefined, watch), contentLength: file.size, contentType: file.contentType },
 			idempotent: true,
 			acceptStatuses: [400, 404, 409, 410, 413],
 			timeoutMs: storageTimeoutMs(file.size),
@@ -191,13 +189,8 @@ export async function uploadSessionAudio(
 			itemIndex,
 		});
 	} catch (error) {
-		if (sizeChanged || error instanceof FileSizeChanged) {
-			throw new NodeOperationError(ctx.getNode(), `${capitalise(file.label)} changed size while it was uploaded`, {
-				description: 'The binary data was announced with one size but had another. Run the workflow again.',
-				itemIndex,
-			});
-		}
-		// clinicApiRequest throws NodeApiErrors, which re-wrapping hands back as they are.
+		// The size change is thrown where the body is made, and reaches here wrapped: the watch tells.
+		if (watch.sizeChanged || error instanceof FileSizeChanged) throw fileSizeChangedError(ctx, file.label, itemIndex);
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
 	if (response.statusCode === 413) {
@@ -212,6 +205,7 @@ export async function uploadSessionAudio(
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject };
 }
 
+
 /**
  * Ends the session: the service starts processing (the paid step). Repeated after a 5xx or a lost
  * answer, because a session is processed once: ES-hist handles a "re-commit" (202 again) and ES-OAS
@@ -225,7 +219,6 @@ export async function endSession(
 	itemIndex?: number,
 ): Promise<{ statusCode: number; body: IDataObject; alreadyEnded: boolean }> {
 	const purpose = `ending session "${sessionId}"`;
-	let outcomeUnknown = false;
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
 		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/end`,
@@ -236,14 +229,11 @@ export async function endSession(
 		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
-		onRetry: ({ statusCode }) => {
-			if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
-		},
 	});
-	if (response.statusCode === 400 && outcomeUnknown && /ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))) {
+	if (response.statusCode === 400 && response.afterLostAnswer && /ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))) {
 		return { statusCode: 400, body: {}, alreadyEnded: true };
 	}
-	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, sessionId, 'init', itemIndex);
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { session: sessionId }, 'afterUpload', itemIndex);
 	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject, alreadyEnded: false };
 }
@@ -252,6 +242,20 @@ export async function endSession(
 export interface SessionReadOptions {
 	timeoutMs?: number;
 	abortSignal?: AbortSignal;
+}
+
+/** `GET …/{id}`: 202 processing, 200 done or not yet ended, 206 partial, 410 expired, 404 unknown. */
+async function readSession(ctx: ClinicApiContext, sessionId: string, purpose: string, itemIndex?: number, options: SessionReadOptions = {}): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
+		idempotent: true,
+		acceptStatuses: [202, 206, 404, 410],
+		timeoutMs: options.timeoutMs ?? PRODUCTION_POLICY.timeouts.statusMs,
+		abortSignal: options.abortSignal,
+		purpose,
+		itemIndex,
+	});
 }
 
 /**
@@ -265,16 +269,7 @@ export async function fetchSessionApiResults(
 	options: SessionReadOptions = {},
 ): Promise<SessionResults> {
 	const purpose = `the results of session "${sessionId}"`;
-	const response = await clinicApiRequest(ctx, {
-		method: 'GET',
-		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
-		idempotent: true,
-		acceptStatuses: [202, 206, 404, 410],
-		timeoutMs: options.timeoutMs ?? PRODUCTION_POLICY.timeouts.statusMs,
-		abortSignal: options.abortSignal,
-		purpose,
-		itemIndex,
-	});
+	const response = await readSession(ctx, sessionId, purpose, itemIndex, options);
 	if ((response.statusCode === 200 || response.statusCode === 206) && asRecord(response.body) === undefined) {
 		throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 	}
@@ -294,15 +289,7 @@ export interface SessionState {
 /** One read of the session for an upload: its state from the documented body fields. */
 export async function readSessionState(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionState> {
 	const purpose = `the state of session "${sessionId}"`;
-	const response = await clinicApiRequest(ctx, {
-		method: 'GET',
-		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
-		idempotent: true,
-		acceptStatuses: [202, 206, 404, 410],
-		timeoutMs: PRODUCTION_POLICY.timeouts.statusMs,
-		purpose,
-		itemIndex,
-	});
+	const response = await readSession(ctx, sessionId, purpose, itemIndex);
 	const body = asRecord(response.body);
 	if (response.statusCode !== 404 && response.statusCode !== 410 && body === undefined) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 	const state: SessionState = { lifecycle: sessionLifecycle(response.statusCode, body), httpStatus: response.statusCode, bodyStatus: textOf(body?.status) ?? null };
@@ -388,63 +375,17 @@ export interface DownloadedAudio {
 	contentLength?: number;
 }
 
-/**
- * Downloads the audio from its link, which points at another host (a presigned storage URL): the
- * plain helper, so no token or auth header goes with it, and no redirect is followed. Retried like a
- * read (as the prescription PDF): 408/429/5xx from the storage host and network failures, with the
- * transport's back-off (Retry-After honoured).
- */
+/** Downloads the audio from its link, which points at another host (a presigned storage URL): linkDownload.ts. */
 export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
-	const signal = ctx.getExecutionCancelSignal?.();
-	const policy = PRODUCTION_POLICY;
-	const purpose = `the audio of session "${sessionId}"`;
 	let host = 'the audio host';
 	try {
 		host = new URL(link.audioUrl).host;
 	} catch {
 		// Checked to be http(s) before.
 	}
-	for (let attempt = 1; ; attempt++) {
-		const lastAttempt = attempt >= policy.retry.attempts;
-		let response: { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
-		try {
-			response = (await ctx.helpers.httpRequest({
-				method: 'GET',
-				url: link.audioUrl,
-				encoding: 'stream',
-				returnFullResponse: true,
-				ignoreHttpStatusErrors: true,
-				disableFollowRedirect: true,
-				timeout: policy.timeouts.apiCallMs,
-				...(signal ? { abortSignal: signal } : {}),
-			})) as typeof response;
-		} catch (error) {
-			if (signal?.aborted) throw requestStoppedError(ctx, { purpose, itemIndex });
-			if (isNetworkFailure(error) && !lastAttempt) {
-				await pauseBeforeRepeat(ctx, signal, retryDelayMs(attempt, undefined, policy.retry), purpose, itemIndex);
-				continue;
-			}
-			throw new NodeApiError(ctx.getNode(), { message: 'network' } as JsonObject, {
-				message: `Could not reach ${host} for ${purpose}: ${describeNetworkFailure(error)}`,
-				description: `Check that n8n can reach ${host}, then run again${attempt > 1 ? ` (tried ${attempt} times)` : ''}.`,
-				itemIndex,
-			});
-		}
-		const statusCode = Number(response.statusCode ?? 0);
-		if (statusCode >= 200 && statusCode < 300) {
-			const headers = response.headers ?? {};
-			const contentType = String(headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
-			const length = Number(headers['content-length']);
-			return { stream: response.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
-		}
-		(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-		if (RETRYABLE_STATUSES.has(statusCode) && !lastAttempt) {
-			const retryAfter = response.headers?.['retry-after'];
-			await pauseBeforeRepeat(ctx, signal, retryDelayMs(attempt, typeof retryAfter === 'string' ? retryAfter : undefined, policy.retry), purpose, itemIndex);
-			continue;
-		}
-		const retried = attempt > 1 ? ` (tried ${attempt} times)` : '';
-		throw new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+	const answer = await getFromLink(ctx, { url: link.audioUrl, host, purpose: `the audio of session "${sessionId}"`, itemIndex, encoding: 'stream' }, (statusCode, attempts) => {
+		const retried = attempts > 1 ? ` (tried ${attempts} times)` : '';
+		return new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
 			message: `Could not download the audio of session "${sessionId}" from ${host} (HTTP ${statusCode})`,
 			description:
 				statusCode >= 300 && statusCode < 400
@@ -455,17 +396,8 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, link: Session
 			httpCode: String(statusCode),
 			itemIndex,
 		});
-	}
-}
-
-async function pauseBeforeRepeat(ctx: IExecuteFunctions, signal: AbortSignal | undefined, ms: number, purpose: string, itemIndex: number): Promise<void> {
-	try {
-		await abortableSleep(ms, signal);
-	} catch {
-		throw requestStoppedError(ctx, { purpose, itemIndex });
-	}
-}
-
-function capitalise(text: string): string {
-	return text.charAt(0).toUpperCase() + text.slice(1);
+	});
+	const contentType = String(answer.headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
+	const length = Number(answer.headers['content-length']);
+	return { stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
 }

@@ -4,6 +4,7 @@
  */
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
+import { capitalised } from '../shared/values';
 import type { TokenFailureKind } from './tokenExchange';
 
 /** A token that could not be had or renewed: what to say, and (when not the kind's) what to do. */
@@ -93,8 +94,4 @@ function errorChain(error: unknown): Array<Record<string, unknown>> {
 		current = (current as { cause?: unknown }).cause;
 	}
 	return chain;
-}
-
-function capitalised(text: string): string {
-	return text.charAt(0).toUpperCase() + text.slice(1);
 }

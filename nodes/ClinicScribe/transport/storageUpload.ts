@@ -7,17 +7,12 @@
  * Content-Length computed up front, so nothing is held whole in memory (`multipartBody`).
  */
 import { randomBytes } from 'crypto';
-import {
-	NodeApiError,
-	NodeOperationError,
-	type IExecuteFunctions,
-	type IHttpRequestOptions,
-	type JsonObject,
-} from 'n8n-workflow';
+import { NodeApiError, type IExecuteFunctions, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
-import { abortableSleep } from '../shared/abortableSleep';
 import { describeNetworkFailure } from './errorBodies';
-import { retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
+import { fileSizeChangedError, requestStoppedError } from './requestErrors';
+import { withRetries, type AttemptResult } from './retry';
+import { PRODUCTION_POLICY } from './retryPolicy';
 
 /** What n8n's `getBinaryStream` gives: a Node readable stream. */
 export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -231,9 +226,26 @@ function inMemoryBody(source: Buffer | Base64Text, frame: MultipartFrame, size: 
 	return body;
 }
 
-interface AttemptResult {
+/** Notes a size change where the body is produced: n8n's HTTP client wraps what the body throws. */
+export interface SizeWatch {
+	sizeChanged?: FileSizeChanged;
+}
+
+/**
+ * Opens the file afresh and gives the body that sends exactly `file.size` bytes of it: framed
+ * (multipart) or, without a frame, raw. A size change is thrown while the body is produced and
+ * noted in `watch`, which is how the caller tells it apart once the HTTP client has wrapped it.
+ */
+export async function openUploadBody(file: Pick<StorageFile, 'open' | 'size'>, frame: MultipartFrame | undefined, watch: SizeWatch): Promise<UploadBody> {
+	const opened = await file.open();
+	const noteSizeChange = (error: FileSizeChanged) => (watch.sizeChanged = error);
+	return frame ? multipartBody(opened, frame, file.size, noteSizeChange) : rawBody(opened, file.size, noteSizeChange);
+}
+
+interface StorageAnswer {
 	statusCode: number;
 	body: unknown;
+	headers: Record<string, string | string[] | undefined>;
 }
 
 /**
@@ -247,53 +259,45 @@ export async function uploadToStorage(
 	itemIndex: number,
 ): Promise<StorageUploadOutcome> {
 	const signal = ctx.getExecutionCancelSignal?.();
-	const retry = PRODUCTION_POLICY.storageRetry;
-	for (let attempt = 1; ; attempt++) {
-		const lastAttempt = attempt >= retry.attempts;
-		let result: AttemptResult;
-		const problems: { sizeChanged?: FileSizeChanged } = {};
-		try {
-			result = await sendOnce(ctx, target, file, problems);
-		} catch (error) {
-			if (error instanceof FileSizeChanged || problems.sizeChanged) {
-				throw new NodeOperationError(ctx.getNode(), `${capitalise(file.label)} changed size while it was uploaded`, {
-					description: 'The binary data was announced with one size but had another. Run the workflow again.',
+	const stopped = () => requestStoppedError(ctx, { purpose: `the upload of ${file.label}`, itemIndex });
+	return await withRetries(
+		PRODUCTION_POLICY.storageRetry,
+		async (attempt): Promise<AttemptResult<StorageUploadOutcome>> => {
+			const watch: SizeWatch = {};
+			let answer: StorageAnswer;
+			try {
+				answer = await postToStorage(ctx, target, file, watch, signal);
+			} catch (error) {
+				if (error instanceof FileSizeChanged || watch.sizeChanged) throw fileSizeChangedError(ctx, file.label, itemIndex);
+				const failure = describeNetworkFailure(error);
+				const unreachable = new NodeApiError(ctx.getNode(), { message: failure } as JsonObject, {
+					message: `Could not upload ${file.label} to the storage address: ${failure}`,
+					description: `Tried ${attempt} times. Check that n8n can reach the storage host of the presigned URL (an outbound proxy or firewall may block it), then run again.`,
 					itemIndex,
 				});
+				return { kind: 'retry', error: unreachable };
 			}
-			if (signal?.aborted) throw cancelledError(ctx, file, itemIndex);
-			if (!lastAttempt) {
-				await pause(retryDelayMs(attempt, undefined, retry), signal, () => cancelledError(ctx, file, itemIndex));
-				continue;
-			}
-			throw new NodeApiError(ctx.getNode(), { message: describeNetworkFailure(error) } as JsonObject, {
-				message: `Could not upload ${file.label} to the storage address: ${describeNetworkFailure(error)}`,
-				description: `Tried ${attempt} times. Check that n8n can reach the storage host of the presigned URL (an outbound proxy or firewall may block it), then run again.`,
-				itemIndex,
-			});
-		}
-		const { statusCode } = result;
-		if (statusCode === 200 || statusCode === 201 || statusCode === 204) return { kind: 'stored', statusCode, attempts: attempt };
-		if (statusCode === 403) return { kind: 'refused', statusCode, detail: storageErrorDetail(result.body) };
-		const retryable = statusCode >= 500 || statusCode === 408 || statusCode === 429;
-		if (retryable && !lastAttempt) {
-			await pause(retryDelayMs(attempt, undefined, retry), signal, () => cancelledError(ctx, file, itemIndex));
-			continue;
-		}
-		throw storageRejectedError(ctx, file, statusCode, result.body, attempt, itemIndex);
-	}
+			const { statusCode } = answer;
+			if (statusCode === 200 || statusCode === 201 || statusCode === 204) return { kind: 'done', value: { kind: 'stored', statusCode, attempts: attempt } };
+			if (statusCode === 403) return { kind: 'done', value: { kind: 'refused', statusCode, detail: storageErrorDetail(answer.body) } };
+			const rejected = storageStatusError(ctx, file, statusCode, answer.body, attempt, itemIndex);
+			if (statusCode >= 500 || statusCode === 408 || statusCode === 429) return { kind: 'retry', error: rejected, retryAfter: answer.headers['retry-after'] };
+			throw rejected;
+		},
+		{ signal, stopped },
+	);
 }
 
-async function sendOnce(
+/** One POST of the file to the storage host, through the plain helper: no token goes with it. */
+async function postToStorage(
 	ctx: IExecuteFunctions,
 	target: StorageTarget,
 	file: StorageFile,
-	problems: { sizeChanged?: FileSizeChanged },
-): Promise<AttemptResult> {
+	watch: SizeWatch,
+	signal: AbortSignal | undefined,
+): Promise<StorageAnswer> {
 	const frame = multipartFrame(target, file);
-	const opened = await file.open();
-	if (Buffer.isBuffer(opened) && opened.length !== file.size) throw new FileSizeChanged(file.size, opened.length);
-	const body = multipartBody(opened, frame, file.size, (error) => (problems.sizeChanged = error));
+	const body = await openUploadBody(file, frame, watch);
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: target.url,
@@ -310,10 +314,9 @@ async function sendOnce(
 		encoding: 'text',
 		timeout: storageTimeoutMs(file.size),
 	};
-	const signal = ctx.getExecutionCancelSignal?.();
 	if (signal) options.abortSignal = signal;
-	const response = (await ctx.helpers.httpRequest(options)) as { statusCode?: number; body?: unknown };
-	return { statusCode: Number(response.statusCode ?? 0), body: response.body };
+	const response = (await ctx.helpers.httpRequest(options)) as { statusCode?: number; body?: unknown; headers?: StorageAnswer['headers'] };
+	return { statusCode: Number(response.statusCode ?? 0), body: response.body, headers: response.headers ?? {} };
 }
 
 /** S3 answers errors as XML (`<Code>`, `<Message>`); anything else is shown short. */
@@ -325,7 +328,7 @@ export function storageErrorDetail(body: unknown): string {
 	return textBody.replace(/\s+/g, ' ').trim().slice(0, 200);
 }
 
-function storageRejectedError(
+function storageStatusError(
 	ctx: IExecuteFunctions,
 	file: StorageFile,
 	statusCode: number,
@@ -354,23 +357,4 @@ export function storageRefusedError(ctx: IExecuteFunctions, label: string, detai
 		httpCode: '403',
 		itemIndex,
 	});
-}
-
-function cancelledError(ctx: IExecuteFunctions, file: StorageFile, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `The upload of ${file.label} was stopped because the execution was cancelled`, {
-		itemIndex,
-	});
-}
-
-function capitalise(text: string): string {
-	return text.charAt(0).toUpperCase() + text.slice(1);
-}
-
-
-async function pause(ms: number, signal: AbortSignal | undefined, onCancel: () => Error): Promise<void> {
-	try {
-		await abortableSleep(ms, signal);
-	} catch {
-		throw onCancel();
-	}
 }

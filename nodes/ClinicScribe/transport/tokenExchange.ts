@@ -1,9 +1,10 @@
-import { sleep, type IDataObject, type IHttpRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { SESSION_RENEWAL_PATH } from './apiVariants';
 import type { ClinicScribeSettings } from './credentialSettings';
-import { describeNetworkFailure, isNetworkFailure, readErrorFields, scrubSecrets } from './errorBodies';
-import { PRODUCTION_POLICY, RETRYABLE_STATUSES, retryDelayMs, type TransportPolicy } from './retryPolicy';
+import { describeNetworkFailure, isNetworkFailure, readErrorFields, redirectTargetHost, scrubSecrets } from './errorBodies';
+import { withRetries } from './retry';
+import { PRODUCTION_POLICY, RETRYABLE_STATUSES, type TransportPolicy } from './retryPolicy';
 
 /** What the credential keeps between executions. */
 export interface StoredTokens {
@@ -94,7 +95,7 @@ export async function exchangeClientCredentials(
 
 	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
 	// "not now" are retried like any other call.
-	const response = await sendWithRetries(httpRequest, settings, policy, {
+	const response = await postWithRetries(httpRequest, settings, policy, {
 		method: 'POST',
 		url: `${settings.baseUrl}${settings.variantSettings.exchangePath}`,
 		headers,
@@ -117,9 +118,9 @@ async function tryRefresh(
 		Authorization: `Bearer ${settings.sessionToken}`,
 	};
 	if (settings.clientId) headers['client-id'] = settings.clientId;
-	let outcome: SendOutcome;
+	let outcome: TokenEndpointOutcome;
 	try {
-		outcome = await sendOnce(httpRequest, policy, {
+		outcome = await postToTokenEndpoint(httpRequest, policy, {
 			method: 'POST',
 			url: `${settings.baseUrl}${SESSION_RENEWAL_PATH}`,
 			headers,
@@ -155,47 +156,42 @@ function assertExchangeFieldsPresent(settings: ClinicScribeSettings): void {
 	}
 }
 
-async function sendWithRetries(
+/** Posts to a token endpoint until it answers something other than "not now" (5xx, 429, no answer). */
+async function postWithRetries(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
 	policy: TransportPolicy,
 	options: IHttpRequestOptions,
 ): Promise<FullResponse> {
-	for (let attempt = 1; ; attempt++) {
-		const lastAttempt = attempt >= policy.retry.attempts;
-		const outcome = await sendOnce(httpRequest, policy, options);
+	return await withRetries(policy.retry, async (attempt) => {
+		const outcome = await postToTokenEndpoint(httpRequest, policy, options);
 		if (outcome.kind === 'network') {
-			if (isNetworkFailure(outcome.failure) && !lastAttempt) {
-				await sleep(retryDelayMs(attempt, undefined, policy.retry));
-				continue;
-			}
 			const tried = attempt > 1 ? ` Tried ${attempt} times.` : '';
-			throw new TokenExchangeError(
+			const unreachable = new TokenExchangeError(
 				`Could not reach the clinic API at ${settings.baseUrl} to get an access token (${describeNetworkFailure(outcome.failure)}). The credential was not rejected: check the credential's Environment / Base URL and that the API is reachable from n8n.${tried}`,
 				'unavailable',
 			);
+			if (isNetworkFailure(outcome.failure)) return { kind: 'retry', error: unreachable };
+			throw unreachable;
 		}
 		const { response } = outcome;
-		if (!RETRYABLE_STATUSES.has(response.statusCode)) return response;
-		if (!lastAttempt) {
-			await sleep(retryDelayMs(attempt, response.headers?.['retry-after'], policy.retry));
-			continue;
-		}
-		throw new TokenExchangeError(describeUnavailable(response, settings, attempt), 'unavailable');
-	}
+		if (!RETRYABLE_STATUSES.has(response.statusCode)) return { kind: 'done', value: response };
+		const unavailable = new TokenExchangeError(describeUnavailable(response, settings, attempt), 'unavailable');
+		return { kind: 'retry', error: unavailable, retryAfter: response.headers?.['retry-after'] };
+	});
 }
 
-type SendOutcome = { kind: 'answer'; response: FullResponse } | { kind: 'network'; failure: unknown };
+type TokenEndpointOutcome = { kind: 'answer'; response: FullResponse } | { kind: 'network'; failure: unknown };
 
 /**
  * One request to a token endpoint. Redirects are never followed: n8n would carry the API key, the
  * client secret (a 307/308 re-sends the body) or the refresh token to wherever they point.
  */
-async function sendOnce(
+async function postToTokenEndpoint(
 	httpRequest: PlainHttpRequest,
 	policy: TransportPolicy,
 	options: IHttpRequestOptions,
-): Promise<SendOutcome> {
+): Promise<TokenEndpointOutcome> {
 	let response: unknown;
 	try {
 		response = await httpRequest({
@@ -218,16 +214,7 @@ async function sendOnce(
 }
 
 function describeRedirect(response: FullResponse, requestUrl: string | undefined): string {
-	const location = response.headers?.location;
-	const value = Array.isArray(location) ? location[0] : location;
-	let host = 'an address it did not give';
-	if (value) {
-		try {
-			host = new URL(value, requestUrl).host;
-		} catch {
-			host = 'an address that is not a valid URL';
-		}
-	}
+	const host = redirectTargetHost(response.headers?.location, requestUrl);
 	return `The clinic API answered the token request with a redirect (HTTP ${response.statusCode}) to ${host}, which was not followed: the credential's keys never go to another address. Check the credential's Environment / Base URL.`;
 }
 

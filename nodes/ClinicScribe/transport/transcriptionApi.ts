@@ -5,20 +5,13 @@
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import { abortableSleep } from '../shared/abortableSleep';
-import { readSessionResults, type SessionResults } from '../shared/sessionResults';
+import { readTransactionResults, type SessionResults } from '../shared/sessionResults';
 import { asRecord } from '../shared/values';
 import { readErrorFields } from './errorBodies';
-import {
-	clinicApiError,
-	clinicApiRequest,
-	executionCancelSignal,
-	requestStoppedError,
-	pathSegment,
-	unexpectedBodyError,
-	type ClinicApiContext,
-} from './request';
-import { retryDelayMs, PRODUCTION_POLICY } from './retryPolicy';
+import { clinicApiRequest, executionCancelSignal, pathSegment, type ClinicApiContext } from './request';
+import { clinicApiError, requestStoppedError, unexpectedBodyError } from './requestErrors';
+import { withRetries } from './retry';
+import { PRODUCTION_POLICY } from './retryPolicy';
 
 export const PRESIGN_PATH = '/v1/file-upload';
 export const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
@@ -58,7 +51,7 @@ export async function requestUploadTarget(
 		itemIndex,
 	});
 	if (response.statusCode === 400) {
-		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, request.txnId, 'presign', itemIndex);
+		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { transaction: request.txnId }, 'beforeUpload', itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
 	const target = readUploadTarget(response.body, request.txnId);
@@ -123,7 +116,6 @@ export async function initTransaction(
 	itemIndex?: number,
 ): Promise<InitResult> {
 	const purpose = `starting the transcription of transaction "${txnId}"`;
-	let outcomeUnknown = false;
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
 		path: `${INIT_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
@@ -136,16 +128,13 @@ export async function initTransaction(
 		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
 		purpose,
 		itemIndex,
-		onRetry: ({ statusCode }) => {
-			// 408/429 say the request was not taken; no answer or a 5xx leave it open.
-			if (statusCode === undefined || statusCode >= 500) outcomeUnknown = true;
-		},
 	});
 	if (response.statusCode === 400) {
-		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, txnId, 'init', itemIndex);
+		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { transaction: txnId }, 'afterUpload', itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
-	if (response.statusCode === 409 && !outcomeUnknown) throw transactionIdUsedError(ctx, txnId, 'init', itemIndex);
+	// Our own first init only if an attempt's answer was lost (none, a 5xx); a 408/429 was not taken.
+	if (response.statusCode === 409 && !response.afterLostAnswer) throw transactionIdUsedError(ctx, txnId, 'init', itemIndex);
 	const responseBody = (asRecord(response.body) ?? {}) as IDataObject;
 	return { alreadyInitialised: response.statusCode === 409, statusCode: response.statusCode, body: responseBody };
 }
@@ -200,15 +189,20 @@ export function isDailyQuotaError(error: unknown): boolean {
 	return typeof error === 'object' && error !== null && dailyQuotaErrors.has(error);
 }
 
+/**
+ * The daily quota's answer, for a transaction or a session, before anything was uploaded (presign,
+ * session create) or after (init, End).
+ */
 export function dailyQuotaError(
 	ctx: ClinicApiContext,
-	txnId: string,
-	stage: 'presign' | 'init',
+	of: { transaction: string } | { session: string },
+	stage: 'beforeUpload' | 'afterUpload',
 	itemIndex: number | undefined,
 ): NodeApiError {
-	const uploaded = stage === 'init' ? 'Its recordings were uploaded but will not be transcribed. ' : 'Nothing was uploaded. ';
+	const named = 'transaction' in of ? `transaction "${of.transaction}"` : `session "${of.session}"`;
+	const uploaded = stage === 'afterUpload' ? 'Its recordings were uploaded but will not be transcribed. ' : 'Nothing was uploaded. ';
 	const error = new NodeApiError(ctx.getNode(), { status_code: 400, code: 'txn_limit_exceeded' } as JsonObject, {
-		message: `The workspace has used up its daily transcription quota, so transaction "${txnId}" was not started (txn_limit_exceeded)`,
+		message: `The workspace has used up its daily transcription quota, so ${named} was not started (txn_limit_exceeded)`,
 		description: `${uploaded}Run again tomorrow (the quota resets daily; free workspaces get about 20 transcriptions a day), or ask the API provider to raise the workspace's limit.`,
 		httpCode: '400',
 		itemIndex,
@@ -218,7 +212,7 @@ export function dailyQuotaError(
 }
 
 /** The status call's answer; its HTTP status is the state (200/202/206/400/404/500). */
-export interface SessionStatusResponse {
+export interface TransactionStatusResponse {
 	statusCode: number;
 	body: unknown;
 }
@@ -237,39 +231,39 @@ export interface StatusCallOptions {
  * documented JSON, 5xx/429, a dropped connection, a timeout) is retried like every read and is never
  * read as a failed session.
  */
-export async function getSessionStatus(
+export async function getTransactionStatus(
 	ctx: ClinicApiContext,
-	sessionId: string,
+	txnId: string,
 	itemIndex?: number,
 	options: StatusCallOptions = {},
-): Promise<SessionStatusResponse> {
-	const purpose = `the results of session "${sessionId}"`;
+): Promise<TransactionStatusResponse> {
+	const purpose = `the results of session "${txnId}"`;
 	const signal = options.abortSignal ?? executionCancelSignal(ctx);
 	const policy = PRODUCTION_POLICY;
-	for (let attempt = 1; ; attempt++) {
-		const response = await clinicApiRequest(ctx, {
-			method: 'GET',
-			path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
-			idempotent: true,
-			// States, not failures: processing, partial, unknown session, all templates failed (500 is checked below).
-			acceptStatuses: [202, 206, 400, 404, 500],
-			timeoutMs: options.timeoutMs ?? policy.timeouts.statusMs,
-			abortSignal: signal,
-			purpose,
-			itemIndex,
-		});
-		const problem = transientStatusProblem(response.statusCode, response.body);
-		if (problem === undefined) return { statusCode: response.statusCode, body: response.body };
-		if (attempt >= policy.retry.attempts) {
-			if (problem === 'server-error') throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body, attempt);
-			throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
-		}
-		try {
-			await abortableSleep(retryDelayMs(attempt, response.headers['retry-after'], policy.retry), signal);
-		} catch {
-			throw requestStoppedError(ctx, { purpose, itemIndex });
-		}
-	}
+	return await withRetries(
+		policy.retry,
+		async (attempt) => {
+			const response = await clinicApiRequest(ctx, {
+				method: 'GET',
+				path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Session ID', itemIndex)}`,
+				idempotent: true,
+				// States, not failures: processing, partial, unknown session, all templates failed (500 is checked below).
+				acceptStatuses: [202, 206, 400, 404, 500],
+				timeoutMs: options.timeoutMs ?? policy.timeouts.statusMs,
+				abortSignal: signal,
+				purpose,
+				itemIndex,
+			});
+			const problem = transientStatusProblem(response.statusCode, response.body);
+			if (problem === undefined) return { kind: 'done', value: { statusCode: response.statusCode, body: response.body } };
+			const error =
+				problem === 'server-error'
+					? clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body, attempt)
+					: unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+			return { kind: 'retry', error, retryAfter: response.headers['retry-after'] };
+		},
+		{ signal, stopped: () => requestStoppedError(ctx, { purpose, itemIndex }) },
+	);
 }
 
 /**
@@ -289,13 +283,13 @@ export function isAllTemplatesFailedAnswer(body: unknown): boolean {
 	return Array.isArray(output) && output.length > 0 && output.every((entry) => asRecord(entry)?.status === 'failure');
 }
 
-/** One status call, decoded. Used by Get Results, by Upload Audio's wait, and by the trigger. */
-export async function fetchSessionResults(
+/** One status call of a transaction, decoded. Used by Get Results, by Upload Audio's wait, and by the trigger. */
+export async function fetchTransactionResults(
 	ctx: ClinicApiContext,
-	sessionId: string,
+	txnId: string,
 	itemIndex?: number,
 	options: StatusCallOptions = {},
 ): Promise<SessionResults> {
-	const response = await getSessionStatus(ctx, sessionId, itemIndex, options);
-	return readSessionResults(sessionId, response.statusCode, response.body);
+	const response = await getTransactionStatus(ctx, txnId, itemIndex, options);
+	return readTransactionResults(txnId, response.statusCode, response.body);
 }

@@ -6,13 +6,8 @@
 
 import { isRecord, textOf } from '../shared/values';
 import { readErrorFields } from './errorBodies';
-import {
-	clinicApiError,
-	clinicApiRequest,
-	pathSegment,
-	unexpectedBodyError,
-	type ClinicApiContext,
-} from './request';
+import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
+import { clinicApiError, unexpectedBodyError } from './requestErrors';
 
 /** One entry of the service's subscription list. */
 export interface RemoteSubscription {

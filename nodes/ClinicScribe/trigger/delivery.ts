@@ -21,7 +21,7 @@ import {
 import { deadlineSignal, settledBefore } from '../transport/deadline';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { fetchSessionApiResults } from '../transport/sessionApi';
-import { fetchSessionResults } from '../transport/transcriptionApi';
+import { fetchTransactionResults } from '../transport/transcriptionApi';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 import { fetchRecord, includedRecord, recordFamilyOf } from './eventRecords';
 import { credentialSigningKey, readStored } from './storedSubscription';
@@ -191,7 +191,7 @@ async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent):
 	const chosen = ctx.getNodeParameter(RESULTS_OUTPUT_PARAMETER, 'session');
 	const output = isResultsOutput(chosen) ? chosen : 'session';
 	// A session of the session API is read there; everything else through the status call.
-	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchSessionResults;
+	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchTransactionResults;
 	const sessionId = event.sessionId;
 	const fetched = sessionId
 		? await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await read(ctx, sessionId, undefined, bounds))

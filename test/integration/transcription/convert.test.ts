@@ -1,22 +1,32 @@
 /**
- * Transcription → Convert Transcript over real HTTP: create a session, POST the transcript to
- * convert-to-template, read the document back through the status call (decoded as Get Results does).
+ * Transcription → Convert Transcript over real HTTP: create a session under an id of ours, POST the
+ * transcript to convert-to-template, read the document back through the status call (decoded as Get
+ * Results does). A create whose answer is lost is sent again and still makes one session.
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { CLINICAL_NOTES_DOCUMENT, CONVERT_PATH, customTemplateText, emrDocument, SESSIONS_PATH } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { TranscriptionRig } from './helpers';
 
 const rig = new TranscriptionRig();
+let sessions: FakeSessions;
 
 beforeAll(async () => {
 	await rig.start();
+	sessions = fakeSessions(rig.api);
 	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
 });
 afterAll(async () => await rig.stop());
-beforeEach(() => rig.reset());
+beforeEach(() => {
+	rig.reset();
+	sessions.reset();
+});
+
+/** The ids this node makes for a session nobody named: `n8n` and 29 hex characters. */
+const OUR_SESSION_ID = /^n8n[0-9a-f]{29}$/;
 
 const NOTES = 'Patient has had a dry cough and fever for three days. No breathlessness. Advised rest and fluids.';
 
@@ -54,11 +64,11 @@ describe('Convert Transcript', () => {
 		expect(output).toHaveLength(1);
 		expect(output[0].pairedItem).toEqual({ item: 0 });
 		const sessionId = output[0].json.session_id as string;
-		expect(sessionId).toMatch(/^ses_[0-9a-f]{16}$/);
+		expect(sessionId).toMatch(OUR_SESSION_ID);
 		expect(output[0].json).toMatchObject({ status: 'completed', http_status: 200 });
 		expect(output[0].json.document_id).toMatch(/^doc_[0-9a-f]{12}$/);
 		expect(output[0].json.documents).toEqual({ clinical_notes_template: CLINICAL_NOTES_DOCUMENT });
-		expect(sessionPosts().map((r) => r.body)).toEqual([{ upload_type: 'single', templates: ['clinical_notes_template'] }]);
+		expect(sessionPosts().map((r) => r.body)).toEqual([{ session_id: sessionId, upload_type: 'single', templates: ['clinical_notes_template'] }]);
 		const converts = convertPosts();
 		expect(converts.map((r) => [r.path, r.body])).toEqual([
 			[CONVERT_PATH.replace(':txnId', sessionId), { transcript: NOTES, template_id: 'clinical_notes_template' }],
@@ -120,7 +130,7 @@ describe('Convert Transcript', () => {
 
 	test('a dropped conversion call is not sent again (each call makes a new document)', async () => {
 		rig.api.injectFault({ method: 'POST', path: /\/convert-to-template$/, fault: { kind: 'drop' } });
-		await expect(rig.run(convertParameters())).rejects.toThrow(/^Could not reach the clinic API for converting the transcript of session "ses_[0-9a-f]{16}" to template "clinical_notes_template"/);
+		await expect(rig.run(convertParameters())).rejects.toThrow(/^Could not reach the clinic API for converting the transcript of session "n8n[0-9a-f]{29}" to template "clinical_notes_template"/);
 		expect(convertPosts()).toHaveLength(1);
 		expect(sessionPosts()).toHaveLength(1);
 	});
@@ -128,7 +138,7 @@ describe('Convert Transcript', () => {
 	test('a 500 on the conversion call is not repeated either (the service may have made the document); the error says to check first', async () => {
 		rig.api.injectFault({ method: 'POST', path: /\/convert-to-template$/, fault: { kind: 'status', status: 500 } });
 		const run = rig.run(convertParameters());
-		await expect(run).rejects.toThrow(/^The clinic API refused converting the transcript of session "ses_[0-9a-f]{16}" to template "clinical_notes_template" \(HTTP 500/);
+		await expect(run).rejects.toThrow(/^The clinic API refused converting the transcript of session "n8n[0-9a-f]{29}" to template "clinical_notes_template" \(HTTP 500/);
 		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/not repeated automatically: the service may have carried it out/) });
 		expect(convertPosts()).toHaveLength(1);
 		recordAttack('convert-500-not-repeated', 'a 500 on the paid conversion call: not repeated, the error says to check before running again', { duplicateInits: 0 });
@@ -139,6 +149,43 @@ describe('Convert Transcript', () => {
 		const output = await rig.run(convertParameters());
 		expect(output).toHaveLength(1);
 		expect(convertPosts().map((r) => r.status)).toEqual([429, 202]);
+	});
+
+	test.each([
+		['convert-create-lost-500', 'status500'],
+		['convert-create-lost-drop', 'drop'],
+	] as const)('%s: the create carried out and its answer lost (%s): sent again under the same id, the "exists" answer is our own session: one session, one conversion, the document', async (row, kind) => {
+		sessions.loseCreateAnswer({ kind });
+		const output = await rig.run(convertParameters());
+		expect(output).toHaveLength(1);
+		const sessionId = output[0].json.session_id as string;
+		expect(sessionId).toMatch(OUR_SESSION_ID);
+		expect(output[0].json.documents).toEqual({ clinical_notes_template: CLINICAL_NOTES_DOCUMENT });
+		expect(sessionPosts().map((r) => [r.status, (r.body as { session_id?: string }).session_id])).toEqual([
+			[kind === 'drop' ? undefined : 500, sessionId],
+			[409, sessionId],
+		]);
+		// One session on the service: the repeat made none of its own.
+		expect(sessions.sessions().map((session) => session.sessionId)).toEqual([sessionId]);
+		expect(convertPosts().map((r) => r.path)).toEqual([CONVERT_PATH.replace(':txnId', sessionId)]);
+		recordAttack(row, `create answer lost (${kind}): repeated under our id, the 409 read as ours: 1 session, 1 conversion`, { itemsLost: 0, duplicateInits: 0 });
+	});
+
+	test('no answer to any create: the error says a session may have been made and the transcript was not sent; nothing is converted', async () => {
+		sessions.loseCreateAnswer({ kind: 'drop' });
+		rig.api.injectFault({ method: 'POST', path: SESSIONS_PATH, times: 3, fault: { kind: 'drop' } });
+		const run = rig.run(convertParameters());
+		await expect(run).rejects.toThrow(/^Session "n8n[0-9a-f]{29}" of item 0 may have been created, but no answer came from the clinic API/);
+		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('The transcript was not sent, so no document was made') });
+		expect(sessionPosts()).toHaveLength(4);
+		expect(sessions.sessions()).toHaveLength(1);
+		expect(convertPosts()).toHaveLength(0);
+	});
+
+	test('"exists" to a create whose answer was not lost is not taken for ours: the item fails and nothing is converted', async () => {
+		rig.api.injectFault({ method: 'POST', path: SESSIONS_PATH, fault: { kind: 'status', status: 409, body: { error: { code: 'session_already_exists', message: 'session exists' } } } });
+		await expect(rig.run(convertParameters())).rejects.toThrow('The clinic API refused creating a session for the transcript (HTTP 409)');
+		expect(convertPosts()).toHaveLength(0);
 	});
 
 	test('as an AI agent tool: text in, text out; with Share Patient Data off it refuses before any request', async () => {

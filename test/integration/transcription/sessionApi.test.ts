@@ -97,6 +97,21 @@ describe('session transport', () => {
 		expect(rig.api.requestsTo('/voice/v1/sessions', 'POST').map((r) => r.status)).toEqual([503, 201]);
 	});
 
+	test.each([
+		['fewer', -1],
+		['more', 1],
+	])('a file read with %s bytes than announced (a buffer) fails "changed size" in words, not the raw "expected N bytes", and nothing is sent', async (_what, delta) => {
+		const ctx = rig.context({});
+		await createSession(ctx, createBody(), 0);
+		const a = rig.audioFile('a.wav', 3000);
+		const changed = { ...fileOf(a, 0), open: async () => Buffer.concat([a.bytes, Buffer.alloc(1)]).subarray(0, a.size + delta) };
+		const upload = uploadSessionAudio(ctx, ID, changed, 0);
+		await expect(upload).rejects.toThrow('File 0 changed size while it was uploaded');
+		await expect(upload).rejects.toMatchObject({ description: 'The binary data was announced with one size but had another. Run the workflow again.' });
+		expect(rig.api.requestsTo(/\/audio\/audio_0\.wav$/, 'POST')).toHaveLength(0);
+		expect(sessions.session(ID)!.uploads).toEqual([]);
+	});
+
 	test('states: failed body with HTTP 200, partial 206, expired 410, unknown 404', async () => {
 		const ctx = rig.context({});
 		sessions.setOptions({ processingPolls: 0 });

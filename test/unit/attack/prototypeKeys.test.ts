@@ -3,7 +3,7 @@
  * touching Object.prototype: "__proto__", "constructor" and "toString" are keys like any other.
  */
 import { adviceFor } from '../../../nodes/ClinicScribe/transport/errorAdvice';
-import { readSessionResults, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import { readTransactionResults, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
@@ -21,7 +21,7 @@ describe('error advice for an API error code', () => {
 });
 
 describe('documents keyed by template id', () => {
-	const results = readSessionResults('visit-proto', 200, {
+	const results = readTransactionResults('visit-proto', 200, {
 		data: {
 			output: KEYS.map((id, index) => ({ template_id: id, name: id, value: b64(`{"n":${index}}`), status: 'success' })),
 		},

@@ -3,9 +3,9 @@ import {
 	describeIssues,
 	humanise,
 	readableText,
-	readSessionResults,
+	readTransactionResults,
 	sessionResultsToRecords,
-	sessionStatusFromHttp,
+	transactionStatusFromHttp,
 } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -46,7 +46,7 @@ describe('decodeTemplateValue', () => {
 	});
 });
 
-describe('sessionStatusFromHttp', () => {
+describe('transactionStatusFromHttp', () => {
 	test.each([
 		[200, 'completed'],
 		[201, 'completed'],
@@ -57,11 +57,11 @@ describe('sessionStatusFromHttp', () => {
 		[500, 'failed'],
 		[503, 'failed'],
 	])('%i → %s', (status, expected) => {
-		expect(sessionStatusFromHttp(status)).toBe(expected);
+		expect(transactionStatusFromHttp(status)).toBe(expected);
 	});
 });
 
-describe('readSessionResults', () => {
+describe('readTransactionResults', () => {
 	test('reads the array form, keeps each template’s status, errors and warnings (strings or objects)', () => {
 		const body = {
 			data: {
@@ -74,7 +74,7 @@ describe('readSessionResults', () => {
 				created_at: '2026-01-01T00:00:00Z',
 			},
 		};
-		const results = readSessionResults('s1', 206, body);
+		const results = readTransactionResults('s1', 206, body);
 		expect(results).toMatchObject({ sessionId: 's1', status: 'partial', httpStatus: 206, additionalData: { visit: 'V1' }, createdAt: '2026-01-01T00:00:00Z' });
 		expect(results.templates).toEqual([
 			{ templateId: 'clinical_notes_template', name: 'Clinical Notes', status: 'success', type: 'json', format: 'json', value: { a: 1 }, errors: [], warnings: ['low volume'] },
@@ -85,7 +85,7 @@ describe('readSessionResults', () => {
 	});
 
 	test('reads the FHIR form', () => {
-		const results = readSessionResults('s2', 200, { data: { output: { fhir: b64('{"resourceType":"Bundle"}') } } });
+		const results = readTransactionResults('s2', 200, { data: { output: { fhir: b64('{"resourceType":"Bundle"}') } } });
 		expect(results.fhir).toEqual({ resourceType: 'Bundle' });
 		expect(results.templates).toEqual([
 			{ templateId: 'fhir', name: 'FHIR bundle', status: 'success', format: 'json', value: { resourceType: 'Bundle' }, errors: [], warnings: [] },
@@ -93,15 +93,15 @@ describe('readSessionResults', () => {
 	});
 
 	test('reads the error of failed and unknown sessions in every documented shape', () => {
-		expect(readSessionResults('s', 500, { error: { code: 'E', msg: 'broke' } }).error).toEqual({ code: 'E', message: 'broke' });
-		expect(readSessionResults('s', 404, { message: 'not found' }).error).toEqual({ message: 'not found' });
-		expect(readSessionResults('s', 404, 'gateway page').error).toBeUndefined();
-		expect(readSessionResults('s', 200, null).templates).toEqual([]);
+		expect(readTransactionResults('s', 500, { error: { code: 'E', msg: 'broke' } }).error).toEqual({ code: 'E', message: 'broke' });
+		expect(readTransactionResults('s', 404, { message: 'not found' }).error).toEqual({ message: 'not found' });
+		expect(readTransactionResults('s', 404, 'gateway page').error).toBeUndefined();
+		expect(readTransactionResults('s', 200, null).templates).toEqual([]);
 	});
 });
 
 describe('sessionResultsToRecords', () => {
-	const completed = readSessionResults('visit-1', 200, {
+	const completed = readTransactionResults('visit-1', 200, {
 		data: {
 			output: [
 				{ template_id: 'clinical_notes_template', name: 'Clinical Notes', value: b64('{"chief_complaints":["Fever"],"vitals":{"pulse":"90/min"}}'), status: 'success' },
@@ -132,7 +132,7 @@ describe('sessionResultsToRecords', () => {
 			['transcript_template', 'completed'],
 			['svc_emr_template', 'completed'],
 		]);
-		const processing = readSessionResults('visit-2', 202, { data: { output: [] } });
+		const processing = readTransactionResults('visit-2', 202, { data: { output: [] } });
 		expect(sessionResultsToRecords(processing, 'templates')).toEqual([
 			{ session_id: 'visit-2', session_status: 'processing', http_status: 202, template_id: null, name: null, status: null, format: 'empty', value: null, errors: [], warnings: [] },
 		]);
@@ -148,7 +148,7 @@ describe('sessionResultsToRecords', () => {
 				other_documents: { 'EMR Format': 'Dx: J06.9' },
 			},
 		]);
-		const processing = readSessionResults('visit-2', 202, {});
+		const processing = readTransactionResults('visit-2', 202, {});
 		expect(sessionResultsToRecords(processing, 'simple')).toEqual([
 			{ session_id: 'visit-2', status: 'processing', clinical_notes: null, transcript: null, issues: ['The transcription is still being processed.'] },
 		]);

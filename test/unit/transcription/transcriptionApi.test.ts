@@ -3,7 +3,7 @@ import type { IExecuteFunctions, IHttpRequestOptions, INodeProperties } from 'n8
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { resultsOutputProperty } from '../../../nodes/ClinicScribe/shared/resultsOutput.description';
 import {
-	fetchSessionResults,
+	fetchTransactionResults,
 	initTransaction,
 	isAllTemplatesFailedAnswer,
 	isTransactionStarted,
@@ -38,7 +38,7 @@ describe('status call', () => {
 	test('its timeout outlasts the server’s ~14 s hold', async () => {
 		expect(PRODUCTION_POLICY.timeouts.statusMs).toBeGreaterThanOrEqual(20_000);
 		const { ctx, sent } = apiContext([{ statusCode: 202, body: {} }]);
-		const results = await fetchSessionResults(ctx, 'visit 1/2');
+		const results = await fetchTransactionResults(ctx, 'visit 1/2');
 		expect(results.status).toBe('processing');
 		expect(sent[0]).toMatchObject({ method: 'GET', url: 'https://gw.example.com/voice/api/v3/status/visit%201%2F2', timeout: 30_000 });
 	});
@@ -50,7 +50,7 @@ describe('status call', () => {
 		[500, 'failed', { data: { output: [FAILED_TEMPLATE] }, error: { code: 'x', message: 'y' } }],
 	])('HTTP %i is the state %s, not an error', async (statusCode, status, body) => {
 		const { ctx, sent } = apiContext([{ statusCode, body }]);
-		await expect(fetchSessionResults(ctx, 's')).resolves.toMatchObject({ status, httpStatus: statusCode });
+		await expect(fetchTransactionResults(ctx, 's')).resolves.toMatchObject({ status, httpStatus: statusCode });
 		expect(sent).toHaveLength(1);
 	});
 
@@ -62,19 +62,19 @@ describe('status call', () => {
 			['a 206 that is not the documented JSON', { statusCode: 206, body: '<html>proxy</html>' }],
 		])('%s, then the answer', async (_label, transient) => {
 			const { ctx, sent } = apiContext([transient, { statusCode: 200, body: { data: { output: [] } } }]);
-			await expect(fetchSessionResults(ctx, 's')).resolves.toMatchObject({ status: 'completed', httpStatus: 200 });
+			await expect(fetchTransactionResults(ctx, 's')).resolves.toMatchObject({ status: 'completed', httpStatus: 200 });
 			expect(sent).toHaveLength(2);
 		});
 
 		test('a 200 that stays malformed fails after the read’s attempts, as an error, not a state', async () => {
 			const { ctx, sent } = apiContext(Array.from({ length: 4 }, () => ({ statusCode: 200, body: '<html>proxy</html>' })));
-			await expect(fetchSessionResults(ctx, 's')).rejects.toThrow('not the documented JSON');
+			await expect(fetchTransactionResults(ctx, 's')).rejects.toThrow('not the documented JSON');
 			expect(sent).toHaveLength(PRODUCTION_POLICY.retry.attempts);
 		});
 
 		test('a 500 that stays undocumented fails as an error saying it was tried', async () => {
 			const { ctx, sent } = apiContext(Array.from({ length: 4 }, () => ({ statusCode: 500, body: { error: { code: 'SERVER_ERROR', message: 'boom' } } })));
-			await expect(fetchSessionResults(ctx, 's')).rejects.toMatchObject({
+			await expect(fetchTransactionResults(ctx, 's')).rejects.toMatchObject({
 				message: 'The clinic API refused the results of session "s" (HTTP 500 SERVER_ERROR): boom',
 				description: expect.stringContaining('(tried 4 times)'),
 			});

@@ -6,7 +6,7 @@ import {
 	waitForSessionResults,
 	type WaitSettings,
 } from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
-import { readSessionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 /** Answers the status calls from a list (the last one repeats). */
 function statusContext(statuses: number[]) {
@@ -43,12 +43,12 @@ describe('waitForSessionResults', () => {
 
 	test('Fail on Incomplete Results: a failed session without template list names the API’s message; completed and processing pass', () => {
 		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as IExecuteFunctions;
-		const failed = readSessionResults('s', 500, { error: { code: 'transcription_failed', message: 'All templates failed' } });
+		const failed = readTransactionResults('s', 500, { error: { code: 'transcription_failed', message: 'All templates failed' } });
 		expect(() => assertSessionComplete(ctx, failed, 3)).toThrow('Session "s" failed (the API said: All templates failed)');
-		const partly = readSessionResults('s', 206, { data: { output: [{ template_id: 'clinical_notes_template', name: 'Clinical Notes', status: 'partial_success', value: '' }] } });
+		const partly = readTransactionResults('s', 206, { data: { output: [{ template_id: 'clinical_notes_template', name: 'Clinical Notes', status: 'partial_success', value: '' }] } });
 		expect(() => assertSessionComplete(ctx, partly, 0)).toThrow('Session "s" is only partly done (only partly produced: Clinical Notes (clinical_notes_template))');
-		expect(() => assertSessionComplete(ctx, readSessionResults('s', 200, { data: { output: [] } }), 0)).not.toThrow();
-		expect(() => assertSessionComplete(ctx, readSessionResults('s', 202, {}), 0)).not.toThrow();
+		expect(() => assertSessionComplete(ctx, readTransactionResults('s', 200, { data: { output: [] } }), 0)).not.toThrow();
+		expect(() => assertSessionComplete(ctx, readTransactionResults('s', 202, {}), 0)).not.toThrow();
 	});
 
 	test('formatDuration', () => {

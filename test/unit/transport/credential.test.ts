@@ -4,7 +4,7 @@ import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credential
 import { authHeadersFor, isApiUrl } from '../../../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings, resolveBaseUrl } from '../../../nodes/ClinicScribe/transport/credentialSettings';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errorBodies';
-import { encodePathSegment } from '../../../nodes/ClinicScribe/transport/request';
+import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { describeExchangeRejection, obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
 
@@ -130,14 +130,16 @@ describe('errors and retries', () => {
 		expect(retryDelayMs(1, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs);
 		expect(retryDelayMs(3, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs * 4);
 	});
-	it('encodes a path segment so it cannot split, and refuses one that would climb', () => {
-		expect(encodePathSegment('a b/c')).toBe('a%20b%2Fc');
+	it('encodes a path segment so it cannot split, and refuses one that would climb, naming the field and item', () => {
+		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as ClinicApiContext;
+		const segment = (value: string) => pathSegment(ctx, value, 'Doctor ID', 2);
+		expect(segment('a b/c')).toBe('a%20b%2Fc');
 		// RFC 3986: a dot inside a segment is not encoded (a strict gateway may refuse %2E); "/" is.
-		expect(encodePathSegment('v1.2')).toBe('v1.2');
-		expect(encodePathSegment('audio_0.wav')).toBe('audio_0.wav');
-		expect(encodePathSegment('a/../b')).toBe('a%2F..%2Fb');
-		expect(encodePathSegment('.hidden')).toBe('.hidden');
-		expect(() => encodePathSegment('..')).toThrow('only of dots');
-		expect(() => encodePathSegment(' ')).toThrow('is empty');
+		expect(segment('v1.2')).toBe('v1.2');
+		expect(segment('audio_0.wav')).toBe('audio_0.wav');
+		expect(segment('a/../b')).toBe('a%2F..%2Fb');
+		expect(segment('.hidden')).toBe('.hidden');
+		expect(() => segment('..')).toThrow('The Doctor ID of item 2 is "..": an ID made only of dots would address another path of the API');
+		expect(() => segment(' ')).toThrow('The Doctor ID of item 2 is empty');
 	});
 });

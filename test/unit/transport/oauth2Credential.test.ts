@@ -11,7 +11,8 @@ import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTri
 import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
 import { oAuth2HeadersFor } from '../../../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings } from '../../../nodes/ClinicScribe/transport/credentialSettings';
-import { credentialSecrets, credentialTypeOf, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
+import { type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
+import { credentialSecrets, credentialTypeOf } from '../../../nodes/ClinicScribe/transport/runCredential';
 
 const credential = new ClinicScribeOAuth2Api();
 const property = (name: string): INodeProperties => {

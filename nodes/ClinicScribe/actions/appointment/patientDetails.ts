@@ -4,7 +4,7 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkCalendarDate, checkDirectoryMobile, checkGender } from '../../shared/patientRecords';
+import { checkCalendarDate, checkDirectoryMobile, checkGender } from '../../shared/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
 import { inputError, type Show } from './appointmentFields';
 

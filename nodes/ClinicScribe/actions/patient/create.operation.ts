@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { buildProfileBody } from '../../shared/patientRecords';
+import { buildProfileBody } from '../../shared/patientDirectoryRecords';
 import { asRecord, textOf } from '../../shared/values';
 import { createPatient } from '../../transport/patientDirectoryApi';
-import { unexpectedBodyError } from '../../transport/request';
+import { unexpectedBodyError } from '../../transport/requestErrors';
 import type { OperationResult } from '../common.execute';
 import { badInput, GENDER_OPTIONS, profileFieldOptions, showFor } from './patientFields';
 

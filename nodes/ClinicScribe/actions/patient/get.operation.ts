@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readDirectoryProfile } from '../../shared/patientRecords';
+import { readDirectoryProfile } from '../../shared/patientDirectoryRecords';
 import { getPatient } from '../../transport/patientDirectoryApi';
-import { unexpectedBodyError } from '../../transport/request';
+import { unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { patientIdField, readPatientId, showFor } from './patientFields';

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readDirectoryProfiles } from '../../shared/patientRecords';
+import { readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
 import { searchPatients } from '../../transport/patientDirectoryApi';
-import { unexpectedBodyError } from '../../transport/request';
+import { unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';

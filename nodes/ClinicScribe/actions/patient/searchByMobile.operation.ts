@@ -1,9 +1,9 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { checkTenDigitMobile, readPatientProfiles, simplifyPatient } from '../../shared/directoryRecords';
+import { checkTenDigitMobile, readBusinessPatientProfiles, simplifyPatient } from '../../shared/clinicDirectoryRecords';
 import { readErrorFields } from '../../transport/errorBodies';
-import { searchPatientsByMobile } from '../../transport/directoryApi';
-import { clinicApiError, unexpectedBodyError } from '../../transport/request';
+import { searchBusinessPatientsByMobile } from '../../transport/clinicDirectoryApi';
+import { clinicApiError, unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 
@@ -70,7 +70,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		});
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as { failWhenNotFound?: boolean };
-	const response = await searchPatientsByMobile(this, check.digits, itemIndex);
+	const response = await searchBusinessPatientsByMobile(this, check.digits, itemIndex);
 	if (response.statusCode === 404) {
 		const { code } = readErrorFields(response.body);
 		if (code !== 'PATIENTS_NOT_FOUND' || options.failWhenNotFound) {
@@ -78,7 +78,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		}
 		return [];
 	}
-	const profiles = readPatientProfiles(response.body);
+	const profiles = readBusinessPatientProfiles(response.body);
 	if (!profiles) throw unexpectedBodyError(this, { purpose, itemIndex }, response.statusCode);
 	const simplify = this.getNodeParameter('simplify', itemIndex, false) as boolean;
 	const limited = applyReturnLimit(this, itemIndex, profiles);

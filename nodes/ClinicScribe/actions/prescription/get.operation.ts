@@ -3,7 +3,8 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, ty
 import { checkPdfUrl, prescriptionPdfUrlOf, readPrescription } from '../../shared/prescriptionRecords';
 import { trimmedString } from '../../shared/values';
 import { downloadPrescriptionPdf, getPrescription } from '../../transport/prescriptionsApi';
-import { pathIdProblem, unexpectedBodyError } from '../../transport/request';
+import { pathIdProblem } from '../../transport/request';
+import { unexpectedBodyError } from '../../transport/requestErrors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent } from '../common.execute';
 

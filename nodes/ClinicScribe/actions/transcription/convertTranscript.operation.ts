@@ -4,8 +4,8 @@ import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { templateIdOf } from '../../shared/templateRecords';
 import { textOf } from '../../shared/values';
 import { convertTranscript, createTranscriptSession } from '../../transport/convertApi';
-import { getClinicSettings } from '../../transport/request';
-import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { getClinicSettings } from '../../transport/runCredential';
+import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
 import {
@@ -94,7 +94,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: O
 	const started = await convertTranscript(this, sessionId, transcript, templateId, itemIndex);
 	const results = wait
 		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt)
-		: await fetchSessionResults(this, sessionId, itemIndex);
+		: await fetchTransactionResults(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return sessionResultsToRecords(results, resultsOutput).map((record) => ({ ...record, document_id: started.documentId }));
 }

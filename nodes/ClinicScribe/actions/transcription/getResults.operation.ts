@@ -3,7 +3,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { sessionResultsToRecords } from '../../shared/sessionResults';
 import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty } from '../../shared/resultsOutput.description';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
-import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
 import {
@@ -66,7 +66,7 @@ function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {
 }
 
 /** The status call for a transaction, the session read for a session (Results Of). */
-function readResultsReader(ctx: IExecuteFunctions, itemIndex: number): typeof fetchSessionResults {
+function readResultsReader(ctx: IExecuteFunctions, itemIndex: number): typeof fetchTransactionResults {
 	const source = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, itemIndex, 'transaction'));
 	if (!source) {
 		throw new NodeOperationError(ctx.getNode(), `The Results Of field of item ${itemIndex} must be "transaction" or "session"`, {
@@ -74,5 +74,5 @@ function readResultsReader(ctx: IExecuteFunctions, itemIndex: number): typeof fe
 			itemIndex,
 		});
 	}
-	return source === 'session' ? fetchSessionApiResults : fetchSessionResults;
+	return source === 'session' ? fetchSessionApiResults : fetchTransactionResults;
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { downloadSessionAudio, getSessionAudioLink } from '../../transport/sessionApi';
-import { scrubCredentialSecrets } from '../../transport/request';
+import { scrubCredentialSecrets } from '../../transport/runCredential';
 import { asNodeError, errorRecord } from '../errorItems';
 import { readSessionIdField, sessionIdField } from './cancelSession.operation';
 

@@ -10,7 +10,7 @@ import {
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { sessionResultsToRecords, storedAudioName } from '../../shared/sessionResults';
-import { getClinicSettings } from '../../transport/request';
+import { getClinicSettings } from '../../transport/runCredential';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import {
 	concurrencyGate,

@@ -14,7 +14,7 @@ import { abortableSleep } from '../../shared/abortableSleep';
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
 import { deadlineSignal } from '../../transport/deadline';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
-import { fetchSessionResults } from '../../transport/transcriptionApi';
+import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
 
 export interface WaitSettings {
@@ -30,7 +30,7 @@ export interface WaitSettings {
 }
 
 /** One read of a session's results: the transaction status call, or the session API's (sessionApi.ts). */
-export type ResultsReader = typeof fetchSessionResults;
+export type ResultsReader = typeof fetchTransactionResults;
 
 export const DEFAULT_TIMEOUT_MINUTES = 10;
 export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
@@ -138,7 +138,7 @@ export async function waitForSessionResults(
 	settings: WaitSettings,
 	itemIndex: number,
 	waitStartedAt: number = Date.now(),
-	fetchResults: ResultsReader = fetchSessionResults,
+	fetchResults: ResultsReader = fetchTransactionResults,
 ): Promise<SessionResults> {
 	// All items of a run share one start; an item reached after the deadline still gets one quick check.
 	const deadline = Math.max(waitStartedAt + settings.timeoutMs, Date.now() + MIN_STATUS_TIMEOUT_MS);

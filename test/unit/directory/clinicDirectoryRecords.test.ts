@@ -2,9 +2,9 @@ import {
 	checkTenDigitMobile,
 	readBusinessEntities,
 	readDoctorServices,
-	readPatientProfiles,
+	readBusinessPatientProfiles,
 	simplifyPatient,
-} from '../../../nodes/ClinicScribe/shared/directoryRecords';
+} from '../../../nodes/ClinicScribe/shared/clinicDirectoryRecords';
 
 describe('readDoctorServices', () => {
 	it('keeps the declared array and turns the sample single object into a list', () => {
@@ -18,7 +18,7 @@ describe('readDoctorServices', () => {
 	});
 });
 
-describe('readPatientProfiles', () => {
+describe('readBusinessPatientProfiles', () => {
 	const profilesForm = {
 		data: {
 			profiles: [
@@ -45,8 +45,8 @@ describe('readPatientProfiles', () => {
 	};
 
 	it('gives both documented forms the same keys, with gen read as gender', () => {
-		const [a] = readPatientProfiles(profilesForm)!;
-		const [b] = readPatientProfiles(patientsForm)!;
+		const [a] = readBusinessPatientProfiles(profilesForm)!;
+		const [b] = readBusinessPatientProfiles(patientsForm)!;
 		expect(Object.keys(a).sort()).toEqual(Object.keys(b).sort());
 		expect(Object.keys(a.patient_profile as object).sort()).toEqual(Object.keys(b.patient_profile as object).sort());
 		expect((b.patient_profile as { gender: string }).gender).toBe('M');
@@ -55,13 +55,13 @@ describe('readPatientProfiles', () => {
 	});
 
 	it('falls back to the profile for a missing top-level id and builds a name', () => {
-		const [entry] = readPatientProfiles({ data: { profiles: [{ patient_id: null, patient_profile: { patient_id: 'p9', first_name: 'A', last_name: 'B' } }] } })!;
+		const [entry] = readBusinessPatientProfiles({ data: { profiles: [{ patient_id: null, patient_profile: { patient_id: 'p9', first_name: 'A', last_name: 'B' } }] } })!;
 		expect(entry.patient_id).toBe('p9');
 		expect(entry.name).toBe('A B');
 	});
 
 	it('simplifies to a flat record', () => {
-		const [entry] = readPatientProfiles(patientsForm)!;
+		const [entry] = readBusinessPatientProfiles(patientsForm)!;
 		expect(simplifyPatient(entry)).toEqual({
 			patient_id: 'p1', name: 'Ravi Kumar', first_name: 'Ravi', middle_name: '', last_name: 'Kumar', dob: '1990-01-02', gender: 'M', mobile: '+919876543210', email: 'r@example.com',
 		});

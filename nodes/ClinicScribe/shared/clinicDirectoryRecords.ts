@@ -1,7 +1,7 @@
 /**
- * Pure shaping of the directory endpoints' answers (document 2.1–2.3). Each function accepts every
- * documented form of a response and returns one shape, or undefined when the body is not the
- * documented JSON at all.
+ * Pure shaping of the clinic directory's answers (`/dr/v1/…`, document 2.1–2.3; the patient
+ * directory's are patientDirectoryRecords.ts). Each function accepts every documented form of a
+ * response and returns one shape, or undefined when the body is not the documented JSON at all.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -27,7 +27,7 @@ export function readDoctorServices(body: unknown): IDataObject[] | undefined {
  * Patient search answers `data.profiles`, or in another sample `data.patients` with extra fields and
  * `gen` for gender. Both become one shape with every field present (null when not sent).
  */
-export function readPatientProfiles(body: unknown): IDataObject[] | undefined {
+export function readBusinessPatientProfiles(body: unknown): IDataObject[] | undefined {
 	const data = dataOf(body);
 	if (!data) return undefined;
 	const list = data.profiles ?? data.patients;

@@ -1,4 +1,9 @@
-/** The directory endpoints of document 4.1–4.3, as calls; shaping of their answers is in shared/. */
+/**
+ * The clinic directory (document 4.1–4.3, the doctor-tool `/dr/v1/…` endpoints), as calls: the
+ * business's clinics and doctors, a doctor's services, and the deprecated search of the business's
+ * patients by mobile. Shaping of their answers is shared/clinicDirectoryRecords.ts. The patient
+ * directory (`/profiles`) is patientDirectoryApi.ts.
+ */
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
 export async function getDoctorServices(
@@ -16,7 +21,7 @@ export async function getDoctorServices(
 }
 
 /** 404 is returned, not thrown: "no patient found" is an answer the operation decides about. */
-export async function searchPatientsByMobile(
+export async function searchBusinessPatientsByMobile(
 	ctx: ClinicApiContext,
 	mobile: string,
 	itemIndex?: number,

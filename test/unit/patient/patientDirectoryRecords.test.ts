@@ -8,7 +8,7 @@ import {
 	readDirectoryProfile,
 	readDirectoryProfiles,
 	readProfilePage,
-} from '../../../nodes/ClinicScribe/shared/patientRecords';
+} from '../../../nodes/ClinicScribe/shared/patientDirectoryRecords';
 import { authHeadersFor } from '../../../nodes/ClinicScribe/transport/authHeaders';
 import { apiVariantSettings } from '../../../nodes/ClinicScribe/transport/apiVariants';
 

@@ -1,0 +1,121 @@
+/**
+ * The one retry loop (transport/retry.ts): attempts, the answer's Retry-After, Stop during a pause,
+ * and the rule of what may be sent again. Every repeated call of the package goes through it; the
+ * calls themselves are proven over real HTTP in the integration tests.
+ */
+import { mayRepeat, outcomeUnknown, withRetries, type AttemptResult } from '../../../nodes/ClinicScribe/transport/retry';
+
+/**
+ * The pauses asked of n8n's sleep (ms). It ends them at once, or (`endless`) never, as n8n 1.x's
+ * ignores a signal; `onPause` runs once a pause has begun.
+ */
+const pauses: number[] = [];
+let endless = false;
+let onPause: (() => void) | undefined;
+
+jest.mock('n8n-workflow', () => ({
+	...jest.requireActual('n8n-workflow'),
+	sleep: async (ms: number) => {
+		pauses.push(ms);
+		onPause?.();
+		if (endless) await new Promise<never>(() => undefined);
+	},
+}));
+
+beforeEach(() => {
+	pauses.length = 0;
+	endless = false;
+	onPause = undefined;
+});
+
+const FAST = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
+
+/** An attempt function that answers from a script, counting its calls. */
+function scripted<T>(results: Array<AttemptResult<T>>) {
+	const seen: number[] = [];
+	return {
+		seen,
+		attempt: async (attempt: number) => {
+			seen.push(attempt);
+			return results[Math.min(attempt, results.length) - 1];
+		},
+	};
+}
+
+const retry = (message: string, retryAfter?: string): AttemptResult<string> => ({ kind: 'retry', error: new Error(message), retryAfter });
+
+describe('withRetries', () => {
+	test('tries again until done, numbering the attempts', async () => {
+		const script = scripted([retry('first'), retry('second'), { kind: 'done', value: 'third' }]);
+		await expect(withRetries(FAST, script.attempt)).resolves.toBe('third');
+		expect(script.seen).toEqual([1, 2, 3]);
+	});
+
+	test("throws the last attempt's error once the policy's attempts are used up", async () => {
+		const script = scripted([retry('first'), retry('second'), retry('third'), { kind: 'done', value: 'never' }]);
+		await expect(withRetries(FAST, script.attempt)).rejects.toThrow('third');
+		expect(script.seen).toEqual([1, 2, 3]);
+	});
+
+	test('an attempt that throws ends the loop at once (a failure not worth another try)', async () => {
+		let calls = 0;
+		const attempt = async (): Promise<AttemptResult<string>> => {
+			calls++;
+			throw new Error('refused');
+		};
+		await expect(withRetries(FAST, attempt)).rejects.toThrow('refused');
+		expect(calls).toBe(1);
+	});
+
+	test("the pause: the answer's Retry-After (seconds or a date, bounded by the policy), else exponential back-off", async () => {
+		const script = scripted([retry('busy', '0'), retry('busy', '3600'), retry('busy', new Date(0).toUTCString()), retry('busy'), retry('busy'), { kind: 'done', value: 'ok' }]);
+		await expect(withRetries({ attempts: 6, baseDelayMs: 100, maxDelayMs: 1_000 }, script.attempt)).resolves.toBe('ok');
+		expect(pauses).toEqual([0, 1_000, 0, 800, 1_000]);
+	});
+
+	test("Stop during the pause ends it at once with the stop error, though n8n's sleep would never end; nothing is tried again", async () => {
+		endless = true;
+		const controller = new AbortController();
+		onPause = () => controller.abort();
+		let calls = 0;
+		const attempt = async (): Promise<AttemptResult<string>> => {
+			calls++;
+			return retry('busy');
+		};
+		await expect(withRetries(FAST, attempt, { signal: controller.signal, stopped: () => new Error('stopped') })).rejects.toThrow('stopped');
+		expect(calls).toBe(1);
+		expect(pauses).toEqual([1]);
+	});
+
+	test('a signal that fired during the attempt: the stop is reported, not the failure', async () => {
+		const controller = new AbortController();
+		const attempt = async (): Promise<AttemptResult<string>> => {
+			controller.abort();
+			return retry('reset');
+		};
+		await expect(withRetries(FAST, attempt, { signal: controller.signal, stopped: () => new Error('stopped') })).rejects.toThrow('stopped');
+	});
+});
+
+describe('what may be sent again', () => {
+	test.each([
+		// [idempotent, repeatAfterServerError, status (undefined: no answer), may repeat]
+		[true, false, undefined, true],
+		[true, false, 500, true],
+		[false, false, undefined, false],
+		[false, false, 500, false],
+		[false, false, 503, false],
+		[false, false, 408, true],
+		[false, false, 429, true],
+		[false, true, 500, true],
+		[false, true, 429, true],
+		[false, true, undefined, false],
+	])('idempotent %s, repeat after a 5xx %s, answer %s: %s', (idempotent, repeatAfterServerError, status, expected) => {
+		expect(mayRepeat({ idempotent, repeatAfterServerError }, status)).toBe(expected);
+	});
+
+	test('no answer or a 5xx leaves the outcome unknown; any other answer does not', () => {
+		expect([undefined, 500, 502, 504].map((status) => outcomeUnknown(status))).toEqual([true, true, true, true]);
+		expect([200, 400, 408, 409, 429].map((status) => outcomeUnknown(status))).toEqual([false, false, false, false, false]);
+	});
+});
