@@ -1,9 +1,6 @@
 /** Pure parts of the session method: states, the session read's shape, file names, ids. */
-import {
-	generateSessionId,
-	sessionFileNames,
-	sessionIdProblem,
-} from '../../../nodes/ClinicScribe/actions/transcription/uploadPlan';
+import { sessionFileNames } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/files';
+import { generateSessionId, sessionIdProblem } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/ids';
 import {
 	readSessionApiResults,
 	sessionApiStatus,
