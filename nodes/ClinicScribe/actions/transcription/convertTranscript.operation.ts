@@ -7,7 +7,7 @@ import { convertTranscript, createTranscriptSession } from '../../transport/conv
 import { getClinicSettings } from '../../transport/request';
 import { fetchSessionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
+import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,
@@ -83,7 +83,7 @@ export const description: INodeProperties[] = [
  * OpenAPI and the legacy SDK) only that the result comes back by polling the session; the documents
  * endpoint is in one source and needs a second download of the markdown, so it is not used.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<OperationResult> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Convert Transcript');
 	const transcript = readTranscript(this, itemIndex);
 	const resultsOutput = readResultsOutput(this, itemIndex);
@@ -93,7 +93,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: O
 	const sessionId = await createTranscriptSession(this, templateId, itemIndex);
 	const started = await convertTranscript(this, sessionId, transcript, templateId, itemIndex);
 	const results = wait
-		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt)
+		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt)
 		: await fetchSessionResults(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return sessionResultsToRecords(results, resultsOutput).map((record) => ({ ...record, document_id: started.documentId }));
