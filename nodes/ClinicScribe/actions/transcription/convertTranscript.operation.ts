@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { templateIdOf } from '../../shared/templateRecords';
 import { textOf } from '../../shared/values';
 import { convertTranscript, createTranscriptSession } from '../../transport/convertApi';

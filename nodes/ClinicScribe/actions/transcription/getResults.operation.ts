@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty } from '../../shared/resultsOutput.description';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { fetchSessionResults } from '../../transport/transcriptionApi';

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
-import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { getClinicSettings } from '../../transport/request';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { isToolRun } from '../common.execute';
