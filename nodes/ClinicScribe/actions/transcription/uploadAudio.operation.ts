@@ -241,11 +241,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const firstProblem = plans.find((plan) => plan.problem)?.problem;
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
-	const { outcomes, firstFailed } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail);
-	const firstFailure = firstFailed && outcomes.get(firstFailed);
-	if (!continueOnFail && firstFailed && firstFailure?.kind === 'failed') {
-		throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailed));
-	}
+	const { outcomes, firstFailure } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail);
+	if (firstFailure && !continueOnFail) throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailure.plan));
 
 	const output: OrderedOutput = [];
 	const started: Array<{ plan: UploadPlan; receipts: IDataObject[] }> = [];

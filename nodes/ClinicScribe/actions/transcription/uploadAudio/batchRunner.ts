@@ -23,8 +23,8 @@ export type UploadOutcome =
 export interface BatchResult {
 	/** Uploads never begun (the run was halted first) have no outcome. */
 	outcomes: Map<UploadPlan, UploadOutcome>;
-	/** The upload whose failure was known first (its outcome is `failed`), if any failed. */
-	firstFailed?: UploadPlan;
+	/** The failure known first, if any upload failed: the one a stopped run reports. */
+	firstFailure?: { plan: UploadPlan; error: NodeApiError | NodeOperationError };
 }
 
 /**
@@ -35,7 +35,8 @@ export interface BatchResult {
  * finishes; an upload whose start request was already sent finishes).
  */
 export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], continueOnFail: boolean): Promise<BatchResult> {
-	const result: BatchResult = { outcomes: new Map() };
+	const outcomes = new Map<UploadPlan, UploadOutcome>();
+	let failedFirst: UploadPlan | undefined;
 	const limit = Math.max(1, Math.floor(PRODUCTION_POLICY.uploadConcurrency));
 	let halted = false;
 	const run: BatchRun = {
@@ -48,7 +49,7 @@ export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], c
 		noteFailure: (plan, error) => {
 			if (error instanceof UploadHalted) return;
 			if (!continueOnFail || isDailyQuotaError(error)) halted = true;
-			result.firstFailed ??= plan;
+			failedFirst ??= plan;
 		},
 	};
 	let next = 0;
@@ -58,20 +59,21 @@ export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], c
 			const progress: UploadProgress = { startRequestSent: false, uploadsSent: 0 };
 			const flow = plan.settings.uploadMethod === 'session' ? runSession : runTransaction;
 			try {
-				result.outcomes.set(plan, { kind: 'started', receipts: await flow(ctx, plan, run, progress) });
+				outcomes.set(plan, { kind: 'started', receipts: await flow(ctx, plan, run, progress) });
 			} catch (error) {
 				if (error instanceof UploadHalted) {
-					result.outcomes.set(plan, { kind: 'halted', uploadsSent: progress.uploadsSent });
+					outcomes.set(plan, { kind: 'halted', uploadsSent: progress.uploadsSent });
 					continue;
 				}
 				run.noteFailure(plan, error);
 				const nodeError = asNodeError(ctx, error, plan.itemIndexes[0]);
-				result.outcomes.set(plan, { kind: 'failed', error: nodeError, startRequestSent: progress.startRequestSent });
+				outcomes.set(plan, { kind: 'failed', error: nodeError, startRequestSent: progress.startRequestSent });
 			}
 		}
 	};
 	await Promise.all(Array.from({ length: Math.min(limit, plans.length) }, worker));
-	return result;
+	const first = failedFirst && outcomes.get(failedFirst);
+	return { outcomes, firstFailure: failedFirst && first?.kind === 'failed' ? { plan: failedFirst, error: first.error } : undefined };
 }
 
 /**
