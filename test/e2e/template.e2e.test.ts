@@ -103,7 +103,9 @@ describe('the template pickers, as the editor loads them', () => {
 			nodeTypeAndVersion: { name: 'n8n-nodes-clinic-scribe.clinicScribe', version: 1 },
 			path,
 			methodName: 'searchTemplates',
-			currentNodeParameters,
+			// The editor sends every parameter with its default filled in; n8n checks the credential's
+			// display options (Authentication) against what it is sent.
+			currentNodeParameters: { authentication: CREDENTIAL_TYPE, ...currentNodeParameters },
 			credentials,
 			...(filter === undefined ? {} : { filter }),
 		});

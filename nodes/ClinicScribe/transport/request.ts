@@ -271,8 +271,7 @@ async function sendWithRetries<T>(
 			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
 			throw rejected;
 		}
-		const tokenProblem =
-			outcome.tokenProblem ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(outcome.error, credential.name) : undefined);
+		const { tokenProblem } = outcome;
 		if (tokenProblem) {
 			throw new NodeApiError(ctx.getNode(), { message: tokenProblem.message } as JsonObject, {
 				message: tokenProblem.message,
@@ -443,8 +442,6 @@ type SendOutcome =
 			body: unknown;
 			description: string;
 			tokenProblem?: TokenProblem;
-			/** What the helper threw (the OAuth2 credential's renewal failures are read from it). */
-			error: unknown;
 			/** n8n renewed the token and sent the whole body again itself (the n8n 1.x way, below). */
 			sentAgainByN8n?: boolean;
 	  };
@@ -457,7 +454,10 @@ async function sendOnce(
 ): Promise<SendOutcome> {
 	let sentAgain = false;
 	try {
-		const raw = await firstCallAlone(credential, async () => {
+		// The OAuth2 credential needs no gate: n8n renews its token under a lock of its own, once for
+		// calls that fail together (a rotating refresh token is never sent twice).
+		const gate = credential.type === SIGN_IN_CREDENTIAL_TYPE ? sendNow : firstCallAlone;
+		const raw = await gate(credential, async () => {
 			const answer = await authenticatedCall(ctx, credential, options);
 			if (answer.statusCode !== 401 || request.acceptStatuses?.includes(401)) return answer;
 			// A 401 handed back as an answer: this n8n's helper knows only `ignoreHttpStatusErrors:
@@ -473,7 +473,9 @@ async function sendOnce(
 	} catch (error) {
 		const response = responseOf(error);
 		const status = httpStatusOf(error);
-		const tokenProblem = tokenFailureOf(error);
+		// A renewal that failed is the token endpoint's answer, not the API's, whatever its status.
+		const tokenProblem =
+			tokenFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined);
 		// An HTTP answer that came as an error (every status does while asking n8n 1.x to renew): an
 		// answer all the same. n8n 1.x keeps no cause, only the status and a JSON body's object.
 		if (status !== 0 && status !== 401 && !tokenProblem) {
@@ -489,7 +491,6 @@ async function sendOnce(
 			body: response?.data ?? contextDataOf(error),
 			description: describeNetworkFailure(error),
 			tokenProblem,
-			error,
 			sentAgainByN8n: sentAgain,
 		};
 	}
@@ -543,6 +544,10 @@ async function firstCallAlone(credential: RunCredential, send: () => Promise<Hel
 		);
 	}
 	return await call;
+}
+
+async function sendNow(_credential: RunCredential, send: () => Promise<HelperAnswer>): Promise<HelperAnswer> {
+	return await send();
 }
 
 function ignore(): void {}

@@ -213,6 +213,7 @@ export class N8nInstance {
 			env: this.env(),
 			timeoutMs: options.timeoutMs ?? 3 * 60_000,
 			what: `n8n ${args.join(' ')}`,
+			capture: 'files',
 		});
 	}
 

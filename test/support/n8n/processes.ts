@@ -5,7 +5,10 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface CliResult {
 	code: number | null;
@@ -60,6 +63,13 @@ interface RunOptions {
 	timeoutMs: number;
 	/** 'inherit' streams stderr to ours (progress) while also capturing it. */
 	stderr?: 'capture' | 'inherit';
+	/**
+	 * 'files' captures through files opened for appending instead of pipes. n8n's task runner shares
+	 * the command's output; on a pipe, its lines can land inside one long line of n8n's (a run with
+	 * binary data inline is far over the pipe's atomic 4 KiB), so that line no longer parses; an
+	 * append to a file is written whole. Not with stderr 'inherit'.
+	 */
+	capture?: 'pipes' | 'files';
 	what: string;
 }
 
@@ -68,10 +78,19 @@ interface RunOptions {
  * group is stopped and the returned promise rejects with the output so far.
  */
 export async function runProcess(command: string, args: string[], options: RunOptions): Promise<CliResult> {
-	const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+	const files = options.capture === 'files' && options.stderr !== 'inherit' ? outputFiles() : undefined;
+	const child = spawn(command, args, {
+		cwd: options.cwd,
+		env: options.env ?? process.env,
+		detached: true,
+		stdio: ['ignore', files?.stdoutFd ?? 'pipe', files?.stderrFd ?? 'pipe'],
+	});
+	files?.closeFds();
 	trackGroup(child.pid);
 	const stdout: Buffer[] = [];
 	const stderr: Buffer[] = [];
+	const output = (): { stdout: string; stderr: string } =>
+		files?.read() ?? { stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
 	child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
 	child.stderr?.on('data', (chunk: Buffer) => {
 		stderr.push(chunk);
@@ -90,20 +109,37 @@ export async function runProcess(command: string, args: string[], options: RunOp
 		const outcome = await Promise.race([closed, timedOut]);
 		if (outcome === 'timeout') {
 			await stopGroup(child, exited, 5000);
-			throw new Error(
-				`${options.what} did not finish within ${options.timeoutMs} ms; stopped it. Output so far:\n` +
-					summariseLog(Buffer.concat(stdout).toString('utf8') + Buffer.concat(stderr).toString('utf8')),
-			);
+			const so = output();
+			throw new Error(`${options.what} did not finish within ${options.timeoutMs} ms; stopped it. Output so far:\n` + summariseLog(so.stdout + so.stderr));
 		}
 		// Whatever the command left running in its group (n8n's task runner) goes with it.
 		if (child.pid !== undefined) {
 			killGroup(child.pid, 'SIGKILL');
 			liveGroups.delete(child.pid);
 		}
-		return { ...outcome, stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
+		return { ...outcome, ...output() };
 	} finally {
 		clearTimeout(timer);
+		files?.remove();
 	}
+}
+
+/** Two files in a folder of their own, opened for appending, for a command's stdout and stderr. */
+function outputFiles() {
+	const folder = mkdtempSync(join(tmpdir(), 'clinic-scribe-cli-'));
+	const stdoutFd = openSync(join(folder, 'stdout'), 'a');
+	const stderrFd = openSync(join(folder, 'stderr'), 'a');
+	return {
+		stdoutFd,
+		stderrFd,
+		/** The child has its own copies; ours would keep nothing open but the files. */
+		closeFds: () => {
+			closeSync(stdoutFd);
+			closeSync(stderrFd);
+		},
+		read: () => ({ stdout: readFileSync(join(folder, 'stdout'), 'utf8'), stderr: readFileSync(join(folder, 'stderr'), 'utf8') }),
+		remove: () => rmSync(folder, { recursive: true, force: true }),
+	};
 }
 
 /** Whether nothing listens on 127.0.0.1:port right now. */

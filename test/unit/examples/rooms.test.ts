@@ -1,9 +1,12 @@
 /**
- * The package's rooms and which may import which (README, Development map): arrows only point
- * down, so a room can be read, tested and changed without the rooms above it.
+ * The package's rooms and which may import which (CONTRIBUTING.md, "Rooms: which may import which"):
+ * arrows only point down, so a room can be read, tested and changed without the rooms above it. The
+ * table in CONTRIBUTING.md is checked against the one here, so neither can change alone.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+
+import { codeSpans, section, tableRows } from '../../support/markdown';
 
 const ROOT = resolve(__dirname, '../../..');
 const NODE_DIR = 'nodes/ClinicScribe';
@@ -92,6 +95,30 @@ describe('rooms: arrows only point down', () => {
 		expect([...seen].filter((file) => CREDENTIAL_SIDE.includes(file)).sort()).toEqual(
 			[`${NODE_DIR}/transport/apiVariants.ts`, `${NODE_DIR}/transport/authHeaders.ts`, `${NODE_DIR}/transport/credentialSettings.ts`, `${NODE_DIR}/transport/errorBodies.ts`, `${NODE_DIR}/transport/retryPolicy.ts`, `${NODE_DIR}/transport/tokenExchange.ts`],
 		);
+	});
+});
+
+describe('CONTRIBUTING.md states the same rooms', () => {
+	/** A room as CONTRIBUTING.md writes it (`shared/`, `ClinicScribe.node.ts`) → its name here. */
+	const roomName = (written: string) => written.replace(/\/$/, '').replace(/\.ts$/, '');
+	const rows = tableRows(section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Rooms: which may import which')).slice(1);
+
+	test('one row per room, each room once', () => {
+		const rooms = rows.flatMap(([room]) => codeSpans(room).map(roomName));
+		expect([...rooms].sort()).toEqual(Object.keys(MAY_IMPORT).sort());
+	});
+
+	test.each(rows.map(([room, mayImport]) => [room, mayImport]))('%s may import what MAY_IMPORT says', (room, mayImport) => {
+		const named = codeSpans(mayImport);
+		const rooms = named.filter((name) => name.endsWith('/') || name.endsWith('.ts')).map(roomName);
+		const modules = named.filter((name) => !name.endsWith('/') && !name.endsWith('.ts'));
+		for (const written of codeSpans(room).map(roomName)) {
+			// The credential may use transport only through the modules the row names.
+			const expected = written === 'credentials' ? MAY_IMPORT.credentials.filter((r) => r !== 'transport') : MAY_IMPORT[written];
+			expect([...rooms].sort()).toEqual([...expected].sort());
+			const expectedModules = written === 'credentials' ? CREDENTIAL_SIDE.map((file) => file.split('/').pop()!.replace(/\.ts$/, '')) : [];
+			expect([...modules].sort()).toEqual(expectedModules.sort());
+		}
 	});
 });
 
