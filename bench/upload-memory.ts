@@ -31,7 +31,7 @@ import { plainHttpRequest } from '../test/support/nodeContext';
 
 const MiB = 1024 * 1024;
 const REPO = resolve(__dirname, '..');
-/** n8n's filesystem mode reads with the chunk size the node asks for (uploadPlan.ts). */
+/** n8n's filesystem mode reads with the chunk size the node asks for (uploadAudio/files.ts). */
 const READ_CHUNK = 512 * 1024;
 
 function argument(name: string, fallback: number): number {

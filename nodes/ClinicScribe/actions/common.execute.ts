@@ -53,18 +53,13 @@ export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex:
 	});
 }
 
-/** What all items of one run of the node share; the router makes one per run. */
-export interface OperationRun {
-	/** When the run started: waits of all items count from it, so N items wait "Timeout" in all, not N times it. */
-	readonly startedAt: number;
-}
-
 /**
  * Turns one input item into any number of output records. The router pairs them with the item and
- * applies Continue On Fail.
+ * applies Continue On Fail. `runStartedAt`: when the router began this run of the node; waits of all
+ * items count from it, so N items wait "Timeout" in all, not N times it.
  */
 export interface ItemOperation {
-	execute(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<OperationResult>;
+	execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult>;
 }
 
 /**
@@ -72,7 +67,7 @@ export interface ItemOperation {
  * items; the router pairs them with the item and applies Continue On Fail.
  */
 export interface ItemDataOperation {
-	executeData(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<INodeExecutionData[]>;
+	executeData(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<INodeExecutionData[]>;
 }
 
 /**
@@ -80,5 +75,5 @@ export interface ItemDataOperation {
  * one transaction). It pairs its own output and applies Continue On Fail per group.
  */
 export interface BatchOperation {
-	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[], run: OperationRun): Promise<INodeExecutionData[]>;
+	executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]>;
 }

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { BatchOperation, ItemDataOperation, ItemOperation, OperationRun } from './common.execute';
+import type { BatchOperation, ItemDataOperation, ItemOperation } from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
 import * as appointment from './appointment';
 import * as business from './business';
@@ -33,18 +33,18 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	if (!operation) {
 		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
 	}
-	const run: OperationRun = { startedAt: Date.now() };
-	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items, run)];
+	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
+	const runStartedAt = Date.now();
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			if ('executeData' in operation) {
-				const data = await operation.executeData.call(this, itemIndex, run);
+				const data = await operation.executeData.call(this, itemIndex, runStartedAt);
 				for (const entry of data) output.push({ ...entry, pairedItem: { item: itemIndex } });
 				continue;
 			}
-			const records = await operation.execute.call(this, itemIndex, run);
+			const records = await operation.execute.call(this, itemIndex, runStartedAt);
 			for (const json of records) output.push({ json, pairedItem: { item: itemIndex } });
 		} catch (error) {
 			// Errors of API calls are scrubbed where they are made; this covers any other error.

@@ -1,4 +1,4 @@
-import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult } from 'n8n-workflow';
 
 import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readTemplateList } from '../shared/templateRecords';
@@ -9,38 +9,40 @@ import { listTemplates } from '../transport/templateApi';
 export async function searchDoctors(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await getBusinessEntities(this);
 	const doctors = readBusinessEntities(response.body)?.doctors ?? [];
-	const needle = (filter ?? '').trim().toLowerCase();
-	const results = doctors
-		.map((doctor) => ({ name: String(doctor.name ?? doctor.doctor_id ?? ''), value: String(doctor.doctor_id ?? '') }))
-		.filter((entry) => entry.value !== '')
-		.filter((entry) => needle === '' || entry.name.toLowerCase().includes(needle) || entry.value.includes(needle))
-		.sort((a, b) => a.name.localeCompare(b.name));
-	return { results };
+	return matchingEntries(
+		doctors.map((doctor) => ({ name: String(doctor.name ?? doctor.doctor_id ?? ''), value: String(doctor.doctor_id ?? '') })),
+		filter,
+	);
 }
 
 /** The business's clinics (document 4.3), for the Clinic pickers (appointments). */
 export async function searchClinics(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await getBusinessEntities(this);
 	const clinics = readBusinessEntities(response.body)?.clinics ?? [];
-	const needle = (filter ?? '').trim().toLowerCase();
-	const results = clinics
-		.map((clinic) => ({ name: String(clinic.name ?? clinic.clinic_id ?? ''), value: String(clinic.clinic_id ?? '') }))
-		.filter((entry) => entry.value !== '')
-		.filter((entry) => needle === '' || entry.name.toLowerCase().includes(needle) || entry.value.includes(needle))
-		.sort((a, b) => a.name.localeCompare(b.name));
-	return { results };
+	return matchingEntries(
+		clinics.map((clinic) => ({ name: String(clinic.name ?? clinic.clinic_id ?? ''), value: String(clinic.clinic_id ?? '') })),
+		filter,
+	);
 }
 
 /** The workspace's templates (service notes beyond the document, §4), for the Template pickers. */
 export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await listTemplates(this);
 	const templates = readTemplateList(response.body) ?? [];
+	return matchingEntries(
+		templates.map((template) => ({ name: `${template.title ?? template.id}${template.default === true ? ' (default)' : ''}`, value: template.id })),
+		filter,
+	);
+}
+
+/**
+ * The entries with an ID whose name or ID holds the search text, ignoring case on both sides (IDs
+ * such as "DR-Asha-01" are found by "dr-asha"), sorted by name.
+ */
+function matchingEntries(entries: Array<{ name: string; value: string }>, filter: string | undefined): INodeListSearchResult {
 	const needle = (filter ?? '').trim().toLowerCase();
-	const results = templates
-		.map((template) => ({
-			name: `${template.title ?? template.id}${template.default === true ? ' (default)' : ''}`,
-			value: template.id,
-		}))
+	const results: INodeListSearchItems[] = entries
+		.filter((entry) => entry.value !== '')
 		.filter((entry) => needle === '' || entry.name.toLowerCase().includes(needle) || entry.value.toLowerCase().includes(needle))
 		.sort((a, b) => a.name.localeCompare(b.name));
 	return { results };

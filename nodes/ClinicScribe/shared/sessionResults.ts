@@ -1,13 +1,13 @@
 /**
- * Pure shaping of the transcription results (document 2.4 and 4.8; service notes "Results").
+ * Pure reading and decoding of the transcription results (document 2.4 and 4.8; service notes "Results"),
+ * of a transaction's status call and of the session API's read, into one SessionResults.
  *
  * The status call's HTTP status is the signal (200 done, 202 processing, 206 partial, 500 failed,
  * 400/404 unknown); every template's `value` is Base64 of UTF-8 text that is JSON when it is JSON and
  * plain text otherwise (transcripts, markdown). One template that does not decode never fails the rest.
- * No n8n runtime, no HTTP: used by the action node and by the trigger.
+ * No n8n runtime, no HTTP: used by the action node and by the trigger. How results become output
+ * items: resultsOutput.ts.
  */
-import type { IDataObject } from 'n8n-workflow';
-
 import { asRecord, textOf } from './values';
 
 /** How results become items: one per session, one per template, or a readable text view. */
@@ -288,176 +288,6 @@ function parseJsonOrText(textValue: string): { format: TemplateFormat; value: un
 	return { format: 'text', value: textValue };
 }
 
-/** The items for one session, in the chosen output form. Never empty: a session is always reported. */
-export function sessionResultsToRecords(results: SessionResults, output: ResultsOutput): IDataObject[] {
-	if (output === 'templates') return templateRecords(results);
-	if (output === 'simple') return [simpleRecord(results)];
-	return [sessionRecord(results)];
-}
-
-function sessionRecord(results: SessionResults): IDataObject {
-	const record: IDataObject = {
-		session_id: results.sessionId,
-		status: results.status,
-		http_status: results.httpStatus,
-		templates: results.templates.map(templateFields),
-		documents: documentsById(results.templates),
-	};
-	if (results.additionalData !== undefined) record.additional_data = results.additionalData as IDataObject;
-	if (results.createdAt !== undefined) record.created_at = results.createdAt as string;
-	if (results.error) record.error = errorFields(results.error);
-	return record;
-}
-
-function templateRecords(results: SessionResults): IDataObject[] {
-	const common: IDataObject = {
-		session_id: results.sessionId,
-		session_status: results.status,
-		http_status: results.httpStatus,
-	};
-	if (results.error) common.error = errorFields(results.error);
-	if (results.templates.length === 0) {
-		// Still processing, unknown, or failed without templates: one item says so.
-		return [{ ...common, template_id: null, name: null, status: null, format: 'empty', value: null, errors: [], warnings: [] }];
-	}
-	return results.templates.map((template) => ({ ...common, ...templateFields(template) }));
-}
-
-function templateFields(template: DecodedTemplate): IDataObject {
-	const fields: IDataObject = {
-		template_id: template.templateId,
-		name: template.name,
-		status: template.status,
-		format: template.format,
-		value: template.value as IDataObject,
-		errors: template.errors as IDataObject[],
-		warnings: template.warnings as IDataObject[],
-	};
-	if (template.type) fields.type = template.type;
-	return fields;
-}
-
-function documentsById(templates: DecodedTemplate[]): IDataObject {
-	const documents: IDataObject = {};
-	for (const template of templates) {
-		if (template.format !== 'empty') setOwn(documents, template.templateId, template.value as IDataObject);
-	}
-	return documents;
-}
-
-/** Keys come from the API: defined, not assigned, so "__proto__" is a key like any other. */
-function setOwn(record: IDataObject, key: string, value: IDataObject[string]): void {
-	Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-function simpleRecord(results: SessionResults): IDataObject {
-	const notes = results.templates.find((t) => t.templateId === CLINICAL_NOTES_TEMPLATE_ID);
-	const transcript = results.templates.find((t) => t.templateId === TRANSCRIPT_TEMPLATE_ID);
-	const others: IDataObject = {};
-	for (const template of results.templates) {
-		if (template === notes || template === transcript || template.format === 'empty') continue;
-		setOwn(others, template.name || template.templateId, readableText(template.value));
-	}
-	const record: IDataObject = {
-		session_id: results.sessionId,
-		status: results.status,
-		clinical_notes: notes && notes.format !== 'empty' ? readableText(notes.value) : null,
-		transcript: transcript && transcript.format !== 'empty' ? readableText(transcript.value) : null,
-	};
-	if (Object.keys(others).length > 0) record.other_documents = others;
-	const issues = describeIssues(results);
-	if (issues.length > 0) record.issues = issues;
-	return record;
-}
-
-/** What a reader should know about failed or incomplete templates, in words. */
-export function describeIssues(results: SessionResults): string[] {
-	const issues: string[] = [];
-	if (results.status === 'processing') issues.push('The transcription is still being processed.');
-	if (results.status === 'not_found') issues.push('The API does not know this session ID.');
-	if (results.status === 'expired') issues.push('The session expired before it was ended; it holds no results.');
-	if (results.status === 'cancelled') issues.push('The session was cancelled; it holds no results.');
-	if (results.error?.message) issues.push(`The API said: ${results.error.message}`);
-	for (const template of results.templates) {
-		const label = template.name || template.templateId;
-		if (template.status === 'failure') issues.push(`${label}: failed${summarise(template.errors)}`);
-		else if (template.status === 'partial_success') issues.push(`${label}: only partly produced${summarise(template.errors)}`);
-		else if (template.status === 'in-progress') issues.push(`${label}: still in progress`);
-		if (template.warnings.length > 0) issues.push(`${label}: warning${summarise(template.warnings)}`);
-	}
-	return issues;
-}
-
-function summarise(list: unknown[]): string {
-	const parts = list.map(messageOf).filter((part) => part !== '');
-	return parts.length > 0 ? ` (${parts.join('; ')})` : '';
-}
-
-function messageOf(entry: unknown): string {
-	if (typeof entry === 'string') return entry;
-	const record = asRecord(entry);
-	if (!record) return entry === undefined || entry === null ? '' : String(entry);
-	return textOf(record.message) ?? textOf(record.msg) ?? textOf(record.code) ?? JSON.stringify(record);
-}
-
-/**
- * A JSON document as text a person can read in an e-mail: "Label: value" lines, nested sections
- * indented, lists as "- item". Strings pass unchanged; empty fields are left out.
- */
-export function readableText(value: unknown): string {
-	return renderLines(value, 0).join('\n').trim();
-}
-
-function renderLines(value: unknown, depth: number): string[] {
-	const pad = '  '.repeat(depth);
-	if (isEmptyValue(value)) return [];
-	if (typeof value !== 'object' || value === null) return String(value).split('\n').map((line) => `${pad}${line}`);
-	if (Array.isArray(value)) {
-		const lines: string[] = [];
-		for (const entry of value) {
-			if (isEmptyValue(entry)) continue;
-			if (typeof entry !== 'object' || entry === null) {
-				lines.push(`${pad}- ${String(entry)}`);
-				continue;
-			}
-			const inner = renderLines(entry, depth + 1);
-			if (inner.length === 0) continue;
-			lines.push(`${pad}- ${inner[0].trimStart()}`, ...inner.slice(1));
-		}
-		return lines;
-	}
-	const lines: string[] = [];
-	for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-		if (isEmptyValue(entry)) continue;
-		const label = humanise(key);
-		if (typeof entry !== 'object' || entry === null) {
-			const [first, ...rest] = String(entry).split('\n');
-			lines.push(`${pad}${label}: ${first}`, ...rest.map((line) => `${pad}  ${line}`));
-		} else {
-			lines.push(`${pad}${label}:`, ...renderLines(entry, depth + 1));
-		}
-	}
-	return lines;
-}
-
-function isEmptyValue(value: unknown): boolean {
-	if (value === undefined || value === null) return true;
-	if (typeof value === 'string') return value.trim() === '';
-	if (Array.isArray(value)) return value.every(isEmptyValue);
-	if (typeof value === 'object') return Object.values(value as object).every(isEmptyValue);
-	return false;
-}
-
-/** "chief_complaints" → "Chief complaints", "followUpDate" → "Follow up date". */
-export function humanise(key: string): string {
-	const words = key
-		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-		.replace(/[_-]+/g, ' ')
-		.trim()
-		.toLowerCase();
-	return words === '' ? key : words.charAt(0).toUpperCase() + words.slice(1);
-}
-
 function readApiError(root: Record<string, unknown> | undefined): { code?: string; message?: string } | undefined {
 	if (!root) return undefined;
 	const error = asRecord(root.error);
@@ -470,8 +300,12 @@ function readApiError(root: Record<string, unknown> | undefined): { code?: strin
 	return result;
 }
 
-function errorFields(error: { code?: string; message?: string }): IDataObject {
-	return { code: error.code ?? null, message: error.message ?? null };
+/** The words of an error or warning entry the API sent: its message, or its code, or the entry as text. */
+export function messageOf(entry: unknown): string {
+	if (typeof entry === 'string') return entry;
+	const record = asRecord(entry);
+	if (!record) return entry === undefined || entry === null ? '' : String(entry);
+	return textOf(record.message) ?? textOf(record.msg) ?? textOf(record.code) ?? JSON.stringify(record);
 }
 
 function asList(value: unknown): unknown[] {

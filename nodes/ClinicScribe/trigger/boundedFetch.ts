@@ -43,7 +43,7 @@ export async function fetchWithinBudget<T>(
 		if ('value' in outcome) return outcome;
 		// The deadline may also surface as the call's own "stopped" error: it is the deadline all the same.
 		const expired = 'expired' in outcome || bound.signal.aborted;
-		const failure = expired ? undefined : errorFields(outcome.error);
+		const failure = expired ? undefined : readThrownError(outcome.error);
 		ctx.logger.warn(
 			`Clinic Scribe Trigger: started the workflow without ${include.what}: ${expired ? `no answer within ${seconds(budgetMs)}` : failure?.httpCode ? `HTTP ${failure.httpCode}` : 'the fetch failed'}`,
 		);
@@ -61,7 +61,8 @@ export async function fetchWithinBudget<T>(
 	}
 }
 
-function errorFields(error: unknown): { message: string; description: string; httpCode: string | null } {
+/** What a thrown error says: its message, n8n's description, and the HTTP status when it has one. */
+function readThrownError(error: unknown): { message: string; description: string; httpCode: string | null } {
 	const record = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; description?: unknown; httpCode?: unknown };
 	return {
 		message: typeof record.message === 'string' && record.message !== '' ? record.message : String(error),

@@ -8,7 +8,7 @@ import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookRespon
 import { clinicEventKind, deliveryEventName, normalizeClinicEvent, type ClinicEvent } from '../shared/clinicEvents';
 import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
 import { isResultsOutput, readResultsSource, RESULTS_OUTPUT_PARAMETER, RESULTS_SOURCE_PARAMETER } from '../shared/resultsOutput.description';
-import { sessionResultsToRecords } from '../shared/sessionResults';
+import { sessionResultsToRecords } from '../shared/resultsOutput';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	MAX_DELIVERY_BYTES,

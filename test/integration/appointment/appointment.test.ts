@@ -528,4 +528,13 @@ describe('Clinic picker', () => {
 		]);
 		expect((await node.methods.listSearch.searchClinics.call(context as never, 'kora')).results).toEqual([{ name: 'Sunrise Clinic Koramangala', value: 'c-1002' }]);
 	});
+
+	it('finds a clinic by an ID with capitals, whatever the case of the search text', async () => {
+		const entities = { doctors: [], clinics: [{ name: 'Sunrise Clinic Indiranagar', clinic_id: 'CL-Indira-7' }, { name: 'Sunrise Clinic Koramangala', clinic_id: 'CL-Kora-9' }] };
+		api.injectFault({ method: 'GET', path: '/dr/v1/business/entities', times: Infinity, fault: { kind: 'status', status: 200, body: { status_code: 200, success: true, data: entities } } });
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
+		for (const search of ['cl-kora', 'CL-KORA-9', 'Kora-9']) {
+			expect((await node.methods.listSearch.searchClinics.call(context as never, search)).results).toEqual([{ name: 'Sunrise Clinic Koramangala', value: 'CL-Kora-9' }]);
+		}
+	});
 });

@@ -294,4 +294,13 @@ describe('credential', () => {
 		const filtered = await node.methods.listSearch.searchDoctors.call(context as never, 'neha');
 		expect(filtered.results).toEqual([{ name: 'Dr. Neha Iyer', value: 'do1003' }]);
 	});
+
+	it('finds a doctor by an ID with capitals, whatever the case of the search text', async () => {
+		const entities = { clinics: [], doctors: [{ name: 'Dr. Asha Rao', doctor_id: 'DR-Asha-01' }, { name: 'Dr. Vikram Mehta', doctor_id: 'DR-Vikram-02' }] };
+		api.injectFault({ method: 'GET', path: '/dr/v1/business/entities', times: Infinity, fault: { kind: 'status', status: 200, body: { status_code: 200, success: true, data: entities } } });
+		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
+		for (const search of ['dr-asha', 'DR-ASHA-01', 'Asha-01']) {
+			expect((await node.methods.listSearch.searchDoctors.call(context as never, search)).results).toEqual([{ name: 'Dr. Asha Rao', value: 'DR-Asha-01' }]);
+		}
+	});
 });

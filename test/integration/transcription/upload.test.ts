@@ -4,7 +4,7 @@
  */
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { DATABASE_MODE_READ_MAX_BYTES } from '../../../nodes/ClinicScribe/actions/transcription/inputBinary';
+import { DATABASE_MODE_READ_MAX_BYTES } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/inputBinary';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
@@ -218,6 +218,22 @@ describe('Upload Audio', () => {
 		expect(rig.api.requestsTo('/v1/file-upload')[0].body).toEqual({ mode: 'consultation', model_type: 'lite' });
 	});
 
+	test('items of one transaction whose Additional Data has the same keys and values in another order are one transaction', async () => {
+		const items = [item({ data: rig.storedBinary(rig.audioFile('a.wav', 100)) }), item({ data: rig.storedBinary(rig.audioFile('b.wav', 100)) })];
+		const additionalData = [
+			'{"visit": {"id": "V-42", "room": 3}, "doctor": "do1001", "tags": ["a", "b"]}',
+			// An expression may give the object itself.
+			{ tags: ['a', 'b'], doctor: 'do1001', visit: { room: 3, id: 'V-42' } },
+		];
+		const output = await rig.run(uploadParameters({ transactionId: 'visit-data', options: (i: number) => ({ additionalData: additionalData[i] }) }), { items });
+		expect(output.map((o) => [o.json.transaction_id, o.json.upload_status, o.pairedItem])).toEqual([
+			['visit-data', 'uploaded', { item: 0 }],
+			['visit-data', 'uploaded', { item: 1 }],
+		]);
+		expect(rig.api.requestsTo('/voice/api/v2/transaction/init/', 'POST')).toHaveLength(1);
+		expect(rig.fake.transaction('visit-data')!.initBody!.additional_data).toEqual({ visit: { id: 'V-42', room: 3 }, doctor: 'do1001', tags: ['a', 'b'] });
+	});
+
 	test('with Wait for Completion the decoded results come out, paired to every item of the transaction', async () => {
 		rig.fake.setOptions({ processingPolls: 2 });
 		const output = await rig.run(uploadParameters({ transactionId: 'visit-wait', waitForCompletion: true, pollIntervalSeconds: 0.05 }), {
@@ -377,6 +393,18 @@ describe('Upload Audio: bad input is refused before anything is sent', () => {
 			items,
 			/Items 0 and 1 share transaction "visit-1" but ask for a different Input Languages/,
 		);
+	});
+
+	test('items of one transaction asking for different Additional Data (the same keys, another value; an array in another order)', async () => {
+		const items = () => [item({ data: rig.storedBinary(rig.audioFile('a.wav', 10)) }), item({ data: rig.storedBinary(rig.audioFile('b.wav', 10)) })];
+		for (const other of ['{"tags": ["a", "b"], "visit": {"id": "V-43"}}', '{"visit": {"id": "V-42"}, "tags": ["b", "a"]}']) {
+			const additionalData = ['{"visit": {"id": "V-42"}, "tags": ["a", "b"]}', other];
+			await expectRefused(
+				{ transactionId: 'visit-1', options: (i: number) => ({ additionalData: additionalData[i] }) },
+				items(),
+				/Items 0 and 1 share transaction "visit-1" but ask for a different Additional Data/,
+			);
+		}
 	});
 
 	test('under Continue On Fail only the bad transaction is left out', async () => {

@@ -3,7 +3,8 @@
  * touching Object.prototype: "__proto__", "constructor" and "toString" are keys like any other.
  */
 import { adviceFor } from '../../../nodes/ClinicScribe/transport/errorAdvice';
-import { readTransactionResults, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
+import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];

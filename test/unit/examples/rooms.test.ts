@@ -52,6 +52,24 @@ function importsOf(file: string): string[] {
 
 const FILES = [...sourceFiles(NODE_DIR), ...sourceFiles('credentials')];
 
+const UPLOAD_AUDIO_DIR = `${NODE_DIR}/actions/transcription/uploadAudio`;
+const UPLOAD_AUDIO_ENTRY = `${NODE_DIR}/actions/transcription/uploadAudio.operation.ts`;
+
+/**
+ * Upload Audio's rooms: its entry (uploadAudio.operation.ts: the fields and executeBatch) over the
+ * files of uploadAudio/, in layers. A file imports only from layers below its own, never from a
+ * file beside it in its layer.
+ */
+const UPLOAD_AUDIO_LAYERS: Array<Record<string, string>> = [
+	{ batchRunner: 'several uploads at once: the worker pool, the halt, the first failure, the stop note' },
+	{ transactionFlow: 'presign, files to storage, init', sessionFlow: 'create, raw uploads, End' },
+	{ gatedUpload: "the one file upload both flows use: through the run's gate, stopping at the first failure" },
+	{ batchRun: 'what an upload shares with its run: gate, halt, own IDs, progress', receipts: 'what output items say of an upload' },
+	{ plan: 'items grouped into uploads (one per ID), every check before anything is sent' },
+	{ ids: 'given and generated IDs', files: "an item's files: found, checked, named" },
+	{ settings: "an item's settings and how two items' settings differ", inputBinary: 'a file in either Binary Mode; the database mode limit' },
+];
+
 describe('rooms: arrows only point down', () => {
 	test.each(FILES)('%s imports only from its own room and the rooms below it', (file) => {
 		const room = roomOf(file);
@@ -101,5 +119,31 @@ describe('CONTRIBUTING.md states the same rooms', () => {
 			const expectedModules = written === 'credentials' ? CREDENTIAL_SIDE.map((file) => file.split('/').pop()!.replace(/\.ts$/, '')) : [];
 			expect([...modules].sort()).toEqual(expectedModules.sort());
 		}
+	});
+});
+
+describe("rooms: Upload Audio's files", () => {
+	const layerOf = (file: string) => UPLOAD_AUDIO_LAYERS.findIndex((layer) => Object.keys(layer).some((name) => file === `${UPLOAD_AUDIO_DIR}/${name}.ts`));
+	const folderFiles = FILES.filter((file) => file.startsWith(`${UPLOAD_AUDIO_DIR}/`));
+
+	test('every file of uploadAudio/ has its layer and a description, and every described file exists', () => {
+		const described = UPLOAD_AUDIO_LAYERS.flatMap((layer) => Object.keys(layer).map((name) => `${UPLOAD_AUDIO_DIR}/${name}.ts`));
+		expect(folderFiles.sort()).toEqual([...described].sort());
+		for (const layer of UPLOAD_AUDIO_LAYERS) for (const purpose of Object.values(layer)) expect(purpose.length).toBeGreaterThan(10);
+	});
+
+	test.each(folderFiles)('%s imports only from layers below its own', (file) => {
+		const own = layerOf(file);
+		const wrong = importsOf(file).filter((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`) && layerOf(target) <= own);
+		expect(own).toBeGreaterThanOrEqual(0);
+		expect(wrong).toEqual([]);
+		expect(importsOf(file)).not.toContain(UPLOAD_AUDIO_ENTRY);
+	});
+
+	test('only the entry reaches into uploadAudio/: no other file of the package imports from it', () => {
+		const outside = FILES.filter((file) => file !== UPLOAD_AUDIO_ENTRY && !file.startsWith(`${UPLOAD_AUDIO_DIR}/`));
+		const reaching = outside.filter((file) => importsOf(file).some((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`)));
+		expect(reaching).toEqual([]);
+		expect(importsOf(UPLOAD_AUDIO_ENTRY).filter((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`)).length).toBeGreaterThan(0);
 	});
 });

@@ -6,7 +6,7 @@
  */
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { readInputBinary } from '../../../nodes/ClinicScribe/actions/transcription/inputBinary';
+import { readInputBinary } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/inputBinary';
 
 const file = (name: string): IBinaryData => ({ data: 'filesystem-v2', id: `filesystem-v2:${name}`, mimeType: 'audio/wav', fileName: `${name}.wav` });
 const isBinary = (value: unknown): value is IBinaryData => typeof value === 'object' && value !== null && 'mimeType' in value && 'data' in value;

@@ -1,15 +1,12 @@
 /** Pure parts of the session method: states, the session read's shape, file names, ids. */
-import {
-	generateSessionId,
-	sessionFileNames,
-	sessionIdProblem,
-} from '../../../nodes/ClinicScribe/actions/transcription/uploadPlan';
+import { sessionFileNames } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/files';
+import { generateSessionId, sessionIdProblem } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/ids';
+import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
 import {
 	readSessionApiResults,
 	sessionApiStatus,
 	sessionAudioFiles,
 	sessionLifecycle,
-	sessionResultsToRecords,
 	storedAudioName,
 } from '../../../nodes/ClinicScribe/shared/sessionResults';
 import { SESSION_FILE_NAME } from '../../../nodes/ClinicScribe/transport/sessionApi';

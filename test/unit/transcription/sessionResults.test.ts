@@ -1,12 +1,5 @@
-import {
-	decodeTemplateValue,
-	describeIssues,
-	humanise,
-	readableText,
-	readTransactionResults,
-	sessionResultsToRecords,
-	transactionStatusFromHttp,
-} from '../../../nodes/ClinicScribe/shared/sessionResults';
+import { describeIssues, humanise, readableText, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
+import { decodeTemplateValue, readTransactionResults, transactionStatusFromHttp } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

@@ -8,7 +8,7 @@ export type Show = NonNullable<IDisplayOptions['show']>;
 
 import { DEFAULT_CLINIC_TIME_ZONE, readDateInput, readTimeInput } from '../../shared/appointmentRecords';
 import { isKnownTimeZone } from '../../shared/timeZones';
-import { isRecord, trimmedString } from '../../shared/values';
+import { isRecord, readJsonObjectParameter, trimmedString } from '../../shared/values';
 
 export const RESOURCE = 'appointment';
 
@@ -217,17 +217,9 @@ export function readDate(ctx: IExecuteFunctions, itemIndex: number, value: unkno
 
 /** A JSON object parameter (given as JSON text or an object from an expression); undefined when empty. */
 export function readJsonObject(ctx: IExecuteFunctions, itemIndex: number, value: unknown, field: string): IDataObject | undefined {
-	if (value === undefined || value === null || value === '') return undefined;
-	let parsed: unknown = value;
-	if (typeof value === 'string') {
-		try {
-			parsed = JSON.parse(value);
-		} catch {
-			throw inputError(ctx, itemIndex, `The ${field}`, 'is not valid JSON', 'Give a JSON object, for example {"encounter_id": "123"}.');
-		}
-	}
-	if (!isRecord(parsed)) throw inputError(ctx, itemIndex, `The ${field}`, 'is not a JSON object', 'Give a JSON object, for example {"encounter_id": "123"}.');
-	return parsed;
+	const reading = readJsonObjectParameter(value);
+	if (reading.problem) throw inputError(ctx, itemIndex, `The ${field}`, reading.problem, 'Give a JSON object, for example {"encounter_id": "123"}.');
+	return reading.object;
 }
 
 /**

@@ -8,7 +8,7 @@ import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { badInput, MOBILE_HINT, showFor } from './patientFields';
 
-/** Not `searchByMobile`: that value stays the deprecated document search, for saved workflows. */
+/** Search by Mobile, in the patient directory. Not `searchByMobile`: that value stays the deprecated search (searchByMobileDeprecated.operation.ts), for saved workflows. */
 const show = showFor('findByMobile');
 const purpose = 'the patient search by mobile';
 

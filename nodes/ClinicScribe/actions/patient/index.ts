@@ -6,10 +6,14 @@ import * as findByMobile from './findByMobile.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 import * as search from './search.operation';
-import * as searchByMobile from './searchByMobile.operation';
+import * as searchByMobileDeprecated from './searchByMobileDeprecated.operation';
 import * as update from './update.operation';
 
-export const operations = { archive, create, findByMobile, get, getAll, search, searchByMobile, update };
+/**
+ * Keyed by the operation values saved workflows hold. `searchByMobile` is the deprecated search of
+ * the document (its file says so); `findByMobile` is the current Search by Mobile, in the directory.
+ */
+export const operations = { archive, create, findByMobile, get, getAll, search, searchByMobile: searchByMobileDeprecated, update };
 
 const operationOptions: INodePropertyOptions[] = [
 	{
@@ -49,7 +53,7 @@ const operationOptions: INodePropertyOptions[] = [
 		description: "Find the patients of the directory registered with a mobile number. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
 	},
 	{
-		// The value stays for saved workflows; new ones use Search by Mobile (findByMobile).
+		// The value stays for saved workflows (searchByMobileDeprecated.operation.ts); new ones use Search by Mobile (findByMobile).
 		name: 'Search by Mobile (Deprecated)',
 		value: 'searchByMobile',
 		action: 'Search patients by mobile number',
@@ -93,6 +97,6 @@ export const description: INodeProperties[] = [
 	...get.description,
 	...getAll.description,
 	...search.description,
-	...searchByMobile.description,
+	...searchByMobileDeprecated.description,
 	...update.description,
 ];

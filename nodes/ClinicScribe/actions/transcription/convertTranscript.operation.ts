@@ -1,13 +1,13 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { templateIdOf } from '../../shared/templateRecords';
 import { textOf } from '../../shared/values';
 import { convertTranscript, createTranscriptSession } from '../../transport/convertApi';
 import { getClinicSettings } from '../../transport/runCredential';
 import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
+import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,
@@ -83,7 +83,7 @@ export const description: INodeProperties[] = [
  * OpenAPI and the legacy SDK) only that the result comes back by polling the session; the documents
  * endpoint is in one source and needs a second download of the markdown, so it is not used.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<OperationResult> {
+export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Convert Transcript');
 	const transcript = readTranscript(this, itemIndex);
 	const resultsOutput = readResultsOutput(this, itemIndex);
@@ -93,7 +93,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, run: O
 	const sessionId = await createTranscriptSession(this, templateId, itemIndex);
 	const started = await convertTranscript(this, sessionId, transcript, templateId, itemIndex);
 	const results = wait
-		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt)
+		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt)
 		: await fetchTransactionResults(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return sessionResultsToRecords(results, resultsOutput).map((record) => ({ ...record, document_id: started.documentId }));

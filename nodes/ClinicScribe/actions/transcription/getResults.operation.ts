@@ -1,11 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { sessionResultsToRecords } from '../../shared/sessionResults';
+import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty } from '../../shared/resultsOutput.description';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, type OperationResult, type OperationRun } from '../common.execute';
+import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,
@@ -38,15 +38,15 @@ export const description: INodeProperties[] = [
 	),
 ];
 
-/** One session per item; the waits of all items count from the run's start (see `OperationRun`). */
-export async function execute(this: IExecuteFunctions, itemIndex: number, run: OperationRun): Promise<OperationResult> {
+/** One session per item; the waits of all items count from the run's start (see `ItemOperation`). */
+export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
 	const sessionId = readSessionId(this, itemIndex);
 	const resultsOutput = readResultsOutput(this, itemIndex);
 	const wait = readWaitSettings(this, itemIndex, 0);
 	const read = readResultsReader(this, itemIndex);
 	const results = wait
-		? await waitForSessionResults(this, sessionId, wait, itemIndex, run.startedAt, read)
+		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt, read)
 		: await read(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return sessionResultsToRecords(results, resultsOutput);

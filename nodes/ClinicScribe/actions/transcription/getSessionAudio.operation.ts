@@ -1,8 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import { downloadSessionAudio, getSessionAudioLink } from '../../transport/sessionApi';
-import { scrubCredentialSecrets } from '../../transport/runCredential';
-import { asNodeError, errorRecord } from '../errorItems';
 import { readSessionIdField, sessionIdField } from './cancelSession.operation';
 
 const show = { resource: ['transcription'], operation: ['getSessionAudio'] };
@@ -25,21 +23,11 @@ export const description: INodeProperties[] = [
 
 /**
  * One download per item: the service's link to the session's audio, then the audio itself from that
- * link (another host: no token goes there), streamed into n8n's binary store. An item with binary
- * output, so it is a batch operation (the router pairs JSON records only); per item as the router does.
+ * link (another host: no token goes there), streamed into n8n's binary store. Its output item carries
+ * the file, so it is an ItemDataOperation: the router pairs it and applies Continue On Fail.
  */
-export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
-	const output: INodeExecutionData[] = [];
-	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-		try {
-			output.push(await downloadOne(this, itemIndex));
-		} catch (error) {
-			await scrubCredentialSecrets(this, error);
-			if (!this.continueOnFail()) throw asNodeError(this, error, itemIndex);
-			output.push({ json: errorRecord(error), pairedItem: { item: itemIndex } });
-		}
-	}
-	return output;
+export async function executeData(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	return [await downloadOne(this, itemIndex)];
 }
 
 async function downloadOne(ctx: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
@@ -61,5 +49,5 @@ async function downloadOne(ctx: IExecuteFunctions, itemIndex: number): Promise<I
 		expires_in: link.expiresIn ?? null,
 		expires_at: (link.expiresAt as IDataObject[string]) ?? null,
 	};
-	return { json, binary: { [property]: binary }, pairedItem: { item: itemIndex } };
+	return { json, binary: { [property]: binary } };
 }

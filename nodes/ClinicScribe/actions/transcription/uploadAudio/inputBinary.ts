@@ -12,7 +12,7 @@
  */
 import { NodeOperationError, type IBinaryData, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { isRecord } from '../../shared/values';
+import { capitalised, isRecord } from '../../../shared/values';
 
 /** Where n8n 2.x keeps an item's files in a workflow whose Binary Mode is combined (BINARY_IN_JSON_PROPERTY). */
 export const COMBINED_FILES_PROPERTY = '_files';
@@ -75,7 +75,7 @@ export function assertReadableFromStore(ctx: IExecuteFunctions, binaryId: string
 	if (!binaryId.startsWith('database:') || size <= DATABASE_MODE_READ_MAX_BYTES) return;
 	throw new NodeOperationError(
 		ctx.getNode(),
-		`${label.charAt(0).toUpperCase()}${label.slice(1)} has ${(size / MiB).toFixed(1)} MiB, more than n8n's database binary mode can give back to a node (256 MiB)`,
+		`${capitalised(label)} has ${(size / MiB).toFixed(1)} MiB, more than n8n's database binary mode can give back to a node (256 MiB)`,
 		{
 			description:
 				"n8n keeps this file in its database (N8N_DEFAULT_BINARY_DATA_MODE=database, queue mode's default) and reads it back whole, as text twice its size; past 256 MiB that read never finishes. Split the recording into parts under 256 MiB and give them one Transaction ID (they are transcribed as one recording), or keep binary data elsewhere: N8N_DEFAULT_BINARY_DATA_MODE=s3 or azure (licensed n8n), or filesystem in regular mode. Nothing of this transaction was sent.",

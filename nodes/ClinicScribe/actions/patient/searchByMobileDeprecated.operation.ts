@@ -7,6 +7,10 @@ import { clinicApiError, unexpectedBodyError } from '../../transport/requestErro
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 
+/**
+ * Search by Mobile (Deprecated): the document's patient search (`/dr`), replaced by the patient
+ * directory's (findByMobile.operation.ts). Its value stays `searchByMobile`: saved workflows hold it.
+ */
 const show = { resource: ['patient'], operation: ['searchByMobile'] };
 const purpose = 'the patient search';
 

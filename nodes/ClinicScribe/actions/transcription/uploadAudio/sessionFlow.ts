@@ -1,0 +1,145 @@
+/**
+ * Upload Method "Session", in the transaction's place in the batch (same gate, halts, own IDs and
+ * outcomes): create the session under its id → upload every file as raw bytes (several at once,
+ * through the run's gate) → End (the paid step).
+ */
+import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+
+import { storedAudioName } from '../../../shared/sessionResults';
+import {
+	createSession,
+	endSession,
+	readSessionState,
+	sessionIdUsedError,
+	uploadSessionAudio,
+	type SessionCreateBody,
+	type SessionState,
+} from '../../../transport/sessionApi';
+import type { BatchRun, UploadProgress } from './batchRun';
+import type { PlannedFile } from './files';
+import { uploadThroughGate } from './gatedUpload';
+import { describeItems, type UploadPlan } from './plan';
+import { fileFields } from './receipts';
+
+/**
+ * What a session receipt says happened: this try created the session, uploaded and ended it; an
+ * earlier try created it and this one uploaded and ended it; or an earlier try had already ended it
+ * (nothing sent again).
+ */
+type SessionOutcome = 'uploaded_and_ended' | 'continued_and_ended' | 'ended_by_earlier_try';
+
+/**
+ * Sends one session; its receipts, one per file. The id joins the run's own IDs before the create
+ * is sent, so n8n's Retry On Fail reads a conflict as its own session. A session the service already
+ * holds is read (its body's `status`, never the HTTP status beside it): one still open gets the files
+ * (a repeat replaces a file) and is ended; one an earlier try ended is reported so, not sent again;
+ * anything else fails the item, saying why nothing was sent.
+ */
+export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: BatchRun, progress: UploadProgress): Promise<IDataObject[]> {
+	const { settings } = plan;
+	const itemIndex = plan.itemIndexes[0];
+	run.throwIfHalted();
+	const body: SessionCreateBody = {
+		session_id: plan.id,
+		upload_type: 'single',
+		templates: settings.templates.map((template) => template.template_id),
+		language_hint: settings.inputLanguages,
+		model: settings.modelType,
+		// Not in ES-OAS's create schema, accepted by ES-hist's (default consultation): sent so a dictation stays one.
+		session_mode: settings.mode,
+		...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
+	};
+	// An earlier try of this node run may have made it (n8n's Retry On Fail): a generated id, or one of the run's own.
+	const earlierTry = plan.generatedId || run.ownIds.has(plan.id);
+	// Remembered before sending: if no clear answer comes, a retry of this node knows the session is its own.
+	run.ownIds.add(plan.id);
+	const created = await createSession(ctx, body, itemIndex);
+	let sessionOutcome: SessionOutcome = 'uploaded_and_ended';
+	if (created.alreadyCreated) {
+		// Held before this try: not ours unless continued below (a retry must not take it for ours).
+		if (!earlierTry) run.ownIds.forget(plan.id);
+		const existing = await readSessionState(ctx, plan.id, itemIndex);
+		if (continuationOf(ctx, plan, earlierTry, existing) === 'ended') {
+			return plan.files.map((file) => endedByEarlierTryReceipt(plan, file, existing));
+		}
+		run.ownIds.add(plan.id);
+		// Our own create whose answer was lost made it: uploaded and ended as if the answer had come.
+		sessionOutcome = created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
+	}
+	const uploadStatus = await uploadThroughGate(
+		run,
+		plan,
+		progress,
+		plan.files,
+		async (file) => (await uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex)).statusCode,
+	);
+	run.throwIfHalted();
+	progress.startRequestSent = true;
+	const ended = await endSession(ctx, plan.id, plan.files.length, itemIndex);
+	return plan.files.map((file, index) => ({
+		...fileFields(plan, file),
+		outcome: sessionOutcome,
+		upload_status: 'uploaded',
+		upload_status_code: uploadStatus[index],
+		files_in_session: plan.files.length,
+		end: {
+			status: ended.alreadyEnded ? 'already_ended' : 'ended',
+			http_status: ended.statusCode,
+			message: typeof ended.body.message === 'string' ? ended.body.message : null,
+			session_status: typeof ended.body.status === 'string' ? ended.body.status : null,
+			audio_files_received: typeof ended.body.audio_files_received === 'number' ? ended.body.audio_files_received : null,
+		},
+	}));
+}
+
+/**
+ * Whether a session the service already holds is continued (`open`: this try uploads and ends it) or
+ * was ended by an earlier try of this node run (`ended`: nothing sent again); anything else throws,
+ * saying why nothing was sent. Read from the body's `status` (see readSessionState).
+ */
+function continuationOf(ctx: IExecuteFunctions, plan: UploadPlan, earlierTry: boolean, existing: SessionState): 'open' | 'ended' {
+	const itemIndex = plan.itemIndexes[0];
+	const items = describeItems(plan.itemIndexes);
+	switch (existing.lifecycle) {
+		case 'open': {
+			// Unless an earlier try of this run made it, it is continued only while it holds no audio
+			// but files this upload replaces: no other recording's audio is processed with this one.
+			const ourNames = new Set(plan.files.map((file) => storedAudioName(file.fileName)));
+			if (!earlierTry && (existing.audioFiles ?? []).some((name) => !ourNames.has(name))) throw sessionIdUsedError(ctx, plan.id, itemIndex);
+			return 'open';
+		}
+		case 'ended':
+			// Only an earlier try can have ended it: a session this very create made cannot be ended yet.
+			if (!earlierTry) throw sessionIdUsedError(ctx, plan.id, itemIndex);
+			return 'ended';
+		case 'expired':
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.id}" of ${items} expired before it was ended`, {
+				description: 'Nothing of this item was uploaded: an expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+				itemIndex,
+			});
+		case 'cancelled':
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.id}" of ${items} was cancelled`, {
+				description: 'Nothing of this item was uploaded: a cancelled session takes no audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+				itemIndex,
+			});
+		case 'not_found':
+			throw sessionIdUsedError(ctx, plan.id, itemIndex);
+		case 'unknown':
+			throw new NodeOperationError(ctx.getNode(), `Session "${plan.id}" of ${items} exists, but its state "${existing.bodyStatus ?? '(none given)'}" does not say whether it is still open`, {
+				description: 'Nothing of this item was uploaded and the session was not ended. Check it with Get Results (Results Of "Session") before sending the recording again.',
+				itemIndex,
+			});
+	}
+}
+
+/** The receipt of a file of a session an earlier try of this node uploaded and ended: nothing sent again. */
+function endedByEarlierTryReceipt(plan: UploadPlan, file: PlannedFile, existing: SessionState): IDataObject {
+	return {
+		...fileFields(plan, file),
+		outcome: 'ended_by_earlier_try',
+		upload_status: 'uploaded_by_earlier_try',
+		upload_status_code: null,
+		files_in_session: plan.files.length,
+		end: { status: 'ended_by_earlier_try', http_status: null, message: null, session_status: existing.bodyStatus, audio_files_received: null },
+	};
+}
