@@ -1,8 +1,9 @@
 /**
- * Clinic webhook deliveries in every documented variant (service notes §2.2): PW schema/examples,
- * WS samples (`event_type`, ISO or millisecond times, `rx_id`), COMMS (prescription with the Eka
- * appointment id), and the envelope the `v2rx.completed` samples use. Shared by the unit tests of
- * the normaliser, the fake API's deliveries, the e2e tests and the demo script.
+ * Clinic webhook deliveries in every documented variant: [EKA-PW] schemas and examples,
+ * [EKA-WH-SAMPLES] (`event_type`, ISO or millisecond times, `rx_id`), [EKA-COMMS] (prescription with
+ * the Eka appointment id), and the envelope the `v2rx.completed` samples use. A variant's name ends
+ * in its source: `-pw` [EKA-PW], `-ws` [EKA-WH-SAMPLES], `-comms` [EKA-COMMS]. Shared by the unit
+ * tests of the normaliser, the fake API's deliveries, the e2e tests and the demo script.
  */
 export type ClinicSampleVariant =
 	| 'appointment-pw'
@@ -100,7 +101,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				},
 			};
 		case 'appointment-ws':
-			// WS: `event_type`, `service: "dr"`, action "create", ISO times, integer timestamp, no event_time.
+			// [EKA-WH-SAMPLES]: `event_type`, `service: "dr"`, action "create", ISO times, integer timestamp, no event_time.
 			return {
 				service: 'dr',
 				event_type: event,
@@ -137,7 +138,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				},
 			};
 		case 'appointment-reminder-pw':
-			// No client_id or timestamp (PW).
+			// No client_id or timestamp ([EKA-PW]).
 			return {
 				business_id: ids.businessId,
 				event,
@@ -157,7 +158,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				data: { appointment_id: appointmentId, doctor_id: ids.doctorId, patient_id: ids.patientId, clinic_id: ids.clinicId, video_connect: { url: 'https://meet.example/abc' } },
 			};
 		case 'appointment-envelope':
-			// The envelope of the v2rx.completed samples (WS), carrying a clinic event.
+			// The envelope of the v2rx.completed samples ([EKA-WH-SAMPLES]), carrying a clinic event.
 			return {
 				business_id: ids.businessId,
 				client_id: ids.clientId,
@@ -172,7 +173,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				},
 			};
 		case 'prescription-pw':
-			// PW: no Eka appointment_id, only the partner's.
+			// [EKA-PW]: no Eka appointment_id, only the partner's.
 			return {
 				event,
 				event_time: seconds,
@@ -194,7 +195,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				},
 			};
 		case 'prescription-ws':
-			// WS: `event_type`, `rx_id`, the Eka `appointment_id`, ISO created_at, no event_time.
+			// [EKA-WH-SAMPLES]: `event_type`, `rx_id`, the Eka `appointment_id`, ISO created_at, no event_time.
 			return {
 				service: 'dr',
 				event_type: event,
@@ -204,7 +205,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				data: { rx_id: prescriptionId, appointment_id: appointmentId, doctor_id: ids.doctorId, patient_id: ids.patientId, created_at: iso },
 			};
 		case 'prescription-comms':
-			// COMMS: PW's fields plus the Eka appointment id.
+			// [EKA-COMMS]: [EKA-PW]'s fields plus the Eka appointment id.
 			return {
 				event,
 				event_time: seconds,
@@ -242,7 +243,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				},
 			};
 		case 'receipt-ws':
-			// WS real sample: `event_type`, timestamps in milliseconds, aid / doctor_oid / patient_oid.
+			// [EKA-WH-SAMPLES] real sample: `event_type`, timestamps in milliseconds, aid / doctor_oid / patient_oid.
 			return {
 				service: 'appointment',
 				event_type: event,
@@ -275,7 +276,7 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				},
 			};
 		case 'receipt-pw':
-			// PW: `event`, integer receipt id, millisecond times, actor / discount / remarks.
+			// [EKA-PW]: `event`, integer receipt id, millisecond times, actor / discount / remarks.
 			return {
 				event,
 				event_time: seconds,

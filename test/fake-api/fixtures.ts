@@ -16,21 +16,21 @@ export interface ValidCredentials {
 export type ApiVariant = 'document' | 'public';
 
 /**
- * The one table of differences between the interface document and the public service (see
- * service-notes.md, "The API variant"). Later route modules (upload, results) read their values here.
+ * The one table of differences between [IFD] and the public service (docs/api-sources.md, "The API
+ * variant"). Later route modules (upload, results) read their values here.
  */
 export const API_VARIANTS = deepFreeze({
 	document: {
 		tokenPath: '/api/v1/auth/token',
 		uploadAction: 'scribe-v2',
 		emrTemplateId: 'svc_emr_template',
-		defaultAccessTokenLifetimeSeconds: 3600, // document §5: "typically 1 hour"
+		defaultAccessTokenLifetimeSeconds: 3600, // [IFD §5]: "typically 1 hour"
 	},
 	public: {
 		tokenPath: '/connect-auth/v1/account/login',
 		uploadAction: 'ekascribe-v2',
 		emrTemplateId: 'eka_emr_template',
-		defaultAccessTokenLifetimeSeconds: 1800, // service notes: "expires_in (about 1800 s)"
+		defaultAccessTokenLifetimeSeconds: 1800, // [EKA-AUTH] authenticate-and-try.mdx: "expires_in": 1800
 	},
 } as const);
 
@@ -54,7 +54,7 @@ export const DEFAULT_CREDENTIALS: Readonly<ValidCredentials> = deepFreeze({
 
 /**
  * The fake sign-in (OIDC) provider (routes/signIn.ts): its one registered client (ids shaped like
- * the service's `EC_…`), the one scope it grants (service-notes-oauth §1) and the one clinic
+ * the service's `EC_…`), the one scope it grants ([EKA-OIDC]) and the one clinic
  * account its login page accepts.
  */
 export const SIGN_IN = deepFreeze({
@@ -86,7 +86,7 @@ export const DOCTORS = deepFreeze([
 	{ name: 'Dr. Arjun Shah', doctor_id: 'do1004', pic: 'https://cdn.example.com/doctors/do1004.jpg' },
 ]);
 
-/** Document 2.1. */
+/** [IFD §2.1]. */
 export interface DoctorService {
 	appointment_type: 'REGULAR' | 'FOLLOW_UP';
 	archive: boolean;
@@ -222,8 +222,8 @@ export const SERVICES_BY_DOCTOR: Readonly<Record<string, readonly DoctorService[
 });
 
 /**
- * Patients per 10-digit mobile. Each entry holds the fields of both documented forms (2.2 and its
- * alternative); the directory routes pick the form the options ask for.
+ * Patients per 10-digit mobile. Each entry holds the fields of both documented forms ([IFD §2.2] and
+ * its alternative); the directory routes pick the form the options ask for.
  */
 export interface PatientFixture {
 	name: string;

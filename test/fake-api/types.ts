@@ -18,11 +18,11 @@ export type ServicesForm = 'array' | 'object';
 export interface RuntimeOptions {
 	/** Which token flow is the primary one (document: POST /api/v1/auth/token; public: login). */
 	variant: ApiVariant;
-	/** 4.2 response form: data.profiles (default, 2.2) or the alternative data.patients. */
+	/** [IFD §4.2] response form: data.profiles (default, [IFD §2.2]) or the alternative data.patients. */
 	patientsForm: PatientsForm;
-	/** 4.1 response form: services as an array (declared) or as the sample's single object. */
+	/** [IFD §4.1] response form: services as an array (declared) or as the sample's single object. */
 	servicesForm: ServicesForm;
-	/** null: per flow (document 3600 s, public 1800 s; refreshed pairs keep their flow's lifetime). */
+	/** null: per flow (`document` 3600 s, `public` 1800 s; refreshed pairs keep their flow's lifetime). */
 	accessTokenLifetimeSeconds: number | null;
 	refreshTokenLifetimeSeconds: number;
 	/** When true the token endpoint of the other variant answers 404, as a service without it would. */
@@ -137,7 +137,7 @@ export interface FakeClinicApi {
 
 /** How the framework treats a route's request body (see the file comment). */
 export type BodyMode = 'json' | 'raw' | 'none';
-/** Error body shape of a route family: §7 envelope, or the auth endpoints' {code, error}. */
+/** Error body shape of a route family: the envelope of [IFD §7], or the auth endpoints' {code, error} ([EKA-AUTH]). */
 export type ErrorStyle = 'envelope' | 'auth';
 
 export interface RouteDefinition {
@@ -191,7 +191,7 @@ export interface RouteContext {
 	readonly body: JsonBody | undefined;
 	readonly state: FakeClinicState;
 	sendJson(status: number, value: unknown, headers?: Record<string, string>): void;
-	/** §7 envelope: {status_code, success: false, data: {}, error: {code, message}}. */
+	/** [IFD §7] envelope: {status_code, success: false, data: {}, error: {code, message}}. */
 	sendEnvelopeError(status: number, code: string, message: string, headers?: Record<string, string>): void;
 	/** Auth error body {code, error}. */
 	sendAuthError(status: number, code: string, message: string): void;

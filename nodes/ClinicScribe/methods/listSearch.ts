@@ -5,7 +5,7 @@ import { readTemplateList } from '../shared/templateRecords';
 import { getBusinessEntities } from '../transport/clinicDirectoryApi';
 import { listTemplates } from '../transport/templateApi';
 
-/** The business's doctors (document 4.3), for the Doctor pickers. */
+/** The business's doctors ([IFD §4.3]), for the Doctor pickers. */
 export async function searchDoctors(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await getBusinessEntities(this);
 	const doctors = readBusinessEntities(response.body)?.doctors ?? [];
@@ -15,7 +15,7 @@ export async function searchDoctors(this: ILoadOptionsFunctions, filter?: string
 	);
 }
 
-/** The business's clinics (document 4.3), for the Clinic pickers (appointments). */
+/** The business's clinics ([IFD §4.3]), for the Clinic pickers (appointments). */
 export async function searchClinics(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await getBusinessEntities(this);
 	const clinics = readBusinessEntities(response.body)?.clinics ?? [];
@@ -25,7 +25,7 @@ export async function searchClinics(this: ILoadOptionsFunctions, filter?: string
 	);
 }
 
-/** The workspace's templates (service notes beyond the document, §4), for the Template pickers. */
+/** The workspace's templates ([EKA-OAS]), for the Template pickers. */
 export async function searchTemplates(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
 	const response = await listTemplates(this);
 	const templates = readTemplateList(response.body) ?? [];

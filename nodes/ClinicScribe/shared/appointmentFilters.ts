@@ -1,14 +1,14 @@
 /**
- * The list filter rules of `GET /dr/v1/appointment` (service notes beyond the document §1.5): the
+ * The list filter rules of `GET /dr/v1/appointment` ([EKA-DT]; [EKA-MCP] sends the same sets): the
  * filter sets the service allows, the date-range limit, the page size of each set, and the status
  * filter the service does not have (applied here). Pure, so the node refuses before sending.
  */
 import { daysBetween } from './appointmentRecords';
 
-/** The service refuses a longer range (DT: "span ≤ 7 days"); read as 7 calendar days, both ends included. */
+/** The service refuses a longer range ([EKA-DT]: "span ≤ 7 days"); read as 7 calendar days, both ends included. */
 export const LIST_MAX_SPAN_DAYS = 7;
 
-/** Page size per filter set (DT, [1]): a shorter page is the last. */
+/** Page size per filter set ([EKA-DT] only; no total or cursor is answered): a shorter page is the last. */
 export const LIST_PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
 
 export interface ListFilterInput {

@@ -1,5 +1,5 @@
 /**
- * Pure rules of the appointment (doctor-tool) API, service notes beyond the document §1: times
+ * Pure rules of the appointment (doctor-tool) API ([EKA-DT] `/dr/v1/appointment…`): times
  * (epoch seconds on the wire, ISO with the clinic's offset for people), status codes and their
  * labels, and the shaping of an appointment object. No requests here; the trigger's clinic events
  * reuse `normalizeAppointment`.
@@ -10,12 +10,12 @@ import { dateInZone, epochOfWallClock, isKnownTimeZone, isoInZone, pad, type Wal
 import { isRecord, textOf } from './values';
 
 /**
- * The clinic's time zone when none is given: every source shows Indian time (slot times carry
- * +05:30, MCP computes epochs from an IST wall clock; notes §1.8).
+ * The clinic's time zone when none is given: every source shows Indian time ([EKA-DT] slot times
+ * carry +05:30; [EKA-MCP] computes epochs from an IST wall clock).
  */
 export const DEFAULT_CLINIC_TIME_ZONE = 'Asia/Kolkata';
 
-/** Status codes of notes §1.4 (DT descriptions), with a readable label and their group. */
+/** Status codes as [EKA-DT]'s descriptions list them (its schema enum has fewer), with a readable label and their group. */
 export const APPOINTMENT_STATUSES: Readonly<Record<string, { label: string; group: AppointmentStatusGroup }>> = Object.freeze({
 	BK: { label: 'Booked', group: 'booked' },
 	CK: { label: 'Checked In', group: 'booked' },
@@ -68,8 +68,8 @@ export function statusCodeOf(value: unknown): string | undefined {
 }
 
 /**
- * The mode as one spelling: the sources write `INCLINIC`, `in_clinic`, `in-clinic`, `IN_CLINIC`
- * and `tele` (notes §1.4): lower case, `-` read as `_`, `inclinic` as `in_clinic`.
+ * The mode as one spelling: [EKA-DT]'s enum and examples alone write `INCLINIC`, `in_clinic`,
+ * `in-clinic`, `IN_CLINIC` and `tele`: lower case, `-` read as `_`, `inclinic` as `in_clinic`.
  */
 export function normalizeMode(value: unknown): string | null {
 	const text = textOf(value);
@@ -152,7 +152,7 @@ function validWallClock(wall: WallClock): boolean {
 export type DateReading = { ok: true; date: string } | { ok: false; problem: string };
 
 /**
- * A calendar date for the date filters (`YYYY-MM-DD`, notes §1.5): the date itself, or the
+ * A calendar date for the list's date filters (`YYYY-MM-DD`, [EKA-DT]): the date itself, or the
  * clinic's date of any time `readTimeInput` accepts.
  */
 export function readDateInput(value: unknown, timeZone: string): DateReading {
@@ -228,7 +228,7 @@ export function normalizeAppointment(raw: IDataObject, timeZone: string = DEFAUL
 	return out;
 }
 
-/** The appointment object of `GET /dr/v1/appointment/{id}` (no `data` wrapper, DT; a wrapped one is read too). */
+/** The appointment object of `GET /dr/v1/appointment/{id}` (no `data` wrapper, [EKA-DT]; a wrapped one is read too). */
 export function readAppointmentBody(body: unknown): IDataObject | undefined {
 	if (!isRecord(body)) return undefined;
 	if (textOf(body.appointment_id) !== undefined) return body;

@@ -1,5 +1,6 @@
 /**
- * The slots answer (service notes beyond the document §1.3) as one record per slot. Pure.
+ * The slots answer of `GET /dr/v1/doctor/{id}/clinic/{id}/appointment/slot` ([EKA-DT]) as one record
+ * per slot. Pure.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -20,7 +21,7 @@ export interface SlotContext {
 
 /**
  * `data.schedule[<clinic_id>]` is a list of service blocks with `slots[{s, e, available, conf_id, slots_booked?}]`
- * (DT, MCP); a block is named by `service_type` (DT) or `service_name` (MCP): both are read.
+ * ([EKA-DT], [EKA-MCP]); [EKA-DT] names a block by `service_type`, [EKA-MCP] by `service_name`: both are read.
  * `services` (keyed by `conf_id`) adds price and currency. Undefined when the body is not that shape.
  */
 export function readSlots(body: unknown, context: SlotContext): IDataObject[] | undefined {

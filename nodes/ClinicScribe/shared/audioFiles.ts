@@ -1,10 +1,10 @@
 /**
- * Pure rules for the recordings of an upload (document 4.7, service notes "Audio types"): content
+ * Pure rules for the recordings of an upload ([IFD §4.7]; formats wav, mp3, m4a, [EKA-V2]): content
  * type by extension (n8n's MIME type when the extension says nothing), what counts as audio, and
  * the file names a transaction's files are stored under.
  */
 
-/** Content types for storage, by extension. `.mp3` is audio/mpeg for storage (service notes). */
+/** Content types for storage, by extension, as [EKA-PYSDK] sends them (Python's mimetypes: `.mp3` is audio/mpeg). */
 export const AUDIO_CONTENT_TYPES: Readonly<Record<string, string>> = {
 	wav: 'audio/wav',
 	mp3: 'audio/mpeg',
@@ -126,7 +126,7 @@ function withSuffix(fileName: string, n: number): string {
 	return dot <= 0 ? `${fileName}-${n}` : `${fileName.slice(0, dot)}-${n}${fileName.slice(dot)}`;
 }
 
-/** The 11 input languages of document 2.5. */
+/** The 11 input languages of [IFD §2.5]. */
 export const INPUT_LANGUAGES: ReadonlyArray<{ id: string; name: string }> = [
 	{ id: 'en-IN', name: 'English (India)' },
 	{ id: 'en-US', name: 'English (US)' },
@@ -143,7 +143,7 @@ export const INPUT_LANGUAGES: ReadonlyArray<{ id: string; name: string }> = [
 
 /**
  * Language ids from a multi-select or an expression ("en-IN, hi", ["hi"]). Returns the ids, and
- * those that are not among the document's (matched case-insensitively and returned as documented).
+ * those that are not among [IFD §2.5]'s (matched case-insensitively and returned as documented).
  */
 export function readInputLanguages(value: unknown): { ids: string[]; unknown: string[] } {
 	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[,;\s]+/) : [];

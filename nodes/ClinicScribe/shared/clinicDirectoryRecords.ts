@@ -1,5 +1,5 @@
 /**
- * Pure shaping of the clinic directory's answers (`/dr/v1/…`, document 2.1–2.3; the patient
+ * Pure shaping of the clinic directory's answers (`/dr/v1/…`, [IFD §2.1–2.3]; the patient
  * directory's are patientDirectoryRecords.ts). Each function accepts every documented form of a
  * response and returns one shape, or undefined when the body is not the documented JSON at all.
  */
@@ -87,7 +87,7 @@ export function readBusinessEntities(body: unknown): BusinessEntities | undefine
 export type MobileCheck = { ok: true; digits: string } | { ok: false; problem: string };
 
 /**
- * The search takes exactly 10 digits (document 4.2). Spaces, dashes, dots and brackets are
+ * The search takes exactly 10 digits ([IFD §4.2]). Spaces, dashes, dots and brackets are
  * formatting and are dropped; anything else is refused before a request is made.
  */
 export function checkTenDigitMobile(value: unknown): MobileCheck {

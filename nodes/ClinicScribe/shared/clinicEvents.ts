@@ -1,14 +1,14 @@
 /**
- * Clinic webhook events (appointments, prescriptions, receipts, …: service notes §2.2) in one shape.
+ * Clinic webhook events (appointments, prescriptions, receipts, …) in one shape. [EKA-PW] (the
+ * payload schemas) and [EKA-WH-SAMPLES] (real deliveries) disagree, and every reading is accepted:
+ * - the event name: `event` ([EKA-PW]), `event_type` ([EKA-WH-SAMPLES]), or `payload.event` inside
+ *   the envelope the `v2rx.completed` samples use; read in that order.
+ * - times: epoch seconds ([EKA-PW]), epoch milliseconds (receipts), ISO strings ([EKA-WH-SAMPLES]).
+ * - ids: `prescription_id` ([EKA-PW]) or `rx_id` ([EKA-WH-SAMPLES]); receipts name the appointment
+ *   `aid` and the doctor and patient `doctor_oid` / `patient_oid`; receipt ids are integers in
+ *   [EKA-PW], strings in [EKA-WH-SAMPLES].
  *
- * The sources disagree (notes §2.2, [C]), and every reading is accepted:
- * - the event name: `event` (PW, WHSDK), `event_type` (WS), or `payload.event` inside the envelope the
- *   `v2rx.completed` samples use. Read in that order (the notes' `event ?? event_type ?? payload.event`).
- * - times: epoch seconds (PW), epoch milliseconds (receipts), ISO strings (WS, PW prose).
- * - ids: `prescription_id` (PW) or `rx_id` (WS); receipts name the appointment `aid` and the doctor and
- *   patient `doctor_oid` / `patient_oid`; receipt ids are integers in PW, strings in WS.
- *
- * `occurredAt` is when the event happened: `event_time` (PW, every family), else the top-level
+ * `occurredAt` is when the event happened: `event_time` ([EKA-PW], every family), else the top-level
  * `timestamp`, else the record's own modified/updated/created time. Pure: no n8n calls.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -44,7 +44,7 @@ export function clinicEventKind(eventName: string): ClinicEventKind | undefined 
 	return undefined;
 }
 
-/** The documented clinic events (notes §2.2, WH's list), as the trigger offers them. */
+/** The documented clinic events ([EKA-WH]'s list and [EKA-PW]'s payloads), as the trigger offers them. */
 export const CLINIC_EVENTS: ReadonlyArray<{ value: string; name: string; description: string }> = [
 	{ value: 'appointment.created', name: 'Appointment Created', description: 'An appointment was booked, in any mode (appointment.created)' },
 	{ value: 'appointment.updated', name: 'Appointment Updated', description: 'An appointment was changed, e.g. cancelled (appointment.updated)' },
@@ -75,7 +75,7 @@ export const CLINIC_EVENTS: ReadonlyArray<{ value: string; name: string; descrip
 export interface ClinicEvent {
 	event: string;
 	kind: ClinicEventKind;
-	/** `created`, `modified`, `updated`, `completed`, … as sent (PW `action`); null when absent. */
+	/** `created`, `modified`, `updated`, `completed`, … as sent ([EKA-PW] `action`); null when absent. */
 	action: string | null;
 	/** Appointment status code (appointment events), as sent. */
 	status: string | null;
@@ -83,7 +83,7 @@ export interface ClinicEvent {
 	statusLabel: string | null;
 	appointmentId: string | null;
 	partnerAppointmentId: string | null;
-	/** The appointment this one was rescheduled from (`data.p_aid`, PYSDK). */
+	/** The appointment this one was rescheduled from (`data.p_aid`, as [EKA-PYSDK] reads it). */
 	rescheduledFromAppointmentId: string | null;
 	prescriptionId: string | null;
 	receiptId: string | null;
@@ -101,7 +101,7 @@ export interface ClinicEvent {
 	printUrl: string | null;
 	/** ISO 8601 UTC; null when the delivery carries no time. */
 	occurredAt: string | null;
-	/** Where the event name was read: `event` (PW), `event_type` (WS) or `payload.event` (envelope). */
+	/** Where the event name was read: `event` ([EKA-PW]), `event_type` ([EKA-WH-SAMPLES]) or `payload.event` (envelope). */
 	nameField: 'event' | 'event_type' | 'payload.event';
 	/** The delivery as received (parsed JSON). */
 	body: IDataObject;
@@ -124,7 +124,7 @@ export function normalizeClinicEvent(body: unknown): ClinicEvent | undefined {
 	if (event === undefined) return undefined;
 	const kind = clinicEventKind(event);
 	if (kind === undefined) return undefined;
-	// The envelope nests everything under `payload`; PW and WS put `data` at the top.
+	// The envelope nests everything under `payload`; [EKA-PW] and [EKA-WH-SAMPLES] put `data` at the top.
 	const outer: IDataObject = payload ?? body;
 	const data: IDataObject = isRecord(body.data) ? body.data : isRecord(outer.data) ? outer.data : {};
 	const text = (...values: unknown[]): string | null => firstText(...values) ?? null;
@@ -136,11 +136,11 @@ export function normalizeClinicEvent(body: unknown): ClinicEvent | undefined {
 		action: text(data.action),
 		status,
 		statusLabel: status !== null ? statusLabel(status) : null,
-		// Receipts name the appointment `aid` (WS, PW).
+		// Receipts name the appointment `aid` ([EKA-PW], [EKA-WH-SAMPLES]).
 		appointmentId: text(data.appointment_id, data.aid),
 		partnerAppointmentId: text(data.partner_appointment_id),
 		rescheduledFromAppointmentId: text(data.p_aid),
-		// PW `prescription_id`, WS `rx_id`.
+		// [EKA-PW] `prescription_id`, [EKA-WH-SAMPLES] `rx_id`.
 		prescriptionId: text(data.prescription_id, data.rx_id),
 		receiptId: text(data.receipt_id),
 		// Receipts: `patient_oid`, `doctor_oid`.

@@ -1,9 +1,9 @@
 /**
- * The `v2rx.completed` delivery has been documented in two shapes (service notes, "Webhooks"):
+ * The `v2rx.completed` delivery has been documented in two shapes:
  *
- * - flat (document §6): `{event, data: {transaction_id, status, session_id}, timestamp}`
- * - envelope: `{business_id, client_id, service_id, event_id, payload: {service, event, event_time,
- *   transaction_id, data: {}}}`
+ * - flat ([IFD §6]): `{event, data: {transaction_id, status, session_id}, timestamp}`
+ * - envelope ([EKA-WH-SAMPLES]): `{business_id, client_id, service_id, event_id, payload: {service,
+ *   event, event_time, transaction_id, data: {}}}`
  *
  * Both come out as one `CompletionEvent`. Pure: no n8n calls.
  */
@@ -40,7 +40,7 @@ export function normalizeCompletionEvent(body: unknown): CompletionEvent | undef
 	const data = isRecord(body.data) ? body.data : {};
 	const payloadData = isRecord(payload.data) ? payload.data : {};
 
-	// Order from the service notes: event, event_id, payload.event, event_type.
+	// The flat shape's `event` [IFD §6], the envelope's `event_id` and `payload.event` [EKA-WH-SAMPLES], then `event_type`.
 	const event = firstText(body.event, body.event_id, payload.event, body.event_type);
 	if (event === undefined) return undefined;
 

@@ -1,7 +1,7 @@
 /**
- * The patient directory (`/profiles/v1/patient…`, service notes beyond the document, §3): checking
- * what the user gives before anything is sent, building the bodies, and reading the answers, whose
- * shapes the sources disagree on. Messages never repeat a value (it is patient data).
+ * The patient directory (`/profiles/v1/patient…`, [EKA-PD]): checking what the user gives before
+ * anything is sent, building the bodies, and reading the answers, whose shapes [EKA-PD], [EKA-PDTS]
+ * and [EKA-MCP] disagree on. Messages never repeat a value (it is patient data).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -18,10 +18,10 @@ export interface DirectoryMobile {
 }
 
 /**
- * A mobile number as the directory expects it. [C] PD: "+<country_code><number>" (MCP's validator
- * `^\+91[6-9]\d{9}$` agrees); PD-GS and the TS SDK's docs pass it without the country code. Both are
- * accepted; what is sent is PD's reading, which most sources use: a 10-digit number (also written
- * 0…, 91… or 0091…) gets +91; a number with another country code is sent as given.
+ * A mobile number as the directory expects it: [EKA-PD] says "+<country_code><number>" and
+ * [EKA-MCP]'s validator `^\+91[6-9]\d{9}$` agrees; [EKA-PD-GS] and [EKA-PD-TSDOC] pass it without
+ * the country code. Both are accepted from the user; [EKA-PD]'s reading is sent: a 10-digit number
+ * (also written 0…, 91… or 0091…) gets +91; a number with another country code is sent as given.
  */
 export function checkDirectoryMobile(value: unknown): Checked<DirectoryMobile> {
 	const raw = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
@@ -184,11 +184,11 @@ export interface ProfileBody {
 }
 
 /**
- * The create / update body (PD 3.3). Only the fields given are sent (an update that leaves out the
- * names keeps them; `username` only when given: it must stay unique). [C] blood group: PD's
- * create/update documents `bloodgroup`, the profiles it returns, PD-GS and the TS SDK use `bg`;
- * `bg` (most sources) is sent. [C] mobile: sent with its country code (PD, MCP), not as digits +
- * `ccd` (TS SDK).
+ * The create / update body ([EKA-PD]). Only the fields given are sent (an update that leaves out
+ * the names keeps them; `username` only when given: it must stay unique). Blood group: [EKA-PD]'s
+ * create/update documents `bloodgroup`, but the profiles it returns, [EKA-PD-GS] and [EKA-PDTS] use
+ * `bg`, which is sent. Mobile: sent with its country code ([EKA-PD], [EKA-MCP]), not as digits +
+ * `ccd` ([EKA-PDTS]).
  */
 export function buildProfileBody(fields: ProfileFields, mode: 'create' | 'update'): Checked<ProfileBody> {
 	const body: IDataObject = {};
@@ -261,8 +261,9 @@ function present(value: unknown): boolean {
 }
 
 /**
- * The profiles of a by-mobile answer. [C] PD's schema: one object; the TS SDK's type and docs: an
- * array (one mobile may hold a family). Both are read, as are `{profiles}` and `{data}` wrappers.
+ * The profiles of a by-mobile answer. [EKA-PD]'s schema: one object; [EKA-PDTS]'s type and
+ * [EKA-PD-TSDOC]: an array (one mobile may hold a family). Both are read, as are `{profiles}` and
+ * `{data}` wrappers.
  */
 export function readDirectoryProfiles(body: unknown): IDataObject[] | undefined {
 	if (Array.isArray(body)) return body.filter(isRecord);
@@ -291,13 +292,13 @@ export function readDirectoryProfile(body: unknown): IDataObject | undefined {
 
 export interface ProfilePage {
 	profiles: IDataObject[];
-	/** The next page number, or undefined at the end (`nextPage` -1, PD). */
+	/** The next page number, or undefined at the end (`nextPage` -1, [EKA-PD]). */
 	nextPage: number | undefined;
 }
 
 /**
- * A page of the minified listing: PD `{profiles, currPageMeta:{nextPage}}` (MCP agrees); the TS SDK
- * reads `data[]`, accepted too (then a short page is the end).
+ * A page of the minified listing: [EKA-PD] `{profiles, currPageMeta:{nextPage}}` ([EKA-MCP] agrees);
+ * [EKA-PDTS] reads `data[]`, accepted too (then a short page is the end).
  */
 export function readProfilePage(body: unknown, pageSize: number): ProfilePage | undefined {
 	const record = asRecord(body);

@@ -1,5 +1,5 @@
 /**
- * Prescriptions (service notes beyond the document, §7): reading the answer of
+ * Prescriptions ([EKA-DT] `/dr/v1/prescription`): reading the answer of
  * `GET /dr/v1/prescription/{id}` and the PDF links that come with appointments and events.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -7,9 +7,9 @@ import type { IDataObject } from 'n8n-workflow';
 import { asRecord, firstText, isRecord } from './values';
 
 /**
- * The prescription record. DT answers at the top level (no `data` wrapper), which MCP reads too;
- * the obsolete `/v1/business/prescription` answered inside `data`. Both are accepted; a record must
- * carry `prescription_id` (or the older `rx_id`) to count.
+ * The prescription record. [EKA-DT] answers at the top level (no `data` wrapper), which [EKA-MCP]
+ * reads too; the obsolete `/v1/business/prescription` ([EKA-DT-OLD]) answered inside `data`. Both
+ * are accepted; a record must carry `prescription_id` (or the older `rx_id`) to count.
  */
 export function readPrescription(body: unknown): IDataObject | undefined {
 	for (const candidate of [body, asRecord(body)?.data]) {
@@ -19,9 +19,9 @@ export function readPrescription(body: unknown): IDataObject | undefined {
 }
 
 /**
- * The PDF link a record carries, if any. The prescription itself has none today (DT); appointments
- * and `prescription.*` events carry `prescription_url` (PW, COMMS), the obsolete shape `rx_url`.
- * `prescription_url` is the name most sources use and is read first.
+ * The PDF link a record carries, if any. The prescription itself has none today ([EKA-DT]);
+ * appointments and `prescription.*` events carry `prescription_url` ([EKA-DT], [EKA-PW],
+ * [EKA-COMMS]), read first; the obsolete shape ([EKA-DT-OLD]) `rx_url`.
  */
 export function prescriptionPdfUrlOf(record: unknown): string | undefined {
 	const value = asRecord(record);

@@ -48,7 +48,7 @@ export function isResultsOutput(value: unknown): value is ResultsOutput {
 
 export const RESULTS_SOURCE_PARAMETER = 'resultsSource';
 
-/** Which API a session id belongs to: the document's transaction flow, or the session API. */
+/** Which API a session id belongs to: the transaction flow ([IFD §4.7]), or the session API ([EKA-OAS]). */
 export type ResultsSource = 'transaction' | 'session';
 
 /**

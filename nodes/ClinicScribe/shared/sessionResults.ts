@@ -1,10 +1,11 @@
 /**
- * Pure reading and decoding of the transcription results (document 2.4 and 4.8; service notes "Results"),
- * of a transaction's status call and of the session API's read, into one SessionResults.
+ * Pure reading and decoding of the transcription results ([IFD §2.4, §4.8]), of a transaction's
+ * status call and of the session API's read, into one SessionResults.
  *
- * The status call's HTTP status is the signal (200 done, 202 processing, 206 partial, 500 failed,
- * 400/404 unknown); every template's `value` is Base64 of UTF-8 text that is JSON when it is JSON and
- * plain text otherwise (transcripts, markdown). One template that does not decode never fails the rest.
+ * The status call's HTTP status is the signal ([EKA-V2] result.mdx: 200 done, 202 processing, 206
+ * partial, 500 failed, 400/404 unknown); every template's `value` is Base64 of UTF-8 text that is
+ * JSON when it is JSON and plain text otherwise (transcripts, markdown). One template that does not
+ * decode never fails the rest.
  * No n8n runtime, no HTTP: used by the action node and by the trigger. How results become output
  * items: resultsOutput.ts.
  */
@@ -49,12 +50,12 @@ export interface SessionResults {
 	error?: { code?: string; message?: string };
 }
 
-/** Template ids of document 2.5 that the results are read by (the EMR id differs by API variant, so it is read from the output). */
+/** Template ids of [IFD §2.5] that the results are read by (the EMR id differs by API variant, so it is read from the output). */
 export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
 export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
 export const FHIR_TEMPLATE_ID = 'fhir';
 
-/** A transaction's state from its status call's HTTP status (service notes, "Results"). */
+/** A transaction's state from its status call's HTTP status ([EKA-V2] result.mdx). */
 export function transactionStatusFromHttp(httpStatus: number): SessionStatus {
 	if (httpStatus === 202) return 'processing';
 	if (httpStatus === 206) return 'partial';
@@ -82,7 +83,7 @@ export function readTransactionResults(sessionId: string, httpStatus: number, bo
 	if (Array.isArray(output)) {
 		results.templates = output.map((entry, index) => readTemplateEntry(entry, index));
 	} else if (asRecord(output)) {
-		// The document's other sample: {fhir: <Base64 JSON>}. Any other key is read the same way.
+		// The other sample of [IFD §4.8]: {fhir: <Base64 JSON>}. Any other key is read the same way.
 		for (const [key, value] of Object.entries(output as Record<string, unknown>)) {
 			const decoded = decodeTemplateValue(value);
 			const template: DecodedTemplate = {
@@ -106,7 +107,7 @@ export function readTransactionResults(sessionId: string, httpStatus: number, bo
 }
 
 /**
- * The session API's state (service notes beyond the document, §6): from the body's `status` first,
+ * The session API's state ([EKA-OAS] get-session.mdx): from the body's `status` first,
  * because a failed session is answered with HTTP 200 and `"status":"failed"`; else from the HTTP
  * status (202 processing, 206 partial, 410 expired, 404 unknown). `created` (not ended yet) is
  * processing: the results come once the session is ended, or it expires. A cancelled session (its
@@ -129,11 +130,11 @@ export function sessionApiStatus(httpStatus: number, body: unknown): SessionStat
 }
 
 /**
- * Where a session of the session API stands for an upload, read from the documented body `status`
- * only (`created` on create, `processing` after End, then `completed`/`partial`/`failed`), never
+ * Where a session of the session API stands for an upload, read from the body `status` [EKA-OAS]
+ * documents only (`created` on create, `processing` after End, then `completed`/`partial`/`failed`), never
  * from the HTTP status beside it (a `created` session may be answered 200 or 202): `open` takes
- * audio and an End; `ended` was ended (processing or done); `unknown` is a status the sources do
- * not give. 404 and 410 are the documented unknown and expired answers.
+ * audio and an End; `ended` was ended (processing or done); `unknown` is a status no source gives.
+ * 404 and 410 are [EKA-OAS]'s unknown and expired answers.
  */
 export type SessionLifecycle = 'open' | 'ended' | 'expired' | 'cancelled' | 'not_found' | 'unknown';
 
@@ -159,7 +160,7 @@ export function sessionAudioFiles(body: unknown): string[] | undefined {
 	return undefined;
 }
 
-/** The name the service stores an upload under: `audio_3.wav` → `3.wav` (ES-hist audio_adaptor). */
+/** The name the service stores an upload under: `audio_3.wav` → `3.wav` ([EKA-SCRIBE] audio_adaptor.py). */
 export function storedAudioName(fileName: string): string | undefined {
 	const match = /_(\d+)\.([a-zA-Z0-9]+)$/.exec(fileName);
 	return match ? `${Number(match[1])}.${match[2].toLowerCase()}` : undefined;
@@ -170,7 +171,7 @@ function bodyStatusOf(body: unknown): string {
 	return typeof stated === 'string' ? stated.trim().toLowerCase() : '';
 }
 
-/** Cancelled: the body's status, or either field the documented cancel sets (MSA cancelSession; ES-hist enums). */
+/** Cancelled: the body's status, or either field the cancel sets ([EKA-MSA] cancelSession; [EKA-SCRIBE]'s enums). */
 function isCancelledSession(body: unknown): boolean {
 	const root = asRecord(body);
 	return [root?.status, root?.user_status, root?.processing_status].some((value) => typeof value === 'string' && value.trim().toLowerCase() === 'cancelled');

@@ -1,5 +1,5 @@
 /**
- * Pure shaping of the workspace template endpoints (service notes beyond the document, §4): what the
+ * Pure shaping of the workspace template endpoints ([EKA-OAS] `/voice/api/v1/template`): what the
  * node reads from their answers, what it sends, and what a refusal means.
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -18,10 +18,9 @@ export interface TemplateRecord extends IDataObject {
 }
 
 /**
- * The list answer. Sources disagree on the spelling, so both are read:
- * `{items:[{id, title, desc, section_ids, default, is_favorite}]}` (the OpenAPI and most sources) and
- * `{templates:[{id, name, description}]}` (the backend's undocumented /voice/v1/templates). Undefined
- * when the body is neither.
+ * The list answer, in either spelling: `{items:[{id, title, desc, section_ids, default, is_favorite}]}`
+ * ([EKA-OAS]) and `{templates:[{id, name, description}]}` (the undocumented
+ * `/voice/v1/templates` of [EKA-SCRIBE]). Undefined when the body is neither.
  */
 export function readTemplateList(body: unknown): TemplateRecord[] | undefined {
 	if (!isRecord(body)) return undefined;
@@ -38,8 +37,8 @@ function toTemplateRecord(entry: IDataObject): TemplateRecord | undefined {
 		title: firstText(entry.title, entry.name) ?? null,
 		description: typeof entry.desc === 'string' ? entry.desc : typeof entry.description === 'string' ? entry.description : null,
 		sections: sectionIdsOf(entry.section_ids),
-		// The JS SDK types items with `is_editable` instead of `default`: the service's own templates
-		// are the ones that cannot be edited ("Template not editable").
+		// [EKA-JS] types items with `is_editable` instead of `default`: the service's own templates
+		// are the ones that cannot be edited ("Template not editable", [EKA-SCRIBE]).
 		default: typeof entry.default === 'boolean' ? entry.default : typeof entry.is_editable === 'boolean' ? !entry.is_editable : null,
 		is_favorite: typeof entry.is_favorite === 'boolean' ? entry.is_favorite : null,
 	};
@@ -50,13 +49,13 @@ function sectionIdsOf(value: unknown): string[] {
 	return value.map((entry) => (isRecord(entry) ? textOf(entry.id) : textOf(entry))).filter((id): id is string => id !== undefined);
 }
 
-/** The created template's id: `template_id` (the docs), or `id` as some answers spell it. */
+/** The created template's id: `template_id` ([EKA-OAS]), or `id` as some answers spell it. */
 export function readCreatedTemplateId(body: unknown): string | undefined {
 	if (!isRecord(body)) return undefined;
 	return firstText(body.template_id, body.id, isRecord(body.data) ? body.data.template_id : undefined);
 }
 
-/** The service's confirmation text (`msg` in the docs, `message` in the backend). */
+/** The service's confirmation text (`msg` in [EKA-OAS], `message` in [EKA-SCRIBE]). */
 export function readTemplateMessage(body: unknown): string | null {
 	if (!isRecord(body)) return null;
 	return firstText(body.msg, body.message) ?? null;
@@ -66,7 +65,8 @@ export type SectionIdsCheck = { ok: true; ids: string[] } | { ok: false; problem
 
 /**
  * Section IDs as the user gives them: a list (from an expression) or text with commas. Empty is
- * fine: the docs send `section_ids: []` and put the whole instruction in the description.
+ * fine: [EKA-OAS] create-template.mdx sends `section_ids: []` and puts the whole instruction in the
+ * description.
  */
 export function parseSectionIds(value: unknown): SectionIdsCheck {
 	if (value === undefined || value === null || value === '') return { ok: true, ids: [] };
@@ -93,9 +93,9 @@ function describeValue(value: unknown): string {
 export type TemplateRefusal = 'not-found' | 'not-editable' | 'invalid' | 'other';
 
 /**
- * What a refusal means. The service's docs answer 404 for an unknown id and 422 for a bad body; its
- * backend turns every 4xx into 400 and says what in the message ("Template not found or already
- * archived", "Template not editable"). Both are read.
+ * What a refusal means. [EKA-OAS] answers 404 for an unknown id and 422 for a bad body;
+ * [EKA-SCRIBE] turns every 4xx into 400 and says what in the message ("Template not found or
+ * already archived", "Template not editable"). Both are read.
  */
 export function classifyTemplateRefusal(statusCode: number, message: string | undefined): TemplateRefusal {
 	const text = (message ?? '').toLowerCase();

@@ -1,5 +1,5 @@
 /**
- * The service's webhook signature (service notes, "Webhooks"): header
+ * The service's webhook signature ([EKA-WH] webhook-signature.mdx): header
  * `Eka-Webhook-Signature: t=<unix seconds>,v1=<hex>` with
  * `v1 = HMAC-SHA256(key = signing_key, message = "<t>.<raw request body>")`.
  *
@@ -9,7 +9,7 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 
 /** Lower-case, as Node exposes incoming header names. */
 export const SIGNATURE_HEADER = 'eka-webhook-signature';
-/** The node's default tolerance for the signed timestamp (the service's docs suggest 3 minutes). */
+/** The node's default tolerance for the signed timestamp ([EKA-WH]'s example rejects after 3 minutes). */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
 const HEX_SHA256 = /^[0-9a-f]{64}$/i;

@@ -1,6 +1,7 @@
 /**
- * The one place where the interface document and the public service spell things differently
- * (see the "API variant" table of the service notes). Everything else is the same in both.
+ * The one place where [IFD] and the public service spell things differently: the token exchange
+ * ([IFD §4.5] vs [EKA-AUTH] login), the upload action and the EMR template id ([IFD §2.5] vs
+ * [EKA-V2]). Everything else is the same in both (docs/api-sources.md, "The API variant").
  */
 export type ApiVariant = 'document' | 'public';
 export type ApiEnvironment = 'production' | 'sandbox' | 'custom';
@@ -13,7 +14,7 @@ export interface ApiVariantSettings {
 	uploadAction: string;
 	/** The template id of the EMR-compatible format. */
 	emrTemplateId: string;
-	/** The public SDKs send the client id with every call. */
+	/** The public SDKs send the client id with every call ([EKA-PYSDK] client.py, [EKA-MCP] base_client.py). */
 	sendsClientIdHeader: boolean;
 }
 
@@ -34,15 +35,15 @@ export const API_VARIANTS: Record<ApiVariant, ApiVariantSettings> = {
 	},
 };
 
-/** The document's {base_url} and {sandbox_base_url}, as the publishing service names them. */
+/** [IFD]'s {base_url} and {sandbox_base_url}, as the publishing service names them ([EKA-V2] servers). */
 export const ENVIRONMENT_BASE_URLS: Record<Exclude<ApiEnvironment, 'custom'>, string> = {
 	production: 'https://api.eka.care',
 	sandbox: 'https://api.dev.eka.care',
 };
 
 /**
- * The service's sign-in (OIDC) provider for the OAuth2 credential, per environment, and what it
- * documents (service-notes-oauth §1): its two endpoints and the one scope it grants.
+ * The service's sign-in (OIDC) provider for the OAuth2 credential, per environment, and what
+ * [EKA-OIDC] documents: its two endpoints and the one scope it grants.
  */
 export const ENVIRONMENT_SIGN_IN_URLS: Record<Exclude<ApiEnvironment, 'custom'>, string> = {
 	production: 'https://accounts.eka.care',

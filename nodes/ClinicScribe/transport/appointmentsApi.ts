@@ -1,5 +1,5 @@
 /**
- * The appointment calls of the doctor-tool API (service notes beyond the document §1), as calls.
+ * The appointment calls of the doctor-tool API ([EKA-DT]), as calls.
  * Refusals become errors that say what went wrong and what to do; shaping is in
  * shared/appointmentRecords.ts. Patient details sent with a booking are redacted from every error.
  */
@@ -11,9 +11,9 @@ import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiRes
 import { unexpectedBodyError } from './requestErrors';
 
 export const APPOINTMENTS_PATH = '/dr/v1/appointment';
-/** Updates go to v2: MCP uses it for every update and DT documents both (notes §1.1, §1.6). */
+/** Updates go to v2: [EKA-DT] documents v1 and v2, and [EKA-MCP] uses v2 for every update. */
 export const APPOINTMENT_UPDATE_PREFIX = '/dr/v2/appointment';
-/** The reschedule that answers the new appointment (DT, notes §1.7); v1's is disabled for workspaces (MCP). */
+/** The reschedule that answers the new appointment ([EKA-DT]); v1's answers "not available for this workspace" ([EKA-MCP]). */
 export const RESCHEDULE_PREFIX = '/appointments/v1';
 
 /** How the path's id is meant: Eka's appointment id, or the partner's own (`?partner_id=1`). */
@@ -39,9 +39,9 @@ function idPath(ctx: ClinicApiContext, prefix: string, appointmentId: string, it
 }
 
 /**
- * `partner_id=1` when the id is the partner's; nothing otherwise. DT marks the parameter required
- * on the actions, MCP never sends it: both are accepted by the service (notes §1.1), so it is sent
- * only when it changes the meaning.
+ * `partner_id=1` when the id is the partner's; nothing otherwise. [EKA-DT] marks the parameter
+ * required on the actions, but [EKA-MCP] never sends it there, so it is sent only when it changes
+ * the meaning.
  */
 function partnerQuery(partnerId: boolean | undefined): IDataObject | undefined {
 	return partnerId ? { partner_id: 1 } : undefined;
@@ -74,7 +74,7 @@ export async function getAppointment(
 	return appointment;
 }
 
-/** Slots of a doctor at a clinic (`start_date`/`end_date` as `YYYY-MM-DD`, the form most sources use). */
+/** Slots of a doctor at a clinic (`start_date`/`end_date` as `YYYY-MM-DD` as [EKA-DT-OLD] writes them; [EKA-MCP] sends ISO midnights). */
 export async function getSlots(
 	ctx: ClinicApiContext,
 	request: { doctorId: string; clinicId: string; startDate: string; endDate: string },
@@ -188,12 +188,12 @@ export async function rescheduleAppointment(
 
 export type AppointmentAction = 'cancel' | 'complete' | 'park' | 'noShow';
 
-/** The action endpoints (notes §1.1). Each sets a state: doing it twice leaves the same state. */
+/** The action endpoints ([EKA-DT]). Each sets a state: doing it twice leaves the same state. */
 const ACTIONS: Record<AppointmentAction, { method: 'PUT' | 'POST'; suffix: string; body?: IDataObject; words: string }> = {
 	cancel: { method: 'PUT', suffix: 'cancel', words: 'the cancellation' },
 	complete: { method: 'POST', suffix: 'complete', words: 'the completion' },
 	park: { method: 'POST', suffix: 'parked', words: 'the parking' },
-	// "NS" is the only value documented for change-status.
+	// "NS" is the only value [EKA-DT] documents for change-status.
 	noShow: { method: 'POST', suffix: 'change-status', body: { status: 'NS' }, words: 'the no-show mark' },
 };
 

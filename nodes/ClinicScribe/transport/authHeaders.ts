@@ -1,8 +1,9 @@
 import type { ClinicScribeSettings } from './credentialSettings';
 
 /**
- * The `/dr/...` directory endpoints take the token raw in a header named `auth` (document §5);
- * every other call takes `Authorization: Bearer`. The public service's SDKs also send the client id.
+ * The `/dr/...` directory endpoints take the token raw in a header named `auth` ([IFD §5], [EKA-DT]);
+ * every other call takes `Authorization: Bearer`. The public service's SDKs also send the client id
+ * ([EKA-PYSDK], [EKA-MCP]).
  */
 export function authHeadersFor(
 	url: string,
@@ -26,7 +27,7 @@ export function oAuth2HeadersFor(
 	return { headers: clientIdHeaders(url, settings), tokenHeader: isDirectoryPath(pathOf(url)) ? 'auth' : undefined };
 }
 
-/** The patient directory requires client-id on every call, whichever variant (service notes §3.1). */
+/** The patient directory requires client-id on every call, whichever variant ([EKA-PD]). */
 function clientIdHeaders(url: string, settings: Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>): Record<string, string> {
 	if (settings.clientId && (settings.variantSettings.sendsClientIdHeader || isPatientDirectoryPath(pathOf(url)))) {
 		return { 'client-id': settings.clientId };

@@ -1,5 +1,5 @@
 /**
- * The clinic directory (document 4.1–4.3, the doctor-tool `/dr/v1/…` endpoints), as calls: the
+ * The clinic directory ([IFD §4.1–4.3], the doctor-tool `/dr/v1/…` endpoints), as calls: the
  * business's clinics and doctors, a doctor's services, and the deprecated search of the business's
  * patients by mobile. Shaping of their answers is shared/clinicDirectoryRecords.ts. The patient
  * directory (`/profiles`) is patientDirectoryApi.ts.

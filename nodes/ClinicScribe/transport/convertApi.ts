@@ -1,7 +1,7 @@
 /**
- * Convert Transcript's calls (service notes beyond the document, §5, upload-transcript.mdx): create a
- * session for the template (sessionApi.ts's create, under an id of ours) → POST the transcript to
- * convert-to-template → the result is polled like any session (transcriptionApi.ts's status call).
+ * Convert Transcript's calls ([EKA-OAS] upload-transcript.mdx): create a session for the template
+ * (sessionApi.ts's create, under an id of ours) → POST the transcript to convert-to-template → the
+ * result is polled like any session (transcriptionApi.ts's status call).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -38,7 +38,7 @@ export interface ConvertStarted {
 
 /**
  * Starts the conversion (the service answers 202 and works in the background). No `flavour` header:
- * with one the service only stores the transcript (ES-hist).
+ * with one the service only stores the transcript ([EKA-SCRIBE]).
  */
 export async function convertTranscript(
 	ctx: ClinicApiContext,
@@ -64,7 +64,7 @@ export async function convertTranscript(
 	if (response.statusCode === 400 || response.statusCode === 404)
 		throw clinicApiError(ctx, { purpose, itemIndex, redact: [transcript] }, response.statusCode, response.body);
 	const body = (asRecord(response.body) ?? {}) as IDataObject;
-	// Read document_id, not status: the sources disagree on status ("in-progress", "success").
+	// Read document_id, not status: [EKA-OAS] answers "in-progress", [EKA-JS] types "success" | "failed".
 	if (typeof body.document_id !== 'string' || body.document_id === '') throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 	return { documentId: body.document_id, templateId: typeof body.template_id === 'string' ? body.template_id : templateId, body };
 }

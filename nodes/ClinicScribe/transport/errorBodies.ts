@@ -1,6 +1,7 @@
 /**
  * Reading what a failed call gave: the error bodies of the clinic API (each group of endpoints has
- * its own shape, service notes "Errors"; callers only ever see a code and a message), a redirect's
+ * its own shape: [IFD §7] `/dr`, [EKA-AUTH], [EKA-OAS] voice, [EKA-WH]; callers only ever see a
+ * code and a message), a redirect's
  * target, a failure without an answer; and scrubbing secrets out of all of it.
  */
 import { textOf } from '../shared/values';
@@ -19,14 +20,14 @@ export function readErrorFields(body: unknown): ErrorFields {
 	const record = body as Record<string, unknown>;
 	const error = record.error;
 	if (typeof error === 'object' && error !== null) {
-		// `/dr` envelope (document §7), voice and webhook APIs: {error: {code, message | msg}}.
+		// `/dr` envelope [IFD §7], voice and webhook APIs: {error: {code, message | msg}}.
 		const inner = error as Record<string, unknown>;
 		return {
 			code: textOf(inner.code),
 			message: textOf(inner.message) ?? textOf(inner.msg) ?? textOf(record.message),
 		};
 	}
-	// Auth API: {code, error}; some `/dr` responses add a top-level message.
+	// Auth API: {code, error} [EKA-AUTH]; some `/dr` responses add a top-level message [EKA-DT].
 	return { code: textOf(record.code), message: textOf(error) ?? textOf(record.message) };
 }
 

@@ -1,9 +1,9 @@
 /**
- * The patient directory (service notes beyond the document, §3: `/profiles/v1/patient…`), as calls.
+ * The patient directory ([EKA-PD] `/profiles/v1/patient…`), as calls.
  * Bearer token plus the `client-id` header, which the directory requires on every call (the
  * credential adds both: authHeaders.ts); without a Client ID in the credential nothing is sent.
  * Every call names the patient data it sends in `redact`, so no error can repeat it. Trailing
- * slashes are as PD writes the paths.
+ * slashes are as [EKA-PD] writes the paths.
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
@@ -33,7 +33,7 @@ export async function createPatient(ctx: ClinicApiContext, body: IDataObject, re
 		method: 'POST',
 		path: `${PATIENT_DIRECTORY_PATH}/`,
 		body,
-		// A second POST could create the patient twice (PD documents no duplicate check).
+		// A second POST could create the patient twice ([EKA-PD] documents no duplicate check).
 		idempotent: false,
 		purpose: 'the new patient',
 		itemIndex,

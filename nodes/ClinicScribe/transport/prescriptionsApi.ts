@@ -1,9 +1,9 @@
 /**
- * Prescriptions (service notes beyond the document, §7), as calls:
+ * Prescriptions ([EKA-DT]), as calls:
  *
  * - `getPrescription`: `GET /dr/v1/prescription/{prescription_id}` through `clinicApiRequest`
- *   (DT declares the raw `auth` header, as for every `/dr` call; MCP sends Bearer + client-id: the
- *   credential adds what authHeaders.ts says).
+ *   ([EKA-DT] declares the raw `auth` header, as for every `/dr` call; [EKA-MCP] sends Bearer +
+ *   client-id: the credential adds what authHeaders.ts says).
  * - `downloadPrescriptionPdf`: the PDF behind a `prescription_url` (appointment, `prescription.*`
  *   events). It lives on another host (`prescription-store-s3.eka.care`), so it is fetched as a
  *   link (linkDownload.ts): no token, no `auth`, no client-id ever goes with it, whatever host the

@@ -14,7 +14,7 @@ export interface RetryPolicy {
 export interface RequestTimeouts {
 	readonly apiCallMs: number;
 	readonly tokenMs: number;
-	/** The server holds a status call up to about 14 s before it answers 202 (service notes). */
+	/** The server holds a status call up to 14 s before it answers 202 ([EKA-SCRIBE] result_service_v2.py). */
 	readonly statusMs: number;
 	readonly presignMs: number;
 	readonly initMs: number;

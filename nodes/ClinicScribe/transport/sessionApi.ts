@@ -1,8 +1,8 @@
 /**
- * The service's session API (`/voice/v1/sessions`, service notes beyond the document §6): create a
- * session under an id of ours (Upload Audio's session method and Convert Transcript both) → upload
- * each file as raw bytes → end → read the results, already decoded by the service; cancel (the
- * documented PATCH pattern) and the whole session's audio.
+ * The service's session API ([EKA-OAS] `/voice/v1/sessions`): create a session under an id of ours
+ * (Upload Audio's session method and Convert Transcript both) → upload each file as raw bytes → end
+ * → read the results, already decoded by the service; cancel (a PATCH, as [EKA-MSA] does it) and
+ * the whole session's audio.
  *
  * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
  * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
@@ -25,14 +25,14 @@ import { FileSizeChanged, openUploadBody, storageTimeoutMs, type SizeWatch, type
 
 export const SESSIONS_PATH = '/voice/v1/sessions';
 
-/** A `single` upload may hold at most 10 MB (ES-OAS create-session.mdx, upload-audio.mdx). */
+/** A `single` upload may hold at most 10 MB ([EKA-OAS] create-session.mdx, upload-audio.mdx). */
 export const SESSION_SINGLE_UPLOAD_MAX_BYTES = 10 * 1000 * 1000;
 
-/** A client-supplied session_id must have 16 to 32 characters (ES-OAS, ES-hist). */
+/** A client-supplied session_id must have 16 to 32 characters ([EKA-OAS], [EKA-SCRIBE]). */
 export const SESSION_ID_MIN_LENGTH = 16;
 export const SESSION_ID_MAX_LENGTH = 32;
 
-/** The file name of an upload: `<base>_<n>.<ext>` (ES-hist audio_adaptor.py; ES-OAS). */
+/** The file name of an upload: `<base>_<n>.<ext>` ([EKA-SCRIBE] audio_adaptor.py, [EKA-OAS]). */
 export const SESSION_FILE_NAME = /^[a-zA-Z0-9_-]+_\d+\.[a-zA-Z0-9]+$/;
 
 /** Extensions the service reads (others are taken for webm), by the content type this node knows. */
@@ -208,9 +208,9 @@ export async function uploadSessionAudio(
 
 /**
  * Ends the session: the service starts processing (the paid step). Repeated after a 5xx or a lost
- * answer, because a session is processed once: ES-hist handles a "re-commit" (202 again) and ES-OAS
- * answers 400 "Session already ended" (a conflict between the sources), so after such a repeat that
- * 400 means our first End got through. Without a repeat it means the session was ended before.
+ * answer, because a session is processed once: [EKA-SCRIBE] answers a "re-commit" 202 again and
+ * [EKA-OAS] 400 "Session already ended", so after such a repeat that 400 means our first End got
+ * through. Without a repeat it means the session was ended before.
  */
 export async function endSession(
 	ctx: ClinicApiContext,
@@ -299,7 +299,7 @@ export async function readSessionState(ctx: ClinicApiContext, sessionId: string,
 }
 
 /**
- * Cancels the session (MSA client.ts `cancelSession`; ES-hist enums allow `cancelled` for both).
+ * Cancels the session ([EKA-MSA] client.ts `cancelSession`; [EKA-SCRIBE]'s enums allow `cancelled` for both fields).
  * Safe to repeat: it sets the same two fields to the same value.
  */
 export async function cancelSession(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<{ statusCode: number; body: IDataObject }> {

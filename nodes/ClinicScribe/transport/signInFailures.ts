@@ -36,7 +36,7 @@ export function signInTokenRejectedAdvice(credentialName: string, attempts: numb
 
 /**
  * Why n8n could not renew the OAuth2 token after a 401, in words, or undefined when the failure was
- * something else. The sign-in provider answers OAuth errors (RFC 6749 §5.2); n8n 2.41 turns
+ * something else. The sign-in provider answers OAuth errors ([RFC6749 §5.2], [EKA-OIDC]); n8n 2.41 turns
  * invalid_grant into a "needs to be reconnected" error of its own, older versions pass it through.
  */
 export function signInRenewalFailureOf(error: unknown, credentialName: string): TokenProblem | undefined {

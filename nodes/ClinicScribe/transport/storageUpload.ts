@@ -1,6 +1,6 @@
 /**
- * Upload step 2 of the service notes: one `multipart/form-data` POST per file to the presigned
- * storage URL: every presigned field, then the `file` part last. It goes through the plain
+ * Upload step 2 of the transaction flow ([EKA-V2] file-upload.mdx): one `multipart/form-data` POST
+ * per file to the presigned storage URL: every presigned field, then the `file` part last. It goes through the plain
  * `httpRequest` helper, never the authenticated one, so no token reaches the storage host.
  *
  * Files from n8n's binary store (filesystem, S3, database modes) are streamed with the exact

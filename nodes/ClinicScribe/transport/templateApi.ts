@@ -1,6 +1,6 @@
 /**
- * The workspace's templates (service notes beyond the document, §4: `/voice/api/v1/template`, Bearer),
- * as calls. Refusals become errors that say what went wrong and what to do; shaping is in shared/.
+ * The workspace's templates ([EKA-OAS] `/voice/api/v1/template`, Bearer), as calls. Refusals become
+ * errors that say what went wrong and what to do; shaping is in shared/.
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
@@ -8,10 +8,10 @@ import { classifyTemplateRefusal } from '../shared/templateRecords';
 import { readErrorFields } from './errorBodies';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
-/** The path most sources use; the backend's undocumented `/voice/v1/templates` is not called. */
+/** The documented path ([EKA-OAS], [EKA-JS]); [EKA-SCRIBE]'s undocumented `/voice/v1/templates` is not called. */
 export const TEMPLATES_PATH = '/voice/api/v1/template';
 
-/** The docs answer 404/422, the backend 400 for every 4xx: each is read for what it says. */
+/** [EKA-OAS] answers 404/422, [EKA-SCRIBE] 400 for every 4xx: each is read for what it says. */
 const REFUSALS = [400, 404, 422];
 
 export async function listTemplates(ctx: ClinicApiContext, itemIndex?: number): Promise<ClinicApiResponse> {
@@ -38,7 +38,7 @@ export async function createTemplate(ctx: ClinicApiContext, fields: Required<Tem
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
 		path: TEMPLATES_PATH,
-		// `section_ids` is required even when empty (create-template.mdx); `type` is left out: its
+		// `section_ids` is required even when empty ([EKA-OAS] create-template.mdx); `type` is left out: its
 		// need is undocumented and the service defaults it.
 		body: { title: fields.title, desc: fields.description, section_ids: fields.sectionIds },
 		// Not repeated on a network error: a second POST could create the template twice.
@@ -59,7 +59,7 @@ export async function updateTemplate(
 	const body: IDataObject = {};
 	if (fields.title !== undefined) body.title = fields.title;
 	if (fields.description !== undefined) body.desc = fields.description;
-	// Accepted by the backend (ES-hist), not listed by the OpenAPI: sent only when the user sets it.
+	// Accepted by [EKA-SCRIBE], not listed by [EKA-OAS]: sent only when the user sets it.
 	if (fields.sectionIds !== undefined) body.section_ids = fields.sectionIds;
 	const request = { purpose: `the update of template "${templateId}"`, itemIndex, templateId };
 	const response = await clinicApiRequest(ctx, {

@@ -1,5 +1,5 @@
 /**
- * The transcription calls of the clinic API (document 4.7 and 4.8, wire flow of the service notes):
+ * The transcription calls of the clinic API ([IFD §4.7, §4.8], on the wire as [EKA-V2] documents them):
  * presign, the used-ID check, init and status. All go through `clinicApiRequest` (Bearer, retries,
  * error advice); the upload of the files themselves is in storageUpload.ts, which never carries a token.
  */
@@ -28,7 +28,7 @@ export interface UploadTarget {
 export interface PresignRequest {
 	txnId: string;
 	action: string;
-	/** The upload's extra_data (mode, model_type), sent as the body as the public SDKs do. */
+	/** The upload's extra_data (mode, model_type), sent as the body as [EKA-PYSDK] does. */
 	extraData?: IDataObject;
 }
 
@@ -84,7 +84,7 @@ function folderFromKey(key: string | undefined): string | undefined {
 	return at === -1 ? undefined : key.slice(0, at);
 }
 
-/** The init body of the service notes (upload step 3). */
+/** The init body ([EKA-V2] init.mdx, upload step 3). */
 export interface InitTransactionBody extends IDataObject {
 	mode: string;
 	transfer: string;
@@ -141,7 +141,7 @@ export async function initTransaction(
 
 /**
  * Whether a transaction was started already, asked before anything is uploaded. The status call
- * answers 400/404 for a transaction it does not know (service notes, Results) and 200/202/206 once
+ * answers 400/404 for a transaction it does not know ([EKA-V2] result.mdx) and 200/202/206 once
  * one was started; a failed one answers 500, which stays an error (nothing is uploaded either way).
  */
 export async function isTransactionStarted(ctx: ClinicApiContext, txnId: string, itemIndex?: number): Promise<boolean> {
@@ -176,7 +176,7 @@ export function transactionIdUsedError(
 	});
 }
 
-/** 400 `txn_limit_exceeded`: the workspace's daily session quota (service notes, upload step 3). */
+/** 400 `txn_limit_exceeded` from init: the workspace's daily session quota ([EKA-SCRIBE] core/exceptions.py). */
 export function isDailyQuotaAnswer(body: unknown): boolean {
 	const fields = readErrorFields(body);
 	return fields.code === 'txn_limit_exceeded' || /txn_limit_exceeded/i.test(fields.message ?? '');

@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (document 4.4; list and delete from the service notes), as calls. They take
+ * Webhook subscriptions ([IFD §4.4]; list and delete from [EKA-WH]), as calls. They take
  * `Authorization: Bearer` (the credential adds it). Deciding what to do with the answers is in
  * trigger/subscriptionPlan.ts.
  */
@@ -14,7 +14,7 @@ export interface RemoteSubscription {
 	id: string;
 	endpoint: string;
 	eventNames: string[];
-	/** Shown by the list endpoint (service notes); may be absent or masked. */
+	/** Shown by the list endpoint ([EKA-WH]); may be absent or masked. */
 	signingKey?: string;
 }
 

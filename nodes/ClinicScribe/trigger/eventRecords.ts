@@ -1,6 +1,6 @@
 /**
  * The trigger's "Include Appointment or Prescription" option: the full record behind a clinic event,
- * as Include Results does for transcriptions. Webhook payloads carry ids only (WH getting-started),
+ * as Include Results does for transcriptions. Webhook payloads carry ids only ([EKA-WH] getting-started.mdx),
  * so the record is fetched: a prescription event's prescription, an appointment event's appointment.
  * Other families (receipts, schedule, …) are output as they are.
  */

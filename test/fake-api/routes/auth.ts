@@ -1,7 +1,7 @@
 /**
- * Token endpoints: the document's client-credential exchange (4.5), the public service's login, and
- * refresh (4.6, path from the service notes). Error bodies are {code, error} and never echo what the
- * caller sent.
+ * Token endpoints: the client-credential exchange of [IFD §4.5], the public service's login, and
+ * refresh ([IFD §4.6]; its path from [EKA-AUTH]). Error bodies are {code, error} ([EKA-AUTH]) and
+ * never echo what the caller sent.
  *
  * Check order (first failure wins):
  *   document: X-API-KEY (403) → Content-Type (415) → JSON (400) → exact body keys (400)

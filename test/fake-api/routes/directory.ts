@@ -1,7 +1,7 @@
 /**
- * Directory endpoints of the document: doctor services (4.1), patient search (4.2, deprecated group)
- * and business entities (4.3). All take the token raw in header `auth` (document §5); a Bearer
- * Authorization header alone is not accepted. Errors use the §7 envelope.
+ * Directory endpoints of [IFD]: doctor services ([IFD §4.1]), patient search ([IFD §4.2], deprecated
+ * group) and business entities ([IFD §4.3]). All take the token raw in header `auth` ([IFD §5]); a Bearer
+ * Authorization header alone is not accepted. Errors use the envelope of [IFD §7].
  */
 import { BUSINESS, CLINICS, DOCTORS, PATIENTS_BY_MOBILE, SERVICES_BY_DOCTOR } from '../fixtures';
 import type { PatientFixture } from '../fixtures';
@@ -35,7 +35,7 @@ export const directoryRoutes: readonly RouteDefinition[] = [
 	},
 ];
 
-/** 4.1 */
+/** [IFD §4.1] */
 function doctorServices(ctx: RouteContext): void {
 	if (!authenticated(ctx)) return;
 	const services = SERVICES_BY_DOCTOR[ctx.params.doctorId];
@@ -46,7 +46,7 @@ function doctorServices(ctx: RouteContext): void {
 	ctx.sendJson(200, { data: { services: form } });
 }
 
-/** 4.2 */
+/** [IFD §4.2] */
 function searchPatients(ctx: RouteContext): void {
 	if (!authenticated(ctx)) return;
 	const mobiles = ctx.query.getAll('mobile');
@@ -61,7 +61,7 @@ function searchPatients(ctx: RouteContext): void {
 	ctx.sendJson(200, { status_code: 200, success: true, data });
 }
 
-/** 4.3: the business comes from the token. */
+/** [IFD §4.3]: the business comes from the token. */
 function businessEntities(ctx: RouteContext): void {
 	const subject = authenticated(ctx);
 	if (!subject) return;
@@ -82,13 +82,13 @@ function authenticated(ctx: RouteContext): TokenSubject | 'static' | undefined {
 	return undefined;
 }
 
-/** Document 2.2. */
+/** [IFD §2.2]. */
 function profileForm(p: PatientFixture) {
 	const { email: _email, ...profile } = p.profile;
 	return { name: p.name, patient_id: p.patient_id, patient_profile: profile };
 }
 
-/** The document's alternative sample: extra clinic_id, is_recent, email; gender named gen. */
+/** The alternative sample of [IFD §2.2]: extra clinic_id, is_recent, email; gender named gen. */
 function alternativePatientForm(p: PatientFixture) {
 	const { gender, ...rest } = p.profile;
 	return {

@@ -1,20 +1,20 @@
 /**
- * The patient directory (service notes beyond the document, §3), strict as the other routes:
+ * The patient directory ([EKA-PD]), strict as the other routes:
  *
- *   POST   /profiles/v1/patient/              create body (3.3) → 201 {oid}
+ *   POST   /profiles/v1/patient/              create body ([EKA-PD]) → 201 {oid}
  *   GET    /profiles/v1/patient/search        ?prefix=…[&limit≤50][&select=…] → 200 [{username, mobile, oid, fln, …select}]
- *   GET    /profiles/v1/patient/by-mobile/    ?mob=+<cc><number>[&full_profile=true] → 200 array (PDTS) or object (PD)
+ *   GET    /profiles/v1/patient/by-mobile/    ?mob=+<cc><number>[&full_profile=true] → 200 array ([EKA-PDTS]) or object ([EKA-PD])
  *   GET    /profiles/v1/patient/minified/     ?pageNo≥1[&pageSize≤2000][&select][&from=epoch s][&arc=true] → {profiles, currPageMeta}
- *   GET    /profiles/v1/patient/:oid          → 200 profile (3.4)
+ *   GET    /profiles/v1/patient/:oid          → 200 profile ([EKA-PD])
  *   PATCH  /profiles/v1/patient/:oid          any create field → 200 {message}
  *   DELETE /profiles/v1/patient/:oid          → 200 {message} (archived: no longer found, listed only with arc=true)
  *
  * Every call needs `Authorization: Bearer <token>` and `client-id` equal to the token's client id
- * (the static token's: the credential's client id). Trailing slashes are as PD writes them and are
- * not optional. Errors as PD: 400 {error:{message, code:"invalid_request"}}, 404 {message:"Not
+ * (the static token's: the credential's client id). Trailing slashes are as [EKA-PD] writes them and
+ * are not optional. Errors as [EKA-PD]: 400 {error:{message, code:"invalid_request"}}, 404 {message:"Not
  * found", code:"profile_not_found"}, 401 without body detail. Create/update accept both readings
  * of the conflicts (mobile with country code or digits + ccd; `bloodgroup` or `bg`) and record which
- * was sent (`accepted`). Names are stored lower-cased, as PD says.
+ * was sent (`accepted`). Names are stored lower-cased, as [EKA-PD] says.
  *
  * Control: `fakePatientDirectory(api)` (store, byMobileForm 'array' | 'object', reset).
  */
@@ -50,7 +50,7 @@ export interface FakeProfile {
 
 export interface PatientDirectoryStore {
 	profiles: Map<string, FakeProfile>;
-	/** 'array' (PDTS, PD-TSDOC; default) or 'object' (PD's 200 schema: the first match). */
+	/** 'array' ([EKA-PDTS], [EKA-PD-TSDOC]; default) or 'object' ([EKA-PD]'s 200 schema: the first match). */
 	byMobileForm: 'array' | 'object';
 	/** Bodies the routes accepted (creates and updates), in order. */
 	accepted: Array<{ method: string; oid?: string; body: Record<string, unknown> }>;
@@ -172,7 +172,7 @@ function profilesByMobile(ctx: RouteContext): void {
 	const unknown = [...ctx.query.keys()].filter((key) => key !== 'mob' && key !== 'full_profile');
 	if (unknown.length > 0) return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
 	const mobs = ctx.query.getAll('mob');
-	// PD: "+<country_code><number>"; the fake takes only that reading.
+	// [EKA-PD]: "+<country_code><number>"; the fake takes only that reading.
 	if (mobs.length !== 1 || !/^\+\d{8,15}$/.test(mobs[0])) return invalid(ctx, 'mob must be one number as +<country code><number>');
 	const full = ctx.query.getAll('full_profile');
 	if (full.length > 1 || (full.length === 1 && full[0] !== 'true')) return invalid(ctx, 'full_profile must be true when given');
@@ -246,7 +246,7 @@ function fieldsProblem(ctx: RouteContext, body: Record<string, unknown>, ownOid:
 	if (body.email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(body.email as string)) return 'invalid email';
 	if (body.mobile !== undefined) {
 		if (typeof body.mobile !== 'string') return 'mobile must be a string';
-		// PD: "+<cc><number>"; PDTS: 6–15 digits with ccd.
+		// [EKA-PD]: "+<cc><number>"; [EKA-PDTS]: 6–15 digits with ccd.
 		const withCode = /^\+\d{8,15}$/.test(body.mobile);
 		const digitsWithCcd = /^\d{6,15}$/.test(body.mobile) && typeof body.ccd === 'string' && /^\+\d{1,4}$/.test(body.ccd);
 		if (!withCode && !digitsWithCcd) return 'mobile must have its country code (+916000000000), or be digits with ccd';
@@ -354,7 +354,7 @@ function notFound(ctx: RouteContext): void {
 	ctx.sendJson(404, { message: 'Not found', code: 'profile_not_found' });
 }
 
-/** Bearer token and the matching client-id (required on every call, PD); false after answering 401. */
+/** Bearer token and the matching client-id (required on every call, [EKA-PD]); false after answering 401. */
 function authorised(ctx: RouteContext): boolean {
 	const header = ctx.req.headers.authorization;
 	const match = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;

@@ -1,11 +1,11 @@
 /**
- * Prescriptions (service notes beyond the document, §7) and the store their PDFs live in:
+ * Prescriptions ([EKA-DT]) and the store their PDFs live in:
  *
- *   GET /dr/v1/prescription/:prescriptionId   → 200 the prescription at the top level (DT: no `data`
+ *   GET /dr/v1/prescription/:prescriptionId   → 200 the prescription at the top level ([EKA-DT]: no `data`
  *       wrapper, no PDF link); 404 {error:{code:"NOT_FOUND", message:"Rx id/Business data missing"}}
  *   GET /prescription-store/:fileName         → 200 application/pdf (the PDF bytes); 404 when unknown
  *
- * The API route takes the token raw in header `auth` (DT, as every `/dr` call here); with the public
+ * The API route takes the token raw in header `auth` ([EKA-DT], as every `/dr` call here); with the public
  * variant a token issued to a client also needs `client-id`, and a `client-id` that does not match
  * the token is refused with either variant. No query, no body.
  *
@@ -18,7 +18,7 @@
  *   over HTTP   POST /__admin/prescriptions {prescription?: {...}, pdfText?: string, baseUrl?: string}
  *               GET  /__admin/prescriptions → every prescription (with its pdf_path)
  *               POST /__admin/prescriptions/reset → only the seeded one again
- * A seeded prescription gets `prescription_id` (given or `P-DW-FAKE-<n>`) and DT's other top-level
+ * A seeded prescription gets `prescription_id` (given or `P-DW-FAKE-<n>`) and [EKA-DT]'s other top-level
  * fields filled from the fixtures; the PDF is a small valid PDF whose text is `pdfText` (default:
  * "Prescription <id>"). `prescription_url` is `<baseUrl><pdf_path>` (baseUrl: the fake's own URL
  * in-process; over HTTP the caller gives it, else only `pdf_path` is answered).
@@ -32,7 +32,7 @@ export const PRESCRIPTION_PDF_PATH = `${PRESCRIPTION_STORE_PREFIX}/:fileName`;
 export const SEEDED_PRESCRIPTION_ID = 'P-DW-1730717340935-0001';
 
 export interface FakePrescription {
-	/** DT's top-level record, as answered. */
+	/** [EKA-DT]'s top-level record, as answered. */
 	record: Record<string, unknown>;
 	/** `/prescription-store/<file>.pdf` */
 	pdfPath: string;
@@ -76,7 +76,7 @@ export function resetPrescriptionStore(store: PrescriptionStore): void {
 	seedInto(store, { prescription: { prescription_id: SEEDED_PRESCRIPTION_ID } });
 }
 
-/** A prescription as DT's example shows one (values from the fake's fixtures). */
+/** A prescription as [EKA-DT]'s example shows one (values from the fake's fixtures). */
 export function samplePrescription(prescriptionId: string): Record<string, unknown> {
 	return {
 		prescription_id: prescriptionId,
@@ -190,7 +190,7 @@ function getPdf(ctx: RouteContext): void {
 	ctx.res.end(pdf);
 }
 
-/** The raw token in `auth`, and the client id where the public SDKs send it; false after answering 401. */
+/** The raw token in `auth`, and the client id where the public SDKs send it ([EKA-MCP]); false after answering 401. */
 function authorised(ctx: RouteContext): boolean {
 	const header = ctx.req.headers.auth;
 	const check = ctx.state.tokens.checkAccess(typeof header === 'string' ? header : undefined);

@@ -1,18 +1,18 @@
 /**
- * The session API of the fake clinic API (service notes beyond the document §6), strict:
+ * The session API of the fake clinic API ([EKA-OAS] `/voice/v1/sessions`), strict:
  *
  *   POST  /voice/v1/sessions                          (Bearer; transcription/convert.ts, which calls
  *         registerSession here) {session_id? (16–32 chars), upload_type:"single", templates (1–2),
  *         language_hint?, model?, additional_data?, patient_details?, session_mode?} → 201
  *         {session_id, status:"created", created_at, expires_at, upload_url}; an id that exists →
- *         409 session_already_exists (the notes do not say what the service answers: our choice).
+ *         409 session_already_exists (no source says what the service answers: our choice).
  *   POST  /voice/v1/sessions/:id/audio/:fileName      raw bytes (no multipart, Content-Length
  *         required, no JSON); name `<base>_<n>.<ext>`; formats webm mp3 wav ogg m4a mp4; at most
- *         `maxSingleUploadBytes` (10 MB) → 413 payload_too_large (what a gateway would answer: the
- *         sources define the limit, no route checks it); after End → 400 session_ended. Records
+ *         `maxSingleUploadBytes` (10 MB) → 413 payload_too_large (what a gateway would answer:
+ *         [EKA-OAS] states the limit, no route of [EKA-SCRIBE] checks it); after End → 400 session_ended. Records
  *         length and SHA-256 of every file; stored as `<n>.<ext>` (a repeat replaces it).
  *   POST  /voice/v1/sessions/:id/end                  {audio_files_sent?} → 202 processing; a second
- *         End → 400 "Session already ended" (ES-OAS; ES-hist would answer 202 again).
+ *         End → 400 "Session already ended" ([EKA-OAS]; [EKA-SCRIBE] would answer 202 again).
  *   GET   /voice/v1/sessions/:id                      202 while processing (partial transcript, no
  *         templates), then 200 completed / 206 partial / 200 with status "failed"; 410 expired;
  *         404 unknown; a session never ended stays `created` (200); a cancelled one is answered 200
@@ -136,7 +136,7 @@ function storeOf(state: FakeClinicState): SessionStore {
 	return store;
 }
 
-/** Fields of the create body besides upload_type and templates (ES-OAS; ES-hist adds session_mode, transcript_language). */
+/** Fields of the create body besides upload_type and templates ([EKA-OAS]; [EKA-SCRIBE] adds session_mode, transcript_language). */
 export const SESSION_CREATE_FIELDS = ['session_id', 'language_hint', 'model', 'additional_data', 'patient_details', 'session_mode', 'transcript_language'];
 
 /** What is wrong with the session fields of a create body: [status, code, message], or undefined. */

@@ -1,5 +1,5 @@
 /**
- * The service's sign-in (OIDC) provider, as its developer docs describe it (service-notes-oauth §1),
+ * The service's sign-in (OIDC) provider, as its developer docs describe it ([EKA-OIDC]),
  * strict like the rest of the fake. One registered client and one clinic account (fixtures SIGN_IN);
  * the redirect URIs the client may use are registered by the test (or `npm start`).
  *

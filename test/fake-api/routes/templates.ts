@@ -1,5 +1,5 @@
 /**
- * The workspace's templates (service notes beyond the document, §4), strict as the other routes:
+ * The workspace's templates ([EKA-OAS] `/voice/api/v1/template`), strict as the other routes:
  *
  *   GET    /voice/api/v1/template               → 200 {items:[{id, title, desc, section_ids, default, is_favorite}]}
  *   POST   /voice/api/v1/template               {title*, desc?, section_ids*:[], type?:"custom"} → 201 {msg, template_id}
@@ -8,8 +8,8 @@
  *
  * Bearer token; with the public variant a token issued to a client also needs `client-id` (its
  * client id); a `client-id` that does not match is refused with either variant. No GET of one
- * template (405, as the docs have none). Refusals as the backend gives them (every 4xx → 400
- * BAD_REQUEST with a message) by default, or as the docs (404 unknown id, 422 bad body) with
+ * template (405, as [EKA-OAS] has none). Refusals as [EKA-SCRIBE] gives them (every 4xx → 400
+ * BAD_REQUEST with a message) by default, or as [EKA-OAS] documents them (404 unknown id, 422 bad body) with
  * `fakeTemplates(api).errorStyle = 'docs'`. Seeded with the service's two defaults and one custom
  * template (`tpl-soap-note`, the id Upload Audio's tests use); init accepts every listed id.
  */
@@ -35,7 +35,7 @@ export interface FakeTemplate {
 
 export interface TemplateStore {
 	templates: Map<string, FakeTemplate>;
-	/** 'backend' (default): every 4xx answered as 400 BAD_REQUEST; 'docs': 404 / 422. */
+	/** 'backend' (default, [EKA-SCRIBE]): every 4xx answered as 400 BAD_REQUEST; 'docs' ([EKA-OAS]): 404 / 422. */
 	errorStyle: 'backend' | 'docs';
 	/** Every request body the routes accepted, in order (creates and updates). */
 	accepted: Array<{ method: string; templateId?: string; body: Record<string, unknown> }>;
@@ -193,7 +193,7 @@ function jsonObject(ctx: RouteContext): Record<string, unknown> | undefined {
 
 type Refusal = 'invalid' | 'not-found' | 'not-editable' | 'unauthorised';
 
-/** A refusal as the backend sends it (400 BAD_REQUEST for every 4xx) or as the docs do. */
+/** A refusal as [EKA-SCRIBE] sends it (400 BAD_REQUEST for every 4xx) or as [EKA-OAS] documents it. */
 function refuse(ctx: RouteContext, kind: Refusal, message: string): void {
 	if (kind === 'unauthorised') return ctx.sendJson(401, { error: { code: 'UNAUTHORIZED', message } });
 	if (templateStoreOf(ctx.state).errorStyle === 'backend') return ctx.sendJson(400, { error: { code: 'BAD_REQUEST', message } });
@@ -202,7 +202,7 @@ function refuse(ctx: RouteContext, kind: Refusal, message: string): void {
 	ctx.sendJson(status, { error: { code, message, details: {} } });
 }
 
-/** Bearer token, and the client id where the service's SDKs send it; false after answering 401. */
+/** Bearer token, and the client id where the service's SDKs send it ([EKA-PYSDK], [EKA-MCP]); false after answering 401. */
 function authorised(ctx: RouteContext): boolean {
 	const header = ctx.req.headers.authorization;
 	const match = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;

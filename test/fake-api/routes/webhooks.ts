@@ -1,5 +1,5 @@
 /**
- * Webhook subscriptions (document 4.4; list and delete from the service notes), and the service's
+ * Webhook subscriptions ([IFD §4.4]; list and delete from [EKA-WH]), and the service's
  * side of a delivery: a signed `v2rx.completed` POSTed to every subscription for it.
  *
  *   POST   /notification/v1/connect/webhook/subscriptions       → 201 {id, status: "success"}
@@ -13,7 +13,7 @@
  * equal to the endpoint's scheme (400) → endpoint not yet registered by this business (400
  * "requested endpoint is already registered"). Errors are `{error: {message, code}}`.
  *
- * Signature of a delivery (service notes): header `Eka-Webhook-Signature: t=<unix s>,v1=<hex>` with
+ * Signature of a delivery ([EKA-WH] webhook-signature.mdx): header `Eka-Webhook-Signature: t=<unix s>,v1=<hex>` with
  * v1 = HMAC-SHA256(signing_key, "<t>.<raw body>"). Computed here independently of the node's code.
  *
  * Control (in-process through `fakeWebhooks(api)`, or over HTTP under /__admin/webhooks/…):
@@ -61,11 +61,11 @@ export type Forgery =
 export interface DeliveryRequest {
 	/** Default v2rx.completed. */
 	event?: string;
-	/** Default flat (document §6). */
+	/** Default flat ([IFD §6]). */
 	shape?: EventShape;
 	/** Default a fresh `txn-…`. */
 	transactionId?: string;
-	/** Default equal to the transaction id (document §6). */
+	/** Default equal to the transaction id ([IFD §6]). */
 	sessionId?: string;
 	forgery?: Forgery;
 	/** For forgery 'stale': how old the timestamp is. Default 600 s. */
@@ -339,7 +339,7 @@ async function deliver(state: FakeClinicState, request: DeliveryRequest): Promis
 	return { body, attempts };
 }
 
-/** The event name of a custom body, as the service notes read it: event ?? event_type ?? payload.event. */
+/** The event name of a custom body, as the node reads it: event ?? event_type ?? payload.event ([EKA-PW], [EKA-WH-SAMPLES]). */
 function eventNameOf(body: Record<string, unknown>): string {
 	const payload = isPlainObject(body.payload) ? body.payload : {};
 	for (const value of [body.event, body.event_type, payload.event]) if (typeof value === 'string' && value !== '') return value;

@@ -223,9 +223,9 @@ export function readJsonObject(ctx: IExecuteFunctions, itemIndex: number, value:
 }
 
 /**
- * The booking mode as the service's enum. DT's enum (`INCLINIC` | `PHONE` | `VIDEO`) is written;
- * MCP's spellings (`in_clinic`, `AUDIO`) and the object's (`in-clinic`, `tele`→ not accepted: it
- * could mean phone or video) are read too.
+ * The booking mode as the service's enum. [EKA-DT]'s enum (`INCLINIC` | `PHONE` | `VIDEO`) is
+ * written; [EKA-MCP]'s spellings (`in_clinic`, `AUDIO`) and the appointment object's (`in-clinic`)
+ * are read too. `tele` is refused: it could mean phone or video.
  */
 export function bookingModeOf(value: unknown): string | undefined {
 	const text = trimmedString(value).toLowerCase().replace(/[-_\s]/g, '');

@@ -61,8 +61,8 @@ export const description: INodeProperties[] = [
 ];
 
 /**
- * One request per day (`start_date` = `end_date` = that day). The sources disagree on the range
- * the service allows (APPT-GS: only D to D+1; MCP: up to 10 days); one day is within both.
+ * One request per day (`start_date` = `end_date` = that day): [EKA-APPT-GS] allows only D to D+1,
+ * [EKA-MCP] asks for up to 10 days; one day is within both.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const doctorId = readRequiredLocator(this, 'doctorId', 'Doctor', itemIndex, 'Pick a doctor from the list, or enter a doctor ID.');

@@ -1,6 +1,6 @@
 /**
- * Patient details sent with a booking (notes §1.2): passing them adds the patient to the clinic's
- * directory (APPT-GS). Patient data: no value of these fields ever appears in an error.
+ * Patient details sent with a booking ([EKA-DT] `patient_details`): passing them adds the patient
+ * to the clinic's directory ([EKA-APPT-GS]). Patient data: no value of these fields ever appears in an error.
  */
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 

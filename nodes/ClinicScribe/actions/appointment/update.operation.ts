@@ -24,7 +24,7 @@ const show = showFor('update');
 
 export const description: INodeProperties[] = [
 	...appointmentIdFields(['update']),
-	// The v2 update (the one MCP uses for every update) requires the appointment's id set.
+	// The v2 update requires the appointment's id set ([EKA-DT]; [EKA-MCP] says the same).
 	...idSetFields(['update']),
 	{
 		displayName: 'Update Fields',

@@ -9,12 +9,12 @@ import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';
 
 const show = showFor('getAll');
 
-/** PD: default 500, at most 2000 a page. */
+/** [EKA-PD]: default 500, at most 2000 a page. */
 export const PAGE_SIZE_DEFAULT = 500;
 export const PAGE_SIZE_MAX = 2000;
 /**
- * [C] The first page: PD's examples and the TS SDK use 1, MCP says 0. 1 (most sources) is sent,
- * and then `nextPage` is followed until the directory answers -1.
+ * The first page: [EKA-PD]'s examples and [EKA-PDTS] use 1, [EKA-MCP] says 0. 1 is sent, then
+ * `nextPage` is followed until the directory answers -1, so either reading lists every profile.
  */
 export const FIRST_PAGE = 1;
 /**

@@ -11,7 +11,7 @@ import * as update from './update.operation';
 
 /**
  * Keyed by the operation values saved workflows hold. `searchByMobile` is the deprecated search of
- * the document (its file says so); `findByMobile` is the current Search by Mobile, in the directory.
+ * [IFD §4.2] (its file says so); `findByMobile` is the current Search by Mobile, in the directory.
  */
 export const operations = { archive, create, findByMobile, get, getAll, search, searchByMobile: searchByMobileDeprecated, update };
 
@@ -77,7 +77,7 @@ export const description: INodeProperties[] = [
 		name: 'operation',
 		type: 'options',
 		noDataExpression: true,
-		// Version 1 keeps the document's search as its default (saved workflows rely on it).
+		// Version 1 keeps the search of [IFD §4.2] as its default (saved workflows rely on it).
 		displayOptions: { show: { resource: ['patient'], '@version': [1] } },
 		options: operationOptions,
 		default: 'searchByMobile',

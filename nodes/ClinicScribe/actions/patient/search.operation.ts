@@ -10,7 +10,7 @@ import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';
 
 const show = showFor('search');
 
-/** The directory's own bound on `limit` (PD); it returns at most 100 without one (PD-GS). */
+/** The directory's own bound on `limit` ([EKA-PD]); it returns at most 100 without one ([EKA-PD-GS]). */
 export const SEARCH_LIMIT_MAX = 50;
 
 export const description: INodeProperties[] = [

@@ -8,7 +8,7 @@ import { patientDataForAgentProperties, returnAllAndLimit } from '../common.desc
 import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 
 /**
- * Search by Mobile (Deprecated): the document's patient search (`/dr`), replaced by the patient
+ * Search by Mobile (Deprecated): the patient search of [IFD §4.2] (`/dr`), replaced by the patient
  * directory's (findByMobile.operation.ts). Its value stays `searchByMobile`: saved workflows hold it.
  */
 const show = { resource: ['patient'], operation: ['searchByMobile'] };

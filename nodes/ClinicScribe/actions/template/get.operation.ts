@@ -8,7 +8,7 @@ import { readTemplateId, templateIdField } from './templateFields';
 
 export const description: INodeProperties[] = [templateIdField('get', 'The template to get')];
 
-/** The service has no call for one template (the docs filter the list), so the list is read. */
+/** The service has no call for one template ([EKA-OAS] filters the list), so the list is read. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const templateId = readTemplateId(this, itemIndex);
 	const response = await listTemplates(this, itemIndex);

@@ -26,7 +26,7 @@ export const description: INodeProperties[] = [
 ];
 
 
-/** Cancels one session per item (the documented PATCH pattern). Sends no patient data. */
+/** Cancels one session per item (a PATCH, as [EKA-MSA] does it). Sends no patient data. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const sessionId = readSessionIdField(this, itemIndex);
 	const answer = await cancelSession(this, sessionId, itemIndex);

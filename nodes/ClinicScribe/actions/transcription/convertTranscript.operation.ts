@@ -79,9 +79,9 @@ export const description: INodeProperties[] = [
 
 /**
  * Create a session for the template → POST the transcript to convert-to-template → read the result
- * through the session's status call, as Get Results does. The sources agree ([2+]: the service's
- * OpenAPI and the legacy SDK) only that the result comes back by polling the session; the documents
- * endpoint is in one source and needs a second download of the markdown, so it is not used.
+ * through the session's status call, as Get Results does. [EKA-OAS] and [EKA-JS-LEGACY] agree only
+ * that the result comes back by polling the session; the documents endpoint is in [EKA-OAS] alone
+ * and needs a second download of the markdown, so it is not used.
  */
 export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Convert Transcript');
@@ -100,8 +100,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, runSta
 }
 
 /**
- * The text, refused when empty. No size limit is checked: none is documented (the service notes list
- * the maximum transcript size as an open question), so the service's own answer decides.
+ * The text, refused when empty. No size limit is checked: no source documents one ([EKA-OAS]
+ * upload-transcript.mdx is silent), so the service's own answer decides.
  */
 function readTranscript(ctx: IExecuteFunctions, itemIndex: number): string {
 	const value = ctx.getNodeParameter('transcript', itemIndex, '') as unknown;

@@ -75,7 +75,7 @@ export function updateV2(ctx: RouteContext): void {
 	if (typeof details.end_time === 'number') appointment.end_time = details.end_time;
 	if (typeof details.mode === 'string') appointment.mode = details.mode;
 	if (isPlainObject(details.custom_attributes)) appointment.custom_attributes = { ...appointment.custom_attributes, ...details.custom_attributes };
-	// Replaced whole (DT).
+	// Replaced whole ([EKA-DT]).
 	if (isPlainObject(body.partner_meta)) appointment.partner_meta = body.partner_meta;
 	if (isPlainObject(body.display_meta)) appointment.display_meta = body.display_meta;
 	if (typeof body.token === 'number') appointment.token = body.token;

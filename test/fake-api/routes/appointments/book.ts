@@ -61,7 +61,7 @@ export function book(ctx: RouteContext): void {
 }
 
 /**
- * Booking with patient_details adds the patient to the directory (APPT-GS), as the directory's
+ * Booking with patient_details adds the patient to the directory ([EKA-APPT-GS]), as the directory's
  * profile under the appointment's patient id (oid); a patient already there is left as is.
  */
 function addToDirectory(state: FakeClinicState, oid: string, details: Record<string, unknown>): void {

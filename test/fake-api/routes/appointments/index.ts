@@ -1,19 +1,19 @@
 /**
- * Appointments of the doctor-tool API (service notes beyond the document §1), strict as the other routes:
+ * Appointments of the doctor-tool API ([EKA-DT]), strict as the other routes:
  *
  *   GET   /dr/v1/doctor/:doctorId/clinic/:clinicId/appointment/slot?start_date&end_date → 200 {data:{schedule, services}, success, status_code}
  *   POST  /dr/v1/appointment                       one id set + appointment_details.start_time … → 201 {appointment_id}
- *   GET   /dr/v1/appointment?<filter set>&page_no   → 200 {appointments:[…]} (filter sets and page sizes of §1.5)
- *   GET   /dr/v1/appointment/:id[?partner_id=1]     → 200 the appointment object (§1.4, no wrapper)
+ *   GET   /dr/v1/appointment?<filter set>&page_no   → 200 {appointments:[…]} (filter sets and page sizes of [EKA-DT])
+ *   GET   /dr/v1/appointment/:id[?partner_id=1]     → 200 the appointment object ([EKA-DT], no wrapper)
  *   PATCH /dr/v2/appointment/:id[?partner_id=1]     one id set + fields → 204
  *   PATCH /appointments/v1/:id/reschedule           {start_time*, end_time*, partner_appointment_id?} → 200 the new appointment
  *   PUT   /dr/v1/appointment/:id/cancel             → 204      POST …/complete → 204      POST …/parked → 204
  *   POST  /dr/v1/appointment/:id/change-status      {"status":"NS"} → 200
  *
- * `/dr` routes take the token raw in `auth` (document §5) or as `Authorization: Bearer` (DT declares
- * the latter on the list); `/appointments/v1` takes Bearer only. A `client-id` that does not match the
- * token is refused. Slot query dates are `YYYY-MM-DD` or MCP's ISO midnight form, and the range is
- * the strict reading (end at most start + 1 day, APPT-GS). Partner clinic/doctor ids must be
+ * `/dr` routes take the token raw in `auth` ([IFD §5]) or as `Authorization: Bearer` ([EKA-DT]
+ * declares the latter on the list); `/appointments/v1` takes Bearer only. A `client-id` that does not
+ * match the token is refused. Slot query dates are `YYYY-MM-DD` or [EKA-MCP]'s ISO midnight form, and
+ * the range is the strict reading (end at most start + 1 day, [EKA-APPT-GS]). Partner clinic/doctor ids must be
  * registered (PARTNER_CLINICS / PARTNER_DOCTORS). Booking with `patient_details` adds the patient to
  * the directory (`directoryAdds`). A `partner_appointment_id` used before answers 409.
  *

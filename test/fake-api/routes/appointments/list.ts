@@ -1,4 +1,4 @@
-/** GET /dr/v1/appointment: the list by one of the filter sets of §1.5, page by page. */
+/** GET /dr/v1/appointment: the list by one of [EKA-DT]'s filter sets, page by page. */
 import type { RouteContext } from '../../types';
 import { authorised, invalid } from './requests';
 import { appointmentStoreOf, daysBetween, istDate, LIST_MAX_SPAN_DAYS, PAGE_SIZES, type FakeAppointment } from './store';
@@ -44,7 +44,7 @@ export function list(ctx: RouteContext): void {
 	ctx.sendJson(200, { appointments: slice });
 }
 
-/** List items carry the object's fields without payment and service (§1.5). */
+/** List items carry the object's fields without payment and service ([EKA-DT]). */
 function listForm(a: FakeAppointment): Record<string, unknown> {
 	const { payment: _payment, service: _service, ...rest } = a;
 	return rest;

@@ -5,7 +5,7 @@ import { isPlainObject } from '../transcription/store';
 /** The `/dr` routes' error style and fault codes. */
 export const DR = { errorStyle: 'envelope' as const, faultErrorCodes: { 400: 'INVALID_REQUEST_PARAMETERS', 404: 'NOT_FOUND', 500: 'SERVER_ERROR' } };
 
-/** The actions take no body (DT); none, or MCP's empty object, is accepted. */
+/** The actions take no body ([EKA-DT]); none, or [EKA-MCP]'s empty object, is accepted. */
 export function emptyBody(ctx: RouteContext): boolean {
 	if (ctx.record.bodyLength === 0) return true;
 	if (ctx.body?.isJsonMediaType && isPlainObject(ctx.body.value) && Object.keys(ctx.body.value).length === 0) return true;

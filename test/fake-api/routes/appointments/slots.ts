@@ -52,7 +52,7 @@ export function slots(ctx: RouteContext): void {
 	});
 }
 
-/** `YYYY-MM-DD` (DT-bkp) or MCP's `YYYY-MM-DDT00:00:00.000Z` / `T23:59:59.000Z`; exactly one value. */
+/** `YYYY-MM-DD` ([EKA-DT-OLD]) or [EKA-MCP]'s `YYYY-MM-DDT00:00:00.000Z` / `T23:59:59.000Z`; exactly one value. */
 function slotDate(values: string[]): string | undefined {
 	if (values.length !== 1) return undefined;
 	const match = /^(\d{4}-\d{2}-\d{2})(T00:00:00\.000Z|T23:59:59\.000Z)?$/.exec(values[0]);

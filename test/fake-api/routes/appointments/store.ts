@@ -4,7 +4,7 @@ import type { FakeClinicState } from '../../types';
 export const PARTNER_CLINICS: Readonly<Record<string, string>> = Object.freeze({ CL04: 'c-1001', CL05: 'c-1002' });
 export const PARTNER_DOCTORS: Readonly<Record<string, string>> = Object.freeze({ 'test-doc-123': 'do1001', 'test-doc-456': 'do1003' });
 
-/** Page size per filter set (§1.5). */
+/** Page size per filter set ([EKA-DT]). */
 export const PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
 export const LIST_MAX_SPAN_DAYS = 7;
 

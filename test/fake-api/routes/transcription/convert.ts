@@ -1,5 +1,5 @@
 /**
- * Notes from text (service notes beyond the document, §5 and upload-transcript.mdx), strict:
+ * Notes from text ([EKA-OAS] upload-transcript.mdx), strict:
  *
  *   POST /voice/v1/sessions                               (Bearer) {"upload_type":"single","templates":[id], and the
  *        session API's fields (routes/sessions.ts): session_id, language_hint, model, additional_data…}

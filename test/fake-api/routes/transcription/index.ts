@@ -1,6 +1,6 @@
 /**
- * The transcription flow of the fake clinic API (document 4.7 / 4.8, wire flow of the service notes),
- * strict about everything the service notes say a client must do:
+ * The transcription flow of the fake clinic API ([IFD §4.7, §4.8], on the wire as [EKA-V2]
+ * documents it), strict about everything a client must do:
  *
  *   POST /v1/file-upload?txn_id=&action=          presign (Bearer; action must be the variant's)
  *        → 200 {uploadData: {url, fields: {key: "<folder>${filename}", policy, x-amz-*}}, folderPath, txn_id}

@@ -194,7 +194,7 @@ export function voiceError(ctx: RouteContext, status: number, code: string, mess
 	ctx.sendJson(status, { error: { code, message } });
 }
 
-/** The token's business, or undefined after answering 401. Bearer only (service notes). */
+/** The token's business, or undefined after answering 401. Bearer only ([EKA-V2]). */
 export function bearerBusiness(ctx: RouteContext): string | undefined {
 	const header = ctx.req.headers.authorization;
 	const match = typeof header === 'string' ? /^Bearer (.+)$/.exec(header) : null;

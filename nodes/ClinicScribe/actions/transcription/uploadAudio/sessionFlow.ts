@@ -45,7 +45,7 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 		templates: settings.templates.map((template) => template.template_id),
 		language_hint: settings.inputLanguages,
 		model: settings.modelType,
-		// Not in ES-OAS's create schema, accepted by ES-hist's (default consultation): sent so a dictation stays one.
+		// Not in [EKA-OAS]'s create schema, accepted by [EKA-SCRIBE]'s (default consultation): sent so a dictation stays one.
 		session_mode: settings.mode,
 		...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
 	};

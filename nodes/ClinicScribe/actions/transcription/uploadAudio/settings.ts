@@ -20,8 +20,9 @@ export const TEMPLATE_CHOICES = {
 } as const;
 
 /**
- * Transaction: the document's flow (presign → storage → init → status call). Session: the session
- * API (create → raw upload of each file → end → the session read). Both group items by the ID field.
+ * Transaction: the flow of [IFD §4.7] (presign → storage → init → status call). Session: the
+ * session API of [EKA-OAS] (create → raw upload of each file → end → the session read). Both group
+ * items by the ID field.
  */
 export type UploadMethod = 'transaction' | 'session';
 
@@ -127,7 +128,7 @@ export function differingSetting(a: UploadSettings, b: UploadSettings): string |
 	return checks.find(([, left, right]) => !sameJsonValue(left, right))?.[0];
 }
 
-/** What the session API cannot take (service notes beyond the document §6), refused before sending. */
+/** What the session API cannot take ([EKA-OAS] limits), refused before sending. */
 function assertSessionSettings(ctx: IExecuteFunctions, settings: UploadSettings, itemIndex: number): void {
 	const refuse = (message: string, description: string) => {
 		throw new NodeOperationError(ctx.getNode(), `${message} (item ${itemIndex}, Upload Method "Session")`, { description: `${description} Nothing was sent.`, itemIndex });

@@ -1,5 +1,5 @@
 /**
- * Upload Method "Transaction", the interface document's flow: a check that the ID was never used →
+ * Upload Method "Transaction", the flow of [IFD §4.7]: a check that the ID was never used →
  * presign → every file to storage (several at once, through the run's gate) → init (the paid step).
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
