@@ -3,9 +3,4 @@
 # scripts/install-n8n.sh): figures only count where the product runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-node24=$(bash scripts/install-n8n.sh 2>/dev/null | sed -n 's/^NODE24_BIN=//p')
-if [ -z "$node24" ]; then
-	echo "scripts/install-n8n.sh did not print NODE24_BIN; run it once: npm run n8n:install" >&2
-	exit 1
-fi
-exec "$node24" --import tsx "$@"
+exec bash scripts/with-node24.sh node --import tsx "$@"
