@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { REPO_ROOT } from '../support/n8n/install';
-import { freePort } from '../support/n8n/processes';
+import { freePort, groupAlive, killGroup, trackGroup, untrackGroup } from '../support/n8n/processes';
 
 const READY_LINE = 'n8n is running with n8n-nodes-clinic-scribe installed.';
 
@@ -59,6 +59,7 @@ export class NpmStart {
 				CLINIC_SCRIBE_USER_FOLDER: join(dir, 'n8n'),
 			},
 		});
+		trackGroup(child.pid);
 		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`);
 		await started.ready();
 		return started;
@@ -89,30 +90,14 @@ export class NpmStart {
 	async stop(): Promise<void> {
 		const group = this.child.pid;
 		if (group) {
-			signalGroup(group, 'SIGTERM');
+			killGroup(group, 'SIGTERM');
 			for (let waited = 0; groupAlive(group); waited += 250) {
-				if (waited === 60_000) signalGroup(group, 'SIGKILL');
+				if (waited === 60_000) killGroup(group, 'SIGKILL');
 				await new Promise((resolveWait) => setTimeout(resolveWait, 250));
 			}
+			untrackGroup(group);
 		}
 		rmSync(this.dir, { recursive: true, force: true });
-	}
-}
-
-function signalGroup(group: number, signal: NodeJS.Signals): void {
-	try {
-		process.kill(-group, signal);
-	} catch {
-		// the group is gone already
-	}
-}
-
-function groupAlive(group: number): boolean {
-	try {
-		process.kill(-group, 0);
-		return true;
-	} catch {
-		return false;
 	}
 }
 

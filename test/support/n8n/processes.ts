@@ -32,7 +32,13 @@ export function trackGroup(pid: number | undefined): void {
 	}
 }
 
-function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+/** Forgets a group stopped elsewhere, so the exit hook never signals a reused id. */
+export function untrackGroup(pid: number): void {
+	liveGroups.delete(pid);
+}
+
+/** Signals the whole group (0: only checks it exists); false when the group is gone. */
+export function killGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
 	try {
 		process.kill(-pid, signal);
 		return true;
@@ -54,7 +60,12 @@ export async function stopGroup(child: ChildProcess, exited: Promise<void>, time
 	}
 	// Children the leader left behind (task runners) share its group.
 	killGroup(pid, 'SIGKILL');
-	liveGroups.delete(pid);
+	untrackGroup(pid);
+}
+
+/** Whether any process of the group is still there. */
+export function groupAlive(pid: number): boolean {
+	return killGroup(pid, 0);
 }
 
 interface RunOptions {
