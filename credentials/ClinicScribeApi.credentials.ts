@@ -11,7 +11,6 @@ import type {
 
 import { authHeadersFor, isApiUrl } from '../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings } from '../nodes/ClinicScribe/transport/credentialSettings';
-import { PRODUCTION_POLICY } from '../nodes/ClinicScribe/transport/retryPolicy';
 import { obtainAccessToken } from '../nodes/ClinicScribe/transport/tokenExchange';
 
 export class ClinicScribeApi implements ICredentialType {
@@ -178,11 +177,7 @@ export class ClinicScribeApi implements ICredentialType {
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
 		const settings = readCredentialSettings(credentials);
 		// Redirects are refused inside (disableFollowRedirect on every token request).
-		const tokens = await obtainAccessToken(
-			async (options) => await this.helpers.httpRequest(options),
-			settings,
-			PRODUCTION_POLICY,
-		);
+		const tokens = await obtainAccessToken(async (options) => await this.helpers.httpRequest(options), settings);
 		return { sessionToken: tokens.sessionToken, refreshToken: tokens.refreshToken };
 	}
 

@@ -5,6 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { capitalised } from './values';
 import { CLINICAL_NOTES_TEMPLATE_ID, messageOf, TRANSCRIPT_TEMPLATE_ID, type DecodedTemplate, type ResultsOutput, type SessionResults } from './sessionResults';
 
 /** The items for one session, in the chosen output form. Never empty: a session is always reported. */
@@ -167,7 +168,7 @@ export function humanise(key: string): string {
 		.replace(/[_-]+/g, ' ')
 		.trim()
 		.toLowerCase();
-	return words === '' ? key : words.charAt(0).toUpperCase() + words.slice(1);
+	return words === '' ? key : capitalised(words);
 }
 
 function errorFields(error: { code?: string; message?: string }): IDataObject {

@@ -7,7 +7,8 @@
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { oAuth2HeadersFor } from './authHeaders';
-import { CREDENTIAL_TYPE, SIGN_IN_CREDENTIAL_TYPE, readCredentialSettings } from './credentialSettings';
+import { API_CREDENTIAL_TYPE, SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
+import { readCredentialSettings } from './credentialSettings';
 import { describeNetworkFailure, isNetworkFailure } from './errorBodies';
 import type { ClinicApiContext, ClinicApiRequest, ClinicApiResponse, RawRequestBody } from './request';
 import type { RunCredential } from './runCredential';
@@ -117,7 +118,7 @@ interface HelperAnswer {
  */
 async function authenticatedCall(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<HelperAnswer> {
 	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) {
-		return (await ctx.helpers.httpRequestWithAuthentication.call(ctx, CREDENTIAL_TYPE, { ...options })) as HelperAnswer;
+		return (await ctx.helpers.httpRequestWithAuthentication.call(ctx, API_CREDENTIAL_TYPE, { ...options })) as HelperAnswer;
 	}
 	const { headers, tokenHeader } = oAuth2HeadersFor(options.url, readCredentialSettings(credential.data, credential.type));
 	return (await ctx.helpers.httpRequestWithAuthentication.call(

@@ -26,7 +26,11 @@ const CREATE_WORDING: CreateWording = {
 export async function createTranscriptSession(ctx: ClinicApiContext, templateId: string, itemIndex?: number): Promise<string> {
 	const created = await createSession(ctx, { session_id: newSessionId(), upload_type: 'single', templates: [templateId] }, itemIndex, CREATE_WORDING);
 	// "Exists" without a lost answer: the new id was taken (it never is in practice); nothing was sent.
-	if (created.alreadyCreated && !created.afterLostAnswer) throw clinicApiError(ctx, { purpose: CREATE_WORDING.purpose, itemIndex }, 409, {});
+	if (created.alreadyCreated && !created.afterLostAnswer) {
+		const refused = clinicApiError(ctx, { purpose: CREATE_WORDING.purpose, itemIndex }, 409, {});
+		refused.description = `The service already has a session under the ID just generated for this transcript (${created.sessionId}), so the transcript was not sent. Run the node again: each run generates a new ID.`;
+		throw refused;
+	}
 	return created.sessionId;
 }
 

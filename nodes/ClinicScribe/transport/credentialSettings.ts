@@ -9,8 +9,6 @@ import {
 import { API_CREDENTIAL_TYPE, SIGN_IN_CREDENTIAL_TYPE, type ClinicCredentialType } from '../shared/credentialChoice';
 import { trimmedString } from '../shared/values';
 
-export const CREDENTIAL_TYPE = API_CREDENTIAL_TYPE;
-export { SIGN_IN_CREDENTIAL_TYPE, type ClinicCredentialType };
 
 /** The credential's fields, read once and typed, so no other code reads raw credential data. */
 export interface ClinicScribeSettings {
@@ -33,7 +31,7 @@ export interface ClinicScribeSettings {
 
 export function readCredentialSettings(
 	credentials: ICredentialDataDecryptedObject,
-	type: ClinicCredentialType = CREDENTIAL_TYPE,
+	type: ClinicCredentialType = API_CREDENTIAL_TYPE,
 ): ClinicScribeSettings {
 	if (type === SIGN_IN_CREDENTIAL_TYPE) return readOAuth2Settings(credentials);
 	const variant: ApiVariant = credentials.apiVariant === 'public' ? 'public' : 'document';

@@ -192,7 +192,7 @@ const SSRF_BLOCK_NAMES = ['SsrfBlockedIpError', 'SsrfBlockedHostnameError'];
  * The address n8n's SSRF protection refused (N8N_SSRF_PROTECTION_ENABLED, n8n 2.x; n8n 3.0 blocks
  * more ranges by default), found on the error or its causes; undefined for any other failure.
  */
-export function ssrfBlockOf(error: unknown): string | undefined {
+function ssrfBlockOf(error: unknown): string | undefined {
 	let current: unknown = error;
 	for (let depth = 0; depth < 5 && typeof current === 'object' && current !== null; depth++) {
 		const record = current as Record<string, unknown>;

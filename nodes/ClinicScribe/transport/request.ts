@@ -17,7 +17,8 @@ import {
 } from 'n8n-workflow';
 
 import { sendAuthenticated, withRawBody, type AttemptOutcome } from './authenticatedAttempt';
-import { SIGN_IN_CREDENTIAL_TYPE, readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
+import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
+import { readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
 import { scrubErrorInPlace, scrubValue } from './errorBodies';
 import {
 	clinicApiError,

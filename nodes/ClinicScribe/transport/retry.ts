@@ -52,7 +52,7 @@ async function pauseBeforeRepeat(ms: number, stop: RetryStop | undefined): Promi
 }
 
 /** 408 and 429 say the request was not taken: any call may be sent again after them. */
-export const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429]);
 
 /** How safe a call is to send again. */
 export interface RepeatSafety {

@@ -8,8 +8,8 @@
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { chosenCredentialType } from '../shared/credentialChoice';
-import { readCredentialSettings, type ClinicCredentialType, type ClinicScribeSettings } from './credentialSettings';
+import { chosenCredentialType, type ClinicCredentialType } from '../shared/credentialChoice';
+import { readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
 import { redactionsFor, scrubErrorInPlace, type Redaction } from './errorBodies';
 import type { ClinicApiContext } from './request';
 

@@ -4,7 +4,7 @@ import { SESSION_RENEWAL_PATH } from './apiVariants';
 import type { ClinicScribeSettings } from './credentialSettings';
 import { describeNetworkFailure, isNetworkFailure, readErrorFields, redirectTargetHost, scrubSecrets } from './errorBodies';
 import { withRetries } from './retry';
-import { PRODUCTION_POLICY, RETRYABLE_STATUSES, type TransportPolicy } from './retryPolicy';
+import { PRODUCTION_POLICY, RETRYABLE_STATUSES } from './retryPolicy';
 
 /** What the credential keeps between executions. */
 export interface StoredTokens {
@@ -62,7 +62,6 @@ export function tokenFailureKindOfCode(code: unknown): TokenFailureKind | undefi
 export async function obtainAccessToken(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
-	policy: TransportPolicy = PRODUCTION_POLICY,
 ): Promise<StoredTokens> {
 	if (settings.authMethod === 'accessToken') {
 		if (!settings.staticAccessToken) {
@@ -73,16 +72,15 @@ export async function obtainAccessToken(
 		return { sessionToken: settings.staticAccessToken, refreshToken: '' };
 	}
 	if (settings.sessionToken && settings.refreshToken) {
-		const refreshed = await tryRefresh(httpRequest, settings, policy);
+		const refreshed = await tryRefresh(httpRequest, settings);
 		if (refreshed) return refreshed;
 	}
-	return await exchangeClientCredentials(httpRequest, settings, policy);
+	return await exchangeClientCredentials(httpRequest, settings);
 }
 
-export async function exchangeClientCredentials(
+async function exchangeClientCredentials(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
-	policy: TransportPolicy = PRODUCTION_POLICY,
 ): Promise<StoredTokens> {
 	assertExchangeFieldsPresent(settings);
 	const document = settings.variantSettings.tokenExchange === 'documentTokenEndpoint';
@@ -95,7 +93,7 @@ export async function exchangeClientCredentials(
 
 	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
 	// "not now" are retried like any other call.
-	const response = await postWithRetries(httpRequest, settings, policy, {
+	const response = await postWithRetries(httpRequest, settings, {
 		method: 'POST',
 		url: `${settings.baseUrl}${settings.variantSettings.exchangePath}`,
 		headers,
@@ -110,7 +108,6 @@ export async function exchangeClientCredentials(
 async function tryRefresh(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
-	policy: TransportPolicy,
 ): Promise<StoredTokens | undefined> {
 	const headers: IDataObject = {
 		'Content-Type': 'application/json',
@@ -120,7 +117,7 @@ async function tryRefresh(
 	if (settings.clientId) headers['client-id'] = settings.clientId;
 	let outcome: TokenEndpointOutcome;
 	try {
-		outcome = await postToTokenEndpoint(httpRequest, policy, {
+		outcome = await postToTokenEndpoint(httpRequest, {
 			method: 'POST',
 			url: `${settings.baseUrl}${SESSION_RENEWAL_PATH}`,
 			headers,
@@ -160,11 +157,10 @@ function assertExchangeFieldsPresent(settings: ClinicScribeSettings): void {
 async function postWithRetries(
 	httpRequest: PlainHttpRequest,
 	settings: ClinicScribeSettings,
-	policy: TransportPolicy,
 	options: IHttpRequestOptions,
 ): Promise<FullResponse> {
-	return await withRetries(policy.retry, async (attempt) => {
-		const outcome = await postToTokenEndpoint(httpRequest, policy, options);
+	return await withRetries(PRODUCTION_POLICY.retry, async (attempt) => {
+		const outcome = await postToTokenEndpoint(httpRequest, options);
 		if (outcome.kind === 'network') {
 			const tried = attempt > 1 ? ` Tried ${attempt} times.` : '';
 			const unreachable = new TokenExchangeError(
@@ -189,7 +185,6 @@ type TokenEndpointOutcome = { kind: 'answer'; response: FullResponse } | { kind:
  */
 async function postToTokenEndpoint(
 	httpRequest: PlainHttpRequest,
-	policy: TransportPolicy,
 	options: IHttpRequestOptions,
 ): Promise<TokenEndpointOutcome> {
 	let response: unknown;
@@ -200,7 +195,7 @@ async function postToTokenEndpoint(
 			disableFollowRedirect: true,
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: policy.timeouts.tokenMs,
+			timeout: PRODUCTION_POLICY.timeouts.tokenMs,
 		});
 	} catch (error) {
 		return { kind: 'network', failure: error };

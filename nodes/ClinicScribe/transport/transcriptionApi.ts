@@ -231,7 +231,7 @@ export interface StatusCallOptions {
  * documented JSON, 5xx/429, a dropped connection, a timeout) is retried like every read and is never
  * read as a failed session.
  */
-export async function getTransactionStatus(
+async function getTransactionStatus(
 	ctx: ClinicApiContext,
 	txnId: string,
 	itemIndex?: number,

@@ -184,7 +184,9 @@ describe('Convert Transcript', () => {
 
 	test('"exists" to a create whose answer was not lost is not taken for ours: the item fails and nothing is converted', async () => {
 		rig.api.injectFault({ method: 'POST', path: SESSIONS_PATH, fault: { kind: 'status', status: 409, body: { error: { code: 'session_already_exists', message: 'session exists' } } } });
-		await expect(rig.run(convertParameters())).rejects.toThrow('The clinic API refused creating a session for the transcript (HTTP 409)');
+		const run = rig.run(convertParameters());
+		await expect(run).rejects.toThrow('The clinic API refused creating a session for the transcript (HTTP 409)');
+		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('the transcript was not sent. Run the node again') });
 		expect(convertPosts()).toHaveLength(0);
 	});
 
