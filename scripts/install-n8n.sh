@@ -15,6 +15,7 @@
 #                     points it at the registry's xlsx@0.18.5 (n8n's spreadsheet nodes use it; this
 #                     package never does)
 #   all               both, newest first
+#   node              only Node 24 (for scripts/with-node24.sh); prints NODE24_BIN alone
 # Each version has its own folder in the cache; both share one Node 24.
 #
 # Idempotent: a marker file per n8n version is written only after everything succeeded; when it
@@ -37,8 +38,9 @@ case "${1:-newest}" in
 	newest) VERSIONS=("$N8N_VERSION") ;;
 	oldest) VERSIONS=("$N8N_OLDEST_VERSION") ;;
 	all) VERSIONS=("$N8N_VERSION" "$N8N_OLDEST_VERSION") ;;
+	node) VERSIONS=() ;;
 	*)
-		printf '[install-n8n] unknown argument "%s": use newest, oldest or all\n' "$1" >&2
+		printf '[install-n8n] unknown argument "%s": use newest, oldest, all or node\n' "$1" >&2
 		exit 2
 		;;
 esac
@@ -142,3 +144,8 @@ install_n8n() {
 for version in "${VERSIONS[@]}"; do
 	install_n8n "$version"
 done
+
+if [[ ${#VERSIONS[@]} -eq 0 ]]; then
+	install_node
+	echo "NODE24_BIN=$NODE_BIN"
+fi
