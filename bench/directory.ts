@@ -13,9 +13,8 @@
  *
  *   npm run bench:directory -- [--items 1000] [--rounds 3]
  */
-import { randomUUID } from 'node:crypto';
-
-import { ACTION_NODE_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../test/support/n8n/workflows';
+import type { WorkflowNode } from '../test/support/n8n/workflows';
+import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';
 import {
 	argument,
 	BENCH_CREDENTIAL,
@@ -29,63 +28,24 @@ import {
 	verdict,
 } from './support/inN8n';
 
-const DOCTORS = ['do1001', 'do1002', 'do1003', 'do1004'];
 const HEADER_CREDENTIAL = { id: 'benchHeaderAuth01', name: 'Bench header auth' };
 
 type Contender = 'package' | 'http+cred' | 'http';
 
-function workflow(contender: Contender, apiUrl: string, token: string): WorkflowJson {
-	const path = `bench-directory-${contender.replace('+', '-')}`;
+/** The "Call" node of each contender: this package's node, or n8n's HTTP Request node. */
+function callNode(contender: Contender, apiUrl: string, token: string): WorkflowNode {
+	if (contender === 'package') return packageDirectoryCall({ clinicScribeApi: BENCH_CREDENTIAL });
 	const url = `=${apiUrl}/dr/v1/doctor/service/{{ $json.doctorId }}`;
-	const call: WorkflowNode =
-		contender === 'package'
-			? {
-					name: 'Call',
-					type: ACTION_NODE_TYPE,
-					typeVersion: 1,
-					position: [400, 0] as [number, number],
-					parameters: {
-						resource: 'doctor',
-						operation: 'getServices',
-						doctorId: { __rl: true, mode: 'id', value: '={{ $json.doctorId }}' },
-						returnAll: true,
-						options: {},
-					},
-					credentials: { clinicScribeApi: BENCH_CREDENTIAL },
-				}
-			: {
-					name: 'Call',
-					type: 'n8n-nodes-base.httpRequest',
-					typeVersion: 4.2,
-					position: [400, 0] as [number, number],
-					parameters:
-						contender === 'http+cred'
-							? { method: 'GET', url, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: {} }
-							: { method: 'GET', url, sendHeaders: true, headerParameters: { parameters: [{ name: 'auth', value: token }] }, options: {} },
-					...(contender === 'http+cred' ? { credentials: { httpHeaderAuth: HEADER_CREDENTIAL } } : {}),
-				};
 	return {
-		name: path,
-		nodes: [
-			{
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
-			},
-			{
-				name: 'One Item per Doctor',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { fieldToSplitOut: 'body.doctorIds', options: { destinationFieldName: 'doctorId' } },
-			},
-			call,
-		],
-		connections: chain('Webhook', 'One Item per Doctor', 'Call'),
-		settings: { executionOrder: 'v1' },
+		name: 'Call',
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [400, 0],
+		parameters:
+			contender === 'http+cred'
+				? { method: 'GET', url, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: {} }
+				: { method: 'GET', url, sendHeaders: true, headerParameters: { parameters: [{ name: 'auth', value: token }] }, options: {} },
+		...(contender === 'http+cred' ? { credentials: { httpHeaderAuth: HEADER_CREDENTIAL } } : {}),
 	};
 }
 
@@ -107,7 +67,7 @@ async function main(): Promise<void> {
 	const { api } = fake;
 	const token = api.validCredentials.staticToken;
 	const contenders: Contender[] = ['package', 'http+cred', 'http'];
-	const workflows = contenders.map((c) => workflow(c, api.url, token));
+	const workflows = contenders.map((c) => directoryWorkflow(`bench-directory-${c.replace('+', '-')}`, callNode(c, api.url, token)));
 	say(`directory bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`);
 	const bench = await startBenchN8n({
 		api,
@@ -115,22 +75,10 @@ async function main(): Promise<void> {
 		credentials: [{ ...HEADER_CREDENTIAL, type: 'httpHeaderAuth', data: { name: 'auth', value: token } }],
 	});
 	try {
-		const doctorIds = Array.from({ length: items }, (_, i) => DOCTORS[i % DOCTORS.length]);
+		const doctorIds = doctorIdsFor(items);
 		const perItem: Record<Contender | 'fetch', number[]> = { package: [], 'http+cred': [], http: [], fetch: [] };
-		const runOnce = async (contender: Contender): Promise<number> => {
-			const name = workflows[contenders.indexOf(contender)].name;
-			api.reset();
-			const answer = await bench.trigger(name, { doctorIds });
-			if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`);
-			const execution = await bench.lastExecution(name);
-			const run = execution.runData.Call?.[0];
-			if (!run || run.error || execution.status !== 'success') {
-				throw new Error(`${contender}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`);
-			}
-			const calls = api.requestsTo('/dr/v1/doctor/service/', 'GET').filter((r) => r.status === 200).length;
-			if (calls !== items) throw new Error(`${contender}: ${calls} successful directory calls, expected ${items}`);
-			return Number(run.executionTime) / items;
-		};
+		const runOnce = async (contender: Contender): Promise<number> =>
+			await timedDirectoryRun(bench, api, workflows[contenders.indexOf(contender)].name, doctorIds);
 		say('warm-up round (not counted)…');
 		for (const contender of contenders) await runOnce(contender);
 		await fetchLoop(api.url, token, doctorIds.slice(0, 100));

@@ -11,59 +11,22 @@
  *
  *   bash bench/node24.sh bench/oauth2-directory.ts [--items 1000] [--rounds 3]
  */
-import { randomUUID } from 'node:crypto';
-
 import { fakeSignIn } from '../test/fake-api/routes/signIn';
 import { connectSignInCredential, oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../test/support/signInCredential';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson } from '../test/support/n8n/workflows';
+import { CREDENTIAL_TYPE, type WorkflowJson } from '../test/support/n8n/workflows';
+import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';
 import { argument, BENCH_CREDENTIAL, formatSpread, requireNode24, runBench, say, spread, startBenchFakeApi, startBenchN8n } from './support/inN8n';
 
-const DOCTORS = ['do1001', 'do1002', 'do1003', 'do1004'];
 const SIGN_IN_CREDENTIAL = { id: 'benchSignIn000001', name: 'Clinic Scribe OAuth2 (bench)' };
 
 type Contender = 'api' | 'oauth2';
 
 function workflow(contender: Contender): WorkflowJson {
-	const path = `bench-oauth2-directory-${contender}`;
-	const credentials: Record<string, { id: string; name: string }> =
-		contender === 'api' ? { [CREDENTIAL_TYPE]: BENCH_CREDENTIAL } : { [SIGN_IN_CREDENTIAL_TYPE]: SIGN_IN_CREDENTIAL };
-	return {
-		name: path,
-		nodes: [
-			{
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: randomUUID(),
-				parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
-			},
-			{
-				name: 'One Item per Doctor',
-				type: 'n8n-nodes-base.splitOut',
-				typeVersion: 1,
-				position: [200, 0],
-				parameters: { fieldToSplitOut: 'body.doctorIds', options: { destinationFieldName: 'doctorId' } },
-			},
-			{
-				name: 'Call',
-				type: ACTION_NODE_TYPE,
-				typeVersion: 1,
-				position: [400, 0],
-				parameters: {
-					...(contender === 'oauth2' ? { authentication: SIGN_IN_CREDENTIAL_TYPE } : {}),
-					resource: 'doctor',
-					operation: 'getServices',
-					doctorId: { __rl: true, mode: 'id', value: '={{ $json.doctorId }}' },
-					returnAll: true,
-					options: {},
-				},
-				credentials,
-			},
-		],
-		connections: chain('Webhook', 'One Item per Doctor', 'Call'),
-		settings: { executionOrder: 'v1' },
-	};
+	const call =
+		contender === 'api'
+			? packageDirectoryCall({ [CREDENTIAL_TYPE]: BENCH_CREDENTIAL })
+			: packageDirectoryCall({ [SIGN_IN_CREDENTIAL_TYPE]: SIGN_IN_CREDENTIAL }, { authentication: SIGN_IN_CREDENTIAL_TYPE });
+	return directoryWorkflow(`bench-oauth2-directory-${contender}`, call);
 }
 
 async function main(): Promise<void> {
@@ -84,22 +47,10 @@ async function main(): Promise<void> {
 		fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(bench.n8n));
 		const connected = await connectSignInCredential(bench.n8n, SIGN_IN_CREDENTIAL.id);
 		if (connected.callback.status !== 200) throw new Error(`connecting the OAuth2 credential failed: ${connected.callback.text.slice(0, 300)}`);
-		const doctorIds = Array.from({ length: items }, (_, i) => DOCTORS[i % DOCTORS.length]);
+		const doctorIds = doctorIdsFor(items);
 		const perItem: Record<Contender, number[]> = { api: [], oauth2: [] };
-		const runOnce = async (contender: Contender): Promise<number> => {
-			const name = workflows[contenders.indexOf(contender)].name;
-			api.reset();
-			const answer = await bench.trigger(name, { doctorIds });
-			if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`);
-			const execution = await bench.lastExecution(name);
-			const run = execution.runData.Call?.[0];
-			if (!run || run.error || execution.status !== 'success') {
-				throw new Error(`${contender}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`);
-			}
-			const calls = api.requestsTo('/dr/v1/doctor/service/', 'GET').filter((r) => r.status === 200).length;
-			if (calls !== items) throw new Error(`${contender}: ${calls} successful directory calls, expected ${items}`);
-			return Number(run.executionTime) / items;
-		};
+		const runOnce = async (contender: Contender): Promise<number> =>
+			await timedDirectoryRun(bench, api, workflows[contenders.indexOf(contender)].name, doctorIds);
 		say('warm-up round (not counted)…');
 		for (const contender of contenders) await runOnce(contender);
 		for (let round = 1; round <= rounds; round++) {
