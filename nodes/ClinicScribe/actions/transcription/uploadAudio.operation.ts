@@ -35,7 +35,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Transaction',
 				value: 'transaction',
-				description: "The interface document's flow: files go to storage, then the transcription is started. No size limit per file.",
+				description: 'Files go to cloud storage first, then the transcription is started. No size limit per file: use it for long recordings.',
 			},
 			{
 				name: 'Session',
@@ -172,7 +172,7 @@ export const description: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. scribe-v2',
 				description:
-					"The upload's action value. Empty: the credential's API variant decides (scribe-v2, or ekascribe-v2 for the public API).",
+					"The upload's action value. Leave empty unless the service gave you another value: the credential's API variant then decides (scribe-v2, or ekascribe-v2 for the public API).",
 			},
 			{
 				displayName: 'Additional Data',

@@ -37,11 +37,10 @@ export interface BatchResult {
 export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], continueOnFail: boolean): Promise<BatchResult> {
 	const outcomes = new Map<UploadPlan, UploadOutcome>();
 	let failedFirst: UploadPlan | undefined;
-	const limit = Math.max(1, Math.floor(PRODUCTION_POLICY.uploadConcurrency));
-	let halted = false;
+		let halted = false;
 	const run: BatchRun = {
 		ownIds: ownUploadIds(ctx),
-		uploadGate: concurrencyGate(limit),
+		uploadGate: concurrencyGate(PRODUCTION_POLICY.uploadConcurrency),
 		halted: () => halted,
 		throwIfHalted: () => {
 			if (halted) throw new UploadHalted();
@@ -71,7 +70,7 @@ export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], c
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(limit, plans.length) }, worker));
+	await Promise.all(Array.from({ length: Math.min(PRODUCTION_POLICY.uploadConcurrency, plans.length) }, worker));
 	const first = failedFirst && outcomes.get(failedFirst);
 	return { outcomes, firstFailure: failedFirst && first?.kind === 'failed' ? { plan: failedFirst, error: first.error } : undefined };
 }

@@ -93,10 +93,16 @@ export function readUploadSettings(ctx: IExecuteFunctions, itemIndex: number, se
 		resultsOutput: readResultsOutput(ctx, itemIndex),
 	};
 	if (!['dictation', 'consultation'].includes(result.mode)) {
-		throw new NodeOperationError(ctx.getNode(), `Mode of item ${itemIndex} must be dictation or consultation`, { itemIndex });
+		throw new NodeOperationError(ctx.getNode(), `Mode of item ${itemIndex} must be dictation or consultation`, {
+			itemIndex,
+			description: 'Choose Dictation or Consultation under Options → Mode, or make its expression give one of those. Nothing was sent.',
+		});
 	}
 	if (!['pro', 'lite'].includes(result.modelType)) {
-		throw new NodeOperationError(ctx.getNode(), `Model of item ${itemIndex} must be pro or lite`, { itemIndex });
+		throw new NodeOperationError(ctx.getNode(), `Model of item ${itemIndex} must be pro or lite`, {
+			itemIndex,
+			description: 'Choose Pro or Lite under Options → Model, or make its expression give one of those. Nothing was sent.',
+		});
 	}
 	const additionalData = readAdditionalData(ctx, options.additionalData, itemIndex);
 	if (additionalData) result.additionalData = additionalData;
