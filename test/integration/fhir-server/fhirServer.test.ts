@@ -8,7 +8,10 @@
 import type { Bundle, Condition, Encounter, Observation, OperationOutcome, Patient } from '@medplum/fhirtypes';
 
 import { startFhirServer, type RunningFhirServer } from '../../support/fhirServer';
-import { describeWithNode24 } from '../../support/node24';
+import { accepts, externalAddresses, listeningAddresses } from '../../support/listeners';
+import { REPO_ROOT } from '../../support/n8n/install';
+import { freePort, groupAlive, isPortFree, runProcess } from '../../support/n8n/processes';
+import { cachedNode24, describeWithNode24, ensureNode24 } from '../../support/node24';
 import { PATIENT_SYSTEM, SERVICE_PATIENT, entryOf, repairedServiceBundle, serviceShapedBundle, uuidFor, visitTransaction, type Visit } from './bundles';
 
 const describeLocalEhr = describeWithNode24('fhirServer.test.ts');
@@ -27,8 +30,11 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 	afterAll(async () => await ehr?.stop());
 	beforeEach(async () => await ehr.reset());
 
-	test('listens on 127.0.0.1 and describes itself (CapabilityStatement, R4)', async () => {
+	test('listens on 127.0.0.1 only and describes itself (CapabilityStatement, R4)', async () => {
 		expect(new URL(ehr.fhirBaseUrl).hostname).toBe('127.0.0.1');
+		const listening = listeningAddresses(ehr.port);
+		if (listening) expect(listening).toEqual(['127.0.0.1']);
+		for (const address of externalAddresses()) expect({ address, accepted: await accepts(address, ehr.port) }).toEqual({ address, accepted: false });
 		const answer = await ehr.request('GET', 'metadata');
 		expect(answer.status).toBe(200);
 		expect(answer.body).toMatchObject({ resourceType: 'CapabilityStatement', fhirVersion: '4.0.1' });
@@ -122,18 +128,22 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 			expect(await expectRefused(bundle)).toEqual([{ text: expect.stringContaining('Invalid additional property "summary"'), expression: [`Bundle.entry[${composition.index}].resource.summary`] }]);
 		});
 
-		test('a later entry failing undoes the earlier ones (all or nothing)', async () => {
+		test('a later entry failing undoes the earlier ones (all or nothing): new resources gone, updated ones as they were', async () => {
 			const visit = newVisit();
 			expect((await ehr.transaction(visitTransaction(visit))).status).toBe(200);
 			const before = await ehr.counts();
-			const changed = visitTransaction({ ...visit, id: `${visit.id}-b`, patientIdentifier: 'P-new' });
-			// Creates and updates run before the Composition; its bad status comes last.
+			const storedObservation = await ehr.read<Observation>('Observation', `${visit.id}-vital-1`);
+			// The same visit again, with a new patient identifier, a changed temperature, and a bad
+			// Composition status: creates and updates run before the Composition fails.
+			const changed = visitTransaction({ ...visit, patientIdentifier: 'P-new' });
+			(entryOf(changed, 'Observation').entry.resource as Observation).valueQuantity = { value: 40.1, unit: 'Cel', system: 'http://unitsofmeasure.org', code: 'Cel' };
 			(entryOf(changed, 'Composition').entry.resource as { status: string }).status = 'draft';
 			const answer = await ehr.transaction(changed);
 			expect(answer.status).toBe(400);
+			expect(issuesOf(answer.body)).toEqual([expect.objectContaining({ expression: [`Bundle.entry[${entryOf(changed, 'Composition').index}].resource.status`] })]);
 			expect(await ehr.counts()).toEqual(before);
-			expect(await ehr.read('Encounter', `${visit.id}-b`)).toBeUndefined();
 			expect(await ehr.search('Patient', { identifier: `${PATIENT_SYSTEM}|P-new` })).toEqual([]);
+			expect(await ehr.read<Observation>('Observation', `${visit.id}-vital-1`)).toEqual(storedObservation);
 		});
 
 		test('a bundle in the shapes of the service example, sent as a transaction as it is: every entry refused for its references', async () => {
@@ -215,5 +225,20 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 		expect(page).toContain(`${ehr.fhirBaseUrl}/Condition?subject=Patient/${patient.id}`);
 		expect((await fetch(ehr.patientPageUrl('nobody'))).status).toBe(404);
 	});
+
+	test('runs on a port the caller chooses; stop() ends its process group and frees the port; a bad argument says how to call it', async () => {
+		const port = await freePort();
+		const second = await startFhirServer({ port });
+		expect(second.fhirBaseUrl).toBe(`http://127.0.0.1:${port}/fhir`);
+		expect(second.definitionsLoadedInMs).toBeGreaterThan(0);
+		await second.stop();
+		expect(groupAlive(second.pid)).toBe(false);
+		expect(await isPortFree(port)).toBe(true);
+
+		const node = cachedNode24() ?? (await ensureNode24());
+		const wrong = await runProcess(node, ['--import', 'tsx', 'test/fhir-server/cli.ts', '--colour'], { cwd: REPO_ROOT, timeoutMs: 60_000, what: 'cli.ts --colour' });
+		expect(wrong.code).toBe(2);
+		expect(wrong.stderr).toContain('unknown argument --colour\nusage: cli.ts [--port <n>] [--log]');
+	}, 180_000);
 });
 
