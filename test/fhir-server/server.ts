@@ -28,7 +28,7 @@ import { interpretJsonBody, readBoundedBody, sendText } from '../fake-api/http';
 import { loadR4Definitions } from './definitions';
 import { indexPage, patientPage } from './page';
 import { EhrRepository, referenceKey } from './repository';
-import { processTransaction } from './transaction';
+import { bundleResponse, processTransaction } from './transaction';
 
 export const FHIR_PATH = '/fhir';
 export const ADMIN_PREFIX = '/__admin';
@@ -155,6 +155,7 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 		if (resource.resourceType !== 'Bundle' && version) headers.etag = `W/"${version}"`;
 		if (resource.resourceType !== 'Bundle' && resource.meta?.lastUpdated) headers['last-modified'] = new Date(resource.meta.lastUpdated).toUTCString();
 		if (status === 201 && resource.id) headers.location = `${fhirBaseUrl}/${referenceKey(resource)}${version ? `/_history/${version}` : ''}`;
+		if (resource.resourceType === 'Bundle' && resource.type === 'batch-response') return sendFhir(res, status, bundleResponse('batch-response', resource.entry ?? [], fhirBaseUrl));
 		sendFhir(res, status, withFullUrls(resource, fhirBaseUrl, `${fhirBaseUrl}/${path}${search}`), headers);
 	}
 

@@ -63,7 +63,7 @@ export async function processTransaction(bundle: Bundle, context: TransactionCon
 			// The refused entries' status when they share one (412 multiple matches, 409, 404); else 400.
 			throw refusal(issues, deferred.length === 0 && outcomeIds.size === 1 ? [...outcomeIds][0] : undefined);
 		}
-		return transactionResponse(answers, context.baseUrl);
+		return bundleResponse('transaction-response', answers, context.baseUrl);
 	});
 }
 
@@ -116,11 +116,11 @@ function refusal(issues: OperationOutcomeIssue[], outcomeId?: string): Operation
 	return new OperationOutcomeError({ resourceType: 'OperationOutcome', ...(outcomeId ? { id: outcomeId } : {}), issue: issues });
 }
 
-/** Medplum's batch answer as a transaction-response: "201 Created", versioned locations, fullUrls. */
-function transactionResponse(answers: BundleEntry[], baseUrl: string): Bundle {
+/** Medplum's batch answer as R4 writes it: "201 Created", versioned locations, fullUrls (transaction and batch alike). */
+export function bundleResponse(type: 'transaction-response' | 'batch-response', answers: BundleEntry[], baseUrl: string): Bundle {
 	return {
 		resourceType: 'Bundle',
-		type: 'transaction-response',
+		type,
 		entry: answers.map((answered) => {
 			const status = statusOf(answered);
 			const resource = answered.resource as Resource | undefined;

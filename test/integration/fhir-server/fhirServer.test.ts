@@ -12,7 +12,7 @@ import { accepts, externalAddresses, listeningAddresses } from '../../support/li
 import { REPO_ROOT } from '../../support/n8n/install';
 import { freePort, groupAlive, isPortFree, runProcess } from '../../support/n8n/processes';
 import { cachedNode24, describeWithNode24, ensureNode24 } from '../../support/node24';
-import { PATIENT_SYSTEM, SERVICE_PATIENT, entryOf, repairedServiceBundle, serviceShapedBundle, uuidFor, visitTransaction, type Visit } from './bundles';
+import { PATIENT_SYSTEM, SERVICE_PATIENT, entryOf, repairedServiceBundle, serviceShapedBundle, uuidFor, visitTransaction, type Visit } from '../../support/fhirBundles';
 
 const describeLocalEhr = describeWithNode24('fhirServer.test.ts');
 
@@ -195,6 +195,23 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 		expect(created.headers.get('location')).toMatch(new RegExp(`^${ehr.fhirBaseUrl}/Observation/pulse-1/_history/`));
 		expect((await ehr.request('PUT', 'Observation/pulse-1', { ...observation, id: 'pulse-1', status: 'amended' })).status).toBe(200);
 		expect((await ehr.read<Observation>('Observation', 'pulse-1'))?.status).toBe('amended');
+	});
+
+	test('a batch keeps its good entries and answers each refused one with its reasons', async () => {
+		const answer = await ehr.request<Bundle>('POST', '', {
+			resourceType: 'Bundle',
+			type: 'batch',
+			entry: [
+				{ resource: { resourceType: 'Patient', id: 'batch-1', gender: 'other' }, request: { method: 'PUT', url: 'Patient/batch-1' } },
+				{ resource: { resourceType: 'Observation', id: 'batch-2', status: 'final', code: { text: 'Pulse' }, subject: { reference: 'Patient/nobody' } }, request: { method: 'PUT', url: 'Observation/batch-2' } },
+			],
+		});
+		expect(answer.status).toBe(200);
+		const entries = (answer.body as Bundle).entry ?? [];
+		expect((answer.body as Bundle).type).toBe('batch-response');
+		expect(entries.map((e) => e.response?.status)).toEqual(['201 Created', '400 Bad Request']);
+		expect(issuesOf(entries[1].response?.outcome)).toEqual([{ text: expect.stringContaining('Patient/nobody, which resolves to nothing'), expression: ['Observation.subject'] }]);
+		expect(await ehr.counts()).toEqual({ Patient: 1 });
 	});
 
 	test('a resource others refer to cannot be deleted (409, naming them)', async () => {

@@ -4,8 +4,8 @@
  *     the Practitioner found or created by identifier (ifNoneExist), PUT with ids derived from the
  *     visit for the rest, references between entries by `urn:uuid:` fullUrls;
  *   - serviceShapedBundle: a 44-entry `batch` in the shapes of the service's published FHIR example
- *     ([EKA-FHIR-EXAMPLE]; ../shared/reference/ehr-and-email.md lists what stops it loading), with
- *     each of its defects: no Patient (`Patient/dummy_patient_oid`, not even a FHIR id), no
+ *     (eka-docs `ekascribe/resources/fhir-bundle-example.mdx`; its content is not copied), with each
+ *     of the defects that stop an EHR loading it: no Patient (`Patient/dummy_patient_oid`, not even a FHIR id), no
  *     Encounter, `Practitioner/` with an empty id and `Practitioner/None`, no fullUrls, Condition
  *     verification statuses from the clinical-status system (`suspected` among them). Its entry
  *     counts are the example's: 13 Observation, 12 CarePlan, 7 ServiceRequest, 6 Condition,
@@ -229,7 +229,7 @@ function serviceResource(type: string, id: string, i: number, p: ServiceParts): 
 	}
 }
 
-/** The verification status R4 has for each of the service's words ([EKA-FHIR]'s table). */
+/** The verification status R4 has for each of the service's words (the table of eka-docs `ekascribe/resources/fhir-structure.mdx`). */
 const VERIFICATION: Record<string, string> = { suspected: 'unconfirmed', confirmed: 'confirmed', refuted: 'refuted' };
 
 /**
