@@ -13,7 +13,7 @@
  *     a snapshot is kept, and any failure restores it. Medplum's MemoryRepository has no rollback
  *     of its own (its withTransaction only calls the callback: "MockRepository currently does not
  *     support transactions"), hence the snapshot.
- * The HTTP layer runs one request at a time, so no write interleaves with a transaction.
+ * The HTTP layer lets one request at a time touch the store, so no write interleaves with a transaction.
  */
 import { OperationOutcomeError, conflict } from '@medplum/core';
 import type { SearchRequest, WithId } from '@medplum/core';

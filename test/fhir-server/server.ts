@@ -11,7 +11,8 @@
  *   <url>/__admin/counts        GET: resources held per type (not FHIR)
  *   <url>/__admin/reset         POST: forget everything (not FHIR)
  *
- * Requests run one at a time (a queue), so a transaction never interleaves with another write.
+ * Requests touch the store one at a time (a queue; bodies are read first), so a transaction never
+ * interleaves with another request.
  * Runs under Node >= 22.18 only (Medplum's engines; test/support/fhirServer.ts starts it under
  * the cached Node 24 as its own process).
  */
@@ -71,24 +72,32 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 		res.once('finish', () =>
 			options.onRequestDone?.({ method: req.method ?? '?', path: (req.url ?? '').split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) }),
 		);
-		const turn = queue.then(() => handle(req, res));
-		queue = turn.catch(() => undefined);
-		turn.catch((error: unknown) => {
+		handle(req, res).catch((error: unknown) => {
 			if (!res.headersSent) sendFhir(res, 500, { resourceType: 'OperationOutcome', issue: [{ severity: 'fatal', code: 'exception', details: { text: `Internal error: ${String(error)}` } }] });
 			else res.destroy();
 		});
 	});
+
+	/** Runs work on the store after every earlier request's work is done (bodies are read before, so a slow client holds up no one). */
+	function exclusive<T>(work: () => Promise<T> | T): Promise<T> {
+		const turn = queue.then(work);
+		queue = turn.then(
+			() => undefined,
+			() => undefined,
+		);
+		return turn;
+	}
 
 	async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const target = new URL(req.url ?? '/', 'http://127.0.0.1');
 		const path = target.pathname;
 		if (path === FHIR_PATH || path.startsWith(`${FHIR_PATH}/`)) return await handleFhir(req, res, method, path.slice(FHIR_PATH.length).replace(/^\/+/, ''), target.search);
-		if (path.startsWith(`${ADMIN_PREFIX}/`)) return handleAdmin(res, method, path.slice(ADMIN_PREFIX.length));
-		if (method === 'GET' && path === '/') return sendHtml(res, 200, indexPage(repository, fhirBaseUrl));
+		if (path.startsWith(`${ADMIN_PREFIX}/`)) return await exclusive(() => handleAdmin(res, method, path.slice(ADMIN_PREFIX.length)));
+		if (method === 'GET' && path === '/') return sendHtml(res, 200, await exclusive(() => indexPage(repository, fhirBaseUrl)));
 		const view = /^\/view\/Patient\/([^/]+)$/.exec(path);
 		if (method === 'GET' && view) {
-			const html = patientPage(repository, decodeURIComponent(view[1]), fhirBaseUrl);
+			const html = await exclusive(() => patientPage(repository, decodeURIComponent(view[1]), fhirBaseUrl));
 			return html ? sendHtml(res, 200, html) : sendText(res, 404, `This EHR holds no Patient/${view[1]}\n`);
 		}
 		sendText(res, 404, `Nothing at ${method} ${path}. The FHIR base is ${fhirBaseUrl}; what the EHR holds: ${fhirBaseUrl.slice(0, -FHIR_PATH.length)}/\n`);
@@ -130,7 +139,7 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 
 		if (method === 'POST' && path === '' && (body as Bundle | undefined)?.resourceType === 'Bundle' && (body as Bundle).type === 'transaction') {
 			try {
-				return sendFhir(res, 200, await processTransaction(body as Bundle, { repo: repository, router, baseUrl: fhirBaseUrl }));
+				return sendFhir(res, 200, await exclusive(() => processTransaction(body as Bundle, { repo: repository, router, baseUrl: fhirBaseUrl })));
 			} catch (error) {
 				const outcome = normalizeOperationOutcome(error);
 				return sendFhir(res, getStatus(outcome), outcome);
@@ -146,7 +155,7 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 			query: {},
 			headers: req.headers,
 		};
-		const [outcome, resource] = await router.handleRequest(request, repository);
+		const [outcome, resource] = await exclusive(() => router.handleRequest(request, repository));
 		const status = getStatus(outcome);
 		if (status === 404 && method === 'GET' && /^[A-Za-z]+\/[^/]+$/.test(path)) return sendFhir(res, 404, { ...outcome, issue: [{ severity: 'error', code: 'not-found', details: { text: `This EHR holds no ${path}` } }] });
 		if (!resource) return sendFhir(res, status, outcome);
