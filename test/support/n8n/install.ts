@@ -30,15 +30,16 @@ export interface N8nInstallation {
 	version: string;
 }
 
-/** The n8n versions scripts/install-n8n.sh pins (the one place they are written down). */
+/** A version scripts/install-n8n.sh pins (the one place they are written down): N8N_VERSION, NODE_VERSION, … */
+export function pinnedInInstaller(name: string): string {
+	const match = new RegExp(`^${name}="([^"]+)"$`, 'm').exec(readFileSync(INSTALL_SCRIPT, 'utf8'));
+	if (!match) throw new Error(`scripts/install-n8n.sh does not pin ${name}`);
+	return match[1];
+}
+
+/** The n8n versions scripts/install-n8n.sh pins. */
 export function pinnedN8nVersions(): Record<N8nLine, string> {
-	const script = readFileSync(INSTALL_SCRIPT, 'utf8');
-	const pinned = (name: string): string => {
-		const match = new RegExp(`^${name}="([^"]+)"$`, 'm').exec(script);
-		if (!match) throw new Error(`scripts/install-n8n.sh does not pin ${name}`);
-		return match[1];
-	};
-	return { newest: pinned('N8N_VERSION'), oldest: pinned('N8N_OLDEST_VERSION') };
+	return { newest: pinnedInInstaller('N8N_VERSION'), oldest: pinnedInInstaller('N8N_OLDEST_VERSION') };
 }
 
 /** The major version of an installed n8n (1 or 2): what some harness settings depend on. */
