@@ -1,8 +1,9 @@
 /**
  * The copies of examples/*.json that `npm start` imports (examples/ stay as they are, for real use):
  * the local credential, the EHR requests to the fake EHR receiver, a file reader on the sample
- * recording, e-mail nodes disabled (no SMTP server here), a short poll interval, and the example's
- * sticky note extended by what differs, re-sized to its text and grown upwards, so it covers no node.
+ * recording, e-mail nodes sending through the local inbox's SMTP credential, a short poll interval,
+ * and the example's sticky note extended by what differs, re-sized to its text and grown upwards, so
+ * it covers no node.
  */
 import {
 	ACTION_NODE_TYPE,
@@ -22,6 +23,18 @@ export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scrib
  * it through the fake sign-in provider's login page (the fake's tokens do not outlive a restart).
  */
 export const LOCAL_SIGN_IN_CREDENTIAL = { id: 'clinicScribeLocal02', name: 'Clinic Scribe OAuth2 (local fake sign-in)' };
+/** The SMTP credential `npm start` imports: the local inbox (maildev), which keeps every message it gets. */
+export const LOCAL_SMTP_CREDENTIAL = { id: 'clinicScribeLocal03', name: 'Local inbox (SMTP, npm start)' };
+export const SMTP_CREDENTIAL_TYPE = 'smtp';
+
+/**
+ * n8n's SMTP credential for the local inbox: plain SMTP on 127.0.0.1, no user. STARTTLS is off too:
+ * the inbox offers it with a certificate no one signed, which a strict client would refuse.
+ */
+export function smtpCredentialData(inbox: { smtpHost: string; smtpPort: number }): Record<string, unknown> {
+	return { user: '', password: '', host: inbox.smtpHost, port: inbox.smtpPort, secure: false, disableStartTls: true, hostName: '' };
+}
+
 /** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
 export const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
 /** The messaging gateway (WhatsApp / SMS) the reminder example ships with; the local copy posts to the fake one. */
@@ -39,6 +52,8 @@ export interface LocalSetup {
 	recordingPath: string;
 	/** The fake messaging gateway's URL; default /__messages on the EHR receiver's host (the fake API). */
 	messagesUrl?: string;
+	/** The local inbox's page, where the e-mails arrive. */
+	inboxUrl: string;
 }
 
 export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJson {
@@ -60,13 +75,8 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 			return { ...node, parameters: { ...parameters, fileSelector: setup.recordingPath } };
 		}
 		if (node.type === 'n8n-nodes-base.emailSend') {
-			changes.add(`*${node.name}* is disabled: there is no SMTP server here`);
-			return {
-				...node,
-				disabled: true,
-				notesInFlow: true,
-				notes: 'Disabled by npm start (no SMTP server here). To send the e-mail: add an SMTP credential to this node, set the addresses, and enable it.',
-			};
+			changes.add(`*${node.name}* sends through "${LOCAL_SMTP_CREDENTIAL.name}": read it at ${setup.inboxUrl}/`);
+			return { ...node, credentials: { ...node.credentials, [SMTP_CREDENTIAL_TYPE]: { ...LOCAL_SMTP_CREDENTIAL } } };
 		}
 		if (node.type === ACTION_NODE_TYPE && parameters.waitForCompletion === true) {
 			changes.add(`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`);

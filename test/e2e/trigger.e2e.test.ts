@@ -22,9 +22,10 @@ import { fakeAppointments } from '../fake-api/routes/appointments';
 import { EHR_DOCUMENTS_PATH } from '../fake-api/routes/ehrReceiver';
 import { fakeMessages } from '../fake-api/routes/messageGateway';
 import { fakePrescriptions } from '../fake-api/routes/prescriptions';
-import { localCopy } from '../../scripts/localExamples';
+import { LOCAL_SMTP_CREDENTIAL, SMTP_CREDENTIAL_TYPE, localCopy, smtpCredentialData } from '../../scripts/localExamples';
 import { recordAttack } from '../support/attackLedger';
 import { startFinishedSession } from '../support/fakeTranscriptionSession';
+import { startInbox, type RunningInbox } from '../support/inbox';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { nodeJson, nodeOutput } from '../support/n8n/results';
 import { CREDENTIAL_TYPE, newId, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n/workflows';
@@ -69,7 +70,7 @@ const FETCH_WORKFLOW_ID = newId();
 
 /** An example as `npm start` imports it (scripts/localExamples.ts), with this file's credential and id. */
 function localExampleForTest(file: string, id: string): WorkflowJson {
-	const copy = localCopy(readWorkflowFile(file), { ehrUrl: `${api.url}${EHR_DOCUMENTS_PATH}`, recordingPath: '/nonexistent/recording.wav' });
+	const copy = localCopy(readWorkflowFile(file), { ehrUrl: `${api.url}${EHR_DOCUMENTS_PATH}`, recordingPath: '/nonexistent/recording.wav', inboxUrl: inbox.webUrl });
 	return { ...withCredential(copy, CREDENTIAL_TYPE, TRIGGER_CREDENTIAL), id };
 }
 
@@ -96,12 +97,14 @@ function exampleForTest(): WorkflowJson {
 }
 
 let api: FakeClinicApi;
+/** The local inbox the e-mail nodes of the local copies send to (through the SMTP credential npm start imports). */
+let inbox: RunningInbox;
 let n8n: RestartableN8n;
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
 	const started = Date.now();
-	api = await startFakeClinicApi();
+	[api, inbox] = await Promise.all([startFakeClinicApi(), startInbox()]);
 	ehr = createServer((req, res) => {
 		const chunks: Buffer[] = [];
 		req.on('data', (c: Buffer) => chunks.push(c));
@@ -114,7 +117,10 @@ beforeAll(async () => {
 	ehrUrl = `http://127.0.0.1:${(ehr.address() as AddressInfo).port}/api/v1/clinical-documents`;
 	n8n = new RestartableN8n({ packageTarball: await packedPackageForTests() });
 	const instance = await n8n.prepare('publication-service');
-	await instance.importCredentials([fakeApiCredential(api.url, api.validCredentials)]);
+	await instance.importCredentials([
+		fakeApiCredential(api.url, api.validCredentials),
+		{ ...LOCAL_SMTP_CREDENTIAL, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(inbox) },
+	]);
 	await instance.importWorkflows([
 		triggerWorkflow({ id: WORKFLOW_ID, name: 'e2e: transcription completed', webhookId: WEBHOOK_ID }),
 		triggerWorkflow({
@@ -148,6 +154,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await n8n?.dispose();
 	await api?.close();
+	await inbox?.stop();
 	await new Promise((resolve) => ehr?.close(resolve));
 	process.stderr.write(`[trigger e2e] timings (ms): ${JSON.stringify(timings)}\n`);
 });
@@ -503,7 +510,7 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
 	});
 
-	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) for the e-mail', async () => {
+	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) and e-mailed to the inbox', async () => {
 		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(PRESCRIPTION_EMAIL_FILE).nodes[0].webhookId)}/webhook`);
 		await n8n.instance.activateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
 		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: exampleUrl(), event_names: ['appointment.statuschange'] })]);
@@ -529,8 +536,12 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		const [item] = nodeOutput(execution, 'Get Prescription PDF');
 		expect(item.json).toMatchObject({ prescription_id: 'P-DW-E2E-MAIL' });
 		expect(item.binary?.data).toMatchObject({ mimeType: 'application/pdf', fileName: expect.stringMatching(/\.pdf$/) });
-		// The e-mail node is disabled locally (no SMTP): it passes the item with the PDF on.
-		expect(nodeOutput(execution, 'E-mail Prescription to Patient')[0].binary?.data).toMatchObject({ mimeType: 'application/pdf' });
+		// Sent through the local inbox's SMTP credential, the PDF attached.
+		expect(nodeJson(execution, 'E-mail Prescription to Patient')).toEqual([expect.objectContaining({ accepted: ['patient@example.com'], rejected: [] })]);
+		const email = await inbox.waitForEmail((e) => e.subject.startsWith('Your prescription from'));
+		expect(email.to.map((t) => t.address)).toEqual(['patient@example.com']);
+		expect(email.text).toContain('your prescription from today\'s consultation is attached');
+		expect(email.attachments).toEqual([expect.objectContaining({ filename: 'P-DW-E2E-MAIL.pdf', contentType: 'application/pdf' })]);
 		const pdfRequests = api.requests.filter((r) => r.pathname === seeded.pdf_path);
 		expect(pdfRequests).toHaveLength(1);
 		expect([pdfRequests[0].headers.authorization, pdfRequests[0].headers.auth, pdfRequests[0].headers['client-id']]).toEqual([undefined, undefined, undefined]);

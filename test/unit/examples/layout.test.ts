@@ -15,6 +15,7 @@ const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWi
 const LOCAL_SETUP = {
 	ehrUrl: 'http://127.0.0.1:5690/__ehr/clinical-documents',
 	recordingPath: '/home/someone/projects/n8n-nodes-clinic-scribe/.n8n-local/files/recordings/consultation.wav',
+	inboxUrl: 'http://127.0.0.1:5692',
 };
 
 test('there are examples to check', () => {
