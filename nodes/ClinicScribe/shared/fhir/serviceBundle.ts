@@ -227,7 +227,7 @@ function repairCodes(resource: FhirResource, ctx: RepairContext): boolean {
 			}
 		});
 		if (!keep) {
-			ctx.adjust(`a ${resource.resourceType} whose required ${label} is no FHIR code left out`);
+			ctx.adjust(`${resource.resourceType} left out: its required ${label} is no FHIR code`);
 			return false;
 		}
 	}
