@@ -10,7 +10,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { DIRECTORY_PATIENT_SYSTEM, DOCTOR_SYSTEM, identifierSearch } from '../../../nodes/ClinicScribe/shared/fhir/participants';
 import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { CONVERT_PATH, PRESIGN_PATH, type Outcome } from '../../fake-api/routes/transcription';
-import { entriesOf, referenceProblems, resourcesOf } from '../../support/fhirR4';
+import { entriesOf, loadR4, referenceProblems, resourcesOf } from '../../support/fhirR4';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
 
@@ -96,6 +96,9 @@ describe('Get Results', () => {
 			{ text: 'Type 2 diabetes' },
 		]);
 		expect(JSON.stringify(bundle)).toContain('बुखार होने पर ही लें');
+		const r4 = await loadR4();
+		expect(r4.validate(bundle)).toEqual([]);
+		expect(r4.requiredCodeProblems(bundle)).toEqual([]);
 		// Nothing but the status call was needed: the patient is the EHR's, the doctor the session's.
 		expect(rig.api.requests.filter((r) => r.path.startsWith('/profiles') || r.path.startsWith('/dr/'))).toEqual([]);
 	});
