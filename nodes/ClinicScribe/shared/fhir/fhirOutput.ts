@@ -85,7 +85,7 @@ function sourceOf(results: SessionResults): Source | FhirProblem {
 	}
 	const failedEmr = results.templates.find((template) => EMR_TEMPLATE_IDS.includes(template.templateId) || isFhirSourceTemplate(template.templateId));
 	if (failedEmr) {
-		const why = failedEmr.status === 'failure' ? 'failed' : failedEmr.status === 'in-progress' ? 'is still being made' : 'is empty';
+		const why = failedEmr.status === 'failure' ? 'failed' : failedEmr.status === 'in-progress' ? 'is still being made' : failedEmr.format === 'text' ? 'is text, not JSON' : 'is empty';
 		return { message: `${label} has no EMR or FHIR document to build the FHIR bundle from: its ${failedEmr.name || failedEmr.templateId} (${failedEmr.templateId}) ${why}`, description: WHAT_TO_DO, notReady: true };
 	}
 	const held = results.templates.map((template) => template.templateId);
