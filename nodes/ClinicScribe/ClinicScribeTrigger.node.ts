@@ -10,6 +10,7 @@ import {
 
 import { CLINIC_EVENTS } from './shared/clinicEvents';
 import { authenticationProperty } from './shared/credentialChoice';
+import { fhirOutputFields } from './shared/fhir/fields';
 import { TRANSCRIPTION_COMPLETED } from './shared/completionEvents';
 import { optionNameSubtitle } from './shared/optionSubtitle';
 import { resultsOutputProperty, resultsSourceProperty } from './shared/resultsOutput.description';
@@ -97,6 +98,7 @@ export class ClinicScribeTrigger implements INodeType {
 					'Whether to fetch the finished documents of the session and output them decoded, as Transcription → Get Results does',
 			},
 			resultsOutputProperty({ includeResults: [true] }),
+			...fhirOutputFields({ includeResults: [true], resultsOutput: ['fhirBundle'] }, 'trigger'),
 			resultsSourceProperty({ includeResults: [true] }),
 			{
 				displayName: 'Include Appointment or Prescription',

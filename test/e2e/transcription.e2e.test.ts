@@ -27,6 +27,7 @@ import {
 	type WorkflowNode,
 } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
+import { referenceProblems } from '../support/fhirR4';
 
 jest.setTimeout(5 * 60_000);
 
@@ -203,10 +204,78 @@ test('examples/transcribe-and-email.json runs: EMR document posted, notes as rea
 	});
 	const result = await n8n.execute(id);
 	expect(result.status).toBe('success');
-	expect(ehrReceived).toEqual([{ session_id: expect.stringMatching(/^visit-\d{8}-\d{6}$/), status: 'completed', emr: expect.objectContaining({ diagnoses: [expect.objectContaining({ code: 'J06.9' })] }) }]);
+	expect(ehrReceived).toEqual([
+		{
+			session_id: expect.stringMatching(/^visit-\d{8}-\d{6}$/),
+			status: 'completed',
+			emr: { prescription: expect.objectContaining({ diagnosis: expect.arrayContaining([expect.objectContaining({ icd10_code: 'J06.9' })]) }) },
+		},
+	]);
 	const [notes] = nodeJson(result, 'Notes as Text');
 	expect(notes).toMatchObject({ status: 'completed', transcript: TRANSCRIPT_TEXT });
 	expect(notes.clinical_notes).toContain('Chief complaints:\n  - Fever for 3 days');
+});
+
+test('Output "FHIR Transaction Bundle for the EHR": the next node, an HTTP Request, POSTs the bundle as FHIR JSON', async () => {
+	const received: Array<{ contentType: string | undefined; body: Record<string, unknown> }> = [];
+	const fhirServer = createServer((req, res) => {
+		const chunks: Buffer[] = [];
+		req.on('data', (chunk: Buffer) => chunks.push(chunk));
+		req.on('end', () => {
+			received.push({ contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+			res.writeHead(200, { 'content-type': 'application/fhir+json' }).end('{"resourceType":"Bundle","type":"transaction-response"}');
+		});
+	});
+	await new Promise<void>((resolve) => fhirServer.listen(0, '127.0.0.1', resolve));
+	try {
+		const txnId = `e2e-fhir-${randomBytes(4).toString('hex')}`;
+		const base = workflow('e2e: FHIR bundle to the EHR', join(audioDir, recordings[1].name), txnId, [
+			{
+				name: 'Send to EHR',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
+				position: [660, 0],
+				parameters: {
+					method: 'POST',
+					url: `http://127.0.0.1:${(fhirServer.address() as AddressInfo).port}/fhir`,
+					sendHeaders: true,
+					headerParameters: { parameters: [{ name: 'Content-Type', value: 'application/fhir+json' }] },
+					sendBody: true,
+					specifyBody: 'json',
+					jsonBody: '={{ $json.bundle }}',
+					options: {},
+				},
+			},
+		]);
+		const nodes = base.nodes.map((node) =>
+			node.name === 'Transcribe'
+				? {
+						...node,
+						parameters: {
+							...node.parameters,
+							outputTemplates: { templates: [{ template: 'emr', codificationNeeded: true }] },
+							resultsOutput: 'fhirBundle',
+							fhirPatient: 'identifier',
+							fhirPatientIdentifierSystem: 'https://hospital.example.org/mrn',
+							fhirPatientIdentifierValue: 'MRN-0042',
+							fhirDoctor: 'ehrPractitioner',
+							fhirPractitionerId: 'Practitioner/dr-7',
+						},
+					}
+				: node,
+		);
+		const id = await n8n.importWorkflow({ ...base, nodes });
+		const result = await n8n.execute(id);
+		expect(result.error).toBeUndefined();
+		const [item] = nodeJson(result, 'Transcribe');
+		expect(item).toMatchObject({ session_id: txnId, status: 'completed', source: 'emr', practitioner: 'Practitioner/dr-7', bundle: { resourceType: 'Bundle', type: 'transaction' } });
+		expect(received).toHaveLength(1);
+		expect(received[0].contentType).toMatch(/^application\/fhir\+json/);
+		expect(received[0].body).toEqual(item.bundle);
+		expect(referenceProblems(received[0].body, ['Practitioner/dr-7'])).toEqual([]);
+	} finally {
+		await new Promise((resolve) => fhirServer.close(resolve));
+	}
 });
 
 describe('saved workflows keep their node version (test/e2e/workflows/saved-node-v*.json, as n8n exports them)', () => {

@@ -17,12 +17,16 @@ async function json(response: Response, what: string): Promise<Record<string, un
 	return text === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 
-/** Creates the session `txnId` on the fake API; its status call then answers 200 with results. */
+/**
+ * Creates the session `txnId` on the fake API; its status call then answers 200 with results.
+ * `additionalData` goes with the init, as a clinic's upload would send it (the patient, the doctor).
+ */
 export async function startFinishedSession(
 	baseUrl: string,
 	credentials: { clientId: string; clientSecret: string; apiKey: string },
 	txnId: string,
 	templates = SESSION_TEMPLATES,
+	additionalData?: Record<string, unknown>,
 ): Promise<void> {
 	// Ready at the first status call, as after a v2rx.completed event.
 	await json(
@@ -82,6 +86,7 @@ export async function startFinishedSession(
 				model_type: 'pro',
 				input_language: ['en-IN', 'hi'],
 				output_format_template: templates,
+				...(additionalData ? { additional_data: additionalData } : {}),
 			}),
 		}),
 		'init',

@@ -6,7 +6,8 @@ export const RESULTS_OUTPUT_PARAMETER = 'resultsOutput';
 
 /**
  * The "Output" choice for transcription results, shared by Get Results, Upload Audio (with Wait for
- * Completion) and the trigger, so every node offers the same three forms (sessionResultsToRecords).
+ * Completion), Convert Transcript and the trigger, so every node offers the same forms
+ * (sessionResultsToRecords; the FHIR bundle: fhir/fhirOutput.ts, with its fields in fhir/fields.ts).
  */
 export function resultsOutputProperty(
 	show?: IDisplayOptions['show'],
@@ -18,6 +19,12 @@ export function resultsOutputProperty(
 		type: 'options',
 		noDataExpression: true,
 		options: [
+			{
+				name: 'FHIR Transaction Bundle for the EHR',
+				value: 'fhirBundle',
+				description:
+					'One item per visit holding one FHIR R4 transaction bundle (patient, doctor, visit, notes), ready to POST to your EHR with an HTTP Request node',
+			},
 			{
 				name: 'One Item per Session',
 				value: 'session',
@@ -43,7 +50,7 @@ export function resultsOutputProperty(
 }
 
 export function isResultsOutput(value: unknown): value is ResultsOutput {
-	return value === 'session' || value === 'templates' || value === 'simple';
+	return value === 'session' || value === 'templates' || value === 'simple' || value === 'fhirBundle';
 }
 
 export const RESULTS_SOURCE_PARAMETER = 'resultsSource';

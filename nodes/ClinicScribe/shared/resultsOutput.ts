@@ -8,8 +8,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { readableHtml, readableText } from './readableDocument';
 import { CLINICAL_NOTES_TEMPLATE_ID, messageOf, TRANSCRIPT_TEMPLATE_ID, type DecodedTemplate, type ResultsOutput, type SessionResults } from './sessionResults';
 
-/** The items for one session, in the chosen output form. Never empty: a session is always reported. */
-export function sessionResultsToRecords(results: SessionResults, output: ResultsOutput): IDataObject[] {
+/**
+ * The items for one session, in the chosen output form. Never empty: a session is always reported.
+ * The FHIR bundle needs the user's choices and fetches of its own: fhir/fhirOutput.ts.
+ */
+export function sessionResultsToRecords(results: SessionResults, output: Exclude<ResultsOutput, 'fhirBundle'>): IDataObject[] {
 	if (output === 'templates') return templateRecords(results);
 	if (output === 'simple') return [simpleRecord(results)];
 	return [sessionRecord(results)];

@@ -11,8 +11,11 @@
  */
 import { asRecord, textOf } from './values';
 
-/** How results become items: one per session, one per template, or a readable text view. */
-export type ResultsOutput = 'session' | 'templates' | 'simple';
+/**
+ * How results become items: one per session, one per template, a readable text view, or one FHIR
+ * transaction bundle per visit for an EHR (fhir/fhirOutput.ts).
+ */
+export type ResultsOutput = 'session' | 'templates' | 'simple' | 'fhirBundle';
 
 /**
  * `expired`: a session of the session API that was never ended in time (410), final. `cancelled`: a
@@ -45,6 +48,8 @@ export interface SessionResults {
 	/** The older status API's FHIR bundle (`data.output.fhir`), decoded; also listed in `templates`. */
 	fhir?: unknown;
 	additionalData?: unknown;
+	/** The session API's `patient_details` ([EKA-OAS]: `oid` is the patient directory's id), when sent. */
+	patientDetails?: unknown;
 	createdAt?: unknown;
 	/** The API's error code and message for failed or unknown sessions, when it sent them. */
 	error?: { code?: string; message?: string };
@@ -100,6 +105,7 @@ export function readTransactionResults(sessionId: string, httpStatus: number, bo
 		}
 	}
 	if (data && data.additional_data !== undefined) results.additionalData = data.additional_data;
+	if (data && data.patient_details !== undefined) results.patientDetails = data.patient_details;
 	if (data && data.created_at !== undefined) results.createdAt = data.created_at;
 	const error = readApiError(root);
 	if (error) results.error = error;
@@ -219,6 +225,7 @@ export function readSessionApiResults(sessionId: string, httpStatus: number, bod
 		});
 	}
 	if (root?.additional_data !== undefined) results.additionalData = root.additional_data;
+	if (root?.patient_details !== undefined) results.patientDetails = root.patient_details;
 	if (root?.created_at !== undefined) results.createdAt = root.created_at;
 	const errors = asList(root?.processing_errors);
 	const error = readApiError(root) ?? (errors.length > 0 ? { message: errors.map(messageOf).filter(Boolean).join('; ') } : undefined);

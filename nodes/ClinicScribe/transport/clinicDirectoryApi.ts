@@ -4,7 +4,11 @@
  * patients by mobile. Shaping of their answers is shared/clinicDirectoryRecords.ts. The patient
  * directory (`/profiles`) is patientDirectoryApi.ts.
  */
+import type { IDataObject } from 'n8n-workflow';
+
+import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { unexpectedBodyError } from './requestErrors';
 
 export async function getDoctorServices(
 	ctx: ClinicApiContext,
@@ -46,4 +50,12 @@ export async function getBusinessEntities(ctx: ClinicApiContext, itemIndex?: num
 		purpose: "the business's clinics and doctors",
 		itemIndex,
 	});
+}
+
+/** The business's doctors (`doctors[]` of [IFD §2.3]); a body that is not the documented JSON is an error. */
+export async function fetchClinicDoctors(ctx: ClinicApiContext, itemIndex?: number): Promise<IDataObject[]> {
+	const response = await getBusinessEntities(ctx, itemIndex);
+	const entities = readBusinessEntities(response.body);
+	if (!entities) throw unexpectedBodyError(ctx, { purpose: "the business's clinics and doctors", itemIndex }, response.statusCode);
+	return entities.doctors;
 }

@@ -7,7 +7,9 @@
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
+import { readDirectoryProfile } from '../shared/patientDirectoryRecords';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { unexpectedBodyError } from './requestErrors';
 import { getClinicSettings } from './runCredential';
 
 export const PATIENT_DIRECTORY_PATH = '/profiles/v1/patient';
@@ -41,10 +43,37 @@ export async function createPatient(ctx: ClinicApiContext, body: IDataObject, re
 	});
 }
 
-export async function getPatient(ctx: ClinicApiContext, patientId: string, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function getPatient(
+	ctx: ClinicApiContext,
+	patientId: string,
+	itemIndex?: number,
+	/** Ends the call and its retries (the trigger's deadline); default: the execution's cancel signal. */
+	bounds: { abortSignal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<ClinicApiResponse> {
 	const path = patientPath(ctx, patientId, itemIndex);
 	await assertClientId(ctx, itemIndex);
-	return await clinicApiRequest(ctx, { method: 'GET', path, idempotent: true, purpose: 'the patient', itemIndex });
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path,
+		idempotent: true,
+		abortSignal: bounds.abortSignal,
+		timeoutMs: bounds.timeoutMs,
+		purpose: 'the patient',
+		itemIndex,
+	});
+}
+
+/** One profile, read as Patient → Get outputs it; a body that is no profile is an error. */
+export async function fetchPatientProfile(
+	ctx: ClinicApiContext,
+	patientId: string,
+	itemIndex?: number,
+	bounds: { abortSignal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<IDataObject> {
+	const response = await getPatient(ctx, patientId, itemIndex, bounds);
+	const profile = readDirectoryProfile(response.body);
+	if (!profile) throw unexpectedBodyError(ctx, { purpose: 'the patient', itemIndex }, response.statusCode);
+	return profile;
 }
 
 export async function updatePatient(

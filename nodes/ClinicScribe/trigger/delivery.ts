@@ -23,6 +23,7 @@ import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { fetchSessionApiResults } from '../transport/sessionApi';
 import { fetchTransactionResults } from '../transport/transcriptionApi';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
+import { fhirRecordOfSession } from './fhirResults';
 import { fetchRecord, includedRecord, recordFamilyOf } from './eventRecords';
 import { credentialSigningKey, readStored } from './storedSubscription';
 
@@ -193,16 +194,17 @@ async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent):
 	// A session of the session API is read there; everything else through the status call.
 	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchTransactionResults;
 	const sessionId = event.sessionId;
-	const fetched = sessionId
-		? await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await read(ctx, sessionId, undefined, bounds))
-		: {
-				error: {
-					message: 'The delivery names no session, so its results cannot be fetched',
-					description: 'The workflow started with the event alone. Turn off Include Results to receive such deliveries without this error.',
-					httpCode: null,
-				},
-			};
-	if ('error' in fetched) return [{ json: { session_id: sessionId ?? null, error: fetched.error, event: eventJson(event) } }];
+	if (!sessionId) {
+		const error = {
+			message: 'The delivery names no session, so its results cannot be fetched',
+			description: 'The workflow started with the event alone. Turn off Include Results to receive such deliveries without this error.',
+			httpCode: null,
+		};
+		return [{ json: { session_id: null, error, event: eventJson(event) } }];
+	}
+	if (output === 'fhirBundle') return [{ json: { ...(await fhirRecordOfSession(ctx, sessionId, read)), event: eventJson(event) } }];
+	const fetched = await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await read(ctx, sessionId, undefined, bounds));
+	if ('error' in fetched) return [{ json: { session_id: sessionId, error: fetched.error, event: eventJson(event) } }];
 	return sessionResultsToRecords(fetched.value, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
 }
 

@@ -320,6 +320,8 @@ function getSession(ctx: RouteContext): void {
 		audio_files_received: session.uploads.length,
 		audio_files: session.uploads.map((upload) => upload.storedAs),
 		additional_data: session.input.additional_data ?? {},
+		// As given at create, or by the latest PATCH that set it ([EKA-OAS] get-session.mdx).
+		...patientDetailsOf(session),
 	};
 	if (session.state === 'created') return ctx.sendJson(200, envelope);
 	if (session.state === 'cancelled')
@@ -346,6 +348,12 @@ function getSession(ctx: RouteContext): void {
 	if (session.state === 'completed') return ctx.sendJson(200, finished);
 	if (session.state === 'failed') return ctx.sendJson(200, { ...envelope, status: 'failed', transcript: '', templates, error: { code: 'processing_failed', message: 'All templates failed' } });
 	return ctx.sendJson(206, { ...finished, audio_files_processed: Math.max(0, session.uploads.length - 1), processing_errors: [{ code: 'audio_unclear', message: 'Some audio could not be processed' }] });
+}
+
+function patientDetailsOf(session: FakeSession): { patient_details?: unknown } {
+	const patched = [...session.patches].reverse().find((patch) => isPlainObject(patch) && patch.patient_details !== undefined) as Record<string, unknown> | undefined;
+	const details = patched?.patient_details ?? session.input.patient_details;
+	return details === undefined ? {} : { patient_details: details };
 }
 
 const PATCH_FIELDS = ['patient_details', 'templates', 'language_hint', 'user_status', 'processing_status', 'session_mode', 'model'];

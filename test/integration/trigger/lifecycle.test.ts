@@ -10,10 +10,12 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { DIRECTORY_PATIENT_SYSTEM, DOCTOR_SYSTEM, identifierSearch } from '../../../nodes/ClinicScribe/shared/fhir/participants';
 import { fakeSessions } from '../../fake-api/routes/sessions';
 import { fakeWebhooks, SUBSCRIPTIONS_PATH, type FakeSubscription } from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startFinishedSession } from '../../support/fakeTranscriptionSession';
+import { referenceProblems, resourcesOf } from '../../support/fhirR4';
 import { fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
 import { createHookContext, createWebhookContext } from '../../support/triggerContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
@@ -455,5 +457,65 @@ describe('Include Results', () => {
 		await activate();
 		await fakeWebhooks(api).deliver({ transactionId: 'visit-forged', forgery: 'wrong-key' });
 		expect(api.requestsTo('/voice/api/v3/status/')).toEqual([]);
+	});
+
+	describe('Output "FHIR Transaction Bundle for the EHR"', () => {
+		const EMR_TEMPLATES = [{ template_id: 'svc_emr_template', codification_needed: false }];
+		const DOCTOR = { _id: 'do1001', profile: { personal: { name: { f: 'Asha', l: 'Rao' } } } };
+
+		test("one item per visit: the bundle for the patient the session names, the session's doctor, with the event", async () => {
+			await startFinishedSession(api.url, api.validCredentials, 'visit-fhir-trigger', EMR_TEMPLATES, { patient: { oid: '175074536120088' }, doctor: DOCTOR });
+			parameters = { includeResults: true, resultsOutput: 'fhirBundle' };
+			await activate();
+			expect((await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-trigger' })).attempts.map((a) => a.status)).toEqual([200]);
+			expect(executions).toHaveLength(1);
+			const [only] = executions[0];
+			expect(only).toMatchObject({
+				session_id: 'visit-fhir-trigger',
+				status: 'completed',
+				source: 'emr',
+				patient: `Patient?${identifierSearch(DIRECTORY_PATIENT_SYSTEM, '175074536120088')}`,
+				practitioner: `Practitioner?${identifierSearch(DOCTOR_SYSTEM, 'do1001')}`,
+				event: { event: 'v2rx.completed', transactionId: 'visit-fhir-trigger' },
+			});
+			expect(only.error).toBeUndefined();
+			expect(referenceProblems(only.bundle)).toEqual([]);
+			expect(resourcesOf(only.bundle, 'Patient')).toEqual([expect.objectContaining({ name: [{ text: 'ravi kumar', given: ['ravi'], family: 'kumar' }], gender: 'male' })]);
+			expect(api.requestsTo('/profiles/v1/patient/175074536120088', 'GET')).toHaveLength(1);
+		});
+
+		test('a fixed EHR Practitioner serves every visit; a session naming no patient starts the workflow with the event and an error, no bundle', async () => {
+			await startFinishedSession(api.url, api.validCredentials, 'visit-fhir-no-patient', EMR_TEMPLATES, { doctor: DOCTOR });
+			parameters = { includeResults: true, resultsOutput: 'fhirBundle', fhirDoctor: 'ehrPractitioner', fhirPractitionerId: 'dr-7' };
+			await activate();
+			await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-no-patient' });
+			expect(executions).toEqual([
+				[
+					{
+						session_id: 'visit-fhir-no-patient',
+						status: 'completed',
+						error: {
+							message: 'The session names no patient of the patient directory (neither patient_details.oid nor additional_data.patient.oid)',
+							description: expect.stringMatching(/^The workflow started with the event and no bundle\. Give the patient another way/),
+							httpCode: null,
+						},
+						event: expect.objectContaining({ transactionId: 'visit-fhir-no-patient' }),
+					},
+				],
+			]);
+			expect(api.requestsTo('/profiles/')).toEqual([]);
+		});
+
+		test('a session without notes (all templates failed) is an error item, never an empty bundle', async () => {
+			await startFinishedSession(api.url, api.validCredentials, 'visit-fhir-failed', EMR_TEMPLATES, { patient: { oid: '175074536120088' }, doctor: DOCTOR });
+			await fetch(`${api.url}/__admin/transcription/script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ txn_id: 'visit-fhir-failed', outcome: 'failure' }) });
+			parameters = { includeResults: true, resultsOutput: 'fhirBundle' };
+			await activate();
+			await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-failed' });
+			expect(executions).toEqual([
+				[expect.objectContaining({ session_id: 'visit-fhir-failed', status: 'failed', error: expect.objectContaining({ message: 'Session "visit-fhir-failed" failed, so it has no notes for the EHR' }) })],
+			]);
+			expect(executions[0][0].bundle).toBeUndefined();
+		});
 	});
 });

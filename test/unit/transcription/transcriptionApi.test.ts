@@ -222,6 +222,6 @@ describe('node description', () => {
 			default: 'session',
 			displayOptions: { show: { includeResults: [true] } },
 		});
-		expect((resultsOutputProperty().options as Array<{ value: string }>).map((o) => o.value)).toEqual(['session', 'templates', 'simple']);
+		expect((resultsOutputProperty().options as Array<{ value: string }>).map((o) => o.value)).toEqual(['fhirBundle', 'session', 'templates', 'simple']);
 	});
 });

@@ -1,8 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readDirectoryProfile } from '../../shared/patientDirectoryRecords';
-import { getPatient } from '../../transport/patientDirectoryApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { fetchPatientProfile } from '../../transport/patientDirectoryApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { patientIdField, readPatientId, showFor } from './patientFields';
@@ -14,8 +12,5 @@ export const description: INodeProperties[] = [...patientDataForAgentProperties(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const patientId = readPatientId(this, itemIndex);
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient Get');
-	const response = await getPatient(this, patientId, itemIndex);
-	const profile = readDirectoryProfile(response.body);
-	if (!profile) throw unexpectedBodyError(this, { purpose: 'the patient', itemIndex }, response.statusCode);
-	return [profile];
+	return [await fetchPatientProfile(this, patientId, itemIndex)];
 }

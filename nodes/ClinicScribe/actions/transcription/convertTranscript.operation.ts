@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { sessionResultsToRecords } from '../../shared/resultsOutput';
+import { isFhirSourceTemplate } from '../../shared/fhir/fhirOutput';
 import { templateIdOf } from '../../shared/templateRecords';
 import { textOf } from '../../shared/values';
 import { convertTranscript, createTranscriptSession } from '../../transport/convertApi';
@@ -8,6 +8,7 @@ import { getClinicSettings } from '../../transport/runCredential';
 import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
+import { chosenOutput, resultsToRecords } from './resultsRecords';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,
@@ -86,17 +87,23 @@ export const description: INodeProperties[] = [
 export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Convert Transcript');
 	const transcript = readTranscript(this, itemIndex);
-	const resultsOutput = readResultsOutput(this, itemIndex);
+	const output = chosenOutput(this, readResultsOutput(this, itemIndex), itemIndex);
 	// Just after the conversion starts the status call may not know the session yet, as after an upload.
 	const wait = readWaitSettings(this, itemIndex, UPLOAD_NOT_FOUND_GRACE_MS);
 	const templateId = await readConvertTemplateId(this, itemIndex);
+	if (output.form === 'fhirBundle' && !isFhirSourceTemplate(templateId)) {
+		throw new NodeOperationError(this.getNode(), `Output "FHIR Transaction Bundle for the EHR" needs the EMR Format template, but item ${itemIndex} converts to ${templateId}`, {
+			description: 'The bundle is built from the EMR document: choose Template "EMR Format", or another Output. Nothing was sent.',
+			itemIndex,
+		});
+	}
 	const sessionId = await createTranscriptSession(this, templateId, itemIndex);
 	const started = await convertTranscript(this, sessionId, transcript, templateId, itemIndex);
 	const results = wait
 		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt)
 		: await fetchTransactionResults(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
-	return sessionResultsToRecords(results, resultsOutput).map((record) => ({ ...record, document_id: started.documentId }));
+	return (await resultsToRecords(this, results, output, itemIndex)).map((record) => ({ ...record, document_id: started.documentId }));
 }
 
 /**

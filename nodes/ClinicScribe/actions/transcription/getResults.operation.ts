@@ -1,11 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty } from '../../shared/resultsOutput.description';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
+import { chosenOutput, resultsToRecords } from './resultsRecords';
 import {
 	assertSessionComplete,
 	readFailIfIncomplete,
@@ -42,14 +42,14 @@ export const description: INodeProperties[] = [
 export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
 	const sessionId = readSessionId(this, itemIndex);
-	const resultsOutput = readResultsOutput(this, itemIndex);
+	const output = chosenOutput(this, readResultsOutput(this, itemIndex), itemIndex);
 	const wait = readWaitSettings(this, itemIndex, 0);
 	const read = readResultsReader(this, itemIndex);
 	const results = wait
 		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt, read)
 		: await read(this, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
-	return sessionResultsToRecords(results, resultsOutput);
+	return await resultsToRecords(this, results, output, itemIndex);
 }
 
 function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {

@@ -1,7 +1,6 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
-import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import { getClinicSettings } from '../../transport/runCredential';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { isToolRun } from '../common.execute';
@@ -10,6 +9,7 @@ import { notSentForQuotaError, sendUploads, stopNote, withBatchNote } from './up
 import { describePlans, planUploads, type UploadPlan } from './uploadAudio/plan';
 import { errorItems, pairedItems, receiptItems, type OrderedOutput } from './uploadAudio/receipts';
 import { TEMPLATE_CHOICES, UPLOAD_METHOD_PARAMETER } from './uploadAudio/settings';
+import { resultsToRecords } from './resultsRecords';
 import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['uploadAudio'] };
@@ -264,7 +264,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		try {
 			const reader = plan.settings.uploadMethod === 'session' ? fetchSessionApiResults : undefined;
 			const results = await waitForSessionResults(this, plan.id, wait, plan.itemIndexes[0], waitStartedAt, reader);
-			for (const json of sessionResultsToRecords(results, plan.settings.resultsOutput)) {
+			const chosen = { form: plan.settings.resultsOutput, fhir: plan.settings.fhirOutput };
+			for (const json of await resultsToRecords(this, results, chosen, plan.itemIndexes[0])) {
 				output.push({ order: plan.itemIndexes[0], data: { json, pairedItem: pairedItems(plan) } });
 			}
 		} catch (error) {

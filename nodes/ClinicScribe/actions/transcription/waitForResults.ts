@@ -11,6 +11,7 @@ import {
 } from 'n8n-workflow';
 
 import { abortableSleep } from '../../shared/abortableSleep';
+import { fhirOutputFields } from '../../shared/fhir/fields';
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
 import { deadlineSignal } from '../../transport/deadline';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
@@ -73,6 +74,7 @@ export function waitForCompletionFields(
 			displayOptions: { show: whenWaiting },
 		},
 		resultsOutputProperty(alwaysShowOutput ? show : whenWaiting),
+		...fhirOutputFields({ ...(alwaysShowOutput ? show : whenWaiting), [RESULTS_OUTPUT_PARAMETER]: ['fhirBundle'] }, 'action'),
 		{
 			displayName: 'Fail on Incomplete Results',
 			name: FAIL_IF_INCOMPLETE_PARAMETER,

@@ -5,10 +5,12 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { INPUT_LANGUAGES, readInputLanguages } from '../../../shared/audioFiles';
+import { isFhirSourceTemplate, type FhirOutputSettings } from '../../../shared/fhir/fhirOutput';
 import type { ResultsOutput } from '../../../shared/sessionResults';
 import { templateIdOf } from '../../../shared/templateRecords';
 import { readJsonObjectParameter, sameJsonValue, trimmedString } from '../../../shared/values';
 import type { ClinicScribeSettings } from '../../../transport/credentialSettings';
+import { readFhirOutputSettings } from '../resultsRecords';
 import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from '../waitForResults';
 
 export const TEMPLATE_CHOICES = {
@@ -40,6 +42,8 @@ export interface UploadSettings {
 	outputLanguage?: string;
 	wait?: WaitSettings;
 	resultsOutput: ResultsOutput;
+	/** The FHIR bundle's choices, when waiting with Output "FHIR Transaction Bundle for the EHR". */
+	fhirOutput?: FhirOutputSettings;
 }
 
 /** The settings of an upload none of whose items could be read: it has a problem, so it is never sent. */
@@ -110,6 +114,10 @@ export function readUploadSettings(ctx: IExecuteFunctions, itemIndex: number, se
 	if (outputLanguage) result.outputLanguage = outputLanguage;
 	const wait = readWaitSettings(ctx, itemIndex, UPLOAD_NOT_FOUND_GRACE_MS);
 	if (wait) result.wait = wait;
+	if (wait && result.resultsOutput === 'fhirBundle') {
+		result.fhirOutput = readFhirOutputSettings(ctx, itemIndex);
+		assertFhirSourceRequested(ctx, result.templates, itemIndex);
+	}
 	if (uploadMethod === 'session') assertSessionSettings(ctx, result, itemIndex);
 	return result;
 }
@@ -130,6 +138,7 @@ export function differingSetting(a: UploadSettings, b: UploadSettings): string |
 		['Output Language', a.outputLanguage, b.outputLanguage],
 		['Wait for Completion', a.wait, b.wait],
 		['Output', a.resultsOutput, b.resultsOutput],
+		['Patient and Doctor of the FHIR output', a.fhirOutput, b.fhirOutput],
 	];
 	return checks.find(([, left, right]) => !sameJsonValue(left, right))?.[0];
 }
@@ -148,6 +157,19 @@ function assertSessionSettings(ctx: IExecuteFunctions, settings: UploadSettings,
 	if (settings.outputLanguage) {
 		refuse('Output Language is not available with the session API', 'Remove the Output Language option, or choose Upload Method "Transaction".');
 	}
+}
+
+/**
+ * The FHIR output is built from the EMR template (or a FHIR template): an upload that asks for
+ * neither would be paid for and give no bundle, so it is refused before anything is sent. The
+ * template is never added on the user's behalf (it is paid work the user did not choose).
+ */
+function assertFhirSourceRequested(ctx: IExecuteFunctions, templates: UploadSettings['templates'], itemIndex: number): void {
+	if (templates.some((template) => isFhirSourceTemplate(template.template_id))) return;
+	throw new NodeOperationError(ctx.getNode(), `Output "FHIR Transaction Bundle for the EHR" needs the EMR Format template, which item ${itemIndex} does not ask for`, {
+		description: 'The bundle is built from the EMR document: add EMR Format under Output Templates, or choose another Output. Nothing was sent.',
+		itemIndex,
+	});
 }
 
 function readTemplates(
