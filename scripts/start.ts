@@ -4,8 +4,8 @@
  *   1. installs n8n 2.41.1 and Node 24 into a cache outside the repository (first time: minutes)
  *   2. builds and packs this package, installs it into .n8n-local/ as n8n installs community packages
  *      (files in .n8n/nodes, and at n8n's start the rows n8n lists Settings → Community nodes from)
- *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake EHR receiver and
- *      messaging gateway; the local EHR, a FHIR R4 server (test/fhir-server, docs/local-ehr.md), and
+ *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake messaging
+ *      gateway; the local EHR, a FHIR R4 server (test/fhir-server, docs/local-ehr.md), and
  *      the local inbox (maildev), each as its own process on 127.0.0.1
  *   4. writes a sample recording into <user folder>/files/recordings/ (the one folder n8n may read)
  *   5. imports the credential "Clinic Scribe (local fake API)", the SMTP credential of the local
@@ -43,7 +43,6 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import { SIGN_IN } from '../test/fake-api/fixtures';
-import { EHR_DOCUMENTS_PATH } from '../test/fake-api/routes/ehrReceiver';
 import { fakeSignIn } from '../test/fake-api/routes/signIn';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
@@ -168,6 +167,12 @@ function sampleWav(seconds = 2, sampleRate = 16_000, frequency = 440): Buffer {
 	return wav;
 }
 
+/** What a run of an example that reads the sample recording does, in one sentence. */
+function whatItDoes(example: ImportedExample): string {
+	const legs = [example.postsToEhr ? 'stores the visit in the local EHR (FHIR)' : '', example.sendsEmail ? 'e-mails the notes to the local inbox' : ''].filter(Boolean);
+	return `It transcribes the sample recording on the fake API${legs.length > 0 ? `, then ${legs.join(' and ')}` : ''}.`;
+}
+
 interface ImportedExample {
 	file: string;
 	name: string;
@@ -177,6 +182,10 @@ interface ImportedExample {
 	webhookIds: string[];
 	/** It reads the sample recording. */
 	readsRecording: boolean;
+	/** It posts a FHIR bundle to the local EHR. */
+	postsToEhr: boolean;
+	/** It sends e-mail (to the local inbox). */
+	sendsEmail: boolean;
 	/** The events its triggers subscribe to. */
 	events: string[];
 }
@@ -218,7 +227,9 @@ async function importExamples(
 		const webhookIds = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).map((n) => String(n.webhookId ?? ''));
 		const readsRecording = copy.nodes.some((n) => n.type === 'n8n-nodes-base.readWriteFile' && n.parameters.fileSelector === setup.recordingPath);
 		const events = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).flatMap(triggerEvents);
-		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording, events });
+		const postsToEhr = copy.nodes.some((n) => n.type === 'n8n-nodes-base.httpRequest' && n.parameters.url === setup.fhirBaseUrl);
+		const sendsEmail = copy.nodes.some((n) => n.type === 'n8n-nodes-base.emailSend' && !n.disabled);
+		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording, postsToEhr, sendsEmail, events });
 		if (previous && previous.sha256 === sha256) continue;
 		toImport.push({ ...copy, id });
 		state[file] = { id, sha256 };
@@ -316,8 +327,6 @@ async function main(): Promise<void> {
 	}
 	say(`  ${api.url}`);
 
-	const ehrUrl = `${api.url}${EHR_DOCUMENTS_PATH}`;
-	say(`  fake EHR receiver: ${ehrUrl}`);
 
 	step(`Starting the local EHR (a FHIR R4 server) on 127.0.0.1:${ehrPort}`);
 	try {
@@ -366,7 +375,7 @@ async function main(): Promise<void> {
 	// What a clinic asks the service to do: register this n8n's OAuth Redirect URL for the client.
 	fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
 	say(`  the fake sign-in provider accepts ${oauthRedirectUrl(n8n)} as redirect URL`);
-	const examples = await importExamples(n8n, userFolder, { ehrUrl, recordingPath, inboxUrl: inbox.webUrl });
+	const examples = await importExamples(n8n, userFolder, { fakeApiUrl: api.url, fhirBaseUrl: ehr.fhirBaseUrl, inboxUrl: inbox.webUrl, recordingPath });
 	if (examples.length === 0) say('  no examples/*.json yet');
 	for (const e of examples) say(`  ${e.name} (${e.file}): ${e.status}`);
 
@@ -404,7 +413,7 @@ async function main(): Promise<void> {
 	const nextSteps: string[] = [];
 	for (const e of manualExamples) {
 		nextSteps.push(`Open "${short(e.name)}" and click "Execute workflow".`);
-		if (e.readsRecording) nextSteps.push('   It transcribes a sample recording on the fake API and posts the EMR document to the fake EHR.');
+		if (e.readsRecording) nextSteps.push(`   ${whatItDoes(e)}`);
 	}
 	for (const e of triggerExamples) {
 		const state = activation.get(e.id) ?? 'not published';
@@ -419,7 +428,7 @@ async function main(): Promise<void> {
 		nextSteps.push('   then open the workflow\'s Executions tab.');
 	}
 	nextSteps.push(`The doctor's e-mails:  ${inbox.webUrl}/  (every e-mail the examples send lands here)`);
-	nextSteps.push(`What reached the fake EHR:  curl ${api.url}/__admin/ehr/documents`);
+	nextSteps.push(`What the local EHR holds:  ${ehr.pageUrl}  (the patient's page lists the visit)`);
 	nextSteps.push(`What reached the fake messaging gateway:  curl ${api.url}/__admin/messages`);
 	say(`
 ────────────────────────────────────────────────────────────────────────────
