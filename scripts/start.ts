@@ -427,8 +427,6 @@ async function main(): Promise<void> {
 		}
 		nextSteps.push('   then open the workflow\'s Executions tab.');
 	}
-	nextSteps.push(`The doctor's e-mails:  ${inbox.webUrl}/  (every e-mail the examples send lands here)`);
-	nextSteps.push(`What the local EHR holds:  ${ehr.pageUrl}  (the patient's page lists the visit)`);
 	nextSteps.push(`What reached the fake messaging gateway:  curl ${api.url}/__admin/messages`);
 	say(`
 ────────────────────────────────────────────────────────────────────────────
@@ -441,8 +439,8 @@ async function main(): Promise<void> {
 ${nextSteps.map((line) => (line.startsWith('   ') ? `    ${line}` : `   • ${line}`)).join('\n')}
 
  Local services (127.0.0.1 only; they forget everything when npm start stops)
-   Inbox      ${inbox.webUrl}/   (SMTP ${inbox.smtpHost}:${inbox.smtpPort}: the credential "${LOCAL_SMTP_CREDENTIAL.name}")
-   EHR        ${ehr.pageUrl}   (what it holds; FHIR base URL ${ehr.fhirBaseUrl})
+   Inbox      ${inbox.webUrl}/   the doctor's e-mails (SMTP ${inbox.smtpHost}:${inbox.smtpPort}, the credential "${LOCAL_SMTP_CREDENTIAL.name}")
+   EHR        ${ehr.pageUrl}   what it holds, each patient's visits (FHIR base URL ${ehr.fhirBaseUrl})
 
  The credential "${LOCAL_CREDENTIAL.name}" points at the fake clinic API
  (${api.url}); the examples use it. Add a "Clinic Scribe" node to a new
