@@ -275,6 +275,7 @@ describe('a recording → Upload Audio with Wait → FHIR → the EHR, and the d
 		const response = answer.body as Bundle;
 		expect(response.type).toBe('transaction-response');
 		expect(response.entry?.map((e) => e.response?.status)).toEqual((item.bundle as Bundle).entry?.map(() => expect.stringMatching(/^201/)));
+		process.stderr.write(`[clinic e2e] the visit's bundle: ${String(item.entry_count)} entries, ${JSON.stringify(item.bundle).length} bytes of JSON\n`);
 		const [stored] = nodeJson(execution, 'Stored');
 		expect(stored).toMatchObject({ session_id: sessionId, encounter: item.encounter, composition: item.composition, patient: expect.stringMatching(/^Patient\/[\w.-]+$/) });
 		expect(execution.runData["EHR's Reasons"]).toBeUndefined();
