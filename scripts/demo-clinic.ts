@@ -7,14 +7,17 @@
  *      delivers a signed `appointment.created` for it, prints each subscription's answer, and waits
  *      for the reminder the example posts to the fake messaging gateway
  *   3. appointment completed: a prescription with its PDF on the fake API, the appointment completed
- *      with it (CM), then the signed `appointment.statuschange`; prints each subscription's answer
+ *      with it (CM), then the signed `appointment.statuschange`; prints each subscription's answer,
+ *      and waits for the e-mail with the PDF in npm start's local inbox
  *
- * Environment: CLINIC_SCRIBE_FAKE_API_PORT (5690), N8N_PORT (5678, only for the hints).
+ * Environment: CLINIC_SCRIBE_FAKE_API_PORT (5690), CLINIC_SCRIBE_INBOX_PORT (5692), N8N_PORT (5678,
+ * only for the hints).
  */
 import { clinicEventSample } from '../test/fake-api/clinicEventSamples';
 import type { GatewayMessage } from '../test/fake-api/routes/messageGateway';
 import type { SeededPrescription } from '../test/fake-api/routes/prescriptions';
 import type { DeliveryReport, FakeSubscription } from '../test/fake-api/routes/webhooks';
+import { InboxClient } from '../test/support/inbox';
 
 const say = (line = '') => process.stdout.write(`${line}\n`);
 
@@ -94,6 +97,7 @@ function tomorrowAtClinicTime(hour: number, minute: number): number {
 async function main(): Promise<void> {
 	baseUrl = `http://127.0.0.1:${portFromEnv('CLINIC_SCRIBE_FAKE_API_PORT', 5690)}`;
 	const n8nPort = portFromEnv('N8N_PORT', 5678);
+	const inbox = new InboxClient(`http://127.0.0.1:${portFromEnv('CLINIC_SCRIBE_INBOX_PORT', 5692)}`);
 	if (process.argv.length > 2) {
 		say('usage: npm run demo:clinic');
 		return;
@@ -152,11 +156,17 @@ async function main(): Promise<void> {
 				served = await admin<Array<{ status?: number }>>('GET', `/requests?method=GET&path=${encodeURIComponent(seeded.pdf_path)}`);
 				if (served.length === 0) await new Promise((resolve) => setTimeout(resolve, 500));
 			}
-			say(
-				served.length === 0
-					? '   no PDF request within 20 s: open the execution in n8n to see why.'
-					: `   the PDF was fetched (HTTP ${String(served[0].status)}); the e-mail node that would send it is disabled here (no SMTP).`,
-			);
+			if (served.length === 0) say('   no PDF request within 20 s: open the execution in n8n to see why.');
+			else {
+				say(`   the PDF was fetched (HTTP ${String(served[0].status)}); waiting for the e-mail in the local inbox…`);
+				const pdfName = `${seeded.prescription_id}.pdf`;
+				const email = await inbox.waitForEmail((e) => e.attachments.some((a) => a.filename === pdfName), 20_000).catch(() => undefined);
+				say(
+					email
+						? `   e-mailed to ${email.to.map((t) => t.address).join(', ')}: "${email.subject}", with ${pdfName}; read it at ${inbox.webUrl}/`
+						: `   no e-mail with ${pdfName} in the local inbox (${inbox.webUrl}/) within 20 s: open the execution in n8n to see why.`,
+				);
+			}
 		}
 	} else {
 		say('\n2. Nothing subscribed to appointment.statuschange: skipped.');
@@ -165,7 +175,8 @@ async function main(): Promise<void> {
 	say(`
 Next:
   • See the runs in n8n: http://127.0.0.1:${n8nPort} → open the example workflow → Executions.
-  • Every message the fake messaging gateway received:  curl ${baseUrl}/__admin/messages`);
+  • Every message the fake messaging gateway received:  curl ${baseUrl}/__admin/messages
+  • Every e-mail sent:  ${inbox.webUrl}/`);
 }
 
 main().catch((error: unknown) => {

@@ -4,20 +4,24 @@
  *   1. checks that the fake clinic API of `npm start` answers, and that something subscribed to
  *      v2rx.completed (npm start activates the trigger example, which subscribes)
  *   2. creates a finished transcription session on the fake API, over its public wire flow
- *      (token → presign → storage → init), as a real upload would
+ *      (token → presign → storage → init), as a real upload would, naming the patient and the
+ *      doctor (Additional Data; test/support/clinicVisit.ts)
  *   3. asks the fake API to deliver a signed `v2rx.completed` for it to every subscription, and
  *      prints each subscription's answer
- *   4. waits a little for the EHR document the example posts to the fake EHR receiver
+ *   4. waits for the visit in the local EHR (its Encounter carries the session ID, its Composition
+ *      the notes) and prints how long that took from the delivery, and the patient's page
  *
  *   npm run demo:complete                     a new session, visit-demo-<date>-<time>
  *   npm run demo:complete -- <transaction id> the event for a session that exists already (say one
  *                                             the transcription example made; see its output)
  *
- * Environment: CLINIC_SCRIBE_FAKE_API_PORT (5690), N8N_PORT (5678, only for the hints).
+ * Environment: CLINIC_SCRIBE_FAKE_API_PORT (5690), CLINIC_SCRIBE_EHR_PORT (5691),
+ * CLINIC_SCRIBE_INBOX_PORT (5692, only for the hints), N8N_PORT (5678, only for the hints).
  */
-import { startFinishedSession } from '../test/support/fakeTranscriptionSession';
+import { ENCOUNTER_SYSTEM, VISIT_ADDITIONAL_DATA, VISIT_PATIENT_IDENTIFIER } from '../test/support/clinicVisit';
+import { startFinishedSession, SESSION_TEMPLATES } from '../test/support/fakeTranscriptionSession';
+import { FhirClient } from '../test/support/fhirServer';
 import type { DeliveryReport, FakeSubscription } from '../test/fake-api/routes/webhooks';
-import type { EhrDocument } from '../test/fake-api/routes/ehrReceiver';
 import type { TransactionView } from '../test/fake-api/routes/transcription';
 import type { ValidCredentials } from '../test/fake-api/server';
 
@@ -81,6 +85,8 @@ function describeAttempt(status: number | null, response: string): string {
 async function main(): Promise<void> {
 	baseUrl = `http://127.0.0.1:${portFromEnv('CLINIC_SCRIBE_FAKE_API_PORT', 5690)}`;
 	const n8nPort = portFromEnv('N8N_PORT', 5678);
+	const ehr = new FhirClient(`http://127.0.0.1:${portFromEnv('CLINIC_SCRIBE_EHR_PORT', 5691)}/fhir`);
+	const inboxUrl = `http://127.0.0.1:${portFromEnv('CLINIC_SCRIBE_INBOX_PORT', 5692)}/`;
 	const given = process.argv[2];
 	if (process.argv.length > 3 || given === '--help' || given === '-h') {
 		say('usage: npm run demo:complete [-- <transaction id>]');
@@ -114,43 +120,56 @@ async function main(): Promise<void> {
 		transactionId = `visit-demo-${stamp()}`;
 		say(`\n1. Creating a finished transcription session, ${transactionId} (token → presign → upload → start)…`);
 		try {
-			await startFinishedSession(baseUrl, credentials, transactionId);
+			await startFinishedSession(baseUrl, credentials, transactionId, SESSION_TEMPLATES, { ...VISIT_ADDITIONAL_DATA });
 		} catch (error) {
 			throw new Stop(`The fake API did not take the session: ${(error as Error).message}`);
 		}
-		say('   done: its results (clinical notes, EMR document, transcript) are ready');
+		say('   done: its results (clinical notes, EMR document, transcript) are ready; the upload named Ravi Kumar (patient directory) and Dr. Asha Rao');
 	}
 
-	const before = new Set((await admin<EhrDocument[]>('GET', '/ehr/documents')).map((d) => d.id));
-
 	say(`\n2. Delivering a signed v2rx.completed for ${transactionId}…`);
+	const delivered = performance.now();
 	const report = await admin<DeliveryReport>('POST', '/webhooks/deliver', { transactionId }, 120_000);
 	for (const attempt of report.attempts) say(`   ${attempt.endpoint}\n     → ${describeAttempt(attempt.status, attempt.response)}`);
 	const accepted = report.attempts.filter((a) => a.status !== null && a.status >= 200 && a.status < 300).length;
 	if (accepted === 0) throw new Stop('No subscription accepted the delivery: nothing ran.');
 
-	say('\n3. Waiting for the workflow to post the EMR document to the fake EHR…');
-	const deadline = Date.now() + 20_000;
-	let arrived: EhrDocument[] = [];
-	while (Date.now() < deadline) {
-		arrived = (await admin<EhrDocument[]>('GET', '/ehr/documents')).filter((d) => !before.has(d.id) && d.session_id === transactionId);
-		if (arrived.length >= accepted) break;
-		await new Promise((resolve) => setTimeout(resolve, 500));
-	}
-	if (arrived.length === 0) {
-		say('   nothing arrived within 20 s: open the execution in n8n to see why (a workflow without an EHR request posts nothing).');
+	say('\n3. Waiting for the visit in the local EHR…');
+	const stored = await visitInEhr(ehr, transactionId, 30_000);
+	if (!stored) {
+		say('   nothing arrived within 30 s: open the execution in n8n to see why (the EHR\'s reasons are on the item of "EHR\'s Reasons").');
 	} else {
-		for (const document of arrived) {
-			const keys = Object.keys(document.body).join(', ');
-			say(`   received ${document.id} for session ${document.session_id} at ${document.received_at} (fields: ${keys})`);
-		}
+		const seconds = ((performance.now() - delivered) / 1000).toFixed(2);
+		say(`   stored ${seconds} s after the delivery: ${stored.summary}`);
+		say(`   the patient's page: ${stored.patientPage}`);
 	}
 
 	say(`
 Next:
   • See the run in n8n: http://127.0.0.1:${n8nPort} → open the trigger workflow → Executions
     (or the Overview page's Executions list).
-  • Every document the fake EHR received:  curl ${baseUrl}/__admin/ehr/documents`);
+  • What the local EHR holds:  ${ehr.pageUrl}
+  • The doctor's e-mail:  ${inboxUrl}`);
+}
+
+/**
+ * Polls the EHR for the visit's Encounter (identified by the session ID) and its Composition;
+ * undefined after timeoutMs. Only resources already committed are found: a transaction is stored
+ * whole, so the Composition's presence means the whole visit is there.
+ */
+async function visitInEhr(ehr: FhirClient, sessionId: string, timeoutMs: number): Promise<{ summary: string; patientPage: string } | undefined> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		const [encounter] = await ehr.search('Encounter', { identifier: `${ENCOUNTER_SYSTEM}|${sessionId}` }).catch(() => []);
+		const [composition] = encounter ? await ehr.search('Composition', { encounter: `Encounter/${encounter.id}` }).catch(() => []) : [];
+		if (encounter && composition) {
+			const [patient] = await ehr.search('Patient', { identifier: VISIT_PATIENT_IDENTIFIER });
+			const sections = ((composition as { section?: Array<{ title?: string }> }).section ?? []).map((section) => section.title).join(', ');
+			return { summary: `Encounter/${encounter.id}, Composition/${composition.id} (${sections})`, patientPage: ehr.patientPageUrl(String(patient?.id)) };
+		}
+		await new Promise((resolve) => setTimeout(resolve, 100));
+	}
+	return undefined;
 }
 
 main().catch((error: unknown) => {

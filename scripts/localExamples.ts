@@ -1,8 +1,9 @@
 /**
  * The copies of examples/*.json that `npm start` imports (examples/ stay as they are, for real use):
- * the local credential, the EHR requests to the fake EHR receiver, a file reader on the sample
- * recording, e-mail nodes disabled (no SMTP server here), a short poll interval, and the example's
- * sticky note extended by what differs, re-sized to its text and grown upwards, so it covers no node.
+ * the local credential, the FHIR bundles posted to the local EHR (no credential), the reminders to
+ * the fake messaging gateway, a file reader on the sample recording, e-mail nodes sending through
+ * the local inbox's SMTP credential, a short poll interval, and the example's sticky note extended
+ * by what differs, re-sized to its text and grown upwards, so it covers no node.
  */
 import {
 	ACTION_NODE_TYPE,
@@ -22,8 +23,20 @@ export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scrib
  * it through the fake sign-in provider's login page (the fake's tokens do not outlive a restart).
  */
 export const LOCAL_SIGN_IN_CREDENTIAL = { id: 'clinicScribeLocal02', name: 'Clinic Scribe OAuth2 (local fake sign-in)' };
-/** The EHR address the examples ship with; the local copies post to the fake API's EHR receiver. */
-export const EXAMPLE_EHR_URL = 'https://ehr.example.com/api/v1/clinical-documents';
+/** The SMTP credential `npm start` imports: the local inbox (maildev), which keeps every message it gets. */
+export const LOCAL_SMTP_CREDENTIAL = { id: 'clinicScribeLocal03', name: 'Local inbox (SMTP, npm start)' };
+export const SMTP_CREDENTIAL_TYPE = 'smtp';
+
+/**
+ * n8n's SMTP credential for the local inbox: plain SMTP on 127.0.0.1, no user. STARTTLS is off too:
+ * the inbox offers it with a certificate no one signed, which a strict client would refuse.
+ */
+export function smtpCredentialData(inbox: { smtpHost: string; smtpPort: number }): Record<string, unknown> {
+	return { user: '', password: '', host: inbox.smtpHost, port: inbox.smtpPort, secure: false, disableStartTls: true, hostName: '' };
+}
+
+/** The FHIR base URL the EHR examples ship with (a placeholder); the local copies post to the local EHR. */
+export const EXAMPLE_FHIR_BASE_URL = 'https://fhir.example.com/r4';
 /** The messaging gateway (WhatsApp / SMS) the reminder example ships with; the local copy posts to the fake one. */
 export const EXAMPLE_MESSAGING_URL = 'https://messaging.example.com/v1/messages';
 /** Poll interval of the local copies' "wait for completion" (the fake API finishes at once). */
@@ -33,12 +46,14 @@ export const LOCAL_NOTE_MARKER = '**With `npm start`:**';
 
 /** What the local copies of the examples are adapted to. */
 export interface LocalSetup {
-	/** The fake EHR receiver's URL. */
-	ehrUrl: string;
+	/** The fake clinic API's address; its messaging gateway takes the reminders. */
+	fakeApiUrl: string;
+	/** The local EHR's FHIR base URL (`http://127.0.0.1:<port>/fhir`). */
+	fhirBaseUrl: string;
+	/** The local inbox's page, where the e-mails arrive. */
+	inboxUrl: string;
 	/** The sample recording (inside the folder n8n may read). */
 	recordingPath: string;
-	/** The fake messaging gateway's URL; default /__messages on the EHR receiver's host (the fake API). */
-	messagesUrl?: string;
 }
 
 export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJson {
@@ -46,12 +61,18 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 	const changes = new Set<string>();
 	const nodes = workflow.nodes.map((node): WorkflowNode => {
 		const parameters = node.parameters ?? {};
-		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_EHR_URL) {
-			changes.add(`EHR requests go to the fake EHR receiver; see what arrived: \`curl ${new URL('/__admin/ehr/documents', setup.ehrUrl).href}\``);
-			return { ...node, parameters: { ...parameters, url: setup.ehrUrl } };
+		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_FHIR_BASE_URL) {
+			changes.add(`*${node.name}* posts to the local EHR, ${setup.fhirBaseUrl} (no credential); see what it holds: ${ehrPageUrl(setup)}`);
+			// The local EHR asks for no credential: the example's placeholder one is dropped.
+			const { genericAuthType: _type, ...rest } = parameters;
+			const { httpBearerAuth: _credential, ...credentials } = node.credentials ?? {};
+			const local: WorkflowNode = { ...node, parameters: { ...rest, url: setup.fhirBaseUrl, authentication: 'none' } };
+			if (Object.keys(credentials).length > 0) local.credentials = credentials;
+			else delete local.credentials;
+			return local;
 		}
 		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_MESSAGING_URL) {
-			const messagesUrl = setup.messagesUrl ?? new URL(MESSAGES_PATH, setup.ehrUrl).href;
+			const messagesUrl = new URL(MESSAGES_PATH, setup.fakeApiUrl).href;
 			changes.add(`messages go to the fake messaging gateway; see what arrived: \`curl ${new URL('/__admin/messages', messagesUrl).href}\``);
 			return { ...node, parameters: { ...parameters, url: messagesUrl } };
 		}
@@ -60,13 +81,8 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 			return { ...node, parameters: { ...parameters, fileSelector: setup.recordingPath } };
 		}
 		if (node.type === 'n8n-nodes-base.emailSend') {
-			changes.add(`*${node.name}* is disabled: there is no SMTP server here`);
-			return {
-				...node,
-				disabled: true,
-				notesInFlow: true,
-				notes: 'Disabled by npm start (no SMTP server here). To send the e-mail: add an SMTP credential to this node, set the addresses, and enable it.',
-			};
+			changes.add(`*${node.name}* sends through "${LOCAL_SMTP_CREDENTIAL.name}": read it at ${setup.inboxUrl}/`);
+			return { ...node, credentials: { ...node.credentials, [SMTP_CREDENTIAL_TYPE]: { ...LOCAL_SMTP_CREDENTIAL } } };
 		}
 		if (node.type === ACTION_NODE_TYPE && parameters.waitForCompletion === true) {
 			changes.add(`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`);
@@ -105,6 +121,11 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 		};
 	});
 	return { ...workflow, nodes: withNote };
+}
+
+/** The local EHR's page of what it holds (the FHIR base URL without `/fhir`). */
+export function ehrPageUrl(setup: Pick<LocalSetup, 'fhirBaseUrl'>): string {
+	return `${setup.fhirBaseUrl.replace(/\/fhir\/?$/, '')}/`;
 }
 
 /** The event names a Clinic Scribe Trigger node subscribes to (its `events` parameter; default v2rx.completed). */

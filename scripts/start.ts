@@ -4,15 +4,19 @@
  *   1. installs n8n 2.41.1 and Node 24 into a cache outside the repository (first time: minutes)
  *   2. builds and packs this package, installs it into .n8n-local/ as n8n installs community packages
  *      (files in .n8n/nodes, and at n8n's start the rows n8n lists Settings → Community nodes from)
- *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake EHR receiver
+ *   3. starts the fake clinic API (in this process) on 127.0.0.1, with its fake messaging
+ *      gateway; the local EHR, a FHIR R4 server (test/fhir-server, docs/local-ehr.md), and
+ *      the local inbox (maildev), each as its own process on 127.0.0.1
  *   4. writes a sample recording into <user folder>/files/recordings/ (the one folder n8n may read)
- *   5. imports the credential "Clinic Scribe (local fake API)" and local copies of the
- *      examples/*.json workflows, adapted to run here (scripts/localExamples.ts), and the OAuth2
- *      credential "Clinic Scribe OAuth2 (local fake sign-in)", to connect through the fake API's
- *      sign-in provider (its login page; n8n's redirect URL is registered with it)
+ *   5. imports the credential "Clinic Scribe (local fake API)", the SMTP credential of the local
+ *      inbox, local copies of the examples/*.json workflows, adapted to run here
+ *      (scripts/localExamples.ts), and the OAuth2 credential "Clinic Scribe OAuth2 (local fake
+ *      sign-in)", to connect through the fake API's sign-in provider (its login page; n8n's redirect
+ *      URL is registered with it)
  *   6. starts n8n on http://127.0.0.1:5678, creates (or logs in) the owner, activates the examples
  *      that start with the Clinic Scribe Trigger, and prints what to do next
- *   Ctrl-C (or SIGTERM) stops n8n by its process group and closes the fake API.
+ *   Ctrl-C (or SIGTERM) stops n8n, the local EHR and the inbox by their process groups and closes
+ *   the fake API.
  *   `npm run demo:complete` (scripts/demo-complete.ts) then makes the transcription trigger example
  *   fire, `npm run demo:clinic` (scripts/demo-clinic.ts) the appointment examples.
  *
@@ -22,6 +26,9 @@
  *   N8N_RESTRICT_FILE_ACCESS_TO     folders n8n may read besides <user folder>/files
  *   N8N_RUNNERS_BROKER_PORT         n8n's task runner broker port (a free one)
  *   CLINIC_SCRIBE_FAKE_API_PORT     the fake API's port (5690)
+ *   CLINIC_SCRIBE_EHR_PORT          the local EHR's port (5691): its page and /fhir, the FHIR base URL
+ *   CLINIC_SCRIBE_INBOX_PORT        the local inbox's page (5692)
+ *   CLINIC_SCRIBE_SMTP_PORT         the local inbox's SMTP port (5025)
  *   CLINIC_SCRIBE_OWNER_EMAIL       owner e-mail (owner@clinic-scribe.local)
  *   CLINIC_SCRIBE_OWNER_PASSWORD    owner password (ClinicScribe-Local-1)
  *   CLINIC_SCRIBE_USER_FOLDER       n8n user folder (<repo>/.n8n-local)
@@ -36,7 +43,6 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
 import { SIGN_IN } from '../test/fake-api/fixtures';
-import { EHR_DOCUMENTS_PATH } from '../test/fake-api/routes/ehrReceiver';
 import { fakeSignIn } from '../test/fake-api/routes/signIn';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
@@ -44,8 +50,19 @@ import { REPO_ROOT, buildPackage, ensureN8nInstalled, packPackage } from '../tes
 import { N8nInstance } from '../test/support/n8n/instance';
 import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, newId, readWorkflowFile, type WorkflowJson } from '../test/support/n8n/workflows';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
+import { startFhirServer, type RunningFhirServer } from '../test/support/fhirServer';
+import { startInbox, type RunningInbox } from '../test/support/inbox';
 import { oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../test/support/signInCredential';
-import { LOCAL_CREDENTIAL, LOCAL_SIGN_IN_CREDENTIAL, localCopy, triggerEvents, type LocalSetup } from './localExamples';
+import {
+	LOCAL_CREDENTIAL,
+	LOCAL_SIGN_IN_CREDENTIAL,
+	LOCAL_SMTP_CREDENTIAL,
+	SMTP_CREDENTIAL_TYPE,
+	localCopy,
+	smtpCredentialData,
+	triggerEvents,
+	type LocalSetup,
+} from './localExamples';
 
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
 
@@ -63,18 +80,24 @@ const step = (line: string) => say(`\n▶ ${line}`);
 
 let n8n: N8nInstance | undefined;
 let api: FakeClinicApi | undefined;
+let ehr: RunningFhirServer | undefined;
+let inbox: RunningInbox | undefined;
 let stopping = false;
 
 async function shutdown(reason: string, exitCode: number): Promise<never> {
 	if (!stopping) {
 		stopping = true;
-		say(`\n${reason}: stopping n8n and the fake clinic API…`);
+		say(`\n${reason}: stopping n8n, the local EHR, the inbox and the fake clinic API…`);
 		try {
 			await n8n?.stop();
 		} catch (error) {
 			say(`  could not stop n8n cleanly: ${(error as Error).message}`);
 		}
-		await api?.close().catch(() => undefined);
+		await Promise.all([
+			ehr?.stop().catch((error: Error) => say(`  could not stop the local EHR cleanly: ${error.message}`)),
+			inbox?.stop().catch((error: Error) => say(`  could not stop the inbox cleanly: ${error.message}`)),
+			api?.close().catch(() => undefined),
+		]);
 		say('Stopped.');
 	}
 	// Anything still running that this process started is killed by the harness's exit hook.
@@ -144,6 +167,12 @@ function sampleWav(seconds = 2, sampleRate = 16_000, frequency = 440): Buffer {
 	return wav;
 }
 
+/** What a run of an example that reads the sample recording does, in one sentence. */
+function whatItDoes(example: ImportedExample): string {
+	const legs = [example.postsToEhr ? 'stores the visit in the local EHR (FHIR)' : '', example.sendsEmail ? 'e-mails the notes to the local inbox' : ''].filter(Boolean);
+	return `It transcribes the sample recording on the fake API${legs.length > 0 ? `, then ${legs.join(' and ')}` : ''}.`;
+}
+
 interface ImportedExample {
 	file: string;
 	name: string;
@@ -153,6 +182,10 @@ interface ImportedExample {
 	webhookIds: string[];
 	/** It reads the sample recording. */
 	readsRecording: boolean;
+	/** It posts a FHIR bundle to the local EHR. */
+	postsToEhr: boolean;
+	/** It sends e-mail (to the local inbox). */
+	sendsEmail: boolean;
 	/** The events its triggers subscribe to. */
 	events: string[];
 }
@@ -194,7 +227,9 @@ async function importExamples(
 		const webhookIds = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).map((n) => String(n.webhookId ?? ''));
 		const readsRecording = copy.nodes.some((n) => n.type === 'n8n-nodes-base.readWriteFile' && n.parameters.fileSelector === setup.recordingPath);
 		const events = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).flatMap(triggerEvents);
-		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording, events });
+		const postsToEhr = copy.nodes.some((n) => n.type === 'n8n-nodes-base.httpRequest' && n.parameters.url === setup.fhirBaseUrl);
+		const sendsEmail = copy.nodes.some((n) => n.type === 'n8n-nodes-base.emailSend' && !n.disabled);
+		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording, postsToEhr, sendsEmail, events });
 		if (previous && previous.sha256 === sha256) continue;
 		toImport.push({ ...copy, id });
 		state[file] = { id, sha256 };
@@ -238,6 +273,9 @@ async function main(): Promise<void> {
 	const port = portFromEnv('N8N_PORT', 5678) as number;
 	const brokerPort = portFromEnv('N8N_RUNNERS_BROKER_PORT', undefined);
 	const fakeApiPort = portFromEnv('CLINIC_SCRIBE_FAKE_API_PORT', 5690) as number;
+	const ehrPort = portFromEnv('CLINIC_SCRIBE_EHR_PORT', 5691) as number;
+	const inboxPort = portFromEnv('CLINIC_SCRIBE_INBOX_PORT', 5692) as number;
+	const smtpPort = portFromEnv('CLINIC_SCRIBE_SMTP_PORT', 5025) as number;
 	const userFolder = resolve(process.env.CLINIC_SCRIBE_USER_FOLDER || join(REPO_ROOT, '.n8n-local'));
 	// The one folder the local n8n may read files from (n8n 2 reads only below N8N_RESTRICT_FILE_ACCESS_TO).
 	const filesDir = join(userFolder, 'files');
@@ -289,8 +327,29 @@ async function main(): Promise<void> {
 	}
 	say(`  ${api.url}`);
 
-	const ehrUrl = `${api.url}${EHR_DOCUMENTS_PATH}`;
-	say(`  fake EHR receiver: ${ehrUrl}`);
+
+	step(`Starting the local EHR (a FHIR R4 server) on 127.0.0.1:${ehrPort}`);
+	try {
+		ehr = await startFhirServer({
+			port: ehrPort,
+			nodeBin: installed.nodeBin,
+			// "<time> POST /fhir -> 200 (34 ms)": method, path, status and time, never a body
+			onRequestLog: (line) => say(`  [EHR] ${line.replace(/^\S+ /, '')}`),
+		});
+	} catch (error) {
+		throw new Error(`could not start the local EHR on port ${ehrPort} (${errorMessage(error)}); set CLINIC_SCRIBE_EHR_PORT to a free port`);
+	}
+	say(`  what it holds: ${ehr.pageUrl}   FHIR base URL: ${ehr.fhirBaseUrl}`);
+
+	step(`Starting the local inbox (maildev) on 127.0.0.1: SMTP ${smtpPort}, page ${inboxPort}`);
+	try {
+		inbox = await startInbox({ smtpPort, webPort: inboxPort, nodeBin: installed.nodeBin });
+	} catch (error) {
+		throw new Error(
+			`could not start the local inbox on ports ${smtpPort} and ${inboxPort} (${errorMessage(error)}); set CLINIC_SCRIBE_SMTP_PORT and CLINIC_SCRIBE_INBOX_PORT to free ports`,
+		);
+	}
+	say(`  ${inbox.webUrl}/`);
 
 	step('Sample recording');
 	if (existsSync(recordingPath)) {
@@ -302,20 +361,21 @@ async function main(): Promise<void> {
 	}
 	say(`  n8n may read files below ${fileAccess === '' ? 'any folder (N8N_RESTRICT_FILE_ACCESS_TO is empty)' : fileAccess.split(';').join(', ')}`);
 
-	step(`Importing the credentials "${LOCAL_CREDENTIAL.name}" and "${LOCAL_SIGN_IN_CREDENTIAL.name}", and local copies of the example workflows`);
+	step(`Importing the credentials "${LOCAL_CREDENTIAL.name}", "${LOCAL_SMTP_CREDENTIAL.name}" and "${LOCAL_SIGN_IN_CREDENTIAL.name}", and local copies of the example workflows`);
 	await n8n.importCredentials([
 		{
 			...LOCAL_CREDENTIAL,
 			type: CREDENTIAL_TYPE,
 			data: fakeApiCredentialData(api),
 		},
+		{ ...LOCAL_SMTP_CREDENTIAL, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(inbox) },
 		// Imported afresh, not connected: the fake API's tokens do not outlive a restart.
 		{ ...LOCAL_SIGN_IN_CREDENTIAL, type: SIGN_IN_CREDENTIAL_TYPE, data: signInCredentialData(api) },
 	]);
 	// What a clinic asks the service to do: register this n8n's OAuth Redirect URL for the client.
 	fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
 	say(`  the fake sign-in provider accepts ${oauthRedirectUrl(n8n)} as redirect URL`);
-	const examples = await importExamples(n8n, userFolder, { ehrUrl, recordingPath });
+	const examples = await importExamples(n8n, userFolder, { fakeApiUrl: api.url, fhirBaseUrl: ehr.fhirBaseUrl, inboxUrl: inbox.webUrl, recordingPath });
 	if (examples.length === 0) say('  no examples/*.json yet');
 	for (const e of examples) say(`  ${e.name} (${e.file}): ${e.status}`);
 
@@ -342,12 +402,18 @@ async function main(): Promise<void> {
 	const logPath = relative(process.cwd(), join(userFolder, 'n8n.log')) || join(userFolder, 'n8n.log');
 	const manualExamples = examples.filter((e) => e.webhookIds.length === 0);
 	const demoCommand = (script: string) =>
-		[fakeApiPort === 5690 ? '' : `CLINIC_SCRIBE_FAKE_API_PORT=${fakeApiPort} `, port === 5678 ? '' : `N8N_PORT=${port} `, `npm run ${script}`].join('');
+		[
+			fakeApiPort === 5690 ? '' : `CLINIC_SCRIBE_FAKE_API_PORT=${fakeApiPort} `,
+			ehrPort === 5691 ? '' : `CLINIC_SCRIBE_EHR_PORT=${ehrPort} `,
+			inboxPort === 5692 ? '' : `CLINIC_SCRIBE_INBOX_PORT=${inboxPort} `,
+			port === 5678 ? '' : `N8N_PORT=${port} `,
+			`npm run ${script}`,
+		].join('');
 	const short = (name: string) => (name.length <= 40 ? name : `${name.slice(0, Math.max(name.lastIndexOf(' ', 40), 20))}…`);
 	const nextSteps: string[] = [];
 	for (const e of manualExamples) {
 		nextSteps.push(`Open "${short(e.name)}" and click "Execute workflow".`);
-		if (e.readsRecording) nextSteps.push('   It transcribes a sample recording on the fake API and posts the EMR document to the fake EHR.');
+		if (e.readsRecording) nextSteps.push(`   ${whatItDoes(e)}`);
 	}
 	for (const e of triggerExamples) {
 		const state = activation.get(e.id) ?? 'not published';
@@ -361,7 +427,6 @@ async function main(): Promise<void> {
 		}
 		nextSteps.push('   then open the workflow\'s Executions tab.');
 	}
-	nextSteps.push(`What reached the fake EHR:  curl ${api.url}/__admin/ehr/documents`);
 	nextSteps.push(`What reached the fake messaging gateway:  curl ${api.url}/__admin/messages`);
 	say(`
 ────────────────────────────────────────────────────────────────────────────
@@ -372,8 +437,10 @@ async function main(): Promise<void> {
 
  Next steps
 ${nextSteps.map((line) => (line.startsWith('   ') ? `    ${line}` : `   • ${line}`)).join('\n')}
-   E-mail nodes are disabled in these local copies (no SMTP server here): add an
-   SMTP credential and enable them to send.
+
+ Local services (127.0.0.1 only; they forget everything when npm start stops)
+   Inbox      ${inbox.webUrl}/   the doctor's e-mails (SMTP ${inbox.smtpHost}:${inbox.smtpPort}, the credential "${LOCAL_SMTP_CREDENTIAL.name}")
+   EHR        ${ehr.pageUrl}   what it holds, each patient's visits (FHIR base URL ${ehr.fhirBaseUrl})
 
  The credential "${LOCAL_CREDENTIAL.name}" points at the fake clinic API
  (${api.url}); the examples use it. Add a "Clinic Scribe" node to a new

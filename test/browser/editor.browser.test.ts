@@ -3,7 +3,10 @@
  * driven by playwright-core) against the n8n that `npm start` starts.
  *
  * Logs in, opens each example, asserts the node subtitles, runs the transcribe example and checks it
- * succeeded, searches "Clinic" in "What happens next?" and "What triggers this workflow?" and
+ * succeeded; opens the doctor's e-mail in the local inbox's page and the patient's page of the local
+ * EHR (screenshots 13 and 14, to look at); runs the other four examples (the session one in the
+ * editor, the trigger ones through npm run demo:complete and demo:clinic: 5 of 5, none disabled);
+ * searches "Clinic" in "What happens next?" and "What triggers this workflow?" and
  * asserts the entry's text, opens Upload Audio's panel (Custom Template ID only for the custom
  * choice, its list of the workspace's templates, documentation link) and the credential (the Workspace API Key's required marker per API
  * variant). Screenshots of each step go to .test-results/browser/.
@@ -77,6 +80,10 @@ let context: BrowserContext;
 let page: Page;
 let transcribe: WorkflowJson & { id: string };
 let triggered: WorkflowJson & { id: string };
+let sessionExample: WorkflowJson & { id: string };
+let allExamples: Array<WorkflowJson & { id: string }>;
+/** The nodes of the EHR examples that run only when the EHR refuses the visit. */
+const REFUSAL_BRANCH = new Set(["EHR's Reasons", 'Stop: EHR Refused']);
 
 describeBrowser('the n8n editor in a real browser (npm start + headless Chromium)', () => {
 	beforeAll(async () => {
@@ -119,6 +126,10 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		expect(transcribeExample?.name).toEqual(expect.any(String));
 		expect(completedExample?.name).toEqual(expect.any(String));
 		[transcribe, triggered] = [transcribeExample!, completedExample!];
+		sessionExample = withoutTrigger.find((w) => w !== transcribeExample)!;
+		allExamples = workflows;
+		// Every node of every example is on: nothing is left disabled for want of a server.
+		expect(workflows.flatMap((w) => w.nodes.filter((n) => n.disabled).map((n) => `${w.name}: ${n.name}`))).toEqual([]);
 	});
 
 	it('the transcribe example: each Clinic Scribe node is subtitled with its operation as the editor names it', async () => {
@@ -139,24 +150,58 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await shot('03-trigger-example');
 	});
 
-	it('runs the transcribe example to success (every enabled node green, the EHR got the document)', async () => {
-		await openWorkflow(transcribe.id);
-		await page.click('[data-test-id="execute-workflow-button"]');
-		const enabled = transcribe.nodes.filter((n) => !n.disabled && n.type !== 'n8n-nodes-base.stickyNote');
-		for (const node of enabled) {
-			await canvasNode(node.name).locator('[data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
-		}
-		expect(await page.locator('[data-test-id="canvas-node-status-mark-error"]').count()).toBe(0);
-		// What n8n tells the user when the run is over.
-		await page.getByText('Workflow executed successfully').waitFor();
-		await shot('04-transcribe-run-succeeded');
+	it('runs the transcribe example to success (every node on its path green, the visit stored in the local EHR)', async () => {
+		await runInEditor(transcribe, '04-transcribe-run-succeeded');
+		const counts = (await (await fetch(`${npmStart.ehrUrl}/__admin/counts`)).json()) as Record<string, number>;
+		expect(counts).toMatchObject({ Patient: 1, Practitioner: 1, Encounter: 1, Composition: 1 });
+	});
 
-		const executions = await restGet<{ results: Array<{ workflowId: string; status: string }> }>(
-			`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: transcribe.id }))}`,
-		);
-		expect(executions.results.map((e) => e.status)).toEqual(['success']);
-		const documents = (await (await fetch(`${npmStart.fakeApiUrl}/__admin/ehr/documents`)).json()) as unknown[];
-		expect(documents).toHaveLength(1);
+	it("the doctor's e-mail in the local inbox's page: the notes as formatted text (screenshot 13)", async () => {
+		await page.goto(`${npmStart.inboxUrl}/`);
+		const listed = page.getByText(/^Clinical notes: visit-/).first();
+		// The list renders after the page: wait for the message, never for a time.
+		await listed.waitFor({ timeout: 30_000 });
+		await listed.click();
+		const body = page.frameLocator('iframe').first();
+		await body.getByText('Chief complaints', { exact: true }).waitFor();
+		await body.getByText('Paracetamol 650 mg').first().waitFor();
+		const text = normalise(await body.locator('body').innerText());
+		for (const expected of ['Clinical notes', 'History of present illness', 'Vitals', 'Medications', 'Transcript', 'मुझे तीन दिन से बुखार है']) expect(text).toContain(expected);
+		expect(text).not.toMatch(/[{}]"|"\w+":/);
+		// Tall enough to show the whole message.
+		await page.setViewportSize({ width: 1440, height: 1700 });
+		await shot('13-inbox-doctor-email');
+		await page.setViewportSize({ width: 1440, height: 900 });
+	});
+
+	it("what the local EHR holds for the patient: the visit's note, findings, diagnoses and medications (screenshot 14)", async () => {
+		await page.goto(`${npmStart.ehrUrl}/`);
+		const patientLink = page.locator('a[href^="/view/Patient/"]').first();
+		await patientLink.waitFor();
+		await patientLink.click();
+		await page.getByRole('heading', { name: /^Composition \(1\)/ }).waitFor();
+		const text = normalise(await page.locator('body').innerText());
+		for (const expected of ['Consultation note', 'Encounter (1)', 'Condition', 'MedicationRequest', 'Observation', 'Named in these records']) expect(text).toContain(expected);
+		expect(text).toMatch(/Acute upper respiratory/i);
+		await page.screenshot({ path: join(SCREENSHOTS, '14-ehr-patient.png'), fullPage: true });
+	});
+
+	it('the other four examples run too: the session one in the editor, the trigger ones through npm run demo:complete and demo:clinic', async () => {
+		const emailsBefore = await inboxCount();
+		await runInEditor(sessionExample, '15-session-run-succeeded');
+		await expectEventually(async () => (await inboxCount()) > emailsBefore, 'the session example\'s e-mail in the inbox');
+
+		expect(await npmStart.demo('demo:complete')).toMatch(/stored [\d.]+ s after the delivery: Encounter\/\S+, Composition\/\S+/);
+		const clinic = await npmStart.demo('demo:clinic');
+		expect(clinic).toMatch(/received msg_\w+ \(whatsapp\)/);
+		expect(clinic).toMatch(/e-mailed to patient@example\.com: "Your prescription from .*", with P-DW-FAKE-\d+\.pdf/);
+
+		const triggerExamples = allExamples.filter((w) => w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE));
+		for (const workflow of [...triggerExamples, sessionExample, transcribe]) {
+			const executions = await restGet<{ results: Array<{ status: string }> }>(`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`);
+			// Every run of every example succeeded.
+			expect([workflow.name, executions.results.length > 0 && executions.results.every((e) => e.status === 'success')]).toEqual([workflow.name, true]);
+		}
 	});
 
 	it('"What happens next?": searching "Clinic" shows the one Clinic Scribe entry and its text, then the actions', async () => {
@@ -257,6 +302,34 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 // ---------------------------------------------------------------------------------------------
 // Page helpers
 // ---------------------------------------------------------------------------------------------
+
+/** Clicks Execute workflow and waits until every node on the success path shows its green mark. */
+async function runInEditor(workflow: WorkflowJson & { id: string }, screenshot: string): Promise<void> {
+	await openWorkflow(workflow.id);
+	await page.click('[data-test-id="execute-workflow-button"]');
+	const onPath = workflow.nodes.filter((n) => !n.disabled && n.type !== 'n8n-nodes-base.stickyNote' && !REFUSAL_BRANCH.has(n.name));
+	for (const node of onPath) {
+		await canvasNode(node.name).locator('[data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
+	}
+	expect(await page.locator('[data-test-id="canvas-node-status-mark-error"]').count()).toBe(0);
+	// What n8n tells the user when the run is over.
+	await page.getByText('Workflow executed successfully').waitFor();
+	await shot(screenshot);
+	const executions = await restGet<{ results: Array<{ status: string }> }>(`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`);
+	expect(executions.results.map((e) => e.status)).toEqual(['success']);
+}
+
+async function inboxCount(): Promise<number> {
+	return ((await (await fetch(`${npmStart.inboxUrl}/api/email`)).json()) as unknown[]).length;
+}
+
+async function expectEventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!(await check())) {
+		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+		await new Promise((resolve) => setTimeout(resolve, 200));
+	}
+}
 
 async function shot(name: string): Promise<void> {
 	await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });

@@ -20,6 +20,12 @@ export class NpmStart {
 		private readonly dir: string,
 		readonly baseUrl: string,
 		readonly fakeApiUrl: string,
+		/** The local EHR (its page; the FHIR base is `<ehrUrl>/fhir`). */
+		readonly ehrUrl: string,
+		/** The local inbox's page. */
+		readonly inboxUrl: string,
+		/** The environment the demo scripts need to reach these (their ports). */
+		readonly demoEnv: Record<string, string>,
 	) {
 		const keep = (chunk: Buffer) => {
 			this.output += chunk.toString();
@@ -45,7 +51,13 @@ export class NpmStart {
 	/** `npm start` with a user folder and ports of its own; resolves once it printed that n8n runs. */
 	static async start(): Promise<NpmStart> {
 		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-browser-'));
-		const [n8nPort, fakeApiPort, brokerPort] = await distinctFreePorts(3);
+		const [n8nPort, fakeApiPort, brokerPort, ehrPort, inboxPort, smtpPort] = await distinctFreePorts(6);
+		const ports = {
+			N8N_PORT: String(n8nPort),
+			CLINIC_SCRIBE_FAKE_API_PORT: String(fakeApiPort),
+			CLINIC_SCRIBE_EHR_PORT: String(ehrPort),
+			CLINIC_SCRIBE_INBOX_PORT: String(inboxPort),
+		};
 		const child = spawn('npm', ['start'], {
 			cwd: REPO_ROOT,
 			// Its own process group, so stop() reaches npm, sh and tsx alike.
@@ -53,14 +65,14 @@ export class NpmStart {
 			stdio: ['ignore', 'pipe', 'pipe'],
 			env: {
 				...process.env,
-				N8N_PORT: String(n8nPort),
+				...ports,
 				N8N_RUNNERS_BROKER_PORT: String(brokerPort),
-				CLINIC_SCRIBE_FAKE_API_PORT: String(fakeApiPort),
+				CLINIC_SCRIBE_SMTP_PORT: String(smtpPort),
 				CLINIC_SCRIBE_USER_FOLDER: join(dir, 'n8n'),
 			},
 		});
 		trackGroup(child.pid);
-		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`);
+		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`, `http://127.0.0.1:${ehrPort}`, `http://127.0.0.1:${inboxPort}`, ports);
 		await started.ready();
 		return started;
 	}
@@ -81,6 +93,19 @@ export class NpmStart {
 			this.child.once('exit', exited);
 			check();
 		});
+	}
+
+	/** `npm run <script>` (demo:complete, demo:clinic) against this npm start; its output, or why it failed. */
+	async demo(script: string): Promise<string> {
+		const child = spawn('npm', ['run', '--silent', script], { cwd: REPO_ROOT, env: { ...process.env, ...this.demoEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+		let output = '';
+		child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+		// Each waits 30 s at most for what it checks; 3 minutes bounds the whole of it.
+		const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
+		const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit)).finally(() => clearTimeout(timer));
+		if (code !== 0) throw new Error(`npm run ${script} exited with ${code}:\n${output}`);
+		return output;
 	}
 
 	/**

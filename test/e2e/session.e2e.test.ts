@@ -3,7 +3,8 @@
  * workflows: recordings read from disk → Upload Audio with Upload Method "Session" (raw bytes streamed
  * from n8n's binary store, checked by length and SHA-256) and Wait → the decoded documents → Get
  * Session Audio (downloaded from the other host without a token) written to disk; an upload then
- * Cancel Session and Get Results (Results Of "Session"); and examples/session-transcribe-and-email.json.
+ * Cancel Session and Get Results (Results Of "Session"). The session example runs in clinic.e2e.test.ts
+ * (its e-mail read from the local inbox).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,10 +15,10 @@ import { fakeSessions, type FakeSessions } from '../fake-api/routes/sessions';
 import { CLINICAL_NOTES_DOCUMENT, TRANSCRIPT_TEXT } from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
-import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
+import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson, nodeOutput } from '../support/n8n/results';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, readWorkflowFile, withCredential, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
+import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
 
 jest.setTimeout(5 * 60_000);
 
@@ -165,26 +166,4 @@ test('upload without waiting, Cancel Session, then Get Results (Results Of "Sess
 	expect(nodeJson(result, 'Cancel')).toEqual([{ session_id: sessionId, cancelled: true, http_status: 200, message: 'Session updated successfully' }]);
 	expect(nodeJson(result, 'Read Back')).toEqual([expect.objectContaining({ session_id: sessionId, status: 'cancelled', issues: ['The session was cancelled; it holds no results.'] })]);
 	expect(api.requestsTo(`/voice/v1/sessions/${sessionId}`, 'PATCH').map((r) => r.body)).toEqual([{ user_status: 'cancelled', processing_status: 'cancelled' }]);
-});
-
-test('examples/session-transcribe-and-email.json runs: the notes as readable text for the e-mail', async () => {
-	const example = withCredential(readWorkflowFile(join(REPO_ROOT, 'examples', 'session-transcribe-and-email.json')), CREDENTIAL_TYPE, CREDENTIAL);
-	// As a user would set it up: their recording; no SMTP server on this machine.
-	const id = await n8n.importWorkflow({
-		...example,
-		nodes: example.nodes.map((entry) => {
-			if (entry.type === 'n8n-nodes-base.readWriteFile') return { ...entry, parameters: { ...entry.parameters, fileSelector: join(audioDir, recordings[1].name) } };
-			if (entry.type === 'n8n-nodes-base.emailSend') return { ...entry, disabled: true };
-			if (entry.type === ACTION_NODE_TYPE) return { ...entry, parameters: { ...entry.parameters, pollIntervalSeconds: 1 } };
-			return entry;
-		}),
-	});
-	const result = await n8n.execute(id);
-	expect(result.error).toBeUndefined();
-	const [notes] = nodeJson(result, 'Session Upload and Wait');
-	expect(notes).toMatchObject({ status: 'completed', transcript: TRANSCRIPT_TEXT });
-	expect(String(notes.session_id)).toMatch(/^visit-\d{8}-\d{6}$/);
-	expect(String(notes.clinical_notes)).toContain('Chief complaints');
-	const [session] = sessions.sessions();
-	expect(session.uploads.map((upload) => upload.sha256)).toEqual([sha256(recordings[1].bytes)]);
 });

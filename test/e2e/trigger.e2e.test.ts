@@ -13,18 +13,16 @@
  */
 import { fakeWebhooks, prepareDelivery, type DeliveryReport, type FakeSubscription } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 
 import { clinicEventSample, type ClinicSampleVariant } from '../fake-api/clinicEventSamples';
 import { fakeAppointments } from '../fake-api/routes/appointments';
-import { EHR_DOCUMENTS_PATH } from '../fake-api/routes/ehrReceiver';
 import { fakeMessages } from '../fake-api/routes/messageGateway';
 import { fakePrescriptions } from '../fake-api/routes/prescriptions';
-import { localCopy } from '../../scripts/localExamples';
+import { LOCAL_SMTP_CREDENTIAL, SMTP_CREDENTIAL_TYPE, localCopy, smtpCredentialData } from '../../scripts/localExamples';
 import { recordAttack } from '../support/attackLedger';
 import { startFinishedSession } from '../support/fakeTranscriptionSession';
+import { startInbox, type RunningInbox } from '../support/inbox';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { nodeJson, nodeOutput } from '../support/n8n/results';
 import { CREDENTIAL_TYPE, newId, readWorkflowFile, withCredential, type WorkflowJson } from '../support/n8n/workflows';
@@ -45,10 +43,8 @@ const WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000a1';
 const WORKFLOW_ID = newId();
 const RESULTS_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000b2';
 const RESULTS_WORKFLOW_ID = newId();
-const EXAMPLE_WORKFLOW_ID = newId();
 const TEST_EVENT_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000c3';
 const TEST_EVENT_WORKFLOW_ID = newId();
-const EXAMPLE_FILE = join(REPO_ROOT, 'examples', 'completed-transcription-to-ehr.json');
 const CLINIC_WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000d4';
 const CLINIC_WORKFLOW_ID = newId();
 /** Every family at once, with the transcription event: one subscription carries them all. */
@@ -69,52 +65,26 @@ const FETCH_WORKFLOW_ID = newId();
 
 /** An example as `npm start` imports it (scripts/localExamples.ts), with this file's credential and id. */
 function localExampleForTest(file: string, id: string): WorkflowJson {
-	const copy = localCopy(readWorkflowFile(file), { ehrUrl: `${api.url}${EHR_DOCUMENTS_PATH}`, recordingPath: '/nonexistent/recording.wav' });
+	// The appointment examples post to no EHR (test/e2e/clinic.e2e.test.ts runs the EHR examples).
+	const copy = localCopy(readWorkflowFile(file), { fakeApiUrl: api.url, fhirBaseUrl: 'http://127.0.0.1:9/fhir', inboxUrl: inbox.webUrl, recordingPath: '/nonexistent/recording.wav' });
 	return { ...withCredential(copy, CREDENTIAL_TYPE, TRIGGER_CREDENTIAL), id };
 }
 
-/** Stands in for the EHR of the example workflow: records what the HTTP Request node posts. */
-let ehr: Server;
-let ehrUrl: string;
-const ehrReceived: unknown[] = [];
-
-/**
- * examples/completed-transcription-to-ehr.json as a user would set it up: our credential, the EHR
- * address here, and the e-mail node disabled (no SMTP server on this machine).
- */
-function exampleForTest(): WorkflowJson {
-	const workflow = withCredential(readWorkflowFile(EXAMPLE_FILE), CREDENTIAL_TYPE, TRIGGER_CREDENTIAL);
-	return {
-		...workflow,
-		id: EXAMPLE_WORKFLOW_ID,
-		nodes: workflow.nodes.map((node) => {
-			if (node.type === 'n8n-nodes-base.httpRequest') return { ...node, parameters: { ...node.parameters, url: ehrUrl } };
-			if (node.type === 'n8n-nodes-base.emailSend') return { ...node, disabled: true };
-			return node;
-		}),
-	};
-}
-
 let api: FakeClinicApi;
+/** The local inbox the e-mail nodes of the local copies send to (through the SMTP credential npm start imports). */
+let inbox: RunningInbox;
 let n8n: RestartableN8n;
 const timings: Record<string, number> = {};
 
 beforeAll(async () => {
 	const started = Date.now();
-	api = await startFakeClinicApi();
-	ehr = createServer((req, res) => {
-		const chunks: Buffer[] = [];
-		req.on('data', (c: Buffer) => chunks.push(c));
-		req.on('end', () => {
-			ehrReceived.push(JSON.parse(Buffer.concat(chunks).toString('utf8')));
-			res.writeHead(201, { 'content-type': 'application/json' }).end('{"stored":true}');
-		});
-	});
-	await new Promise<void>((resolve) => ehr.listen(0, '127.0.0.1', resolve));
-	ehrUrl = `http://127.0.0.1:${(ehr.address() as AddressInfo).port}/api/v1/clinical-documents`;
+	[api, inbox] = await Promise.all([startFakeClinicApi(), startInbox()]);
 	n8n = new RestartableN8n({ packageTarball: await packedPackageForTests() });
 	const instance = await n8n.prepare('publication-service');
-	await instance.importCredentials([fakeApiCredential(api.url, api.validCredentials)]);
+	await instance.importCredentials([
+		fakeApiCredential(api.url, api.validCredentials),
+		{ ...LOCAL_SMTP_CREDENTIAL, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(inbox) },
+	]);
 	await instance.importWorkflows([
 		triggerWorkflow({ id: WORKFLOW_ID, name: 'e2e: transcription completed', webhookId: WEBHOOK_ID }),
 		triggerWorkflow({
@@ -123,7 +93,6 @@ beforeAll(async () => {
 			webhookId: RESULTS_WEBHOOK_ID,
 			parameters: { includeResults: true, resultsOutput: 'session' },
 		}),
-		exampleForTest(),
 		triggerWorkflow({ id: TEST_EVENT_WORKFLOW_ID, name: 'e2e: listen for test event', webhookId: TEST_EVENT_WEBHOOK_ID }),
 		triggerWorkflow({
 			id: CLINIC_WORKFLOW_ID,
@@ -148,7 +117,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await n8n?.dispose();
 	await api?.close();
-	await new Promise((resolve) => ehr?.close(resolve));
+	await inbox?.stop();
 	process.stderr.write(`[trigger e2e] timings (ms): ${JSON.stringify(timings)}\n`);
 });
 
@@ -249,25 +218,6 @@ describe('Clinic Scribe Trigger in a real n8n', () => {
 		await n8n.instance.deactivateWorkflow(RESULTS_WORKFLOW_ID);
 		await eventually(() => subscriptions().length === 1, () => JSON.stringify(subscriptions()));
 		expect(subscriptions().map((s) => s.endpoint)).toEqual([productionUrl()]);
-	});
-
-	test('the example workflow fires: the EMR document of the finished session reaches the EHR', async () => {
-		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(EXAMPLE_FILE).nodes[0].webhookId)}/webhook`);
-		await n8n.instance.activateWorkflow(EXAMPLE_WORKFLOW_ID);
-		await startFinishedSession(api.url, api.validCredentials, 'visit-example');
-		const before = await finishedExecutions(EXAMPLE_WORKFLOW_ID);
-		const report = await fakeWebhooks(api).deliver({ endpoint: exampleUrl(), transactionId: 'visit-example' });
-		expect(report.attempts.map((a) => a.status)).toEqual([200]);
-		const [latest] = await n8n.instance.waitForExecutions(EXAMPLE_WORKFLOW_ID, before + 1);
-		const execution = await n8n.instance.getExecution(latest.id);
-		expect(execution.error?.message).toBeUndefined();
-		expect(execution.status).toBe('success');
-		expect(nodeJson(execution, 'Send EMR Document to EHR')).toEqual([{ stored: true }]);
-		expect(ehrReceived).toEqual([
-			expect.objectContaining({ session_id: 'visit-example', transaction_id: 'visit-example', status: 'completed', emr: expect.any(Object), clinical_notes: expect.any(Object) }),
-		]);
-		await n8n.instance.deactivateWorkflow(EXAMPLE_WORKFLOW_ID);
-		await eventually(() => subscriptions().length === 1, () => JSON.stringify(subscriptions()));
 	});
 
 	test('forged deliveries get 401 and start nothing; events not chosen are acknowledged and dropped', async () => {
@@ -503,7 +453,7 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
 	});
 
-	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) for the e-mail', async () => {
+	test('example "appointment completed → prescription PDF → e-mail": the PDF is fetched (no credential to the store) and e-mailed to the inbox', async () => {
 		const exampleUrl = () => n8n.instance.webhookUrl(`${String(readWorkflowFile(PRESCRIPTION_EMAIL_FILE).nodes[0].webhookId)}/webhook`);
 		await n8n.instance.activateWorkflow(PRESCRIPTION_EMAIL_WORKFLOW_ID);
 		expect(subscriptions()).toEqual([expect.objectContaining({ endpoint: exampleUrl(), event_names: ['appointment.statuschange'] })]);
@@ -529,8 +479,12 @@ describe('Clinic events of every family, and the appointment examples', () => {
 		const [item] = nodeOutput(execution, 'Get Prescription PDF');
 		expect(item.json).toMatchObject({ prescription_id: 'P-DW-E2E-MAIL' });
 		expect(item.binary?.data).toMatchObject({ mimeType: 'application/pdf', fileName: expect.stringMatching(/\.pdf$/) });
-		// The e-mail node is disabled locally (no SMTP): it passes the item with the PDF on.
-		expect(nodeOutput(execution, 'E-mail Prescription to Patient')[0].binary?.data).toMatchObject({ mimeType: 'application/pdf' });
+		// Sent through the local inbox's SMTP credential, the PDF attached.
+		expect(nodeJson(execution, 'E-mail Prescription to Patient')).toEqual([expect.objectContaining({ accepted: ['patient@example.com'], rejected: [] })]);
+		const email = await inbox.waitForEmail((e) => e.subject.startsWith('Your prescription from'));
+		expect(email.to.map((t) => t.address)).toEqual(['patient@example.com']);
+		expect(email.text).toContain('your prescription from today\'s consultation is attached');
+		expect(email.attachments).toEqual([expect.objectContaining({ filename: 'P-DW-E2E-MAIL.pdf', contentType: 'application/pdf' })]);
 		const pdfRequests = api.requests.filter((r) => r.pathname === seeded.pdf_path);
 		expect(pdfRequests).toHaveLength(1);
 		expect([pdfRequests[0].headers.authorization, pdfRequests[0].headers.auth, pdfRequests[0].headers['client-id']]).toEqual([undefined, undefined, undefined]);

@@ -108,7 +108,8 @@ function card(resource: Resource, fhirBasePath: string, nameOfReference: (refere
 		['activities', (r.activity ?? []).map((a: any) => a.detail?.description ?? concept(a.detail?.code)).filter(Boolean).join('; ')],
 		['sections', (r.section ?? []).map((s: any) => `${s.title ?? concept(s.code)} (${(s.entry ?? []).length})`).join(', ')],
 		['note', (r.note ?? []).map((n: any) => n.text).filter(Boolean).join(' · ')],
-		['by', [r.requester, r.recorder, r.asserter, ...(r.author ?? []), ...(r.participant ?? []).map((p: any) => p.individual ?? p.actor), ...(r.performer ?? [])].map(nameOfReference).filter(Boolean).join(', ')],
+		// `author` and `performer` are one Reference in some resources (CarePlan, MedicationRequest), a list in others.
+		['by', [r.requester, r.recorder, r.asserter, ...listOf(r.author), ...listOf(r.participant).map((p: any) => p.individual ?? p.actor), ...listOf(r.performer).map((p: any) => p.actor ?? p)].map(nameOfReference).filter(Boolean).join(', ')],
 	];
 	const narrative = typeof r.text?.div === 'string' ? r.text.div.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '';
 	const key = referenceKey(resource);
@@ -121,6 +122,11 @@ function card(resource: Resource, fhirBasePath: string, nameOfReference: (refere
 		narrative ? `<p class="narrative">${esc(narrative)}</p>` : '',
 		`</div>`,
 	].join('');
+}
+
+/** An element R4 makes a list in one resource and a single value in another, as a list. */
+function listOf(value: unknown): any[] {
+	return value === undefined || value === null ? [] : Array.isArray(value) ? value : [value];
 }
 
 function headingOf(r: Record<string, any>): string {

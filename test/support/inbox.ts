@@ -49,7 +49,7 @@ export interface InboxEmail {
 	text?: string;
 	html?: string;
 	headers: Record<string, string>;
-	attachments: Array<{ fileName?: string; contentType?: string; length?: number }>;
+	attachments: Array<{ filename?: string; contentType?: string; size?: number }>;
 }
 
 /** maildev's REST API (`<webUrl>/api/…`). */

@@ -39,7 +39,7 @@ export function resultsOutputProperty(
 			{
 				name: 'Simple',
 				value: 'simple',
-				description: 'The clinical notes and the transcript as readable text, plus any problems in words',
+				description: 'The clinical notes and the transcript as readable text and as HTML for an e-mail, plus any problems in words',
 			},
 		],
 		default: defaultOutput,

@@ -1,11 +1,11 @@
 /**
  * Transcription results as output items, in the form the Output field chooses
- * (resultsOutput.description.ts): one item per session, one per template, or a readable text view
- * with the issues in words. Pure: used by the action node and by the trigger.
+ * (resultsOutput.description.ts): one item per session, one per template, or a readable view (text
+ * and HTML, readableDocument.ts) with the issues in words. Pure: used by the action node and by the trigger.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { capitalised } from './values';
+import { readableHtml, readableText } from './readableDocument';
 import { CLINICAL_NOTES_TEMPLATE_ID, messageOf, TRANSCRIPT_TEMPLATE_ID, type DecodedTemplate, type ResultsOutput, type SessionResults } from './sessionResults';
 
 /**
@@ -86,6 +86,9 @@ function simpleRecord(results: SessionResults): IDataObject {
 		status: results.status,
 		clinical_notes: notes && notes.format !== 'empty' ? readableText(notes.value) : null,
 		transcript: transcript && transcript.format !== 'empty' ? readableText(transcript.value) : null,
+		// The same as HTML fragments, escaped, for an HTML e-mail (Send Email → Email Format HTML or Both).
+		clinical_notes_html: notes && notes.format !== 'empty' ? readableHtml(notes.value) : null,
+		transcript_html: transcript && transcript.format !== 'empty' ? readableHtml(transcript.value) : null,
 	};
 	if (Object.keys(others).length > 0) record.other_documents = others;
 	const issues = describeIssues(results);
@@ -114,64 +117,6 @@ export function describeIssues(results: SessionResults): string[] {
 function summarise(list: unknown[]): string {
 	const parts = list.map(messageOf).filter((part) => part !== '');
 	return parts.length > 0 ? ` (${parts.join('; ')})` : '';
-}
-
-/**
- * A JSON document as text a person can read in an e-mail: "Label: value" lines, nested sections
- * indented, lists as "- item". Strings pass unchanged; empty fields are left out.
- */
-export function readableText(value: unknown): string {
-	return renderLines(value, 0).join('\n').trim();
-}
-
-function renderLines(value: unknown, depth: number): string[] {
-	const pad = '  '.repeat(depth);
-	if (isEmptyValue(value)) return [];
-	if (typeof value !== 'object' || value === null) return String(value).split('\n').map((line) => `${pad}${line}`);
-	if (Array.isArray(value)) {
-		const lines: string[] = [];
-		for (const entry of value) {
-			if (isEmptyValue(entry)) continue;
-			if (typeof entry !== 'object' || entry === null) {
-				lines.push(`${pad}- ${String(entry)}`);
-				continue;
-			}
-			const inner = renderLines(entry, depth + 1);
-			if (inner.length === 0) continue;
-			lines.push(`${pad}- ${inner[0].trimStart()}`, ...inner.slice(1));
-		}
-		return lines;
-	}
-	const lines: string[] = [];
-	for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-		if (isEmptyValue(entry)) continue;
-		const label = humanise(key);
-		if (typeof entry !== 'object' || entry === null) {
-			const [first, ...rest] = String(entry).split('\n');
-			lines.push(`${pad}${label}: ${first}`, ...rest.map((line) => `${pad}  ${line}`));
-		} else {
-			lines.push(`${pad}${label}:`, ...renderLines(entry, depth + 1));
-		}
-	}
-	return lines;
-}
-
-function isEmptyValue(value: unknown): boolean {
-	if (value === undefined || value === null) return true;
-	if (typeof value === 'string') return value.trim() === '';
-	if (Array.isArray(value)) return value.every(isEmptyValue);
-	if (typeof value === 'object') return Object.values(value as object).every(isEmptyValue);
-	return false;
-}
-
-/** "chief_complaints" → "Chief complaints", "followUpDate" → "Follow up date". */
-export function humanise(key: string): string {
-	const words = key
-		.replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-		.replace(/[_-]+/g, ' ')
-		.trim()
-		.toLowerCase();
-	return words === '' ? key : capitalised(words);
 }
 
 function errorFields(error: { code?: string; message?: string }): IDataObject {

@@ -173,6 +173,12 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 		expect(counts).toEqual({ Patient: 1, Practitioner: 1, Encounter: 1, AllergyIntolerance: 1, Appointment: 1, Condition: 6, CarePlan: 12, ServiceRequest: 7, Observation: 13, MedicationRequest: 3, Composition: 1 });
 		const [patient] = await ehr.search<Patient>('Patient', { identifier: `${PATIENT_SYSTEM}|${visit.patientIdentifier}` });
 		expect(await ehr.search('Condition', { subject: `Patient/${patient.id}` })).toHaveLength(6);
+		// The patient's page reads every type, CarePlan's author (one Reference, not a list) included.
+		const page = await fetch(ehr.patientPageUrl(patient.id as string));
+		expect(page.status).toBe(200);
+		const html = await page.text();
+		expect(html).toContain('CarePlan (12)');
+		expect(html).toContain('Advice 1: rest and fluids');
 	});
 
 	test('a single create or update is checked as well: dangling reference, bad code, unknown property refused; a new PUT id answers 201', async () => {

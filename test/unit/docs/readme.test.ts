@@ -122,6 +122,7 @@ describe('the README', () => {
 			'Installation',
 			'Compatibility',
 			'Credentials',
+			'Usage',
 			'Operations',
 			'The trigger',
 			'Example workflows',

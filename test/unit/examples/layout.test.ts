@@ -13,7 +13,9 @@ import { layoutProblems, nodeBox, overlaps, stickyBox, stickyTextHeight } from '
 
 const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.json'));
 const LOCAL_SETUP = {
-	ehrUrl: 'http://127.0.0.1:5690/__ehr/clinical-documents',
+	fakeApiUrl: 'http://127.0.0.1:5690',
+	fhirBaseUrl: 'http://127.0.0.1:5691/fhir',
+	inboxUrl: 'http://127.0.0.1:5692',
 	recordingPath: '/home/someone/projects/n8n-nodes-clinic-scribe/.n8n-local/files/recordings/consultation.wav',
 };
 

@@ -1,4 +1,5 @@
-import { describeIssues, humanise, readableText, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
+import { describeIssues, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
+import { humanise, readableHtml, readableText } from '../../../nodes/ClinicScribe/shared/readableDocument';
 import { decodeTemplateValue, readTransactionResults, transactionStatusFromHttp } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
@@ -131,19 +132,32 @@ describe('sessionResultsToRecords', () => {
 		]);
 	});
 
-	test('simple: readable text', () => {
+	test('simple: readable text, and the same as HTML for an e-mail', () => {
 		expect(sessionResultsToRecords(completed, 'simple')).toEqual([
 			{
 				session_id: 'visit-1',
 				status: 'completed',
 				clinical_notes: 'Chief complaints:\n  - Fever\nVitals:\n  Pulse: 90/min',
 				transcript: 'Doctor: hello\nPatient: नमस्ते',
+				clinical_notes_html: readableHtml({ chief_complaints: ['Fever'], vitals: { pulse: '90/min' } }),
+				transcript_html: readableHtml('Doctor: hello\nPatient: नमस्ते'),
 				other_documents: { 'EMR Format': 'Dx: J06.9' },
 			},
 		]);
+		const [simple] = sessionResultsToRecords(completed, 'simple');
+		expect(simple.clinical_notes_html).toContain('>Chief complaints</h3>');
+		expect(simple.transcript_html).toContain('Patient: नमस्ते');
 		const processing = readTransactionResults('visit-2', 202, {});
 		expect(sessionResultsToRecords(processing, 'simple')).toEqual([
-			{ session_id: 'visit-2', status: 'processing', clinical_notes: null, transcript: null, issues: ['The transcription is still being processed.'] },
+			{
+				session_id: 'visit-2',
+				status: 'processing',
+				clinical_notes: null,
+				transcript: null,
+				clinical_notes_html: null,
+				transcript_html: null,
+				issues: ['The transcription is still being processed.'],
+			},
 		]);
 	});
 });
@@ -168,6 +182,8 @@ describe('readableText', () => {
 	test('humanise', () => {
 		expect(humanise('chief_complaints')).toBe('Chief complaints');
 		expect(humanise('followUpDate')).toBe('Follow up date');
-		expect(humanise('spo2')).toBe('Spo2');
+		expect(humanise('spo2')).toBe('SpO2');
+		expect(humanise('blood_pressure_bp')).toBe('Blood pressure BP');
+		expect(humanise('constructor')).toBe('Constructor');
 	});
 });
