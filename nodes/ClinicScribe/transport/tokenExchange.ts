@@ -309,7 +309,11 @@ export function describeExchangeRejection(
 
 	if (probe?.outcome === 'accepted') {
 		const other = apiVariantLabel(probe.variant);
-		return `${refusal} with API Variant ${chosen}, but it accepts this client with ${other}: set API Variant to ${other} in the Clinic Scribe API credential, then test it again.${said}`;
+		const switchTo = `set API Variant to ${other} in the Clinic Scribe API credential, then test it again.`;
+		if (isMissingEndpoint(response)) {
+			return `The clinic API has no token request for API Variant ${chosen} (HTTP ${response.statusCode}), but it accepts this client with ${other}: ${switchTo}`;
+		}
+		return `${refusal} with API Variant ${chosen}, but it accepts this client with ${other}: ${switchTo}${said}`;
 	}
 	if (probe?.outcome === 'refused' && isMissingEndpoint(response) && !isMissingEndpoint(probe.response)) {
 		const other = apiVariantLabel(probe.variant);

@@ -64,7 +64,7 @@ describe('the token exchange is refused: the other API variant is tried once, at
 	it('the other variant accepts the client: "set API Variant to …" names the option to pick', async () => {
 		const { message, kind, requests } = await refusal(credential(), { [PUBLIC_PATH]: TOKENS });
 		expect(message).toBe(
-			`The clinic API rejected the credential (HTTP 404) while issuing an access token with API Variant ${DOCUMENT}, but it accepts this client with ${PUBLIC}: set API Variant to ${PUBLIC} in the Clinic Scribe API credential, then test it again. The API said: not_found: Not Found.`,
+			`The clinic API has no token request for API Variant ${DOCUMENT} (HTTP 404), but it accepts this client with ${PUBLIC}: set API Variant to ${PUBLIC} in the Clinic Scribe API credential, then test it again.`,
 		);
 		expect(kind).toBe('rejected');
 		// One request each: the chosen variant's, then the other's, both to the credential's own host.
@@ -73,9 +73,12 @@ describe('the token exchange is refused: the other API variant is tried once, at
 		expect(requests[1].headers).not.toHaveProperty('X-API-KEY');
 	});
 
-	it('the same, the other way round: the public login is refused, the interface document\'s token request accepts', async () => {
-		const { message, requests } = await refusal(credential({ apiVariant: 'public' }), { [DOCUMENT_PATH]: TOKENS });
-		expect(message).toContain(`but it accepts this client with ${DOCUMENT}: set API Variant to ${DOCUMENT}`);
+	it('the same, the other way round, when this variant\'s request exists but refuses the client', async () => {
+		const unknownClient = { statusCode: 401, body: { code: 'invalid_client_id', error: 'Unknown client id' } };
+		const { message, requests } = await refusal(credential({ apiVariant: 'public' }), { [PUBLIC_PATH]: unknownClient, [DOCUMENT_PATH]: TOKENS });
+		expect(message).toBe(
+			`The clinic API rejected the Client ID (HTTP 401) while issuing an access token with API Variant ${PUBLIC}, but it accepts this client with ${DOCUMENT}: set API Variant to ${DOCUMENT} in the Clinic Scribe API credential, then test it again. The API said: invalid_client_id: Unknown client id.`,
+		);
 		expect(requests[1]).toMatchObject({ url: `${BASE}${DOCUMENT_PATH}`, headers: { 'X-API-KEY': KEY }, body: { grant_type: 'client_credentials' } });
 	});
 
