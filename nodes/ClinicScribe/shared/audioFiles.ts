@@ -3,9 +3,9 @@
  * extension says nothing, the file's first bytes when both say nothing), what counts as audio, and
  * the file names a transaction's files are stored under.
  *
- * The service reads webm, wav, mp3, m4a, mp4 and ogg, and tells them by the file's extension ([IFD
- * §4.7]; [EKA-OAS] upload-audio.mdx and its Content-Type list: audio/webm;codecs=opus, audio/wav,
- * audio/ogg, audio/mp4, audio/m4a, audio/mp3). Voice notes from WhatsApp and Telegram are Opus in an
+ * The service reads webm, wav, mp3, m4a, mp4 and ogg, and tells them by the file's extension
+ * ([IFD §4.7]; [EKA-OAS] upload-audio.mdx and its Content-Type list: audio/webm;codecs=opus,
+ * audio/wav, audio/ogg, audio/mp4, audio/m4a, audio/mp3). Voice notes from WhatsApp and Telegram are Opus in an
  * Ogg file, named `.opus` or `.oga`: they are Ogg, so they are stored as `.ogg`, audio/ogg.
  */
 
@@ -20,7 +20,7 @@ export const AUDIO_CONTENT_TYPES: Readonly<Record<string, string>> = {
 	ogg: 'audio/ogg',
 	webm: 'audio/webm',
 	mp4: 'audio/mp4',
-	// Ogg files under other names (RFC 7845 §9: Opus in Ogg is audio/ogg; RFC 5334: .oga).
+	// Ogg files under other names: Opus in Ogg is registered as audio/ogg, `.opus`; Ogg audio as `.oga`.
 	opus: 'audio/ogg',
 	oga: 'audio/ogg',
 };
