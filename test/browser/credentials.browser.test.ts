@@ -6,7 +6,7 @@
  * panel, "Create new credential" in the node; its help link (the href only: there is no internet), the
  * wrong API Variant, Save, and the advice n8n shows ("set API Variant to …"); the advised variant, the
  * test passes, Execute step lists the clinics and doctors (the README's screenshot,
- * .test-results/browser/usage-first-workflow.png, copied to docs/images/first-workflow.png).
+ * .test-results/browser/usage-first-workflow.jpg, copied to docs/images/first-workflow.jpg).
  *
  * The Clinic Scribe OAuth2 API credential: created the same way, its help link and redirect-URL
  * notice, a wrong API Variant, connected through the fake sign-in provider's login page; its test
@@ -14,7 +14,7 @@
  * shows, and it is read on screen.
  *
  * The fake API answers only its own variant's token request here (rejectOtherTokenFlow), as a real
- * service does. Screenshots go to .test-results/browser/ (credentials-*.png, usage-first-workflow.png).
+ * service does. Screenshots go to .test-results/browser/ (credentials-*.png, usage-first-workflow.jpg).
  * Needs /usr/bin/chromium like the other browser tests; skipped with the reason without it, unless
  * CLINIC_SCRIBE_REQUIRE_BROWSER=1.
  */
@@ -149,7 +149,8 @@ describeBrowser('an admin sets up the credentials alone, as the README says (npm
 		expect(await output.innerText()).toContain('Dr. Asha Rao');
 		await page.getByText('Node executed successfully').waitFor();
 		await dismissNotifications();
-		await shot('usage-first-workflow');
+		// JPEG: n8n-node build copies every .png and .svg of the repository into the package.
+		await page.screenshot({ path: join(SCREENSHOTS, 'usage-first-workflow.jpg'), type: 'jpeg', quality: 90 });
 		await closeNodeDetails();
 	});
 

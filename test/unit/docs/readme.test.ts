@@ -284,7 +284,7 @@ describe('Usage: from installing to a first successful execution', () => {
 		expect(shown.filter((p) => p.required)).toEqual([]);
 	});
 
-	it('has exactly one image: the screenshot in docs/images/, a PNG, linked where npm shows it too', () => {
+	it('has exactly one image: the screenshot in docs/images/, a JPEG (a PNG would be copied into the package), linked where npm shows it too', () => {
 		const images = [...README.matchAll(/!\[([^\]]*)\]\(([^)\s]+)\)/g)];
 		expect(images).toHaveLength(1);
 		const [, alt, url] = images[0];
@@ -292,13 +292,32 @@ describe('Usage: from installing to a first successful execution', () => {
 		expect(alt.length).toBeGreaterThan(20);
 		const rawPrefix = `${REPO_URL.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/main/`;
 		expect(url.startsWith(`${rawPrefix}docs/images/`)).toBe(true);
-		const png = readFileSync(join(ROOT, url.slice(rawPrefix.length)));
-		expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-		// Width and height from the IHDR chunk: a screenshot, not an icon.
-		expect(png.readUInt32BE(16)).toBeGreaterThanOrEqual(800);
-		expect(png.readUInt32BE(20)).toBeGreaterThanOrEqual(400);
+		expect(url).toMatch(/\.jpg$/);
+		const { width, height } = jpegSize(readFileSync(join(ROOT, url.slice(rawPrefix.length))));
+		// A screenshot of the editor, not an icon.
+		expect(width).toBeGreaterThanOrEqual(800);
+		expect(height).toBeGreaterThanOrEqual(400);
+	});
+
+	it('no other image in the repository outside the node icons: n8n-node build would ship it', () => {
+		const images = ['nodes', 'credentials', 'docs', 'examples', 'scripts', 'test', 'bench']
+			.flatMap((dir) => (existsSync(join(ROOT, dir)) ? readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((path) => `${dir}/${path}`) : []))
+			.filter((path) => /\.(png|svg)$/.test(path));
+		expect(images.sort()).toEqual(['nodes/ClinicScribe/clinicScribe.dark.svg', 'nodes/ClinicScribe/clinicScribe.svg']);
 	});
 });
+
+/** Width and height from a JPEG's frame header (SOF0–SOF3); throws when there is none. */
+function jpegSize(bytes: Buffer): { width: number; height: number } {
+	expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+	for (let at = 2; at + 9 < bytes.length; ) {
+		if (bytes[at] !== 0xff) throw new Error(`not a JPEG marker at byte ${at}`);
+		const marker = bytes[at + 1];
+		if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+		at += 2 + bytes.readUInt16BE(at + 2);
+	}
+	throw new Error('no frame header');
+}
 
 describe('Resources', () => {
 	const resources = () => section(README, 'Resources');
