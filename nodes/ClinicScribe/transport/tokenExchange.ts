@@ -321,7 +321,7 @@ export function describeExchangeRejection(
 		const then = otherField
 			? ` With ${other} it then rejected the ${otherField} (HTTP ${probe.response.statusCode}): ${fieldAdvice(otherField, settings, probe.variant)}`
 			: '';
-		return `The clinic API has no token request for API Variant ${chosen} (HTTP ${response.statusCode}), but it answers the one of ${other}: set API Variant to ${other} in the Clinic Scribe API credential, then test it again.${then}${said}`;
+		return `The clinic API has no token request for API Variant ${chosen} (HTTP ${response.statusCode}), but it answers the one of ${other}: set API Variant to ${other} in the Clinic Scribe API credential, then test it again.${then}`;
 	}
 	if (probe?.outcome === 'refused' && field && rejectedField(probe.response) === field) {
 		return `${refusal}, and API Variant ${apiVariantLabel(probe.variant)} rejected it too, so API Variant is not the cause: ${fieldAdvice(field, settings, settings.variant)} Check also that Environment is the one the client was made in: production and sandbox have separate clients.${said}`;

@@ -87,7 +87,7 @@ describe('the token exchange is refused: the other API variant is tried once, at
 			[DOCUMENT_PATH]: { statusCode: 403, body: { code: 'invalid_api_key', error: 'Missing X-API-KEY header' } },
 		});
 		expect(message).toBe(
-			`The clinic API has no token request for API Variant ${PUBLIC} (HTTP 404), but it answers the one of ${DOCUMENT}: set API Variant to ${DOCUMENT} in the Clinic Scribe API credential, then test it again. With ${DOCUMENT} it then rejected the Workspace API Key (HTTP 403): fill in the Workspace API Key (${DOCUMENT} requires it), from the workspace owner's hub.eka.care → API Token → Create (or your API provider, with the interface document). The API said: not_found: Not Found.`,
+			`The clinic API has no token request for API Variant ${PUBLIC} (HTTP 404), but it answers the one of ${DOCUMENT}: set API Variant to ${DOCUMENT} in the Clinic Scribe API credential, then test it again. With ${DOCUMENT} it then rejected the Workspace API Key (HTTP 403): fill in the Workspace API Key (${DOCUMENT} requires it), from the workspace owner's hub.eka.care → API Token → Create (or your API provider, with the interface document).`,
 		);
 	});
 
