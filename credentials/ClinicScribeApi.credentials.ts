@@ -9,6 +9,8 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
+import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
+import { API_VARIANT_OPTIONS } from '../nodes/ClinicScribe/transport/apiVariants';
 import { authHeadersFor, isApiUrl } from '../nodes/ClinicScribe/transport/authHeaders';
 import { readCredentialSettings } from '../nodes/ClinicScribe/transport/credentialSettings';
 import { obtainAccessToken } from '../nodes/ClinicScribe/transport/tokenExchange';
@@ -23,7 +25,8 @@ export class ClinicScribeApi implements ICredentialType {
 		dark: 'file:../nodes/ClinicScribe/clinicScribe.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md';
+	// The page that explains every field and where its value comes from (n8n opens it as it is).
+	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#clinic-scribe-api';
 
 	properties: INodeProperties[] = [
 		{
@@ -31,19 +34,12 @@ export class ClinicScribeApi implements ICredentialType {
 			name: 'apiVariant',
 			type: 'options',
 			options: [
-				{
-					name: 'Interface Document',
-					value: 'document',
-					description: 'Token from /api/v1/auth/token with the X-API-KEY header; action scribe-v2; EMR template svc_emr_template',
-				},
-				{
-					name: 'Public Eka Care API',
-					value: 'public',
-					description: 'Token from /connect-auth/v1/account/login; action ekascribe-v2; EMR template eka_emr_template',
-				},
+				{ ...API_VARIANT_OPTIONS.public, value: 'public' },
+				{ ...API_VARIANT_OPTIONS.document, value: 'document' },
 			],
 			default: 'document',
-			description: 'Which spelling of the API your account uses. They differ only in the token exchange, the upload action and the EMR template ID.',
+			description:
+				'Which documentation you were given for the API. Not sure? Test the credential: when the other choice is the right one, the test says so.',
 		},
 		{
 			displayName: 'Environment',
@@ -80,7 +76,7 @@ export class ClinicScribeApi implements ICredentialType {
 				{
 					name: 'Access Token',
 					value: 'accessToken',
-					description: 'A long-lived token from the developer console, used as it is',
+					description: 'A long-lived token from console.eka.care, used as it is',
 				},
 			],
 			default: 'clientCredentials',
@@ -92,7 +88,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: 'Issued in the developer console',
+			description: `From ${VALUE_SOURCES.clientCredentials}, or from your API provider`,
 		},
 		// The same field for an access token: not needed for the token, but the patient directory
 		// requires it as the client-id header of every call.
@@ -102,7 +98,7 @@ export class ClinicScribeApi implements ICredentialType {
 			type: 'string',
 			default: '',
 			displayOptions: { show: { authMethod: ['accessToken'] } },
-			description: 'The client ID the token was issued to. Needed only for the patient directory, which requires it as the client-id header.',
+			description: `The client ID the token was made for (${VALUE_SOURCES.clientCredentials}). Needed only for the patient directory, which requires it as the client-id header.`,
 		},
 		{
 			displayName: 'Client Secret',
@@ -112,7 +108,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: 'Issued with the client ID. Rotate it every 90 days and when team members leave.',
+			description: 'Shown once, when the client is made at console.eka.care. Rotate it every 90 days and when team members leave.',
 		},
 		// One field shown two ways: required by the Interface Document variant, optional for the
 		// public API. Both are `apiKey`, so a saved credential keeps its key whichever variant it uses.
@@ -124,7 +120,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'], apiVariant: ['document'] } },
-			description: 'Selects the workspace; sent as the X-API-KEY header of the token exchange',
+			description: `Selects the workspace: the API key you were given with the interface document, or made at ${VALUE_SOURCES.workspaceKey}`,
 		},
 		{
 			displayName: 'Workspace API Key',
@@ -133,7 +129,7 @@ export class ClinicScribeApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			displayOptions: { show: { authMethod: ['clientCredentials'], apiVariant: ['public'] } },
-			description: 'Selects the workspace. Optional for the public API (sent as api_key in the login when given).',
+			description: `Only to work in another workspace than your own: its owner makes the key at ${VALUE_SOURCES.workspaceKey} (the docs call it a sharing key). Leave empty for your own workspace.`,
 		},
 		{
 			displayName: 'Access Token',
@@ -143,7 +139,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['accessToken'] } },
-			description: 'A ready access token. It is not renewed: replace it when it expires.',
+			description: `A long-lived token from ${VALUE_SOURCES.longLivedToken}. It is not renewed: replace it when it expires.`,
 		},
 		{
 			displayName: 'Webhook Signing Key',
@@ -201,6 +197,10 @@ export class ClinicScribeApi implements ICredentialType {
 		};
 	}
 
+	/**
+	 * The token exchange (preAuthentication, whose refusal says which field or API Variant to
+	 * change), then one cheap read with the token. The rules say what its refusals mean.
+	 */
 	test: ICredentialTestRequest = {
 		request: {
 			method: 'GET',
@@ -208,5 +208,28 @@ export class ClinicScribeApi implements ICredentialType {
 			// A redirect would take the token elsewhere: the test fails instead.
 			disableFollowRedirect: true,
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: `The clinic API refused the credential's access token (HTTP 401). With Authentication "Access Token": the token expired or was revoked, or it was made for the other Environment; make a new one at ${VALUE_SOURCES.longLivedToken} and paste it. With "Client Credentials": check that Environment is the one the client was made in.`,
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 403,
+					message: 'The clinic API accepted the credential but it may not read the business\'s clinics and doctors (HTTP 403): ask the workspace owner to give the client access to the workspace, or check the Workspace API Key.',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'The address answered, but not as the clinic API (HTTP 404 for the business listing): check Environment, and for Custom Base URL that it is the API\'s address without a path.',
+				},
+			},
+		],
 	};
 }

@@ -8,7 +8,9 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
+import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
 import {
+	API_VARIANT_OPTIONS,
 	ENVIRONMENT_BASE_URLS,
 	ENVIRONMENT_SIGN_IN_URLS,
 	SIGN_IN_PATHS,
@@ -32,6 +34,13 @@ const signInUrl = (path: string) => ({
 const custom = { show: { environment: ['custom'] } };
 
 /**
+ * Who registers n8n's redirect URL: the service documents no page for it ([EKA-OIDC]), so the
+ * admin sends it. The README and docs/credentials.md say the same (a unit test holds them to it).
+ */
+export const REDIRECT_URL_NOTICE =
+	'Send the OAuth Redirect URL shown above with this Client ID to ekaconnect@eka.care: the service registers it for the client (it documents no page to do it yourself). It must match exactly: scheme, host, port and path.';
+
+/**
  * Sign in with the clinic account: n8n's own OAuth2 machinery (the Connect button, the
  * callback, keeping and renewing the tokens) drives the service's OIDC provider. Everything the
  * provider fixes is pinned in hidden fields, so the user types only the client ID and secret.
@@ -48,7 +57,8 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 		dark: 'file:../nodes/ClinicScribe/clinicScribe.dark.svg',
 	};
 
-	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md';
+	// The page that walks through the setup, the redirect URL included (n8n opens it as it is).
+	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#setting-up-the-oauth2-credential';
 
 	properties: INodeProperties[] = [
 		// PKCE with S256 and a verifier per sign-in (n8n makes both), as the provider recommends.
@@ -61,7 +71,7 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			type: 'string',
 			default: '',
 			required: true,
-			description: 'Issued with the client in the service\'s developer console. Also sent as the client-id header where the API asks for it (the patient directory).',
+			description: `The OAuth client's ID, from ${VALUE_SOURCES.clientCredentials} or from ekaconnect@eka.care. Also sent as the client-id header where the API asks for it (the patient directory).`,
 		},
 		{
 			displayName: 'Client Secret',
@@ -70,7 +80,7 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'Issued with the client ID. n8n sends it only to the sign-in provider, in the body of its token requests.',
+			description: 'Issued with the client ID (shown once). n8n sends it only to the sign-in provider, in the body of its token requests.',
 		},
 		// The provider grants one fixed scope; offline_access is what gives n8n a refresh token.
 		{ displayName: 'Scope', name: 'scope', type: 'hidden', default: SIGN_IN_SCOPE },
@@ -78,8 +88,7 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 		// The provider takes client_id and client_secret in the form body, not as a Basic header.
 		{ displayName: 'Authentication', name: 'authentication', type: 'hidden', default: 'body' },
 		{
-			displayName:
-				'Register the OAuth Redirect URL shown above with the service for this client ID, exactly as shown (scheme, host, port and path; a registered URL must match exactly). On n8n Cloud the service registers it for you: send it to ekaconnect@eka.care.',
+			displayName: REDIRECT_URL_NOTICE,
 			name: 'redirectUrlNotice',
 			type: 'notice',
 			default: '',
@@ -131,11 +140,12 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			name: 'apiVariant',
 			type: 'options',
 			options: [
-				{ name: 'Interface Document', value: 'document', description: 'Upload action scribe-v2; EMR template svc_emr_template' },
-				{ name: 'Public Eka Care API', value: 'public', description: 'Upload action ekascribe-v2; EMR template eka_emr_template; client-id header on every call' },
+				{ ...API_VARIANT_OPTIONS.public, value: 'public' },
+				{ ...API_VARIANT_OPTIONS.document, value: 'document' },
 			],
 			default: 'document',
-			description: 'Which spelling of the API your workspace uses: the same choice as in the Clinic Scribe API credential. It does not change how you sign in.',
+			description:
+				'Which documentation you were given for the API: the same choice as in the Clinic Scribe API credential. It does not change how you sign in; a wrong choice shows at the first Upload Audio, whose error says which to pick.',
 		},
 		{
 			displayName: 'Webhook Signing Key',

@@ -21,8 +21,10 @@ import { join } from 'node:path';
 import type { INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
+import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger, ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/apiVariants';
 import { REPO_ROOT } from '../support/n8n/install';
 import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type WorkflowJson } from '../support/n8n/workflows';
 import { NpmStart } from './npmStart';
@@ -281,18 +283,18 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		const requiredMarker = apiKeyLabel.locator('span', { hasText: '*' });
 
 		await requiredMarker.waitFor();
-		expect(await selectedOption(dialog, 'apiVariant')).toBe('Interface Document');
+		expect(await selectedOption(dialog, 'apiVariant')).toBe(API_VARIANT_OPTIONS.document.name);
 		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key *');
 		await apiKeyLabel.scrollIntoViewIfNeeded();
 		await shot('11-credential-interface-document');
 
+		// n8n opens a credential's own documentation link as it is (an anchor included).
 		const docs = await dialog.locator('a', { hasText: 'Read our docs' }).getAttribute('href');
-		expect(docs?.startsWith(README_URL)).toBe(true);
-		expect(docs).not.toContain('#');
+		expect(docs).toBe(new ClinicScribeApi().documentationUrl);
 
-		await chooseOption(dialog.locator('[data-test-id="parameter-input-apiVariant"]'), 'Public Eka Care API');
+		await chooseOption(dialog.locator('[data-test-id="parameter-input-apiVariant"]'), API_VARIANT_OPTIONS.public.name);
 		await requiredMarker.waitFor({ state: 'detached' });
-		expect(await selectedOption(dialog, 'apiVariant')).toBe('Public Eka Care API');
+		expect(await selectedOption(dialog, 'apiVariant')).toBe(API_VARIANT_OPTIONS.public.name);
 		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key');
 		await apiKeyLabel.scrollIntoViewIfNeeded();
 		await shot('12-credential-public-api');

@@ -10,6 +10,8 @@ import { CREDENTIAL_TYPE } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { recordAttack } from '../support/attackLedger';
 import { startForeignHost } from '../support/foreignHost';
+import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/apiVariants';
+import { API_VARIANTS } from '../fake-api/fixtures';
 
 jest.setTimeout(5 * 60_000);
 
@@ -66,6 +68,35 @@ it('names the rejected Workspace API Key', async () => {
 	expect(result.status).toBe('Error');
 	expect(result.message).toContain('Workspace API Key');
 	expect(result.message).not.toContain('wrong-workspace-key-99');
+});
+
+describe('a wrong API Variant: the test says which to pick (the other variant tried once, at the same address)', () => {
+	const PUBLIC = `"${API_VARIANT_OPTIONS.public.name}"`;
+	const DOCUMENT = `"${API_VARIANT_OPTIONS.document.name}"`;
+
+	it('the API speaks the public variant, the credential says interface document', async () => {
+		api.setOptions({ variant: 'public', rejectOtherTokenFlow: true });
+		const result = await testCredential({});
+		expect(result.status).toBe('Error');
+		expect(result.message).toContain(`set API Variant to ${PUBLIC} in the Clinic Scribe API credential`);
+		expect(result.message).not.toContain(api.validCredentials.clientSecret);
+		expect(api.requests.map((r) => [r.pathname, r.status])).toEqual([
+			[API_VARIANTS.document.tokenPath, 404],
+			[API_VARIANTS.public.tokenPath, 200],
+		]);
+		// Set as advised, the same credential passes.
+		api.reset();
+		api.setOptions({ variant: 'public', rejectOtherTokenFlow: true });
+		expect((await testCredential({ apiVariant: 'public' })).status).toBe('OK');
+	});
+
+	it('the API speaks the interface document\'s variant, the credential says public and has no Workspace API Key', async () => {
+		api.setOptions({ rejectOtherTokenFlow: true });
+		const result = await testCredential({ apiVariant: 'public', apiKey: '' });
+		expect(result.status).toBe('Error');
+		expect(result.message).toContain(`but it answers the one of ${DOCUMENT}: set API Variant to ${DOCUMENT}`);
+		expect(result.message).toContain('fill in the Workspace API Key');
+	});
 });
 
 it('never follows a redirect: the test fails and the foreign host gets nothing (token exchange, then the test call)', async () => {

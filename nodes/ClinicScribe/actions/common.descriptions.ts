@@ -51,7 +51,7 @@ export function patientDataForAgentProperties(show: IDisplayOptions['show']): IN
 			type: 'boolean',
 			default: true,
 			description:
-				"Whether the agent may run this operation. Turn off to keep patient data away from the agent's model provider: the tool then refuses and returns nothing.",
+				"Whether the agent may run this operation. On by default: what it returns (patient data included) goes to the agent's model provider. Turn off to keep patient data away from it: the tool then refuses and returns nothing.",
 			displayOptions: { show: asTool },
 		},
 	];

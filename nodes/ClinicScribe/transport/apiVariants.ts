@@ -57,3 +57,32 @@ export const SESSION_RENEWAL_PATH = '/connect-auth/v1/account/refresh-token';
 export function apiVariantSettings(variant: unknown): ApiVariantSettings {
 	return variant === 'public' ? API_VARIANTS.public : API_VARIANTS.document;
 }
+
+/**
+ * The API Variant option of both credentials, named by what the admin was given (which documents
+ * they follow), not by how the variants differ on the wire: that is in docs/credentials.md.
+ */
+export const API_VARIANT_OPTIONS: Record<ApiVariant, { name: string; description: string }> = {
+	public: {
+		name: 'Eka Care Developer Docs (developer.eka.care)',
+		description: 'You follow Eka Care\'s public documentation at developer.eka.care and made your client at console.eka.care',
+	},
+	document: {
+		name: 'Interface Document From Your API Provider',
+		description: 'You were given the interface document ("Clinic Directory, Patient Search and Audio Transcription Interface") and an API key for your workspace',
+	},
+};
+
+/** The option name of a variant, quoted as the credential shows it. */
+export function apiVariantLabel(variant: ApiVariant): string {
+	return `"${API_VARIANT_OPTIONS[variant].name}"`;
+}
+
+export function otherApiVariant(variant: ApiVariant): ApiVariant {
+	return variant === 'public' ? 'document' : 'public';
+}
+
+/** The variant whose upload action this is, if either's. */
+export function apiVariantOfUploadAction(action: string): ApiVariant | undefined {
+	return (Object.keys(API_VARIANTS) as ApiVariant[]).find((variant) => API_VARIANTS[variant].uploadAction === action);
+}

@@ -44,6 +44,20 @@ export const SESSION_AUDIO_EXTENSIONS: Readonly<Record<string, string>> = {
 	'audio/mp4': 'm4a',
 };
 
+/**
+ * The Content-Type of a session upload: the value the service lists for the format ([EKA-OAS]
+ * upload-audio: audio/webm;codecs=opus, audio/mp3, audio/wav, audio/ogg, audio/m4a, audio/mp4), where
+ * storage takes the registered name (mp3 is audio/mpeg there).
+ */
+const SESSION_CONTENT_TYPES: Readonly<Record<string, string>> = {
+	'audio/mpeg': 'audio/mp3',
+	'audio/webm': 'audio/webm;codecs=opus',
+};
+
+export function sessionContentType(contentType: string): string {
+	return SESSION_CONTENT_TYPES[contentType] ?? contentType;
+}
+
 export interface SessionCreateBody extends IDataObject {
 	/** Ours, never the service's: a create whose answer was lost can then be sent again safely. */
 	session_id: string;
@@ -181,7 +195,7 @@ export async function uploadSessionAudio(
 		response = await clinicApiRequest(ctx, {
 			method: 'POST',
 			path,
-			rawBody: { open: async () => await openUploadBody(file, undefined, watch), contentLength: file.size, contentType: file.contentType },
+			rawBody: { open: async () => await openUploadBody(file, undefined, watch), contentLength: file.size, contentType: sessionContentType(file.contentType) },
 			idempotent: true,
 			acceptStatuses: [400, 404, 409, 410, 413],
 			timeoutMs: storageTimeoutMs(file.size),

@@ -1,6 +1,8 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { SESSION_RENEWAL_PATH } from './apiVariants';
+import { asRecord } from '../shared/values';
+import { whereToGet, type SourcedField } from '../shared/credentialSources';
+import { apiVariantLabel, apiVariantSettings, otherApiVariant, SESSION_RENEWAL_PATH, type ApiVariant } from './apiVariants';
 import type { ClinicScribeSettings } from './credentialSettings';
 import { describeNetworkFailure, isNetworkFailure, readErrorFields, redirectTargetHost, scrubSecrets } from './errorBodies';
 import { withRetries } from './retry';
@@ -83,26 +85,57 @@ async function exchangeClientCredentials(
 	settings: ClinicScribeSettings,
 ): Promise<StoredTokens> {
 	assertExchangeFieldsPresent(settings);
-	const document = settings.variantSettings.tokenExchange === 'documentTokenEndpoint';
+	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
+	// "not now" are retried like any other call.
+	const response = await postWithRetries(httpRequest, settings, exchangeRequest(settings, settings.variant));
+	if (response.statusCode < 200 || response.statusCode >= 300) {
+		const otherVariant = await probeOtherVariant(httpRequest, settings);
+		throw new TokenExchangeError(describeExchangeRejection(response, settings, otherVariant));
+	}
+	return readTokens(response.body, 'token exchange');
+}
+
+/** The token request of a variant, with the credential's client ID, secret and workspace key. */
+function exchangeRequest(settings: ClinicScribeSettings, variant: ApiVariant): IHttpRequestOptions {
+	const variantSettings = apiVariantSettings(variant);
+	const document = variantSettings.tokenExchange === 'documentTokenEndpoint';
 	const body: IDataObject = document
 		? { client_id: settings.clientId, client_secret: settings.clientSecret, grant_type: 'client_credentials' }
 		: { client_id: settings.clientId, client_secret: settings.clientSecret };
 	if (!document && settings.apiKey) body.api_key = settings.apiKey;
 	const headers: IDataObject = { 'Content-Type': 'application/json', Accept: 'application/json' };
-	if (document) headers['X-API-KEY'] = settings.apiKey;
+	if (document && settings.apiKey) headers['X-API-KEY'] = settings.apiKey;
+	return { method: 'POST', url: `${settings.baseUrl}${variantSettings.exchangePath}`, headers, body };
+}
 
-	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
-	// "not now" are retried like any other call.
-	const response = await postWithRetries(httpRequest, settings, {
-		method: 'POST',
-		url: `${settings.baseUrl}${settings.variantSettings.exchangePath}`,
-		headers,
-		body,
-	});
-	if (response.statusCode < 200 || response.statusCode >= 300) {
-		throw new TokenExchangeError(describeExchangeRejection(response, settings));
+/**
+ * What the other API variant's token request says to the same client, after the chosen one was
+ * refused: accepted (the admin picked the wrong variant), refused (its answer), or nothing to go by
+ * (no answer, 5xx, 429 or a redirect, which is never followed). One request, to the same Base URL
+ * (the keys never go to another host), without retries, within the token timeout.
+ */
+export type OtherVariantProbe =
+	| { outcome: 'accepted'; variant: ApiVariant }
+	| { outcome: 'refused'; variant: ApiVariant; response: FullResponse }
+	| { outcome: 'unknown'; variant: ApiVariant };
+
+async function probeOtherVariant(httpRequest: PlainHttpRequest, settings: ClinicScribeSettings): Promise<OtherVariantProbe> {
+	const variant = otherApiVariant(settings.variant);
+	let outcome: TokenEndpointOutcome;
+	try {
+		outcome = await postToTokenEndpoint(httpRequest, exchangeRequest(settings, variant));
+	} catch {
+		return { outcome: 'unknown', variant };
 	}
-	return readTokens(response.body, 'token exchange');
+	if (outcome.kind === 'network') return { outcome: 'unknown', variant };
+	const { response } = outcome;
+	if (response.statusCode >= 200 && response.statusCode < 300) {
+		const body = asRecord(response.body);
+		const token = body?.access_token ?? asRecord(body?.data)?.access_token;
+		return typeof token === 'string' && token !== '' ? { outcome: 'accepted', variant } : { outcome: 'unknown', variant };
+	}
+	if (RETRYABLE_STATUSES.has(response.statusCode)) return { outcome: 'unknown', variant };
+	return { outcome: 'refused', variant, response };
 }
 
 async function tryRefresh(
@@ -240,23 +273,74 @@ function readTokens(body: unknown, step: string): StoredTokens {
 	return { sessionToken: accessToken, refreshToken: typeof refreshToken === 'string' ? refreshToken : '' };
 }
 
-/** Names the field the API rejected, from the status and whatever error text it sent. */
-export function describeExchangeRejection(response: FullResponse, settings: ClinicScribeSettings): string {
+/** The field a refusal of the token request names, from the status and whatever error text it sent. */
+export function rejectedField(response: FullResponse): SourcedField | undefined {
 	const fields = readErrorFields(response.body);
 	const said = `${fields.code ?? ''} ${fields.message ?? ''}`.toLowerCase();
-	let rejected: string;
 	if (/api[_ -]?key|sharing[_ -]?key|workspace/.test(said) || (response.statusCode === 403 && !/secret|client/.test(said))) {
-		rejected = 'the Workspace API Key';
-	} else if (/secret/.test(said)) {
-		rejected = 'the Client Secret';
-	} else if (/client[_ -]?id|client not found|unknown client/.test(said)) {
-		rejected = 'the Client ID';
-	} else if (response.statusCode === 401) {
-		rejected = 'the Client ID or Client Secret';
-	} else {
-		rejected = 'the credential';
+		return 'Workspace API Key';
 	}
+	if (/secret/.test(said)) return 'Client Secret';
+	if (/client[_ -]?id|client not found|unknown client/.test(said)) return 'Client ID';
+	if (response.statusCode === 401) return 'Client ID or Client Secret';
+	return undefined;
+}
+
+/** No token endpoint of that variant here: the path is unknown, or takes no POST. */
+function isMissingEndpoint(response: FullResponse): boolean {
+	return response.statusCode === 404 || response.statusCode === 405;
+}
+
+/**
+ * Says what the API rejected and what to change. With the other variant's answer (`probe`) it can
+ * say more: that the other API Variant accepts this client, that only the other variant's token
+ * request exists here, or that both refused the same client, so the variant is not the cause.
+ */
+export function describeExchangeRejection(
+	response: FullResponse,
+	settings: ClinicScribeSettings,
+	probe?: OtherVariantProbe,
+): string {
+	const field = rejectedField(response);
+	const rejected = field ? `the ${field}` : 'the credential';
+	const chosen = apiVariantLabel(settings.variant);
+	const said = apiSaid(response, settings);
+	const refusal = `The clinic API rejected ${rejected} (HTTP ${response.statusCode}) while issuing an access token`;
+
+	if (probe?.outcome === 'accepted') {
+		const other = apiVariantLabel(probe.variant);
+		const switchTo = `set API Variant to ${other} in the Clinic Scribe API credential, then test it again.`;
+		if (isMissingEndpoint(response)) {
+			return `The clinic API has no token request for API Variant ${chosen} (HTTP ${response.statusCode}), but it accepts this client with ${other}: ${switchTo}`;
+		}
+		return `${refusal} with API Variant ${chosen}, but it accepts this client with ${other}: ${switchTo}${said}`;
+	}
+	if (probe?.outcome === 'refused' && isMissingEndpoint(response) && !isMissingEndpoint(probe.response)) {
+		const other = apiVariantLabel(probe.variant);
+		const otherField = rejectedField(probe.response);
+		const then = otherField
+			? ` With ${other} it then rejected the ${otherField} (HTTP ${probe.response.statusCode}): ${fieldAdvice(otherField, settings, probe.variant)}`
+			: '';
+		return `The clinic API has no token request for API Variant ${chosen} (HTTP ${response.statusCode}), but it answers the one of ${other}: set API Variant to ${other} in the Clinic Scribe API credential, then test it again.${then}`;
+	}
+	if (probe?.outcome === 'refused' && field && rejectedField(probe.response) === field) {
+		return `${refusal}, and API Variant ${apiVariantLabel(probe.variant)} rejected it too, so API Variant is not the cause: ${fieldAdvice(field, settings, settings.variant)} Check also that Environment is the one the client was made in: production and sandbox have separate clients.${said}`;
+	}
+	return `${refusal}. Check ${rejected} in the Clinic Scribe API credential, and that it belongs to the chosen Environment and to API Variant ${chosen}.${said}`;
+}
+
+/** What to do about a rejected field, as a clause: where to copy it again (or, for a missing key, fill it in). */
+function fieldAdvice(field: SourcedField, settings: ClinicScribeSettings, variant: ApiVariant): string {
+	if (field === 'Workspace API Key' && !settings.apiKey) {
+		const required = variant === 'document' ? ` (${apiVariantLabel(variant)} requires it)` : '';
+		return `fill in the Workspace API Key${required}, from ${whereToGet(field)}.`;
+	}
+	return `copy the ${field} again from ${whereToGet(field)}.`;
+}
+
+/** The API's own words, without any secret. */
+function apiSaid(response: FullResponse, settings: ClinicScribeSettings): string {
+	const fields = readErrorFields(response.body);
 	const detail = scrubSecrets([fields.code, fields.message].filter(Boolean).join(': '), exchangeSecrets(settings));
-	const suffix = detail ? ` The API said: ${detail}.` : '';
-	return `The clinic API rejected ${rejected} (HTTP ${response.statusCode}) while issuing an access token. Check ${rejected} in the Clinic Scribe API credential, and that it belongs to the chosen environment and API variant.${suffix}`;
+	return detail ? ` The API said: ${detail}.` : '';
 }

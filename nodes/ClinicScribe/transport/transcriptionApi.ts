@@ -7,6 +7,7 @@ import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readTransactionResults, type SessionResults } from '../shared/sessionResults';
 import { asRecord } from '../shared/values';
+import { apiVariantLabel, apiVariantOfUploadAction, otherApiVariant } from './apiVariants';
 import { readErrorFields } from './errorBodies';
 import { clinicApiRequest, executionCancelSignal, pathSegment, type ClinicApiContext } from './request';
 import { clinicApiError, requestStoppedError, unexpectedBodyError } from './requestErrors';
@@ -52,11 +53,37 @@ export async function requestUploadTarget(
 	});
 	if (response.statusCode === 400) {
 		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { transaction: request.txnId }, 'beforeUpload', itemIndex);
+		if (isActionRefusal(response.body)) throw actionRefusedError(ctx, request.action, response.body, itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
 	const target = readUploadTarget(response.body, request.txnId);
 	if (!target) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 	return target;
+}
+
+/** A presign refused for its `action`: the one thing of it the API variant decides. */
+function isActionRefusal(body: unknown): boolean {
+	const fields = readErrorFields(body);
+	return /\baction\b/i.test(`${fields.code ?? ''} ${fields.message ?? ''}`.replace(/_/g, ' '));
+}
+
+/**
+ * The upload action is refused: with the OAuth2 credential (whose test cannot tell the variants
+ * apart) this is where a wrong API Variant shows, so the error names the option to pick.
+ */
+function actionRefusedError(ctx: ClinicApiContext, action: string, body: unknown, itemIndex: number | undefined): NodeApiError {
+	const fields = readErrorFields(body);
+	const said = [fields.code, fields.message].filter(Boolean).join(': ');
+	const variant = apiVariantOfUploadAction(action);
+	const description = variant
+		? `This API does not take the upload action of API Variant ${apiVariantLabel(variant)}, so the credential most likely needs the other one: set API Variant to ${apiVariantLabel(otherApiVariant(variant))} in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`
+		: 'Options → Action holds a value the API does not take: leave it empty (the credential\'s API Variant then decides), then run again. Nothing was uploaded.';
+	return new NodeApiError(ctx.getNode(), { status_code: 400, code: fields.code ?? null } as JsonObject, {
+		message: `The clinic API refused the upload action "${action}" (HTTP 400${said ? ` ${said}` : ''})`,
+		description,
+		httpCode: '400',
+		itemIndex,
+	});
 }
 
 /** `{uploadData: {url, fields}, folderPath, txn_id}`, checked; undefined when the shape is wrong. */

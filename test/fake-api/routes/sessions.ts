@@ -7,7 +7,9 @@
  *         {session_id, status:"created", created_at, expires_at, upload_url}; an id that exists →
  *         409 session_already_exists (no source says what the service answers: our choice).
  *   POST  /voice/v1/sessions/:id/audio/:fileName      raw bytes (no multipart, Content-Length
- *         required, no JSON); name `<base>_<n>.<ext>`; formats webm mp3 wav ogg m4a mp4; at most
+ *         required, no JSON); name `<base>_<n>.<ext>`; formats webm mp3 wav ogg m4a mp4, told by the
+ *         extension; a Content-Type, when sent, is one the docs list or a generic one (else 400
+ *         invalid_audio_format, "Audio format '…' is not supported"); at most
  *         `maxSingleUploadBytes` (10 MB) → 413 payload_too_large (what a gateway would answer:
  *         [EKA-OAS] states the limit, no route of [EKA-SCRIBE] checks it); after End → 400 session_ended. Records
  *         length and SHA-256 of every file; stored as `<n>.<ext>` (a repeat replaces it).
@@ -44,6 +46,9 @@ export const SESSION_MEDIA_PATH = '/media/session-audio/:file';
 
 export const SESSION_FILE_NAME = /^[a-zA-Z0-9_-]+_\d+\.[a-zA-Z0-9]+$/;
 export const SESSION_FORMATS = ['webm', 'mp3', 'wav', 'ogg', 'm4a', 'mp4'] as const;
+/** The Content-Type values [EKA-OAS] upload-audio lists; generic ones are resolved from the extension. */
+export const SESSION_CONTENT_TYPES = ['audio/webm;codecs=opus', 'audio/mp3', 'audio/wav', 'audio/ogg', 'audio/m4a', 'audio/mp4'] as const;
+const GENERIC_CONTENT_TYPES = ['application/octet-stream', 'binary/octet-stream'];
 
 export type SessionState = 'created' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired' | 'cancelled';
 export type SessionOutcome = 'completed' | 'partial' | 'failed' | 'expired';
@@ -232,6 +237,8 @@ async function uploadAudio(ctx: RouteContext): Promise<void> {
 	const contentType = ctx.req.headers['content-type'];
 	if (contentType !== undefined && /^(multipart\/|application\/json)/i.test(contentType))
 		return reject(400, 'invalid_body', 'the body must be the raw audio bytes, not a form or JSON');
+	if (contentType !== undefined && !isAcceptedContentType(contentType))
+		return reject(400, 'invalid_audio_format', `Audio format '${contentType}' is not supported`);
 	const declared = ctx.req.headers['content-length'];
 	if (declared === undefined || !/^\d+$/.test(declared)) return reject(411, 'length_required', 'Content-Length is required');
 	if (Number(declared) === 0) return reject(400, 'empty_audio', 'the audio is empty');
@@ -552,3 +559,8 @@ export const sessionAdmin: readonly AdminDefinition[] = [
 	},
 ];
 
+/** A listed Content-Type (parameters compared without spaces, case-insensitively) or a generic one. */
+function isAcceptedContentType(contentType: string): boolean {
+	const normalised = contentType.replace(/\s+/g, '').toLowerCase();
+	return (SESSION_CONTENT_TYPES as readonly string[]).includes(normalised) || GENERIC_CONTENT_TYPES.includes(normalised.split(';')[0]);
+}

@@ -72,6 +72,23 @@ test('upload: raw bytes only, named <base>_<n>.<ext>, a known format, with Conte
 	expect((await upload('audio_0.wav', bytes, {}, 'no-such-session-000001')).status).toBe(404);
 });
 
+test('upload: a Content-Type, when sent, is one the docs list (audio/mp3, not audio/mpeg) or a generic one; the extension tells the format', async () => {
+	await create();
+	const bytes = new Uint8Array(100).fill(1);
+	for (const listed of ['audio/webm;codecs=opus', 'audio/webm; codecs=opus', 'audio/mp3', 'audio/wav', 'audio/ogg', 'audio/m4a', 'audio/mp4', 'application/octet-stream']) {
+		expect([listed, (await upload('audio_0.ogg', bytes, { 'content-type': listed })).status]).toEqual([listed, 200]);
+	}
+	for (const unlisted of ['audio/mpeg', 'audio/webm', 'audio/opus', 'text/plain']) {
+		expect((await upload('audio_0.ogg', bytes, { 'content-type': unlisted })).json).toEqual({
+			error: { code: 'invalid_audio_format', message: `Audio format '${unlisted}' is not supported` },
+		});
+	}
+	// Voice notes' own extensions are not among the formats: a client must name them .ogg.
+	for (const name of ['audio_0.opus', 'audio_0.oga']) {
+		expect((await upload(name, bytes, { 'content-type': 'audio/ogg' })).json).toMatchObject({ error: { code: 'invalid_audio_format' } });
+	}
+});
+
 test('end: 202 once with the files counted, then 400 already ended; no uploads after End; the states as scripted', async () => {
 	await create();
 	expect((await json('POST', `${SESSIONS_PATH}/${ID}/end`, {})).json).toMatchObject({ error: { code: 'no_audio' } });

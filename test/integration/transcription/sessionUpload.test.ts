@@ -53,7 +53,7 @@ describe('Upload Audio, Upload Method "Session"', () => {
 		const uploads = [...sessions.session(SESSION_A)!.uploads].sort((x, y) => x.fileName.localeCompare(y.fileName));
 		expect(uploads.map((u) => [u.fileName, u.size, u.sha256, u.contentLength, u.contentType])).toEqual([
 			['audio_0.wav', a.size, a.sha256, a.size, 'audio/wav'],
-			['audio_1.mp3', b.size, b.sha256, b.size, 'audio/mpeg'],
+			['audio_1.mp3', b.size, b.sha256, b.size, 'audio/mp3'],
 		]);
 		expect(sessions.session(SESSION_B)!.uploads.map((u) => u.sha256)).toEqual([c.sha256]);
 		expect(sessions.session(SESSION_A)!.input).toEqual({

@@ -5,6 +5,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { DATABASE_MODE_READ_MAX_BYTES } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/inputBinary';
+import { API_VARIANT_OPTIONS } from '../../../nodes/ClinicScribe/transport/apiVariants';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
@@ -167,7 +168,7 @@ describe('Upload Audio', () => {
 		expect(rig.fake.rejectedUploads()).toEqual([]);
 	});
 
-	test('files with the same name in one transaction get distinct names; the type comes from n8n when the name has no extension', async () => {
+	test('files with the same name in one transaction get distinct names; the type comes from n8n when the name has no extension, and gives the stored name its extension', async () => {
 		const one = rig.audioFile('note.wav', 1000);
 		const two = rig.audioFile('note.wav', 2000);
 		const bare = rig.audioFile('recording', 3000);
@@ -177,9 +178,9 @@ describe('Upload Audio', () => {
 		const output = await rig.run(uploadParameters({ transactionId: 'visit-names' }), {
 			items: [item({ data: binaryOne }), item({ data: binaryTwo }), item({ data: binaryBare })],
 		});
-		expect(output.map((o) => o.json.file_name)).toEqual(['note.wav', 'note-2.wav', 'recording']);
+		expect(output.map((o) => o.json.file_name)).toEqual(['note.wav', 'note-2.wav', 'recording.m4a']);
 		expect(output[2].json.content_type).toBe('audio/mp4');
-		expect(rig.fake.transaction('visit-names')!.initBody!.client_generated_files).toEqual(['note.wav', 'note-2.wav', 'recording']);
+		expect(rig.fake.transaction('visit-names')!.initBody!.client_generated_files).toEqual(['note.wav', 'note-2.wav', 'recording.m4a']);
 	});
 
 	test('options reach the API: mode, model, languages per item by expression, templates with the variant EMR id, custom template, additional data', async () => {
@@ -279,6 +280,25 @@ describe('Upload Audio', () => {
 		// Recordings are often named after the patient: the name stays out of messages.
 		await expect(run).rejects.not.toThrow(/x\.wav/);
 		expect(rig.fake.transaction('visit-refused')!.initialised).toBe(false);
+	});
+
+	test('a wrong API Variant (the API takes the other upload action): the error names the option to set, nothing is uploaded', async () => {
+		rig.api.setOptions({ variant: 'public' });
+		const run = rig.run(uploadParameters({ transactionId: 'visit-variant' }), { items: [item({ data: rig.storedBinary(rig.audioFile('x.wav', 1000)) })] });
+		await expect(run).rejects.toThrow('The clinic API refused the upload action "scribe-v2" (HTTP 400 invalid_action: action must be ekascribe-v2)');
+		await expect(run).rejects.toMatchObject({
+			description: expect.stringContaining(
+				`set API Variant to "${API_VARIANT_OPTIONS.public.name}" in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`,
+			),
+		});
+		expect(rig.fake.uploads()).toEqual([]);
+	});
+
+	test('a typed Action the API does not take: the error says to leave Options → Action empty', async () => {
+		const run = rig.run(uploadParameters({ transactionId: 'visit-action', options: { action: 'scribe-v9' } }), {
+			items: [item({ data: rig.storedBinary(rig.audioFile('x.wav', 1000)) })],
+		});
+		await expect(run).rejects.toMatchObject({ description: expect.stringContaining('Options → Action holds a value the API does not take: leave it empty') });
 	});
 
 	test('a failed transaction stops the run: no further transaction is sent, and the error says which were started and which not', async () => {

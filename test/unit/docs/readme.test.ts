@@ -12,7 +12,8 @@ import { dirname, join, normalize, relative, resolve } from 'node:path';
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
-import { ClinicScribeOAuth2Api } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
+import { ClinicScribeOAuth2Api, REDIRECT_URL_NOTICE } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
+import { RETRYABLE_STATUSES } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { anchors, cellText, codeBlocks, firstTable, headings, linkTargets, section, withoutCodeBlocks } from '../../support/markdown';
@@ -111,6 +112,12 @@ describe('the README', () => {
 		expect(README.replace(/\n$/, '').split('\n').length).toBeLessThanOrEqual(300);
 	});
 
+	it('shows a newcomer the two commands, and no other npm command (CONTRIBUTING.md has them)', () => {
+		const commands = [...README.matchAll(/^npm [a-z:-]+.*$/gm)].map((match) => match[0]);
+		expect(commands).toEqual(['npm start', 'npm test']);
+		expect(README).not.toMatch(/npm run\b/);
+	});
+
 	it('names the service it is for', () => {
 		const opening = README.slice(0, README.indexOf('\n## '));
 		expect(opening).toContain("Eka Care's developer API");
@@ -130,6 +137,7 @@ describe('the README', () => {
 			'Troubleshooting',
 			'Versions',
 			'Try it locally',
+			'Resources',
 			'Licence',
 		]);
 	});
@@ -170,12 +178,17 @@ describe('the README', () => {
 		expect([...DOCS, 'CONTRIBUTING.md', 'CHANGELOG.md'].filter((doc) => !reached.has(doc))).toEqual([]);
 	});
 
-	describe('Try it locally', () => {
-		const tryIt = () => section(README, 'Try it locally');
+	describe('trying it without an account: npm start and npm test (README Try it locally, docs/local-demo.md, CONTRIBUTING.md)', () => {
+		it('Try it locally shows npm start and npm test as commands and leads to the local demo and to CONTRIBUTING.md', () => {
+			const local = section(README, 'Try it locally');
+			expect(local).toContain('```sh\nnpm start\n```');
+			expect(local).toContain('```sh\nnpm test\n```');
+			expect(linkTargets(local)).toEqual(expect.arrayContaining([`${FILE_URL}docs/local-demo.md`, `${FILE_URL}CONTRIBUTING.md`]));
+		});
 
-		it('shows exactly the two commands, npm start and npm test, and no install step', () => {
-			expect(codeBlocks(tryIt()).map((block) => block.trim())).toEqual(['npm start', 'npm test']);
-			expect(tryIt()).not.toMatch(/npm (install|ci|i)\b/);
+		it('CONTRIBUTING.md shows npm start and npm test, with no install step before them', () => {
+			const gettingStarted = section(read('CONTRIBUTING.md'), 'Getting started');
+			expect(gettingStarted).toContain('`npm start` and `npm test` each work on a fresh clone');
 		});
 
 		it('is true: both commands install the locked dependencies themselves first', () => {
@@ -244,6 +257,137 @@ describe('the README', () => {
 		const compatibility = section(README, 'Compatibility');
 		expect(compatibility).toContain(`**n8n ${newest}**`);
 		expect(compatibility).toContain(`**n8n ${oldest}**`);
+	});
+});
+
+describe('Usage: from installing to a first successful execution', () => {
+	const usage = () => section(README, 'Usage');
+	const firstWorkflow = () => section(README, 'First workflow');
+
+	it('has a "First workflow" subsection (room for more Usage parts after it) of a few numbered steps', () => {
+		expect(headings(usage()).filter((h) => h.level === 3).map((h) => h.text)[0]).toBe('First workflow');
+		const steps = firstWorkflow().split('\n').filter((line) => /^\d+\. /.test(line));
+		expect(steps.length).toBeGreaterThanOrEqual(3);
+		expect(steps.length).toBeLessThanOrEqual(6);
+		expect(steps.map((line) => /^(\d+)\./.exec(line)![1])).toEqual(steps.map((_line, index) => String(index + 1)));
+		expect(steps[0]).toContain('[Installation](#installation)');
+		expect(steps.join('\n')).toContain('Execute step');
+	});
+
+	it('starts with an operation that needs no ID, named as the nodes panel names it', () => {
+		const resource = 'business';
+		const operations = action.properties.find((p) => p.name === 'operation' && (p.displayOptions?.show?.resource as string[] | undefined)?.includes(resource))!;
+		const getEntities = (operations.options as INodePropertyOptions[]).find((o) => o.value === 'getEntities')!;
+		expect(firstWorkflow()).toContain(`**${getEntities.action}**`);
+		// No required field shows for it: it runs as soon as the credential is set.
+		const shown = action.properties.filter((p) => {
+			const show = p.displayOptions?.show;
+			return show?.resource?.includes(resource) && show?.operation?.includes('getEntities');
+		});
+		expect(shown.filter((p) => p.required)).toEqual([]);
+	});
+
+	it('has exactly one image: the screenshot in docs/images/, a JPEG (a PNG would be copied into the package), linked where npm shows it too', () => {
+		const images = [...README.matchAll(/!\[([^\]]*)\]\(([^)\s]+)\)/g)];
+		expect(images).toHaveLength(1);
+		const [, alt, url] = images[0];
+		expect(usage()).toContain(url);
+		expect(alt.length).toBeGreaterThan(20);
+		const rawPrefix = `${REPO_URL.replace('https://github.com/', 'https://raw.githubusercontent.com/')}/main/`;
+		expect(url.startsWith(`${rawPrefix}docs/images/`)).toBe(true);
+		expect(url).toMatch(/\.jpg$/);
+		const { width, height } = jpegSize(readFileSync(join(ROOT, url.slice(rawPrefix.length))));
+		// A screenshot of the editor, not an icon.
+		expect(width).toBeGreaterThanOrEqual(800);
+		expect(height).toBeGreaterThanOrEqual(400);
+	});
+
+	it('no other image in the repository outside the node icons: n8n-node build would ship it', () => {
+		const images = ['nodes', 'credentials', 'docs', 'examples', 'scripts', 'test', 'bench']
+			.flatMap((dir) => (existsSync(join(ROOT, dir)) ? readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((path) => `${dir}/${path}`) : []))
+			.filter((path) => /\.(png|svg)$/.test(path));
+		expect(images.sort()).toEqual(['nodes/ClinicScribe/clinicScribe.dark.svg', 'nodes/ClinicScribe/clinicScribe.svg']);
+	});
+});
+
+/** Width and height from a JPEG's frame header (SOF0–SOF3); throws when there is none. */
+function jpegSize(bytes: Buffer): { width: number; height: number } {
+	expect(bytes.subarray(0, 3)).toEqual(Buffer.from([0xff, 0xd8, 0xff]));
+	for (let at = 2; at + 9 < bytes.length; ) {
+		if (bytes[at] !== 0xff) throw new Error(`not a JPEG marker at byte ${at}`);
+		const marker = bytes[at + 1];
+		if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(at + 5), width: bytes.readUInt16BE(at + 7) };
+		at += 2 + bytes.readUInt16BE(at + 2);
+	}
+	throw new Error('no frame header');
+}
+
+describe('Resources', () => {
+	const resources = () => section(README, 'Resources');
+
+	it("links n8n's community node docs and the service's API docs", () => {
+		const targets = linkTargets(resources());
+		expect(targets).toEqual(expect.arrayContaining(['https://docs.n8n.io/integrations/#community-nodes', 'https://developer.eka.care']));
+		expect(targets.some((target) => target.startsWith('https://developer.eka.care/api-reference/authorization/'))).toBe(true);
+	});
+});
+
+describe('Credentials: where each value comes from, the same words everywhere', () => {
+	const credentials = () => section(README, 'Credentials');
+	const apiCredential = new ClinicScribeApi();
+	const signIn = new ClinicScribeOAuth2Api();
+	const variantNames = (properties: INodeProperties[]) => optionNames(properties.find((p) => p.name === 'apiVariant')!);
+
+	it('names the API Variant options as both credentials do (by the documentation the admin has)', () => {
+		expect(variantNames(signIn.properties)).toEqual(variantNames(apiCredential.properties));
+		const row = firstTable(credentials().slice(credentials().indexOf('Where each value comes from'))).find((r) => cellText(r[0]) === 'API Variant')!;
+		for (const name of variantNames(apiCredential.properties)) {
+			expect(row[1]).toContain(`**${name}**`);
+			expect(read('docs/credentials.md')).toContain(`**${name}**`);
+		}
+	});
+
+	it('gives the service addresses of the values: the console, the hub, the docs', () => {
+		const text = credentials();
+		for (const address of ['https://console.eka.care', 'https://hub.eka.care/account/', 'https://developer.eka.care']) expect(linkTargets(text)).toContain(address);
+		const fields = apiCredential.properties.filter((p) => ['clientId', 'apiKey', 'accessToken'].includes(p.name));
+		for (const field of fields) expect(field.description).toMatch(/console\.eka\.care|hub\.eka\.care/);
+	});
+
+	it.each([
+		['Clinic Scribe API', apiCredential, 'clinic-scribe-api'],
+		['Clinic Scribe OAuth2 API', signIn, 'setting-up-the-oauth2-credential'],
+	] as const)("%s: its documentation link opens the section of docs/credentials.md that explains its fields", (_name, credential, anchor) => {
+		expect(credential.documentationUrl).toBe(`${FILE_URL}docs/credentials.md#${anchor}`);
+		expect(brokenLink('README.md', String(credential.documentationUrl))).toBeUndefined();
+	});
+
+	it('the OAuth2 notice, the README and docs/credentials.md say the same about registering the redirect URL', () => {
+		const notice = signIn.properties.find((p) => p.type === 'notice' && p.name === 'redirectUrlNotice')!.displayName;
+		expect(notice).toBe(REDIRECT_URL_NOTICE);
+		const shared = notice.slice(notice.indexOf('to ekaconnect@eka.care'));
+		expect(shared).toContain('registers it for the client');
+		const flat = (text: string) => text.replace(/\s+/g, ' ');
+		expect(flat(credentials())).toContain(shared);
+		expect(flat(section(read('docs/credentials.md'), 'Setting up the OAuth2 credential'))).toContain(shared);
+		// Nothing left of the older advice that the admin registers it "with the service" themselves.
+		for (const text of [README, read('docs/credentials.md'), notice]) expect(flat(text)).not.toMatch(/[Rr]egister (it|the OAuth Redirect URL)[^.]* with the service/);
+	});
+});
+
+describe('what the README promises, true to the code', () => {
+	it('the retry sentence lists exactly the statuses that are retried', () => {
+		const sentence = /answers ((?:\d{3}, )+\d{3} and \d{3}) are retried/.exec(section(README, 'Operations').replace(/\s+/g, ' '));
+		expect(sentence).not.toBeNull();
+		const listed = sentence![1].split(/, | and /).map(Number);
+		expect(listed).toEqual([...RETRYABLE_STATUSES].sort((a, b) => a - b));
+	});
+
+	it('Share Patient Data With the AI Agent: on by default, and both the field and the security section say so', () => {
+		const field = action.properties.find((p) => p.displayName === 'Share Patient Data With the AI Agent')!;
+		expect(field.default).toBe(true);
+		expect(field.description).toContain('On by default');
+		expect(section(README, 'Security and patient data').replace(/\s+/g, ' ')).toMatch(/Share Patient Data With the AI Agent\*\* switch, \*\*on by default\*\*/);
 	});
 });
 

@@ -9,7 +9,8 @@
  *          Content-Length. The body is parsed as a stream (multipart.ts): every presigned field, `key`
  *          = folder + file name, the `file` part last, byte count and SHA-256 recorded per file.
  *   POST /voice/api/v2/transaction/init/:txn        (Bearer) → 201 {status, message, txn_id, b_id};
- *        409 already initialised; 422 a required field missing; 400 a wrong value; 400
+ *        409 already initialised; 422 a required field missing; 400 a wrong value (a file whose
+ *        extension is not wav, mp3, m4a, ogg, webm or mp4: invalid_audio_format); 400
  *        txn_limit_exceeded when the daily quota is used; 404 unknown transaction.
  *   POST /voice/v1/sessions · POST /voice/api/v1/transaction/:txn/convert-to-template   notes from text
  *        (convert.ts): the conversion starts the session, which the status call then answers.

@@ -28,6 +28,9 @@ const REQUIRED_INIT_FIELDS = [
 
 const OPTIONAL_INIT_FIELDS = ['additional_data', 'output_language'];
 
+/** The file extensions the transcription reads. */
+export const TRANSACTION_FORMATS: readonly string[] = ['wav', 'mp3', 'm4a', 'ogg', 'webm', 'mp4'];
+
 export async function initTransaction(ctx: RouteContext): Promise<void> {
 	const businessId = bearerBusiness(ctx);
 	if (!businessId) return;
@@ -88,6 +91,9 @@ function initProblem(
 	if (new Set(files).size !== files.length) return { code: 'invalid_files', message: 'client_generated_files lists a file twice' };
 	const missing = (files as string[]).filter((name) => !store.objects.has(`${txn.folderPath}${name}`));
 	if (missing.length > 0) return { code: 'files_not_uploaded', message: `files not uploaded: ${missing.join(', ')}` };
+	// The service tells a file's format by its extension ([IFD §4.7]) and reads these ([EKA-OAS] openapi.yaml: upload-audio's extensions, the discovery document's audio_formats).
+	const unreadable = (files as string[]).filter((name) => !name.includes('.') || !TRANSACTION_FORMATS.includes(name.slice(name.lastIndexOf('.') + 1).toLowerCase()));
+	if (unreadable.length > 0) return { code: 'invalid_audio_format', message: `unsupported audio format: ${unreadable.join(', ')} (supported: ${TRANSACTION_FORMATS.join(', ')})` };
 	const languages = input.input_language;
 	if (!Array.isArray(languages) || languages.length === 0) return { code: 'invalid_input_language', message: 'input_language must be a non-empty array' };
 	const unknownLanguages = languages.filter((id) => !(INPUT_LANGUAGE_IDS as readonly unknown[]).includes(id));

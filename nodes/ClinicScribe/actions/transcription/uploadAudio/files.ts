@@ -5,7 +5,15 @@
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import { audioContentType, audioFileProblem, extensionOf, storageFileNames } from '../../../shared/audioFiles';
+import {
+	ACCEPTED_FORMATS_ADVICE,
+	audioContentType,
+	audioFileProblem,
+	extensionOf,
+	needsSignature,
+	SIGNATURE_BYTES,
+	storageFileNames,
+} from '../../../shared/audioFiles';
 import { capitalised } from '../../../shared/values';
 import { SESSION_AUDIO_EXTENSIONS, SESSION_FILE_NAME, SESSION_SINGLE_UPLOAD_MAX_BYTES } from '../../../transport/sessionApi';
 import type { StorageFile } from '../../../transport/storageUpload';
@@ -55,15 +63,17 @@ export async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecution
 			size = base64 === undefined ? undefined : Buffer.byteLength(base64, 'base64');
 			open = async () => (base64 === undefined ? await ctx.helpers.getBinaryDataBuffer(itemIndex, reference) : { base64 });
 		}
-		const problem = audioFileProblem({ fileName, mimeType, size });
+		// A name and type that say nothing (a voice note saved as "file", application/octet-stream):
+		// the first bytes tell whether it is audio, and which.
+		const firstBytes = needsSignature(fileName, mimeType) && size ? await readFirstBytes(open) : undefined;
+		const problem = audioFileProblem({ fileName, mimeType, size, firstBytes });
 		if (problem) {
 			throw new NodeOperationError(
 				ctx.getNode(),
 				// The file's name stays out: recordings are often named after the patient.
 				`The file in binary field "${property}" of item ${itemIndex} ${problem}`,
 				{
-					description:
-						'Send a recording in one of the accepted formats: wav, mp3, m4a, ogg, webm or mp4. Nothing of this transaction was uploaded.',
+					description: `${ACCEPTED_FORMATS_ADVICE} Nothing of this transaction was uploaded.`,
 					itemIndex,
 				},
 			);
@@ -74,12 +84,28 @@ export async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecution
 			label: `the file in binary field "${property}" of item ${itemIndex}`,
 			originalFileName: fileName,
 			fileName: fileName ?? '',
-			contentType: audioContentType(fileName, mimeType) as string,
+			contentType: audioContentType(fileName, mimeType, firstBytes) as string,
 			size: size as number,
 			open,
 		});
 	}
 	return files;
+}
+
+/** The first bytes of a file, from either binary mode (a stream is closed after its first chunk). */
+async function readFirstBytes(open: StorageFile['open']): Promise<Uint8Array> {
+	const source = await open();
+	if ('base64' in source) {
+		// 4 Base64 characters are 3 bytes.
+		return Buffer.from(source.base64.slice(0, Math.ceil(SIGNATURE_BYTES / 3) * 4), 'base64');
+	}
+	if (Buffer.isBuffer(source)) return source.subarray(0, SIGNATURE_BYTES);
+	try {
+		for await (const chunk of source) return Buffer.from(chunk as Uint8Array).subarray(0, SIGNATURE_BYTES);
+		return Buffer.alloc(0);
+	} finally {
+		source.destroy();
+	}
 }
 
 /** A `single` session upload holds at most 10 MB per file: checked before anything is sent. */
