@@ -11,7 +11,10 @@
  * The n8n figures are the node's own execution time (n8n's run data) over the items. Each
  * contender runs once to warm up, then --rounds times, interleaved. Goal: package < 1.0× http+cred.
  *
- *   npm run bench:directory -- [--items 1000] [--rounds 3]
+ * With --only package,http (a comma list) only those run; with --cpu-prof-dir DIR n8n runs with
+ * --cpu-prof and writes its CPU profile there when the bench stops it (open it in Chrome's DevTools).
+ *
+ *   npm run bench:directory -- [--items 1000] [--rounds 3] [--only …] [--cpu-prof-dir DIR]
  */
 import type { WorkflowNode } from '../test/support/n8n/workflows';
 import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';
@@ -66,13 +69,16 @@ async function main(): Promise<void> {
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
 	const token = api.validCredentials.staticToken;
-	const contenders: Contender[] = ['package', 'http+cred', 'http'];
+	const onlyAt = process.argv.indexOf('--only');
+	const contenders = (['package', 'http+cred', 'http'] as Contender[]).filter((c) => onlyAt === -1 || process.argv[onlyAt + 1].split(',').includes(c));
+	const profAt = process.argv.indexOf('--cpu-prof-dir');
 	const workflows = contenders.map((c) => directoryWorkflow(`bench-directory-${c.replace('+', '-')}`, callNode(c, api.url, token)));
 	say(`directory bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`);
 	const bench = await startBenchN8n({
 		api,
 		workflows,
 		credentials: [{ ...HEADER_CREDENTIAL, type: 'httpHeaderAuth', data: { name: 'auth', value: token } }],
+		env: profAt === -1 ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.argv[profAt + 1]} --cpu-prof-interval=200`, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: "3" },
 	});
 	try {
 		const doctorIds = doctorIdsFor(items);
@@ -87,9 +93,10 @@ async function main(): Promise<void> {
 			perItem.fetch.push(await fetchLoop(api.url, token, doctorIds));
 			say(
 				`round ${round}: ` +
-					(['package', 'http+cred', 'http', 'fetch'] as const).map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item`).join(' | '),
+					[...contenders, 'fetch' as const].map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item`).join(' | '),
 			);
 		}
+		if (contenders.length < 3) return;
 		const ratios = perItem.package.map((ms, i) => ms / perItem['http+cred'][i]);
 		const ratiosNoCred = perItem.package.map((ms, i) => ms / perItem.http[i]);
 		say();

@@ -56,9 +56,15 @@ export function directoryWorkflow(path: string, call: WorkflowNode): WorkflowJso
 
 /**
  * Runs a directory workflow once and returns the Call node's own execution time per item (n8n's
- * run data). Fails unless the run succeeded and the fake answered exactly one call per item.
+ * run data). Fails unless the run succeeded and the fake answered exactly one call to `path` per item.
  */
-export async function timedDirectoryRun(bench: BenchN8n, api: FakeClinicApi, workflowName: string, doctorIds: string[]): Promise<number> {
+export async function timedDirectoryRun(
+	bench: BenchN8n,
+	api: FakeClinicApi,
+	workflowName: string,
+	doctorIds: string[],
+	path = '/dr/v1/doctor/service/',
+): Promise<number> {
 	api.reset();
 	const answer = await bench.trigger(workflowName, { doctorIds });
 	if (answer.status !== 200) throw new Error(`${workflowName}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`);
@@ -67,7 +73,7 @@ export async function timedDirectoryRun(bench: BenchN8n, api: FakeClinicApi, wor
 	if (!run || run.error || execution.status !== 'success') {
 		throw new Error(`${workflowName}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`);
 	}
-	const calls = api.requestsTo('/dr/v1/doctor/service/', 'GET').filter((r) => r.status === 200).length;
-	if (calls !== doctorIds.length) throw new Error(`${workflowName}: ${calls} successful directory calls, expected ${doctorIds.length}`);
+	const calls = api.requestsTo(path, 'GET').filter((r) => r.status === 200).length;
+	if (calls !== doctorIds.length) throw new Error(`${workflowName}: ${calls} successful calls to ${path}, expected ${doctorIds.length}`);
 	return Number(run.executionTime) / doctorIds.length;
 }
