@@ -76,9 +76,9 @@ async function readItemsAtOnce(ctx: IExecuteFunctions, operation: ItemOperation,
 				try {
 					outcomes[itemIndex] = { records: await operation.execute.call(ctx, itemIndex, runStartedAt) };
 				} catch (error) {
-					await scrubCredentialSecrets(ctx, error);
 					outcomes[itemIndex] = { error };
 					if (!ctx.continueOnFail()) firstFailure = Math.min(firstFailure, itemIndex);
+					await scrubCredentialSecrets(ctx, error);
 				}
 			}),
 		),
