@@ -113,13 +113,18 @@ async function main(): Promise<void> {
 		}
 		const doctorIds = doctorIdsFor(items);
 		const perItem = Object.fromEntries(CONTENDERS.map((c) => [c, [] as number[]])) as Record<Contender, number[]>;
-		const runOnce = async (contender: Contender): Promise<number> =>
+		const cpuPerItem = Object.fromEntries(CONTENDERS.map((c) => [c, [] as number[]])) as Record<Contender, number[]>;
+		const runOnce = async (contender: Contender) =>
 			await timedDirectoryRun(bench, api, workflows[CONTENDERS.indexOf(contender)].name, doctorIds, pathOf(contender));
 		say('warm-up round (not counted)…');
 		for (const contender of CONTENDERS) await runOnce(contender);
 		for (let round = 1; round <= rounds; round++) {
-			for (const contender of CONTENDERS) perItem[contender].push(await runOnce(contender));
-			say(`round ${round}: ${CONTENDERS.map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item`).join(' | ')}`);
+			for (const contender of CONTENDERS) {
+				const figures = await runOnce(contender);
+				perItem[contender].push(figures.msPerItem);
+				cpuPerItem[contender].push(figures.cpuMsPerItem);
+			}
+			say(`round ${round}: ${CONTENDERS.map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item (n8n CPU ${cpuPerItem[c][round - 1].toFixed(3)})`).join(' | ')}`);
 		}
 		const ratio = (a: Contender, b: Contender) => spread(perItem[a].map((ms, i) => ms / perItem[b][i]));
 		say();
@@ -132,6 +137,8 @@ async function main(): Promise<void> {
 		say(`  OAuth2 / API credential (Doctor → Get Services), per round: ${formatSpread(ratio('package oauth2', 'package api'))}`);
 		say(`  package / HTTP Request node, both OAuth2 (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http oauth2'))}`);
 		say(`  package OAuth2 / HTTP Request node without credential (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http'))}`);
+		const cpu = (c: Contender) => formatSpread(spread(cpuPerItem[c]), 3);
+		say(`n8n's CPU per item over the whole run (ms), min / median / max: ${CONTENDERS.map((c) => `${c} ${cpu(c)}`).join(' | ')}`);
 		const median = ratio('package oauth2 list', 'http oauth2').median;
 		say(verdict(median <= 1, "OAuth2: at most the HTTP Request node's cost with an OAuth2 credential (median ratio <= 1.0)", `${median.toFixed(2)}×`));
 	} finally {
