@@ -49,9 +49,11 @@ export async function sendAuthenticated(
 	} catch (error) {
 		const response = responseOf(error);
 		const status = httpStatusOf(error);
-		// A renewal that failed is the token endpoint's answer, not the API's, whatever its status.
-		const tokenProblem: TokenProblem | undefined =
-			tokenFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined);
+		// A renewal that failed is the token endpoint's answer, not the API's, whatever its status; an
+		// HTTP error of the call's own address is the API's answer (thrown while n8n renews).
+		const tokenProblem: TokenProblem | undefined = answeredAt(error, options.url)
+			? undefined
+			: (tokenFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined));
 		// An HTTP answer that came as an error (every status does while n8n renews): an answer all the
 		// same. n8n 1.x keeps no cause, only the status and a JSON body's object.
 		if (status !== 0 && status !== 401 && !tokenProblem) {
@@ -199,6 +201,15 @@ function httpStatusOf(error: unknown): number {
 /** The HTTP answer an error carries: n8n wraps a failed call (its cause has it); its OAuth2 helper throws the HTTP error itself. */
 function responseOf(error: unknown): ErrorResponse | undefined {
 	return causeOf(error).response ?? (error as { response?: ErrorResponse }).response;
+}
+
+/** Whether the error is the HTTP client's, for an answer from `url` (n8n 2.x keeps it as the cause). */
+function answeredAt(error: unknown, url: string): boolean {
+	for (const candidate of [error, causeOf(error)]) {
+		const record = candidate as { response?: unknown; config?: { url?: unknown } };
+		if (record.response !== undefined && record.config?.url === url) return true;
+	}
+	return false;
 }
 
 /** The JSON object body n8n 1.x keeps of an error answer (NodeApiError's context.data). */
