@@ -12,10 +12,12 @@
  * time over the whole run per item (steadier on a busy machine). Each contender runs once to warm
  * up, then --rounds times, interleaved. Goal (issue 27): package at most 0.5× http+cred.
  *
- * With --only package,http (a comma list) only those run; with --cpu-prof-dir DIR n8n runs with
- * --cpu-prof and writes its CPU profile there when the bench stops it (open it in Chrome's DevTools).
+ * With --delay-ms N the fake answers every directory call N ms late (a far API's round trip; fetch
+ * then shows the wait alone). With --only package,http (a comma list) only those run; with
+ * --cpu-prof-dir DIR n8n runs with --cpu-prof and writes its CPU profile there when the bench stops
+ * it (open it in Chrome's DevTools).
  *
- *   npm run bench:directory -- [--items 1000] [--rounds 3] [--only …] [--cpu-prof-dir DIR]
+ *   npm run bench:directory -- [--items 1000] [--rounds 3] [--delay-ms 0] [--only …] [--cpu-prof-dir DIR]
  */
 import type { WorkflowNode } from '../test/support/n8n/workflows';
 import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';
@@ -67,6 +69,8 @@ async function main(): Promise<void> {
 	requireNode24();
 	const items = argument('items', 1000);
 	const rounds = argument('rounds', 3);
+	const delayAt = process.argv.indexOf('--delay-ms');
+	const delayMs = delayAt === -1 ? 0 : argument('delay-ms', 1);
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
 	const token = api.validCredentials.staticToken;
@@ -74,7 +78,7 @@ async function main(): Promise<void> {
 	const contenders = (['package', 'http+cred', 'http'] as Contender[]).filter((c) => onlyAt === -1 || process.argv[onlyAt + 1].split(',').includes(c));
 	const profAt = process.argv.indexOf('--cpu-prof-dir');
 	const workflows = contenders.map((c) => directoryWorkflow(`bench-directory-${c.replace('+', '-')}`, callNode(c, api.url, token)));
-	say(`directory bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`);
+	say(`directory bench: ${items} items, ${rounds} rounds, ${delayMs} ms added to each answer, Node ${process.version}, fake API ${api.url}; starting n8n…`);
 	const bench = await startBenchN8n({
 		api,
 		workflows,
@@ -85,7 +89,8 @@ async function main(): Promise<void> {
 		const doctorIds = doctorIdsFor(items);
 		const perItem: Record<Contender | 'fetch', number[]> = { package: [], 'http+cred': [], http: [], fetch: [] };
 		const cpuPerItem: Record<Contender, number[]> = { package: [], 'http+cred': [], http: [] };
-		const runOnce = async (contender: Contender) => await timedDirectoryRun(bench, api, workflows[contenders.indexOf(contender)].name, doctorIds);
+		const runOnce = async (contender: Contender) =>
+			await timedDirectoryRun(bench, api, workflows[contenders.indexOf(contender)].name, doctorIds, undefined, delayMs);
 		say('warm-up round (not counted)…');
 		for (const contender of contenders) await runOnce(contender);
 		await fetchLoop(api.url, token, doctorIds.slice(0, 100));

@@ -67,7 +67,8 @@ export interface DirectoryRunFigures {
 
 /**
  * Runs a directory workflow once and returns its figures. Fails unless the run succeeded and the
- * fake answered exactly one call to `path` per item.
+ * fake answered exactly one call to `path` per item. With `answerDelayMs`, the fake answers each of
+ * those calls that much later (a far API's round trip).
  */
 export async function timedDirectoryRun(
 	bench: BenchN8n,
@@ -75,8 +76,10 @@ export async function timedDirectoryRun(
 	workflowName: string,
 	doctorIds: string[],
 	path = '/dr/v1/doctor/service/',
+	answerDelayMs = 0,
 ): Promise<DirectoryRunFigures> {
 	api.reset();
+	if (answerDelayMs > 0) api.injectFault({ path, times: Infinity, fault: { kind: 'delay', ms: answerDelayMs } });
 	const cpuBefore = cpuSecondsOf(bench.n8n.serverPid!);
 	const answer = await bench.trigger(workflowName, { doctorIds });
 	const cpuSeconds = cpuSecondsOf(bench.n8n.serverPid!) - cpuBefore;
