@@ -22,6 +22,10 @@
  * ~512 M characters, so n8n cannot read such a file back and the node refuses it before anything is
  * sent (docs/binary-data.md).
  *
+ * Diagnostics: --node-options "…" adds to the n8n processes' NODE_OPTIONS (e.g. a --require'd
+ * bench/support/gcObserver.cjs); --print-window prints each storage POST's window (epoch ms) to match
+ * against such logs.
+ *
  *   npm run bench:upload-database -- [--sizes-mib 255,300] [--queue-sizes-mib 200,300] [--rounds 2] [--skip-regular] [--skip-queue]
  *
  * The fake API checks every upload (fields, file last, Content-Length, bytes, SHA-256).
@@ -237,6 +241,7 @@ async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: strin
 					const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
 					if (!post) throw new Error(`${uploader}: no storage POST seen`);
 					const received = control.uploads().find((u) => u.txnId === txnId);
+					if (process.argv.includes('--print-window')) say(`[${host.label}] ${uploader} window ${post.time} ${post.doneAt}`);
 					if (!received || received.size !== size || received.sha256 !== sha256 || received.contentLength !== received.bodyBytes) {
 						throw new Error(`${uploader}: the storage endpoint did not get the ${sizeMiB} MiB file intact`);
 					}
@@ -274,12 +279,18 @@ async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: strin
 	return report;
 }
 
+/** NODE_OPTIONS for the n8n processes from --node-options, if given. */
+function nodeOptions(): Record<string, string> {
+	const at = process.argv.indexOf('--node-options');
+	return at === -1 ? {} : { NODE_OPTIONS: process.argv[at + 1] };
+}
+
 async function regularHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJson[]): Promise<UploadHost> {
 	say('[regular] starting n8n on SQLite (N8N_DEFAULT_BINARY_DATA_MODE=database)…');
 	const bench = await startBenchN8n({
 		api: fake.api,
 		workflows,
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024' },
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024', ...nodeOptions() },
 	});
 	return {
 		label: 'regular',
@@ -297,7 +308,7 @@ async function queueHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJso
 	say("[queue] starting PostgreSQL, Redis, main, webhook process and worker (binary data: database, queue mode's default)…");
 	const queue = await QueueModeN8n.create({
 		packageTarball: await packedPackageForTests(),
-		env: { N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_LOG_LEVEL: 'warn', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024' },
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_LOG_LEVEL: 'warn', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024', ...nodeOptions() },
 	});
 	try {
 		await queue.main.importCredentials([{ ...BENCH_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(fake.api) }]);
