@@ -1,23 +1,32 @@
 /**
- * Upload Audio in n8n's `database` binary data mode (issue 21, goal 2): what a long recording costs
- * there, and where the mode stops. Figures are printed; nothing is asserted on time.
+ * Upload Audio in n8n's `database` binary data mode (issue 21, goal 2; issue 27): Upload Audio beside
+ * n8n's HTTP Request node sending the same file, and where the mode stops. Figures are printed;
+ * nothing is asserted on time.
  *
  * n8n's database manager does not stream: `getBinaryStream` loads the whole file from the database
- * (`Readable.from(buffer)`), so the node's upload holds the file in memory once. Two settings:
+ * (`Readable.from(buffer)`), so either uploader holds the file in memory once. In two settings:
  *
- *   regular  `n8n start` on SQLite with N8N_DEFAULT_BINARY_DATA_MODE=database. A first workflow reads
- *            the recording into the store and answers its binary id; n8n is restarted (a fresh
- *            process: RSS never shrinks back); a second workflow hands that id to Upload Audio
- *            (Transaction, no wait). Memory = n8n's peak RSS from that run's start to its storage
- *            POST's end, minus the RSS just before. Throughput = size / the storage POST's window.
+ *   regular  `n8n start` on SQLite with N8N_DEFAULT_BINARY_DATA_MODE=database.
  *   queue    queue mode's own default: PostgreSQL, Redis, main + webhook process + worker
- *            (test/support/queueMode.ts). One workflow reads the file and uploads it; the worker's
- *            peak RSS over the whole run (read + store + upload) is shown, and what happens to a file
- *            over 256 MiB: PostgreSQL answers a bytea as hex text, which a JavaScript string cannot
- *            hold past ~512 M characters, so n8n cannot read such a file back (the node refuses it
- *            before anything is sent; see docs/binary-data.md).
+ *            (test/support/queueMode.ts); the uploads run on the worker.
  *
- *   npm run bench:upload-database -- [--sizes-mib 250,300] [--queue-sizes-mib 200,300] [--skip-regular] [--skip-queue]
+ * In each, a first workflow reads the recording into the store and answers its binary id. Then, for
+ * each round and each uploader in turn: the process that runs the uploads (n8n, or the worker) is
+ * restarted (a fresh process: RSS never shrinks back), a small stored file is uploaded to warm it up,
+ * and a workflow hands the stored id to Upload Audio (Transaction, no wait) or to the HTTP Request
+ * node (multipart: the presigned fields, then the file). Figures per upload: the storage POST's
+ * throughput (size / its window as the fake API sees it), the CPU time that process used inside the
+ * window (per GiB: steadier than throughput on a busy machine), its RSS when the POST arrived, and
+ * its peak RSS from the run's start to the POST's end. A file over 256 MiB is offered to Upload
+ * Audio once: PostgreSQL answers a bytea as hex text, which a JavaScript string cannot hold past
+ * ~512 M characters, so n8n cannot read such a file back and the node refuses it before anything is
+ * sent (docs/binary-data.md).
+ *
+ * Diagnostics: --node-options "…" adds to the n8n processes' NODE_OPTIONS (e.g. a --require'd
+ * bench/support/gcObserver.cjs); --print-window prints each storage POST's window (epoch ms) to match
+ * against such logs.
+ *
+ *   npm run bench:upload-database -- [--sizes-mib 255,300] [--queue-sizes-mib 200,300] [--rounds 2] [--skip-regular] [--skip-queue]
  *
  * The fake API checks every upload (fields, file last, Content-Length, bytes, SHA-256).
  */
@@ -26,21 +35,26 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { DATABASE_MODE_READ_MAX_BYTES } from '../nodes/ClinicScribe/actions/transcription/uploadAudio/inputBinary';
 import { fakeTranscription, STORAGE_PATH } from '../test/fake-api/routes/transcription';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
 import { packedPackageForTests } from '../test/support/n8n/install';
 import { chain, CREDENTIAL_TYPE, type WorkflowJson, type WorkflowNode } from '../test/support/n8n/workflows';
 import { QueueModeN8n, queueServicesPresent } from '../test/support/queueMode';
 import {
+	argument,
 	BENCH_CREDENTIAL,
+	formatSpread,
 	MiB,
 	packageUploadNode,
 	requireNode24,
 	RssSampler,
 	runBench,
 	say,
+	spread,
 	startBenchFakeApi,
 	startBenchN8n,
+	verdict,
 	type BenchFakeApi,
 } from './support/inN8n';
 
@@ -67,20 +81,18 @@ function webhook(path: string, responseData: 'noData' | 'firstEntryJson'): Workf
 	};
 }
 
-const readNode: WorkflowNode = {
-	name: 'Read Recording',
-	type: 'n8n-nodes-base.readWriteFile',
-	typeVersion: 1,
-	position: [200, 0],
-	parameters: { operation: 'read', fileSelector: '={{ $json.body.path }}', options: {} },
-};
-
 /** Read → the binary's id and size as the webhook's answer. */
 const storeWorkflow: WorkflowJson = {
 	name: 'bench-database-store',
 	nodes: [
 		webhook('bench-database-store', 'firstEntryJson'),
-		readNode,
+		{
+			name: 'Read Recording',
+			type: 'n8n-nodes-base.readWriteFile',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { operation: 'read', fileSelector: '={{ $json.body.path }}', options: {} },
+		},
 		{
 			name: 'Binary Id',
 			type: 'n8n-nodes-base.set',
@@ -102,161 +114,238 @@ const storeWorkflow: WorkflowJson = {
 	settings: { executionOrder: 'v1' },
 };
 
-/** The stored file (by id, from the body) → Upload Audio. */
-const uploadWorkflow: WorkflowJson = {
-	name: 'bench-database-upload',
-	nodes: [
-		webhook('bench-database-upload', 'noData'),
-		{
-			name: 'Stored Recording',
-			type: 'n8n-nodes-base.code',
-			typeVersion: 2,
-			position: [200, 0],
-			parameters: {
-				jsCode:
-					"const { id } = $input.first().json.body;\nreturn [{ json: {}, binary: { data: { id, data: 'database', mimeType: 'audio/wav', fileName: 'recording.wav', fileExtension: 'wav' } } }];",
-			},
-		},
-		packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}"),
-	],
-	connections: chain('Webhook', 'Stored Recording', 'Upload'),
-	settings: { executionOrder: 'v1' },
+/** The stored file (by id, from the body) as the item's binary "data", as n8n hands it to the next node. */
+const storedRecordingNode: WorkflowNode = {
+	name: 'Stored Recording',
+	type: 'n8n-nodes-base.code',
+	typeVersion: 2,
+	position: [200, 0],
+	parameters: {
+		jsCode:
+			"const { id } = $input.first().json.body;\nreturn [{ json: {}, binary: { data: { id, data: 'database', mimeType: 'audio/wav', fileName: 'recording.wav', fileExtension: 'wav' } } }];",
+	},
 };
 
-/** Read → Upload Audio in one run (queue mode). */
-const readAndUploadWorkflow: WorkflowJson = {
-	name: 'bench-database-read-upload',
-	nodes: [webhook('bench-database-read-upload', 'noData'), readNode, packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}")],
-	connections: chain('Webhook', 'Read Recording', 'Upload'),
-	settings: { executionOrder: 'v1' },
-};
+type Uploader = 'package' | 'http node';
+const UPLOADERS: Uploader[] = ['package', 'http node'];
 
-async function regularMode(fake: BenchFakeApi, dir: string, sizesMiB: number[]): Promise<void> {
+const UPLOAD_WORKFLOW: Record<Uploader, string> = { package: 'bench-database-upload', 'http node': 'bench-database-upload-http' };
+
+/** The stored file → Upload Audio, or → the HTTP Request node with the same multipart POST. */
+function uploadWorkflow(uploader: Uploader, fieldNames: string[]): WorkflowJson {
+	const name = UPLOAD_WORKFLOW[uploader];
+	const field = (fieldName: string) => `={{ $('Webhook').item.json.body.fields[${JSON.stringify(fieldName)}] }}`;
+	const upload: WorkflowNode =
+		uploader === 'package'
+			? packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}")
+			: {
+					name: 'Upload',
+					type: 'n8n-nodes-base.httpRequest',
+					typeVersion: 4.2,
+					position: [400, 0],
+					parameters: {
+						method: 'POST',
+						url: "={{ $('Webhook').item.json.body.url }}",
+						sendBody: true,
+						contentType: 'multipart-form-data',
+						bodyParameters: {
+							parameters: [
+								...fieldNames.map((fieldName) => ({ parameterType: 'formData', name: fieldName, value: field(fieldName) })),
+								{ parameterType: 'formBinaryData', name: 'file', inputDataFieldName: 'data' },
+							],
+						},
+						options: {},
+					},
+				};
+	return {
+		name,
+		nodes: [webhook(name, 'noData'), storedRecordingNode, upload],
+		connections: chain('Webhook', 'Stored Recording', 'Upload'),
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** Where the workflows run: a regular n8n, or queue mode (the uploads on its worker). */
+interface UploadHost {
+	label: string;
+	/** POSTs to a workflow's webhook (its name is its path); resolves with n8n's answer. */
+	trigger(path: string, body: unknown): Promise<{ status: number; text: string }>;
+	/** Starts a fresh process for the uploads (n8n, or the worker) and returns its PID. */
+	freshUploadProcess(): Promise<number>;
+	lastError(workflowName: string): Promise<string>;
+	dispose(): Promise<void>;
+}
+
+interface UploadFigure {
+	mibPerSecond: number;
+	/** The upload process's RSS when the storage POST arrived, and its peak from the run's start to the POST's end (MiB). */
+	rssAtPostMiB: number;
+	peakRssMiB: number;
+	/** CPU time the upload process used inside the storage POST's window, per GiB sent (seconds). */
+	cpuPerGiB: number;
+}
+
+async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: string, sizesMiB: number[], rounds: number): Promise<string[]> {
 	const control = fakeTranscription(fake.api);
-	say('[regular, SQLite] starting n8n (N8N_DEFAULT_BINARY_DATA_MODE=database)…');
-	const bench = await startBenchN8n({
-		api: fake.api,
-		workflows: [storeWorkflow, uploadWorkflow],
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024' },
-	});
-	const lines: string[] = [];
-	let sampler: RssSampler | undefined;
+	const report: string[] = [];
 	const warmPath = join(dir, 'warm.wav');
 	writeRecording(warmPath, 4);
+	let sampler: RssSampler | undefined;
+	let uploads = 0;
+	const upload = async (uploader: Uploader, id: string): Promise<{ txnId: string; started: number; status: number }> => {
+		const txnId = `txn-bench-db-${uploader.replace(' ', '-')}-${++uploads}-${randomBytes(3).toString('hex')}`;
+		const presign = control.presign(txnId, fake.api.url);
+		const fields = { ...presign.uploadData.fields, key: `${presign.folderPath}recording.wav` };
+		const started = Date.now();
+		const answer = await host.trigger(UPLOAD_WORKFLOW[uploader], { id, txnId, url: presign.uploadData.url, fields });
+		return { txnId, started, status: answer.status };
+	};
+	const store = async (path: string): Promise<{ id: string; bytes: number }> => {
+		const stored = await host.trigger(storeWorkflow.name, { path });
+		if (stored.status !== 200) throw new Error(`store: webhook answered ${stored.status}: ${await host.lastError(storeWorkflow.name)}`);
+		const answer = JSON.parse(stored.text) as { id: string; bytes: number };
+		if (!String(answer.id).startsWith('database:')) throw new Error(`store: unexpected answer ${stored.text}`);
+		return answer;
+	};
 	try {
 		for (const sizeMiB of sizesMiB) {
-			const path = join(dir, `regular-${sizeMiB}.wav`);
-			say(`[regular, SQLite] writing a ${sizeMiB} MiB recording…`);
+			const path = join(dir, `${host.label}-${sizeMiB}.wav`);
+			say(`[${host.label}] writing a ${sizeMiB} MiB recording…`);
 			const sha256 = writeRecording(path, sizeMiB);
 			const size = sizeMiB * MiB;
-			const stored = await bench.trigger('bench-database-store', { path });
-			if (stored.status !== 200) throw new Error(`store: webhook answered ${stored.status}: ${await bench.lastError('bench-database-store')}`);
-			const { id, bytes } = JSON.parse(stored.text) as { id: string; bytes: number };
-			if (!String(id).startsWith('database:') || bytes !== size) throw new Error(`store: unexpected answer ${stored.text}`);
+			const { id, bytes } = await store(path);
 			rmSync(path, { force: true });
-			say(`[regular, SQLite] stored as ${id} (${(stored.ms / 1000).toFixed(1)} s); restarting n8n for a clean RSS…`);
-			sampler?.stop();
-			await bench.restart();
-			sampler = new RssSampler(bench.n8n.serverPid!);
-			sampler.start();
-			// Warm-up: the upload path's code loaded, its sockets open (a small file of its own).
-			const warm = await bench.trigger('bench-database-store', { path: warmPath });
-			const warmUpload = await bench.trigger('bench-database-upload', { id: (JSON.parse(warm.text) as { id: string }).id, txnId: `txn-bench-db-warm-${sizeMiB}` });
-			if (warmUpload.status !== 200) throw new Error(`warm-up upload: ${await bench.lastError('bench-database-upload')}`);
-			await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
-			fake.clearDone();
-			const txnId = `txn-bench-db-${sizeMiB}-${randomBytes(3).toString('hex')}`;
-			const before = (await sampler.sample()) ?? NaN;
-			const started = Date.now();
-			const answer = await bench.trigger('bench-database-upload', { id, txnId });
-			const seconds = (Date.now() - started) / 1000;
-			// Presign, storage, init: anything of the transaction.
-			const sent = fake.api.requests.filter((r) => r.time >= started && /^\/(v1\/file-upload|storage\/|voice\/)/.test(r.pathname)).length;
-			if (answer.status !== 200) {
-				lines.push(`  ${sizeMiB} MiB: refused after ${seconds.toFixed(1)} s, ${sent} requests of the transaction sent: ${await bench.lastError('bench-database-upload')}`);
-			} else {
-				const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
-				if (!post) throw new Error('upload: no storage POST seen');
-				const growth = sampler.growth(started, post.doneAt);
-				const upload = control.uploads().find((u) => u.txnId === txnId);
-				const intact = upload !== undefined && upload.size === size && upload.sha256 === sha256 && upload.contentLength === upload.bodyBytes;
-				if (!intact) process.exitCode = 1;
-				const postSeconds = (post.doneAt - post.time) / 1000;
-				lines.push(
-					`  ${sizeMiB} MiB: ${intact ? 'uploaded intact' : 'PROBLEM: storage did not get the file intact'}; run ${seconds.toFixed(1)} s, storage POST ${postSeconds.toFixed(1)} s (${(sizeMiB / postSeconds).toFixed(0)} MiB/s); ` +
-						`n8n RSS ${(before / MiB).toFixed(0)} MiB before, peak growth ${(growth / MiB).toFixed(0)} MiB from the run's start to the storage POST's end (${(growth / size).toFixed(2)}× the file)`,
+			if (bytes !== size) throw new Error(`store: ${bytes} bytes stored, expected ${size}`);
+			if (size > DATABASE_MODE_READ_MAX_BYTES) {
+				await host.freshUploadProcess();
+				const started = Date.now();
+				const { status } = await upload('package', id);
+				const sent = fake.api.requests.filter((r) => r.time >= started && /^\/(storage\/|voice\/)/.test(r.pathname)).length;
+				report.push(`  ${sizeMiB} MiB: Upload Audio ${status === 200 ? 'uploaded it' : 'refused it'}, ${sent} requests of the transaction sent${status === 200 ? '' : `: ${await host.lastError(UPLOAD_WORKFLOW.package)}`}`);
+				say(`[${host.label}]${report[report.length - 1]}`);
+				continue;
+			}
+			const figures: Record<Uploader, UploadFigure[]> = { package: [], 'http node': [] };
+			for (let round = 1; round <= rounds; round++) {
+				for (const uploader of UPLOADERS) {
+					sampler?.stop();
+					sampler = new RssSampler(await host.freshUploadProcess());
+					sampler.start();
+					// Warm-up: the upload path's code loaded, its sockets open (a small stored file of its own).
+					const warm = await upload(uploader, (await store(warmPath)).id);
+					if (warm.status !== 200) throw new Error(`${uploader} warm-up: ${await host.lastError(UPLOAD_WORKFLOW[uploader])}`);
+					await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
+					fake.clearDone();
+					const { txnId, started, status } = await upload(uploader, id);
+					if (status !== 200) throw new Error(`${uploader}: ${await host.lastError(UPLOAD_WORKFLOW[uploader])}`);
+					const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
+					if (!post) throw new Error(`${uploader}: no storage POST seen`);
+					const received = control.uploads().find((u) => u.txnId === txnId);
+					if (process.argv.includes('--print-window')) say(`[${host.label}] ${uploader} window ${post.time} ${post.doneAt}`);
+					if (!received || received.size !== size || received.sha256 !== sha256 || received.contentLength !== received.bodyBytes) {
+						throw new Error(`${uploader}: the storage endpoint did not get the ${sizeMiB} MiB file intact`);
+					}
+					figures[uploader].push({
+						mibPerSecond: sizeMiB / ((post.doneAt - post.time) / 1000),
+						rssAtPostMiB: sampler.rssAt(post.time) / MiB,
+						peakRssMiB: sampler.peak(started, post.doneAt) / MiB,
+						cpuPerGiB: (sampler.cpuBetween(post.time, post.doneAt) * 1024) / sizeMiB,
+					});
+				}
+				say(
+					`[${host.label}] ${sizeMiB} MiB, round ${round}: ` +
+						UPLOADERS.map((u) => {
+							const f = figures[u][round - 1];
+							return `${u} ${f.mibPerSecond.toFixed(0)} MiB/s (CPU ${f.cpuPerGiB.toFixed(2)} s/GiB), RSS ${f.rssAtPostMiB.toFixed(0)} MiB at the POST, peak ${f.peakRssMiB.toFixed(0)} MiB`;
+						}).join(' | '),
 				);
 			}
-			say(`[regular, SQLite]${lines[lines.length - 1]}`);
+			const of = (u: Uploader, pick: (f: UploadFigure) => number, digits = 0) => formatSpread(spread(figures[u].map(pick)), digits);
+			const ratio = spread(figures.package.map((f, i) => f.mibPerSecond / figures['http node'][i].mibPerSecond));
+			const extraAtPost = spread(figures.package.map((f, i) => f.rssAtPostMiB - figures['http node'][i].rssAtPostMiB));
+			const extraPeak = spread(figures.package.map((f, i) => f.peakRssMiB - figures['http node'][i].peakRssMiB));
+			report.push(
+				`  ${sizeMiB} MiB, storage POST throughput MiB/s: Upload Audio ${of('package', (f) => f.mibPerSecond)} | HTTP Request node ${of('http node', (f) => f.mibPerSecond)} | ratio per round ${formatSpread(ratio)}`,
+				`  ${sizeMiB} MiB, the upload process's CPU inside the POST's window, s per GiB: Upload Audio ${of('package', (f) => f.cpuPerGiB, 2)} | HTTP Request node ${of('http node', (f) => f.cpuPerGiB, 2)}`,
+				`  ${sizeMiB} MiB, RSS at the storage POST's arrival, MiB: Upload Audio ${of('package', (f) => f.rssAtPostMiB)} | HTTP Request node ${of('http node', (f) => f.rssAtPostMiB)} | difference per round ${formatSpread(extraAtPost, 0)}`,
+				`  ${sizeMiB} MiB, peak RSS from the run's start to the POST's end, MiB: Upload Audio ${of('package', (f) => f.peakRssMiB)} | HTTP Request node ${of('http node', (f) => f.peakRssMiB)} | difference per round ${formatSpread(extraPeak, 0)}`,
+				`  ${verdict(ratio.median >= 1, 'throughput at least the HTTP Request node\'s (median of per-round ratios)', `${ratio.median.toFixed(2)}×`)}`,
+				`  ${verdict(extraPeak.median <= 0 && extraAtPost.median <= 0, 'no more memory than the HTTP Request node (medians of the per-round differences)', `${extraAtPost.median.toFixed(0)} MiB at the POST, ${extraPeak.median.toFixed(0)} MiB at the peak`)}`,
+			);
 		}
 	} finally {
 		sampler?.stop();
-		await bench.dispose();
 	}
-	say();
-	say(`regular mode (SQLite), database binary mode, Code node (the stored file by id) → Upload Audio (Node ${process.version}):`);
-	for (const line of lines) say(line);
+	return report;
 }
 
-async function queueMode(fake: BenchFakeApi, dir: string, sizesMiB: number[]): Promise<void> {
-	if (!queueServicesPresent()) {
-		say('[queue] skipped: redis-server or PostgreSQL is not installed (sudo bash scripts/install-queue-services.sh)');
-		return;
-	}
-	const control = fakeTranscription(fake.api);
-	say('[queue] starting PostgreSQL, Redis, main, webhook process and worker (binary data: database, queue mode\'s default)…');
+/** NODE_OPTIONS for the n8n processes from --node-options, if given. */
+function nodeOptions(): Record<string, string> {
+	const at = process.argv.indexOf('--node-options');
+	return at === -1 ? {} : { NODE_OPTIONS: process.argv[at + 1] };
+}
+
+async function regularHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJson[]): Promise<UploadHost> {
+	say('[regular] starting n8n on SQLite (N8N_DEFAULT_BINARY_DATA_MODE=database)…');
+	const bench = await startBenchN8n({
+		api: fake.api,
+		workflows,
+		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024', ...nodeOptions() },
+	});
+	return {
+		label: 'regular',
+		trigger: async (path, body) => await bench.trigger(path, body),
+		freshUploadProcess: async () => {
+			await bench.restart();
+			return bench.n8n.serverPid!;
+		},
+		lastError: async (name) => await bench.lastError(name),
+		dispose: async () => await bench.dispose(),
+	};
+}
+
+async function queueHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJson[]): Promise<UploadHost> {
+	say("[queue] starting PostgreSQL, Redis, main, webhook process and worker (binary data: database, queue mode's default)…");
 	const queue = await QueueModeN8n.create({
 		packageTarball: await packedPackageForTests(),
-		env: { N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_LOG_LEVEL: 'warn', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024' },
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_LOG_LEVEL: 'warn', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024', ...nodeOptions() },
 	});
-	const lines: string[] = [];
 	try {
 		await queue.main.importCredentials([{ ...BENCH_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(fake.api) }]);
-		const [workflowId] = await queue.main.importWorkflows([readAndUploadWorkflow]);
+		const ids = await queue.main.importWorkflows(workflows);
 		await queue.start();
 		await queue.main.ensureOwner({ email: 'bench@clinic-scribe.test', password: 'Bench-Password-1', firstName: 'Bench', lastName: 'Owner' });
-		await queue.main.activateWorkflow(workflowId, { timeoutMs: 120_000 });
-		const sampler = new RssSampler(queue.worker!.pid);
-		sampler.start();
-		for (const sizeMiB of sizesMiB) {
-			const path = join(dir, `queue-${sizeMiB}.wav`);
-			say(`[queue] writing a ${sizeMiB} MiB recording…`);
-			const sha256 = writeRecording(path, sizeMiB);
-			const txnId = `txn-bench-queue-${sizeMiB}-${randomBytes(3).toString('hex')}`;
-			fake.clearDone();
-			const before = (await sampler.sample()) ?? NaN;
-			const started = Date.now();
-			// Bounded: a read that never finishes (a file past the mode's limit, before the node checked it) is a finding.
-			const answer = await fetch(queue.webhookUrl('bench-database-read-upload'), {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ path, txnId }),
-				signal: AbortSignal.timeout(5 * 60_000),
-			}).catch((error: unknown) => ({ status: 0, text: async () => `no answer within 5 minutes (${String(error)})` }));
-			const text = await answer.text();
-			const seconds = (Date.now() - started) / 1000;
-			const growth = sampler.growth(started, Date.now());
-			const upload = control.uploads().find((u) => u.txnId === txnId);
-			const storagePosts = fake.done.filter((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH) && r.pathname.includes(txnId)).length;
-			let outcome: string;
-			if (answer.status === 200 && upload && upload.size === sizeMiB * MiB && upload.sha256 === sha256) outcome = 'uploaded intact';
-			else {
-				const [newest] = await queue.main.listExecutions({ workflowId }, 1);
-				const execution = newest ? await queue.main.getExecution(newest.id) : undefined;
-				const error = execution ? (Object.values(execution.runData).flat().find((r) => r.error)?.error ?? execution.error) : undefined;
-				outcome = `failed (HTTP ${answer.status}${text ? ` ${text.slice(0, 120)}` : ''}): ${error ? error.message : 'no error recorded'}; storage POSTs: ${storagePosts}`;
-			}
-			lines.push(`  ${sizeMiB} MiB: ${outcome}; ${seconds.toFixed(1)} s; worker RSS ${(before / MiB).toFixed(0)} MiB before, peak growth ${(growth / MiB).toFixed(0)} MiB over the run (${(growth / (sizeMiB * MiB)).toFixed(2)}× the file)`);
-			say(`[queue]${lines[lines.length - 1]}`);
-			rmSync(path, { force: true });
-		}
-		sampler.stop();
-	} finally {
+		for (const id of ids) await queue.main.activateWorkflow(id, { timeoutMs: 120_000 });
+		const idOf = (name: string) => ids[workflows.findIndex((w) => w.name === name)];
+		return {
+			label: 'queue',
+			trigger: async (path, body) => {
+				// Bounded: a read that never finishes (past the mode's limit) is a finding, not a hang.
+				const answer = await fetch(queue.webhookUrl(path), {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+					signal: AbortSignal.timeout(5 * 60_000),
+				});
+				return { status: answer.status, text: await answer.text() };
+			},
+			freshUploadProcess: async () => {
+				await queue.restartWorker();
+				return queue.worker!.pid;
+			},
+			lastError: async (name) => {
+				const [newest] = await queue.main.listExecutions({ workflowId: idOf(name) }, 1);
+				if (!newest) return 'no execution';
+				const execution = await queue.main.getExecution(newest.id);
+				const error = Object.values(execution.runData).flat().find((r) => r.error)?.error ?? execution.error;
+				return error ? error.message : `status ${execution.status}`;
+			},
+			dispose: async () => await queue.dispose(),
+		};
+	} catch (error) {
 		await queue.dispose();
+		throw error;
 	}
-	say();
-	say(`queue mode (PostgreSQL), database binary mode, Read/Write Files → Upload Audio on the worker (Node ${process.version}):`);
-	for (const line of lines) say(line);
 }
 
 async function main(): Promise<void> {
@@ -265,17 +354,40 @@ async function main(): Promise<void> {
 		const at = process.argv.indexOf(`--${name}`);
 		return (at === -1 ? fallback : process.argv[at + 1]).split(',').map(Number);
 	};
-	const regularSizes = sizes('sizes-mib', '250,300');
-	const queueSizes = sizes('queue-sizes-mib', '200,300');
+	const rounds = argument('rounds', 2);
 	const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-bench-database-'));
 	const fake = await startBenchFakeApi();
+	const fieldNames = Object.keys(fakeTranscription(fake.api).presign('txn-bench-db-shape', fake.api.url).uploadData.fields);
+	const workflows = [storeWorkflow, ...UPLOADERS.map((u) => uploadWorkflow(u, fieldNames))];
+	const settings: Array<[UploadHost['label'], () => Promise<UploadHost>, number[], string]> = [
+		['regular', async () => await regularHost(fake, dir, workflows), sizes('sizes-mib', '255,300'), 'regular mode on SQLite'],
+		['queue', async () => await queueHost(fake, dir, workflows), sizes('queue-sizes-mib', '200,300'), 'queue mode on PostgreSQL, uploads on the worker'],
+	];
+	const reports: string[] = [];
 	try {
-		if (!process.argv.includes('--skip-regular')) await regularMode(fake, dir, regularSizes);
-		if (!process.argv.includes('--skip-queue')) await queueMode(fake, dir, queueSizes);
+		for (const [label, start, sizesMiB, title] of settings) {
+			if (process.argv.includes(`--skip-${label}`)) continue;
+			if (label === 'queue' && !queueServicesPresent()) {
+				reports.push('queue mode: skipped (redis-server or PostgreSQL is not installed: sudo bash scripts/install-queue-services.sh)');
+				continue;
+			}
+			const host = await start();
+			try {
+				const lines = await compareUploaders(host, fake, dir, sizesMiB, rounds);
+				reports.push(
+					`${title}, database binary mode, the stored file by id → Upload Audio or the HTTP Request node, min / median / max of ${rounds} rounds, a fresh process per upload (Node ${process.version}):`,
+					...lines,
+				);
+			} finally {
+				await host.dispose();
+			}
+		}
 	} finally {
 		await fake.api.close();
 		rmSync(dir, { recursive: true, force: true });
 	}
+	say();
+	for (const line of reports) say(line);
 }
 
 runBench(main);

@@ -15,18 +15,13 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { fakeTranscription, STORAGE_PATH } from '../test/fake-api/routes/transcription';
 import { chain, type WorkflowNode } from '../test/support/n8n/workflows';
-import { argument, MiB, packageUploadNode, requireNode24, runBench, say, startBenchFakeApi, startBenchN8n } from './support/inN8n';
-
-function cpuOf(pid: number): number {
-	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-	return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, seconds (USER_HZ 100)
-}
+import { argument, cpuSecondsOf, MiB, packageUploadNode, requireNode24, runBench, say, startBenchFakeApi, startBenchN8n } from './support/inN8n';
 
 function writeRecording(path: string, sizeMiB: number): void {
 	const fd = openSync(path, 'w');
@@ -80,13 +75,13 @@ async function main(): Promise<void> {
 	let n = 0;
 	// n8n's CPU sampled every 10 ms, so the storage POST's window can be cut out of it.
 	const cpuSamples: Array<{ at: number; cpu: number }> = [];
-	const cpuTimer = setInterval(() => cpuSamples.push({ at: Date.now(), cpu: cpuOf(pid) }), 10);
+	const cpuTimer = setInterval(() => cpuSamples.push({ at: Date.now(), cpu: cpuSecondsOf(pid) }), 10);
 	const cpuAt = (at: number): number => (cpuSamples.find((sample) => sample.at >= at) ?? cpuSamples[cpuSamples.length - 1]).cpu;
 	const measure = async (who: 'curl' | 'package'): Promise<string> => {
 		const txnId = `txn-prof-${++n}`;
 		const presign = control.presign(txnId, fake.api.url);
 		fake.clearDone();
-		const n8nCpu0 = cpuOf(pid);
+		const n8nCpu0 = cpuSecondsOf(pid);
 		const self0 = process.cpuUsage();
 		let extra = '';
 		if (who === 'curl') {
@@ -103,7 +98,7 @@ async function main(): Promise<void> {
 			if (answer.status !== 200) throw new Error(`package: ${answer.status} ${await bench.lastError(flow.name)}`);
 		}
 		const self = process.cpuUsage(self0);
-		const n8nCpu = cpuOf(pid) - n8nCpu0;
+		const n8nCpu = cpuSecondsOf(pid) - n8nCpu0;
 		const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
 		if (!post || post.status !== 204) throw new Error(`${who}: storage ${post?.status}`);
 		const seconds = (post.doneAt - post.time) / 1000;

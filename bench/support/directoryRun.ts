@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 
 import type { FakeClinicApi } from '../../test/fake-api/server';
 import { ACTION_NODE_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../../test/support/n8n/workflows';
-import { webhookNode, type BenchN8n } from './inN8n';
+import { cpuSecondsOf, webhookNode, type BenchN8n } from './inN8n';
 
 const DOCTORS = ['do1001', 'do1002', 'do1003', 'do1004'];
 
@@ -54,20 +54,42 @@ export function directoryWorkflow(path: string, call: WorkflowNode): WorkflowJso
 	};
 }
 
+/** One timed run: the Call node's own time per item, and n8n's CPU per item over the whole run. */
+export interface DirectoryRunFigures {
+	/** The Call node's execution time (n8n's run data) over the items, ms. */
+	msPerItem: number;
+	/**
+	 * The n8n process's CPU time (user + system) from the webhook call to its answer, over the items,
+	 * ms: the work each call costs n8n, which a busy machine changes less than the wall clock.
+	 */
+	cpuMsPerItem: number;
+}
+
 /**
- * Runs a directory workflow once and returns the Call node's own execution time per item (n8n's
- * run data). Fails unless the run succeeded and the fake answered exactly one call per item.
+ * Runs a directory workflow once and returns its figures. Fails unless the run succeeded and the
+ * fake answered exactly one call to `path` per item. With `answerDelayMs`, the fake answers each of
+ * those calls that much later (a far API's round trip).
  */
-export async function timedDirectoryRun(bench: BenchN8n, api: FakeClinicApi, workflowName: string, doctorIds: string[]): Promise<number> {
+export async function timedDirectoryRun(
+	bench: BenchN8n,
+	api: FakeClinicApi,
+	workflowName: string,
+	doctorIds: string[],
+	path = '/dr/v1/doctor/service/',
+	answerDelayMs = 0,
+): Promise<DirectoryRunFigures> {
 	api.reset();
+	if (answerDelayMs > 0) api.injectFault({ path, times: Infinity, fault: { kind: 'delay', ms: answerDelayMs } });
+	const cpuBefore = cpuSecondsOf(bench.n8n.serverPid!);
 	const answer = await bench.trigger(workflowName, { doctorIds });
+	const cpuSeconds = cpuSecondsOf(bench.n8n.serverPid!) - cpuBefore;
 	if (answer.status !== 200) throw new Error(`${workflowName}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`);
 	const execution = await bench.lastExecution(workflowName);
 	const run = execution.runData.Call?.[0];
 	if (!run || run.error || execution.status !== 'success') {
 		throw new Error(`${workflowName}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`);
 	}
-	const calls = api.requestsTo('/dr/v1/doctor/service/', 'GET').filter((r) => r.status === 200).length;
-	if (calls !== doctorIds.length) throw new Error(`${workflowName}: ${calls} successful directory calls, expected ${doctorIds.length}`);
-	return Number(run.executionTime) / doctorIds.length;
+	const calls = api.requestsTo(path, 'GET').filter((r) => r.status === 200).length;
+	if (calls !== doctorIds.length) throw new Error(`${workflowName}: ${calls} successful calls to ${path}, expected ${doctorIds.length}`);
+	return { msPerItem: Number(run.executionTime) / doctorIds.length, cpuMsPerItem: (cpuSeconds * 1000) / doctorIds.length };
 }

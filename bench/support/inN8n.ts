@@ -9,6 +9,7 @@
  * (this package, n8n's HTTP Request node, curl, bare Node). The n8n process's RSS is sampled from
  * /proc every 20 ms, so memory growth is measured inside that window.
  */
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
 import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../../test/fake-api/server';
@@ -180,9 +181,15 @@ export function packageUploadNode(position: [number, number], transactionId: str
 	};
 }
 
-/** Samples a process's RSS every intervalMs (from /proc), with timestamps. */
+/** A process's CPU time so far (user + system, seconds; /proc's USER_HZ of 100). */
+export function cpuSecondsOf(pid: number): number {
+	const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+	return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Samples a process's RSS (and its CPU time) every intervalMs (from /proc), with timestamps. */
 export class RssSampler {
-	private readonly samples: Array<{ at: number; rss: number }> = [];
+	private readonly samples: Array<{ at: number; rss: number; cpu: number }> = [];
 	private timer: NodeJS.Timeout | undefined;
 	private reading = false;
 
@@ -204,7 +211,7 @@ export class RssSampler {
 			const kib = /VmRSS:\s+(\d+) kB/.exec(status);
 			if (!kib) return undefined;
 			const rss = Number(kib[1]) * 1024;
-			this.samples.push({ at: Date.now(), rss });
+			this.samples.push({ at: Date.now(), rss, cpu: cpuSecondsOf(this.pid) });
 			return rss;
 		} catch {
 			return undefined;
@@ -220,6 +227,24 @@ export class RssSampler {
 		const inside = this.samples.filter((s) => s.at >= from && s.at <= to + this.intervalMs);
 		if (baseline === undefined || inside.length === 0) return NaN;
 		return Math.max(...inside.map((s) => s.rss)) - baseline;
+	}
+
+	/** The CPU time the process used between the samples nearest `from` and `to` (seconds). */
+	cpuBetween(from: number, to: number): number {
+		const at = (time: number) => (this.samples.find((s) => s.at >= time) ?? this.samples[this.samples.length - 1])?.cpu ?? NaN;
+		return at(to) - at(from);
+	}
+
+	/** The highest RSS sampled inside [from, to] (bytes). */
+	peak(from: number, to: number): number {
+		const inside = this.samples.filter((s) => s.at >= from && s.at <= to + this.intervalMs);
+		return inside.length === 0 ? NaN : Math.max(...inside.map((s) => s.rss));
+	}
+
+	/** The RSS of the last sample at or before `at` (bytes; the first sample when none is earlier). */
+	rssAt(at: number): number {
+		const before = this.samples.filter((s) => s.at <= at);
+		return before.length > 0 ? before[before.length - 1].rss : (this.samples[0]?.rss ?? NaN);
 	}
 
 	clear(): void {

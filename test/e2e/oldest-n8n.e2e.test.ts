@@ -10,8 +10,7 @@
  * serves the whole file: `n8n execute` for the workflows, then `n8n start` for the trigger.
  *
  * The long suite runs on the newest supported n8n; this file is its core on the oldest. It runs on
- * the newest as well with CLINIC_SCRIBE_E2E_N8N_LINE=newest (the same expectations hold there, the
- * n8n 1.x renewal aside).
+ * the newest as well with CLINIC_SCRIBE_E2E_N8N_LINE=newest (the same expectations hold there).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,8 +46,12 @@ const SEARCH_PATH = '/dr/v1/business/patients/search';
 const SUBSCRIPTIONS = '/notification/v1/connect/webhook/subscriptions';
 const MOBILE = Object.keys(PATIENTS_BY_MOBILE)[0];
 const WEBHOOK_ID = '3f0d7b8e-5a61-4c2e-9b7d-e2e0000000e5';
-/** Requests answered 401 for one renewal: n8n 1.x hands the first back, and the node sends it once more so n8n renews. */
-const RENEWAL_401S = LINE === 'oldest' ? 2 : 1;
+/**
+ * Requests answered 401 for one renewal, on either line: the refused call comes back to the node as
+ * an answer, and the node sends it once more with status errors on; n8n tries the token it holds
+ * (refused again), renews it and sends the call a third time.
+ */
+const RENEWAL_401S = 2;
 
 let api: FakeClinicApi;
 let fake: FakeTranscription;

@@ -455,6 +455,24 @@ export class QueueModeN8n {
 		});
 	}
 
+	/** Stops the worker and starts a fresh one (a bench's memory figure then starts from a new process). */
+	async restartWorker(options: { timeoutMs?: number } = {}): Promise<void> {
+		await this.worker?.stop();
+		this.worker = this.startWorker();
+		await this.worker.waitUntil(`ready on port ${this.workerPort}`, async () => await isReady(`http://127.0.0.1:${this.workerPort}/healthz/readiness`), options.timeoutMs ?? 180_000);
+	}
+
+	private startWorker(): ServiceProcess {
+		return this.startN8nProcess(
+			'worker',
+			this.envFor(this.workerPort, this.workerBrokerPort, {
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(this.workerPort),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			}),
+		);
+	}
+
 	/** Starts main (readiness), then the webhook process and the worker together (readiness of both). */
 	async start(options: { timeoutMs?: number } = {}): Promise<void> {
 		const timeoutMs = options.timeoutMs ?? 180_000;
@@ -464,14 +482,7 @@ export class QueueModeN8n {
 
 		started = Date.now();
 		this.webhook = this.startN8nProcess('webhook', this.envFor(this.webhookPort, this.webhookBrokerPort));
-		this.worker = this.startN8nProcess(
-			'worker',
-			this.envFor(this.workerPort, this.workerBrokerPort, {
-				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
-				QUEUE_HEALTH_CHECK_PORT: String(this.workerPort),
-				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
-			}),
-		);
+		this.worker = this.startWorker();
 		await Promise.all([
 			this.webhook.waitUntil(`ready on ${this.webhookBaseUrl}`, async () => await isReady(`${this.webhookBaseUrl}/healthz/readiness`), timeoutMs),
 			this.worker.waitUntil(`ready on port ${this.workerPort}`, async () => await isReady(`http://127.0.0.1:${this.workerPort}/healthz/readiness`), timeoutMs),

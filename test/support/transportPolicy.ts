@@ -16,6 +16,7 @@ export interface PolicyChanges {
 	timeouts?: Partial<RequestTimeouts>;
 	storageRetry?: Partial<RetryPolicy>;
 	uploadConcurrency?: number;
+	readConcurrency?: number;
 }
 
 /** The shipped policy (or `base`) with these changes. */
@@ -25,6 +26,7 @@ export function transportPolicy(changes: PolicyChanges, base: TransportPolicy = 
 		timeouts: { ...base.timeouts, ...changes.timeouts },
 		storageRetry: { ...base.storageRetry, ...changes.storageRetry },
 		uploadConcurrency: changes.uploadConcurrency ?? base.uploadConcurrency,
+		readConcurrency: changes.readConcurrency ?? base.readConcurrency,
 	};
 }
 

@@ -60,6 +60,11 @@ export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex:
  */
 export interface ItemOperation {
 	execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult>;
+	/**
+	 * Set by an operation that only reads (GET calls, no wait, no file): its items go out several
+	 * at once, in item order (the router's readItemsAtOnce).
+	 */
+	readsOnly?: true;
 }
 
 /**

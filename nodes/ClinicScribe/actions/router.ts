@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { BatchOperation, ItemDataOperation, ItemOperation } from './common.execute';
+import type { BatchOperation, ItemDataOperation, ItemOperation, OperationResult } from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
 import * as appointment from './appointment';
 import * as business from './business';
@@ -9,7 +9,9 @@ import * as patient from './patient';
 import * as prescription from './prescription';
 import * as template from './template';
 import * as transcription from './transcription';
+import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { scrubCredentialSecrets } from '../transport/runCredential';
+import { concurrencyGate } from '../transport/storageUpload';
 
 type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 
@@ -35,6 +37,7 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	}
 	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
 	const runStartedAt = Date.now();
+	if ('execute' in operation && operation.readsOnly) return [await readItemsAtOnce(this, operation, items.length, runStartedAt)];
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -54,6 +57,42 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 		}
 	}
 	return [output];
+}
+
+/**
+ * An operation that only reads (`readsOnly`): up to `readConcurrency` items at once, so the round
+ * trips overlap (as n8n's HTTP Request node sends its items). The output is what one item after
+ * another gives: in item order, and without Continue On Fail the error of the first failed item,
+ * with no item after it started once it failed (items already sent only read).
+ */
+async function readItemsAtOnce(ctx: IExecuteFunctions, operation: ItemOperation, itemCount: number, runStartedAt: number): Promise<INodeExecutionData[]> {
+	const gate = concurrencyGate(PRODUCTION_POLICY.readConcurrency);
+	const outcomes: Array<{ records: OperationResult } | { error: unknown }> = new Array(itemCount);
+	let firstFailure = Infinity;
+	await Promise.all(
+		Array.from({ length: itemCount }, async (_, itemIndex) =>
+			await gate(async () => {
+				if (itemIndex > firstFailure) return;
+				try {
+					outcomes[itemIndex] = { records: await operation.execute.call(ctx, itemIndex, runStartedAt) };
+				} catch (error) {
+					outcomes[itemIndex] = { error };
+					if (!ctx.continueOnFail()) firstFailure = Math.min(firstFailure, itemIndex);
+					await scrubCredentialSecrets(ctx, error);
+				}
+			}),
+		),
+	);
+	const output: INodeExecutionData[] = [];
+	outcomes.forEach((outcome, itemIndex) => {
+		if ('records' in outcome) {
+			for (const json of outcome.records) output.push({ json, pairedItem: { item: itemIndex } });
+			return;
+		}
+		if (itemIndex === firstFailure) throw asNodeError(ctx, outcome.error, itemIndex);
+		output.push({ json: errorRecord(outcome.error), pairedItem: { item: itemIndex } });
+	});
+	return output;
 }
 
 function ownEntry(record: object, key: string): boolean {

@@ -1,8 +1,10 @@
 /**
- * One attempt of a clinic API call through n8n's authenticated helper, as n8n 1.x and 2.x answer
- * it: the token renewal after a 401 (and n8n 1.x's way of asking for it), a raw body opened afresh
- * for every send, the run's first call sent alone, and whatever the helper threw read as an
- * outcome (an answer, a 401, a token problem, no answer).
+ * One attempt of a clinic API call through n8n's authenticated helper, the same on n8n 1.x and 2.x:
+ * every status comes back as an answer, and a 401 is renewed once for the whole run (the other
+ * calls wait for that renewal and use its token), by sending the call once more with status errors
+ * on, which makes n8n renew the token and send it again itself. Also: a raw body opened afresh for
+ * every send, the run's first call sent alone, and whatever the helper threw read as an outcome (an
+ * answer, a 401, a token problem, no answer).
  */
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
@@ -25,43 +27,35 @@ export type AttemptOutcome =
 			body: unknown;
 			description: string;
 			tokenProblem?: TokenProblem;
-			/** n8n renewed the token and sent the whole body again itself (the n8n 1.x way, below). */
-			sentAgainByN8n?: boolean;
 	  };
 
-/** Sends the call once (n8n may renew the token and send it once more within this attempt). */
+/** Sends the call once (renewing the token once when the API refuses it, see renewedAnswer). */
 export async function sendAuthenticated(
 	ctx: ClinicApiContext,
 	credential: RunCredential,
 	options: IHttpRequestOptions,
 	request: ClinicApiRequest,
 ): Promise<AttemptOutcome> {
-	let sentAgain = false;
 	try {
-		// The OAuth2 credential needs no gate: n8n renews its token under a lock of its own, once for
-		// calls that fail together (a rotating refresh token is never sent twice).
 		const gate = credential.type === SIGN_IN_CREDENTIAL_TYPE ? sendNow : firstCallAlone;
 		const raw = await gate(credential, async () => {
+			// A renewal under way: its token is the one to send (the stored one was refused).
+			await settledRenewal(credential);
 			const answer = await authenticatedCall(ctx, credential, options);
 			if (answer.statusCode !== 401 || request.acceptStatuses?.includes(401)) return answer;
-			// A 401 handed back as an answer: this n8n's helper knows only `ignoreHttpStatusErrors:
-			// true` and took our `except: [401]` for it (n8n 1.x), so its renewal did not run. The same
-			// call once more with every status an error: n8n renews the token and sends it again itself.
-			// The API did not take the refused call, so any call may be sent again.
-			const again: IHttpRequestOptions = { ...options, ignoreHttpStatusErrors: false };
-			if (request.rawBody) await withRawBody(again, request.rawBody, true);
-			sentAgain = true;
-			return await authenticatedCall(ctx, credential, again);
+			return await renewedAnswer(ctx, credential, options, request);
 		});
 		return { kind: 'response', response: { statusCode: raw.statusCode, body: raw.body, headers: raw.headers ?? {} } };
 	} catch (error) {
 		const response = responseOf(error);
 		const status = httpStatusOf(error);
-		// A renewal that failed is the token endpoint's answer, not the API's, whatever its status.
-		const tokenProblem: TokenProblem | undefined =
-			tokenFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined);
-		// An HTTP answer that came as an error (every status does while asking n8n 1.x to renew): an
-		// answer all the same. n8n 1.x keeps no cause, only the status and a JSON body's object.
+		// A renewal that failed is the token endpoint's answer, not the API's, whatever its status; an
+		// HTTP error of the call's own address is the API's answer (thrown while n8n renews).
+		const tokenProblem: TokenProblem | undefined = answeredAt(error, options.url)
+			? undefined
+			: (tokenFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined));
+		// An HTTP answer that came as an error (every status does while n8n renews): an answer all the
+		// same. n8n 1.x keeps no cause, only the status and a JSON body's object.
 		if (status !== 0 && status !== 401 && !tokenProblem) {
 			return {
 				kind: 'response',
@@ -75,16 +69,55 @@ export async function sendAuthenticated(
 			body: response?.data ?? contextDataOf(error),
 			description: describeNetworkFailure(error),
 			tokenProblem,
-			sentAgainByN8n: sentAgain,
 		};
 	}
 }
 
 /**
+ * The answer to a call the API refused with 401 (the token n8n holds expired, or was replaced).
+ * While another call of the run renews the token, this one waits for it and is sent once more with
+ * the renewed token. Otherwise (or when the API refuses that token too) this call renews: sent once
+ * more with every status an error, so n8n's helper sees the 401, renews the token (the API
+ * credential's exchange, or the OAuth2 refresh; or it finds one stored meanwhile by another
+ * execution), stores it for every later call and execution, and sends the call again itself. The
+ * calls that fail meanwhile wait for this one, so calls in flight together share one renewal, on
+ * either credential and every n8n line. The refused call was not taken by the API, so any call may
+ * be sent again; a raw body goes as one buffer here, which n8n can send twice.
+ */
+async function renewedAnswer(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	options: IHttpRequestOptions,
+	request: ClinicApiRequest,
+): Promise<HelperAnswer> {
+	if (credential.renewal) {
+		await settledRenewal(credential);
+		const again: IHttpRequestOptions = { ...options };
+		if (request.rawBody) await withRawBody(again, request.rawBody);
+		const answer = await authenticatedCall(ctx, credential, again);
+		if (answer.statusCode !== 401) return answer;
+	}
+	const renewing: IHttpRequestOptions = { ...options, ignoreHttpStatusErrors: false };
+	if (request.rawBody) await withRawBody(renewing, request.rawBody, true);
+	const renewal = authenticatedCall(ctx, credential, renewing);
+	credential.renewal = renewal;
+	const done = (): void => {
+		if (credential.renewal === renewal) credential.renewal = undefined;
+	};
+	renewal.then(done, done);
+	return await renewal;
+}
+
+/** Waits until no renewal of the run's token is under way (whatever it came to). */
+async function settledRenewal(credential: RunCredential): Promise<void> {
+	while (credential.renewal) await credential.renewal.then(ignore, ignore);
+}
+
+/**
  * Puts a fresh copy of the raw body into the options: a stream, or (`whole`) the bytes in one
- * buffer, for the call that asks n8n 1.x to renew: that n8n sends the same body again after the
- * renewal (n8n 2.x does not resend a stream), and a stream is used up by the first send. Only a
- * session file (at most 10 MB) has a raw body.
+ * buffer, for the call that asks n8n to renew: n8n sends the same body again after the renewal,
+ * which a stream (used up by the first send) cannot be. Only a session file (at most 10 MB) has a
+ * raw body.
  */
 export async function withRawBody(options: IHttpRequestOptions, raw: RawRequestBody, whole = false): Promise<void> {
 	const opened = await raw.open();
@@ -111,10 +144,9 @@ interface HelperAnswer {
 
 /**
  * n8n's authenticated helper, as documented: n8n reads the stored credential, gets a token when
- * there is none (the API credential's exchange), renews it after a 401 and retries once, storing it
- * for every later call and execution. For the OAuth2 credential n8n renews under its refresh lock,
- * so concurrent calls share one renewal and a rotating refresh token is never sent twice; the `/dr`
- * endpoints get its token in `auth` too.
+ * there is none (the API credential's exchange) and, when status errors are on, renews it after a
+ * 401 and sends the call once more, storing it for every later call and execution (renewedAnswer).
+ * The `/dr` endpoints get the OAuth2 credential's token in `auth` too.
  */
 async function authenticatedCall(ctx: ClinicApiContext, credential: RunCredential, options: IHttpRequestOptions): Promise<HelperAnswer> {
 	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) {
@@ -169,6 +201,15 @@ function httpStatusOf(error: unknown): number {
 /** The HTTP answer an error carries: n8n wraps a failed call (its cause has it); its OAuth2 helper throws the HTTP error itself. */
 function responseOf(error: unknown): ErrorResponse | undefined {
 	return causeOf(error).response ?? (error as { response?: ErrorResponse }).response;
+}
+
+/** Whether the error is the HTTP client's, for an answer from `url` (n8n 2.x keeps it as the cause). */
+function answeredAt(error: unknown, url: string): boolean {
+	for (const candidate of [error, causeOf(error)]) {
+		const record = candidate as { response?: unknown; config?: { url?: unknown } };
+		if (record.response !== undefined && record.config?.url === url) return true;
+	}
+	return false;
 }
 
 /** The JSON object body n8n 1.x keeps of an error answer (NodeApiError's context.data). */

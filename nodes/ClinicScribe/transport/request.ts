@@ -44,8 +44,8 @@ export interface ClinicApiRequest extends CallLabel, RepeatSafety {
 	body?: IDataObject | IDataObject[];
 	/**
 	 * A body sent as raw bytes instead of JSON (a session's audio upload): opened afresh for every
-	 * attempt (a stream is used up by one), sent with its exact Content-Length. n8n does not repeat
-	 * such a request after renewing the token on a 401, so this transport repeats it once itself.
+	 * attempt (a stream is used up by one), sent with its exact Content-Length; as one buffer when a
+	 * 401 makes n8n renew the token and send it again.
 	 */
 	rawBody?: RawRequestBody;
 	/** Statuses the caller handles itself (returned, not thrown). */
@@ -150,18 +150,12 @@ async function sendWithRetries<T>(
 ): Promise<ClinicApiResponse<T>> {
 	const signal = request.abortSignal ?? executionCancelSignal(ctx);
 	const options = requestOptions(settings, request, signal);
-	let renewedForRawBody = false;
 	const send = async (): Promise<AttemptOutcome> => {
 		if (request.rawBody) await withRawBody(options, request.rawBody);
 		return await sendAuthenticated(ctx, credential, options, request);
 	};
 	const attempt = async (attempt: number): Promise<AttemptResult<ClinicApiResponse<T>>> => {
-		let outcome = await send();
-		if (outcome.kind === 'failure' && outcome.unauthorized && request.rawBody && !renewedForRawBody && !outcome.sentAgainByN8n && !signal?.aborted) {
-			// n8n renewed the token but did not resend the used-up stream: once more, freshly opened.
-			renewedForRawBody = true;
-			outcome = await send();
-		}
+		const outcome = await send();
 		// Stopped: whatever the call answered or failed with, it is not retried.
 		if (signal?.aborted) throw requestStoppedError(ctx, request);
 		if (outcome.kind === 'response') {
@@ -189,13 +183,6 @@ async function sendWithRetries<T>(
 	return await withRetries(PRODUCTION_POLICY.retry, attempt, { signal, stopped: () => requestStoppedError(ctx, request) });
 }
 
-/**
- * Every status but 401 comes back as an answer (its body read for the error message); a 401 stays an
- * error, which is what makes n8n renew the token and retry once. n8n 2.x honours the list; n8n 1.x
- * treats any object here as `true` (authenticatedAttempt.ts handles the 401 answer it then gives).
- */
-const ALL_BUT_401 = Object.freeze({ ignore: true as const, except: [401] });
-
 function requestOptions(settings: ClinicScribeSettings, request: ClinicApiRequest, signal: AbortSignal | undefined): IHttpRequestOptions {
 	return {
 		method: request.method,
@@ -207,7 +194,10 @@ function requestOptions(settings: ClinicScribeSettings, request: ClinicApiReques
 		disableFollowRedirect: true,
 		headers: { Accept: 'application/json' },
 		returnFullResponse: true,
-		ignoreHttpStatusErrors: ALL_BUT_401,
+		// Every status comes back as an answer (its body read for the error message), a 401 too: the
+		// run renews the token once for all its calls (authenticatedAttempt.ts), the same way on n8n 1.x
+		// (whose helper knows only true or false here) and 2.x.
+		ignoreHttpStatusErrors: true,
 		timeout: request.timeoutMs ?? PRODUCTION_POLICY.timeouts.apiCallMs,
 		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
 		// retries and their pauses, and carries a caller's deadline (Wait for Completion).

@@ -37,6 +37,8 @@ export interface TransportPolicy {
 	 * trips overlapped without opening many sockets to one storage host.
 	 */
 	readonly uploadConcurrency: number;
+	/** How many items of an operation that only reads one node run sends at once (the same reasoning). */
+	readonly readConcurrency: number;
 }
 
 export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
@@ -44,6 +46,7 @@ export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 	timeouts: Object.freeze({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000, triggerFetchMs: 6_000 }),
 	storageRetry: Object.freeze({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 }),
 	uploadConcurrency: 6,
+	readConcurrency: 6,
 });
 
 /** Answers that say "not now" rather than "no": worth another try after a pause. */

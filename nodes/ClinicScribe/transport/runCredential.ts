@@ -3,8 +3,8 @@
  * variant, secrets to keep out of errors), and the secrets every error of the run is cleaned of.
  * Every call still goes through n8n's authenticated helper with the credential type alone, the
  * documented form that every n8n line supports: n8n reads the stored credential for that call, gets
- * a token when there is none, renews it after a 401 and retries once, and stores it, so one token
- * serves every item and execution.
+ * a token when there is none, renews it after a 401 (once for the run's calls that fail together)
+ * and stores it, so one token serves every item and execution.
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
@@ -22,6 +22,8 @@ export interface RunCredential {
 	answered: boolean;
 	/** The call that goes first, while none has had an answer; the others wait for it. */
 	firstCall?: Promise<unknown>;
+	/** The call renewing the token the API refused; the run's other calls wait for it (authenticatedAttempt.ts). */
+	renewal?: Promise<unknown>;
 }
 
 // Keyed by the context object: n8n makes one per node run (or hook, webhook, list search), and a

@@ -164,9 +164,14 @@ export function multipartBody(
 			sent += bytes.length;
 			// Never send more bytes than the Content-Length announced.
 			if (sent > size) throw sizeChanged(sent);
+			if (bytes.length >= WHOLE_CHUNK_BYTES) {
+				// The store read the whole file into memory at once (the database mode gives it as one
+				// chunk): passed on as it is, the socket takes it in one write, with no read-ahead to bound.
+				yield bytes;
+				continue;
+			}
 			// Passed on as views (no copy) of at most BODY_ITEM_BYTES: the composed stream reads up to
-			// 16 items ahead of a slower socket, so small items keep that read-ahead small whatever
-			// size the binary store reads in (the database mode gives the whole file as one chunk).
+			// 16 items ahead of a slower socket, so small items keep that read-ahead of fresh reads small.
 			for (let at = 0; at < bytes.length; at += BODY_ITEM_BYTES) yield bytes.subarray(at, at + BODY_ITEM_BYTES);
 		}
 		if (sent !== size) throw sizeChanged(sent);
@@ -176,8 +181,14 @@ export function multipartBody(
 	return source.compose<BinaryStream>(framed);
 }
 
-/** The largest item the body stream passes on. */
+/** The largest item the body stream passes on from a file read piece by piece. */
 const BODY_ITEM_BYTES = 128 * 1024;
+
+/**
+ * A chunk this large was not read piece by piece (n8n's stores read 512 KiB at a time when asked to
+ * stream): the store held the whole file already.
+ */
+const WHOLE_CHUNK_BYTES = 8 * 1024 * 1024;
 
 const NO_FRAME: MultipartFrame = { boundary: '', head: Buffer.alloc(0), tail: Buffer.alloc(0), contentLength: 0 };
 

@@ -9,9 +9,11 @@
  *   public:   Content-Type (415) → JSON (400) → body keys (400) → api_key / sharing_key (403)
  *             → client_id (401) → client_secret (401)
  *   refresh:  Content-Type (415) → JSON (400) → body keys (400) → refresh token (401)
+ *
+ * In-process only: holdTokenRefreshes(api) makes refreshes wait (unanswered) until released.
  */
 import { API_VARIANTS, BUSINESS, REFRESH_PATH } from '../fixtures';
-import type { ApiVariant, RouteContext, RouteDefinition } from '../types';
+import type { ApiVariant, FakeClinicState, RouteContext, RouteDefinition } from '../types';
 
 export const authRoutes: readonly RouteDefinition[] = [
 	{ method: 'POST', pattern: API_VARIANTS.document.tokenPath, body: 'json', errorStyle: 'auth', handler: documentTokenExchange },
@@ -52,7 +54,29 @@ function publicLogin(ctx: RouteContext): void {
 	ctx.sendJson(200, pairBody(pair), NO_STORE);
 }
 
-function refreshTokens(ctx: RouteContext): void {
+/** While set for a fake API, its token refreshes wait for it before they are looked at. */
+const refreshHolds = new WeakMap<FakeClinicState, Promise<void>>();
+
+/**
+ * Token refreshes wait (unanswered) until release() is called: lets a test make calls that are all
+ * refused before a renewal can answer (calls in flight together when a token expires).
+ */
+export function holdTokenRefreshes(api: { state: FakeClinicState }): { release(): void } {
+	let release = () => {};
+	refreshHolds.set(
+		api.state,
+		new Promise<void>((resolveHold) => {
+			release = () => {
+				refreshHolds.delete(api.state);
+				resolveHold();
+			};
+		}),
+	);
+	return { release: () => release() };
+}
+
+async function refreshTokens(ctx: RouteContext): Promise<void> {
+	await refreshHolds.get(ctx.state);
 	const body = jsonObjectBody(ctx);
 	if (!body) return;
 	if (!hasExactStringFields(ctx, body, ['refresh_token'], ['access_token'])) return;

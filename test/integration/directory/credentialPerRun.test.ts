@@ -2,17 +2,20 @@
  * The credential of a node run and its token, with n8n's helpers as n8n 2.41 has them and as n8n
  * 1.123 has them (the stand-in context follows each; see test/support/nodeContext.ts): one token
  * exchange per token lifetime across items and executions, calls made at once waiting for the first
- * one's token instead of each exchanging one, one renewal on a 401 that n8n persists, no redirect
- * followed. Every call goes through n8n's authenticated helper with the credential type alone (the
+ * one's token instead of each exchanging one, one renewal that n8n persists for the calls a 401
+ * refuses together (Doctor → Get Services sends several items at once), a token stored meanwhile by
+ * another execution picked up without renewing, no redirect followed. Every call goes through n8n's authenticated helper with the credential type alone (the
  * documented form), so n8n reads the stored credential for each call; the node itself reads it once
  * per run (its base URL and secrets). Real HTTP against the fake API; test/e2e/directory.e2e.test.ts
  * and test/e2e/oldest-n8n.e2e.test.ts prove the token counts in the real n8n of each line.
  */
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request';
-import { FIXTURE_IDS } from '../../fake-api/fixtures';
+import { FIXTURE_IDS, REFRESH_PATH } from '../../fake-api/fixtures';
+import { holdTokenRefreshes } from '../../fake-api/routes/auth';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startForeignHost, type ForeignHost } from '../../support/foreignHost';
+import { eventually } from '../../support/n8n/trigger';
 import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
@@ -73,8 +76,15 @@ function authHeadersOf(path: string): unknown[] {
 	return api.requestsTo(path).map((request) => request.headers.auth);
 }
 
-/** Requests to the services path answered 401 for one renewal: n8n 1.x hands the first back, and the node asks again. */
-const RENEWAL_401S: Record<Line, number> = { newest: 1, oldest: 2 };
+/**
+ * Requests refused (401) for one renewal, on either line: every status comes back to the node as an
+ * answer, and the refused call is sent once more with status errors on, which n8n answers by
+ * sending it with the token it holds (refused again), renewing, and sending it a third time.
+ */
+const RENEWAL_401S = 2;
+
+/** Items of Doctor → Get Services sent at once (the shipped policy). */
+const READ_CONCURRENCY = 6;
 
 describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supported n8n", (line) => {
 	it('1,000 items: one token exchange, every call authenticated with that token; the node reads the credential once', async () => {
@@ -94,7 +104,7 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		expect(calls.every((call) => call.headers.authorization === undefined)).toBe(true);
 	});
 
-	it('a token that expires mid-run: exactly one renewal, every item succeeds, the renewed token persisted for the next execution', async () => {
+	it('a token that expires mid-run: exactly one renewal for the calls in flight, every item succeeds, the renewed token persisted for the next execution', async () => {
 		const store = credentials();
 		const output = await getServices(store, 25, (itemIndex) => {
 			if (itemIndex === 12) api.expireAccessTokens();
@@ -103,15 +113,21 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		expect(output).toHaveLength(100);
 		expect(output.every((item) => item.json.error === undefined)).toBe(true);
 		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
-		const statuses = api.requestsTo(SERVICES_PATH).map((call) => call.status);
-		// Items 0–11 with the first token, item 12 refused (on n8n 1.x twice) and sent again, 13–24 with the renewed one.
-		const refused = RENEWAL_401S[line];
-		expect(statuses).toEqual([...Array(12).fill(200), ...Array(refused).fill(401), ...Array(13).fill(200)]);
-		const auth = authHeadersOf(SERVICES_PATH);
-		const [first, renewed] = [auth[0], auth[12 + refused]];
+		const calls = api.requestsTo(SERVICES_PATH);
+		const first = calls[0].headers.auth;
+		const renewed = store.data.sessionToken;
 		expect(renewed).not.toBe(first);
-		expect(auth).toEqual([...Array(12 + refused).fill(first), ...Array(13).fill(renewed)]);
-		expect(store.data.sessionToken).toBe(renewed);
+		// One success per item; a refused call carried the first token, each success one of the two.
+		expect(calls.filter((call) => call.status === 200)).toHaveLength(25);
+		expect(calls.filter((call) => call.status === 401).every((call) => call.headers.auth === first)).toBe(true);
+		expect(calls.filter((call) => call.status === 200).every((call) => call.headers.auth === first || call.headers.auth === renewed)).toBe(true);
+		// At most the calls in flight at the expiry were refused, plus the one repeat that renewed.
+		const refused = calls.filter((call) => call.status === 401).length;
+		expect(refused).toBeGreaterThanOrEqual(RENEWAL_401S);
+		expect(refused).toBeLessThanOrEqual(READ_CONCURRENCY + 1);
+		// Once the renewed token was used, nothing went out with the first one any more.
+		const firstRenewedUse = calls.findIndex((call) => call.headers.auth === renewed);
+		expect(calls.slice(firstRenewedUse).every((call) => call.headers.auth === renewed)).toBe(true);
 
 		api.requests.length = 0;
 		expect(await getServices(store, 3, undefined, false, line)).toHaveLength(12);
@@ -119,7 +135,59 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		expect(authHeadersOf(SERVICES_PATH)).toEqual([renewed, renewed, renewed]);
 	});
 
-	it('a 401 on every try: one renewal per call, no loop, and the error carries no token', async () => {
+	it('calls in flight together when the token expires: all refused, one renewal while they wait, each sent once more with the renewed token', async () => {
+		const store = credentials();
+		const { context } = createExecuteContext({ n8nLine: line, credentials: store, parameters: {} });
+		const call = async () => await clinicApiRequest(context, { method: 'GET', path: SERVICES_PATH, idempotent: true, purpose: 'the services' });
+		// The run has had an answer: no call waits for a first one any more.
+		await call();
+		const first = store.data.sessionToken;
+		api.expireAccessTokens();
+		api.requests.length = 0;
+		const hold = holdTokenRefreshes(api);
+		let answers: Array<Awaited<ReturnType<typeof call>>>;
+		try {
+			const running = Promise.all(Array.from({ length: 6 }, call));
+			// All six refused, and the renewal (its repeat refused too) waiting at the token endpoint.
+			await eventually(
+				() => api.requestsTo(SERVICES_PATH).filter((r) => r.status === 401).length === 6 + 1 && api.requestsTo(REFRESH_PATH).length === 1,
+				() => JSON.stringify(api.requests.map((r) => [r.pathname, r.status])),
+			);
+			hold.release();
+			answers = await running;
+		} finally {
+			hold.release();
+		}
+
+		expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(200));
+		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
+		const calls = api.requestsTo(SERVICES_PATH);
+		const renewed = store.data.sessionToken;
+		expect(renewed).not.toBe(first);
+		expect(calls.filter((r) => r.status === 401).map((r) => r.headers.auth)).toEqual(Array(7).fill(first));
+		expect(calls.filter((r) => r.status === 200).map((r) => r.headers.auth)).toEqual(Array(6).fill(renewed));
+	});
+
+	it('a token renewed and stored by another execution while this run goes on: its next call uses it, with no 401 and no renewal of its own', async () => {
+		const store = credentials();
+		const { context } = createExecuteContext({ n8nLine: line, credentials: store, parameters: {} });
+		const call = async () => await clinicApiRequest(context, { method: 'GET', path: SERVICES_PATH, idempotent: true, purpose: 'the services' });
+		await call();
+		const first = store.data.sessionToken;
+		// Another execution finds the token expired, renews it, and n8n stores the new one.
+		api.expireAccessTokens();
+		await getServices(store, 1, undefined, false, line);
+		const renewedElsewhere = store.data.sessionToken;
+		expect(renewedElsewhere).not.toBe(first);
+		api.requests.length = 0;
+
+		expect((await call()).statusCode).toBe(200);
+
+		expect(api.requestsTo(SERVICES_PATH).map((r) => [r.status, r.headers.auth])).toEqual([[200, renewedElsewhere]]);
+		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
+	});
+
+	it('a 401 on every try: at most one renewal per call, no loop, and the error carries no token', async () => {
 		const store = credentials();
 		await getServices(store, 1, undefined, false, line);
 		api.injectFault({ path: SERVICES_PATH, times: Infinity, fault: { kind: 'status', status: 401 } });
@@ -131,8 +199,9 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 			expect.stringContaining('HTTP 401'),
 			expect.stringContaining('HTTP 401'),
 		]);
-		// Each item: its call (on n8n 1.x handed back, so sent once more to reach n8n's renewal), one renewal, the call once more.
-		expect(api.requestsTo(SERVICES_PATH)).toHaveLength(2 * (RENEWAL_401S[line] + 1));
+		// Until a call of the run has an answer the calls go one at a time: each item's call is refused,
+		// sent again to renew (n8n's try with the token it holds, the renewal, the call once more), and fails.
+		expect(api.requestsTo(SERVICES_PATH)).toHaveLength(2 * (1 + RENEWAL_401S));
 		expect(api.counters.tokenRefreshes).toBe(2);
 		const shown = JSON.stringify(output);
 		for (const secret of [store.data.sessionToken, store.data.refreshToken, api.validCredentials.clientSecret, api.validCredentials.apiKey]) {
@@ -166,7 +235,8 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 
 		expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(200));
 		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
-		expect(api.requestsTo(SERVICES_PATH).map((call) => call.status)).toEqual([...Array(RENEWAL_401S[line]).fill(401), ...Array(6).fill(200)]);
+		// The first call alone: refused, sent again to renew; the five others then with the renewed token.
+		expect(api.requestsTo(SERVICES_PATH).map((call) => call.status)).toEqual([...Array(RENEWAL_401S).fill(401), ...Array(6).fill(200)]);
 	});
 
 	it("each execution uses the token n8n stores now (one renewed elsewhere is picked up), never another run's copy", async () => {
@@ -198,11 +268,11 @@ it('a redirect to another host in the middle of a run is refused; that host gets
 	}, true);
 
 	expect(String(output[0].json.error)).toContain(`redirect (HTTP 307) to ${foreign.host}`);
-	expect(more.map((item) => (item.json.error === undefined ? 'ok' : String(item.json.error)))).toEqual([
-		...Array(4).fill('ok'),
-		expect.stringContaining(`redirect (HTTP 302) to ${foreign.host}`),
-		...Array(4).fill('ok'),
-	]);
+	// The items go out at once: whichever call met the redirect failed alone, the others have their 4 services each, in item order.
+	const failed = more.filter((item) => item.json.error !== undefined);
+	expect(failed.map((item) => String(item.json.error))).toEqual([expect.stringContaining(`redirect (HTTP 302) to ${foreign.host}`)]);
+	const failedItem = (failed[0].pairedItem as { item: number }).item;
+	expect(more.map((item) => item.pairedItem)).toEqual([0, 1, 2].flatMap((item) => (item === failedItem ? [{ item }] : Array(4).fill({ item }))));
 	expect(foreign.requests).toEqual([]);
 	expect(api.counters.tokenExchanges).toBe(1);
 });

@@ -101,6 +101,63 @@ describe('Doctor → Get Services', () => {
 	});
 });
 
+describe('reads of many items: several at once, the output as one item after another gives it', () => {
+	const doctorItems = (ids: string[]) => ids.map((doctorId) => ({ json: { doctorId } }));
+	const byItem = { ...doctorServices('={{ $json.doctorId }}'), doctorId: (itemIndex: number) => ({ __rl: true, mode: 'id', value: ids[itemIndex] }) };
+	let ids: string[] = [];
+
+	it('sends several calls at once, never more than the policy allows, and outputs every item\'s records in item order', async () => {
+		const answered = new Map<number, number>();
+		const timed = await startFakeClinicApi({ onRequestDone: (record) => answered.set(record.id, Date.now()) });
+		try {
+			ids = Array.from({ length: 20 }, () => FIXTURE_IDS.doctorWithServices);
+			// Answers a little late, so that calls sent together are open together.
+			timed.injectFault({ path: '/dr/v1/doctor/service/', times: Infinity, fault: { kind: 'delay', ms: 50 } });
+			const output = await run(byItem, { items: doctorItems(ids), store: fakeApiCredentials(timed.url, timed.validCredentials) });
+
+			expect(output).toHaveLength(20 * 4);
+			expect(output.map((item) => (item.pairedItem as { item: number }).item)).toEqual(ids.flatMap((_, itemIndex) => Array(4).fill(itemIndex)));
+			const calls = timed.requestsTo('/dr/v1/doctor/service/').map((call) => ({ opened: call.time, closed: answered.get(call.id) ?? Infinity }));
+			expect(calls).toHaveLength(20);
+			const open = maxOpenAtOnce(calls);
+			expect(open).toBeGreaterThan(1);
+			expect(open).toBeLessThanOrEqual(PRODUCTION_POLICY.readConcurrency);
+		} finally {
+			await timed.close();
+		}
+	});
+
+	it('without Continue On Fail: the error of the first failed item, and no item after it is started once it failed', async () => {
+		// Items 0–5 start together (item 2 fails before sending); items 6–12 (another doctor) come after.
+		ids = [...Array(6).fill(FIXTURE_IDS.doctorWithServices), ...Array(7).fill(FIXTURE_IDS.doctorWithTwoServices)];
+		ids[2] = '';
+		const error = (await run(byItem, { items: doctorItems(ids) }).catch((e: unknown) => e)) as Error & { context?: { itemIndex?: number } };
+
+		expect(error.message).toContain('The Doctor field is empty');
+		expect(error.context?.itemIndex).toBe(2);
+		// The reads started with it went out (they only read); none of the items after them.
+		expect(api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithServices}`)).toHaveLength(5);
+		expect(api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithTwoServices}`)).toHaveLength(0);
+	});
+
+	it('with Continue On Fail: each failed item its error in its place, the others their records', async () => {
+		ids = [FIXTURE_IDS.doctorWithServices, '', FIXTURE_IDS.doctorWithServices, '..'];
+		const output = await run(byItem, { items: doctorItems(ids), continueOnFail: true });
+
+		expect(output.map((item) => [(item.pairedItem as { item: number }).item, item.json.error === undefined ? 'records' : String(item.json.error)])).toEqual([
+			...Array(4).fill([0, 'records']),
+			[1, expect.stringContaining('The Doctor field is empty')],
+			...Array(4).fill([2, 'records']),
+			[3, expect.stringContaining('only of dots')],
+		]);
+	});
+});
+
+/** The most calls the fake had open at one time (each from its arrival until its answer was done). */
+function maxOpenAtOnce(calls: Array<{ opened: number; closed: number }>): number {
+	return Math.max(...calls.map((call) => calls.filter((other) => other.opened <= call.opened && other.closed > call.opened).length));
+}
+
 describe('Patient → Search by Mobile', () => {
 	it('tolerates formatting and returns one item per profile', async () => {
 		const output = await run(patientSearch('98765-43 210'));

@@ -112,16 +112,26 @@ describe('multipartBody from a binary stream', () => {
 		await iterator.return?.();
 	});
 
-	test('a large chunk (the database mode gives the whole file as one) goes on as small views of itself, not copies', async () => {
-		const whole = randomBytes(1024 * 1024 + 5);
+	async function fileItemsOf(chunk: Buffer): Promise<Buffer[]> {
 		const items: Buffer[] = [];
-		for await (const item of multipartBody(Readable.from([whole]) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: whole.length }, 'B'), whole.length) as BinaryStream) {
-			items.push(item);
-		}
-		const fileItems = items.slice(1, -1);
-		expect(Buffer.concat(fileItems).equals(whole)).toBe(true);
+		const body = multipartBody(Readable.from([chunk]) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: chunk.length }, 'B'), chunk.length);
+		for await (const item of body as BinaryStream) items.push(item);
+		return items.slice(1, -1);
+	}
+
+	test('a chunk read from a file (up to a few MiB) goes on as small views of itself, not copies', async () => {
+		const chunk = randomBytes(1024 * 1024 + 5);
+		const fileItems = await fileItemsOf(chunk);
+		expect(Buffer.concat(fileItems).equals(chunk)).toBe(true);
 		expect(Math.max(...fileItems.map((item) => item.length))).toBeLessThanOrEqual(128 * 1024);
-		expect(fileItems.every((item) => item.buffer === whole.buffer)).toBe(true);
+		expect(fileItems.every((item) => item.buffer === chunk.buffer)).toBe(true);
+	});
+
+	test('the whole file as one chunk (the database mode) goes on as it is: one item, the same buffer', async () => {
+		const whole = randomBytes(9 * 1024 * 1024);
+		const fileItems = await fileItemsOf(whole);
+		expect(fileItems).toHaveLength(1);
+		expect(fileItems[0]).toBe(whole);
 	});
 
 	test.each([

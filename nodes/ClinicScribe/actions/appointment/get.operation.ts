@@ -22,6 +22,9 @@ export const description: INodeProperties[] = [
 	...patientDataForAgentProperties(show),
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Get');
 	const ref = readAppointmentRef(this, itemIndex);

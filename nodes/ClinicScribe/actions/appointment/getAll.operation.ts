@@ -85,6 +85,9 @@ export const description: INodeProperties[] = [
 	...patientDataForAgentProperties(show),
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Get Many');
 	const options = readOptions(this, itemIndex);

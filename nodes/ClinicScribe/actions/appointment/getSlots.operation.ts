@@ -60,6 +60,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 /**
  * One request per day (`start_date` = `end_date` = that day): [EKA-APPT-GS] allows only D to D+1,
  * [EKA-MCP] asks for up to 10 days; one day is within both.

@@ -26,6 +26,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const output = this.getNodeParameter('output', itemIndex, 'entities') as 'entities' | 'clinics' | 'doctors';
 	const response = await getBusinessEntities(this, itemIndex);

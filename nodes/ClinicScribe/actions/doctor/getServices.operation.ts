@@ -52,6 +52,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const doctorId = String(this.getNodeParameter('doctorId', itemIndex, '', { extractValue: true }) ?? '').trim();
 	if (doctorId === '') {

@@ -51,6 +51,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const mobile = checkDirectoryMobile(this.getNodeParameter('mobile', itemIndex, ''));
 	if (!mobile.ok) throw badInput(this, itemIndex, `The Mobile Number ${mobile.problem}`, 'Enter the 10-digit mobile number, for example 9876543210, or it with its country code.');

@@ -76,6 +76,9 @@ interface ListOptions {
 	pageSize?: number;
 }
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as ListOptions;
 	let from: number | undefined;

@@ -54,6 +54,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const prefix = trimmedString(this.getNodeParameter('prefix', itemIndex, ''));
 	if (prefix === '') throw badInput(this, itemIndex, 'The Search Text is empty', 'Enter the start of a name, username or mobile number.');

@@ -63,6 +63,9 @@ export const description: INodeProperties[] = [
 	},
 ];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient search');
 	const check = checkTenDigitMobile(this.getNodeParameter('mobile', itemIndex, ''));

@@ -8,6 +8,9 @@ import { readTemplateId, templateIdField } from './templateFields';
 
 export const description: INodeProperties[] = [templateIdField('get', 'The template to get')];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 /** The service has no call for one template ([EKA-OAS] filters the list), so the list is read. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const templateId = readTemplateId(this, itemIndex);

@@ -11,6 +11,9 @@ const show = { resource: ['template'], operation: ['getAll'] };
 // The service answers the whole list at once (no paging), so Limit cuts it here.
 export const description: INodeProperties[] = [...returnAllAndLimit(show)];
 
+/** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
+export const readsOnly = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
 	const response = await listTemplates(this, itemIndex);
 	const templates = readTemplateList(response.body);
