@@ -5,7 +5,7 @@
  *
  *   before: the first code: `getBinaryDataBuffer` (decode the whole file) + `Buffer.concat` (head,
  *           file, tail), sent as one buffer;
- *   after:  the node's code now (transport/storageUpload.ts): the file's Base64 decoded a piece at a
+ *   after:  the node's code now (transport/storage.ts): the file's Base64 decoded a piece at a
  *           time straight into one buffer holding the whole body (one copy of the file: in this mode
  *           there is no stream n8n's HTTP client could take without a construct that gets round
  *           n8n's import rule; docs/verification.md).
@@ -23,7 +23,7 @@ import { createInterface } from 'node:readline';
 
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
-import { multipartFrame, uploadToStorage } from '../nodes/ClinicScribe/transport/storageUpload';
+import { multipartFrame, uploadToStorage } from '../nodes/ClinicScribe/transport/storage';
 import { remoteFakeTranscription, type PresignAnswer } from '../test/fake-api/routes/transcription';
 import { loadN8nHttpRequest } from '../test/integration/transcription/n8nHttpRequest';
 import { plainHttpRequest } from '../test/support/nodeContext';

@@ -1,5 +1,5 @@
 /**
- * Upload bench: a large recording through the node's own upload code (transport/storageUpload.ts,
+ * Upload bench: a large recording through the node's own upload code (transport/storage.ts,
  * sent by n8n's real `httpRequest` helper from the cached n8n, reading the file the way n8n's
  * filesystem binary mode does), next to `curl -F` sending the same file to the same endpoint, in the
  * same run. Prints the peak memory growth of this process and the throughput of both.
@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { uploadToStorage, type BinaryStream } from '../nodes/ClinicScribe/transport/storageUpload';
+import { uploadToStorage, type BinaryStream } from '../nodes/ClinicScribe/transport/storage';
 import { remoteFakeTranscription, type PresignAnswer } from '../test/fake-api/routes/transcription';
 import { loadN8nHttpRequest } from '../test/integration/transcription/n8nHttpRequest';
 import { plainHttpRequest } from '../test/support/nodeContext';

@@ -10,10 +10,7 @@ import type {
 } from 'n8n-workflow';
 
 import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
-import { API_VARIANT_OPTIONS } from '../nodes/ClinicScribe/transport/apiVariants';
-import { authHeadersFor, isApiUrl } from '../nodes/ClinicScribe/transport/authHeaders';
-import { readCredentialSettings } from '../nodes/ClinicScribe/transport/credentialSettings';
-import { obtainAccessToken } from '../nodes/ClinicScribe/transport/tokenExchange';
+import { API_VARIANT_OPTIONS, authHeadersFor, isApiUrl, obtainAccessToken, readCredentialSettings } from '../nodes/ClinicScribe/transport/authentication';
 
 export class ClinicScribeApi implements ICredentialType {
 	name = 'clinicScribeApi';

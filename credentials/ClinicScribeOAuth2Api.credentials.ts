@@ -15,7 +15,7 @@ import {
 	ENVIRONMENT_SIGN_IN_URLS,
 	SIGN_IN_PATHS,
 	SIGN_IN_SCOPE,
-} from '../nodes/ClinicScribe/transport/apiVariants';
+} from '../nodes/ClinicScribe/transport/authentication';
 
 /**
  * A value per Environment, as an expression n8n resolves from the credential's fields (`$self` in

@@ -26,7 +26,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { ClinicScribeOAuth2Api, REDIRECT_URL_NOTICE } from '../../credentials/ClinicScribeOAuth2Api.credentials';
-import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/apiVariants';
+import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/authentication';
 import { DEFAULT_CREDENTIALS, SIGN_IN } from '../fake-api/fixtures';
 import { SIGN_IN_ROUTES } from '../fake-api/routes/signIn';
 import type { RecordedRequest } from '../fake-api/types';

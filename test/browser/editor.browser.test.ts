@@ -24,7 +24,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger, ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
-import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/apiVariants';
+import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/authentication';
 import { REPO_ROOT } from '../support/n8n/install';
 import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type WorkflowJson } from '../support/n8n/workflows';
 import { NpmStart } from './npmStart';

@@ -10,7 +10,7 @@ import { CREDENTIAL_TYPE } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { recordAttack } from '../support/attackLedger';
 import { startForeignHost } from '../support/foreignHost';
-import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/apiVariants';
+import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/authentication';
 import { API_VARIANTS } from '../fake-api/fixtures';
 
 jest.setTimeout(5 * 60_000);

@@ -10,8 +10,8 @@ import * as prescription from './prescription';
 import * as template from './template';
 import * as transcription from './transcription';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
-import { scrubCredentialSecrets } from '../transport/runCredential';
-import { concurrencyGate } from '../transport/storageUpload';
+import { scrubCredentialSecrets } from '../transport/request';
+import { concurrencyGate } from '../transport/storage';
 
 type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 

@@ -2,7 +2,7 @@ import type { ILoadOptionsFunctions, INodeListSearchItems, INodeListSearchResult
 
 import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readTemplateList } from '../shared/templateRecords';
-import { getBusinessEntities } from '../transport/clinicDirectoryApi';
+import { getBusinessEntities } from '../transport/directoryApi';
 import { listTemplates } from '../transport/templateApi';
 
 /** The business's doctors ([IFD §4.3]), for the Doctor pickers. */

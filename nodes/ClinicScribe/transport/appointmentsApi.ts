@@ -6,24 +6,23 @@
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readAppointmentBody } from '../shared/appointmentRecords';
-import { readErrorFields } from './errorBodies';
+import { readErrorFields, unexpectedBodyError } from './errors';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
-import { unexpectedBodyError } from './requestErrors';
 
-export const APPOINTMENTS_PATH = '/dr/v1/appointment';
+const APPOINTMENTS_PATH = '/dr/v1/appointment';
 /** Updates go to v2: [EKA-DT] documents v1 and v2, and [EKA-MCP] uses v2 for every update. */
-export const APPOINTMENT_UPDATE_PREFIX = '/dr/v2/appointment';
+const APPOINTMENT_UPDATE_PREFIX = '/dr/v2/appointment';
 /** The reschedule that answers the new appointment ([EKA-DT]); v1's answers "not available for this workspace" ([EKA-MCP]). */
-export const RESCHEDULE_PREFIX = '/appointments/v1';
+const RESCHEDULE_PREFIX = '/appointments/v1';
 
 /** How the path's id is meant: Eka's appointment id, or the partner's own (`?partner_id=1`). */
-export interface AppointmentRef {
+interface AppointmentRef {
 	appointmentId: string;
 	/** True: the id is your partner_appointment_id. */
 	partnerId?: boolean;
 }
 
-export interface AppointmentCallOptions {
+interface AppointmentCallOptions {
 	partnerId?: boolean;
 	itemIndex?: number;
 	/** Ends the call and its retries (the trigger's deadline); default: the execution's cancel signal. */
@@ -232,7 +231,7 @@ function refuseUnlessOk(ctx: ClinicApiContext, response: ClinicApiResponse, requ
 }
 
 /** The service's refusal, said as what went wrong and what to do (its own words kept, patient data removed). */
-export function appointmentRefusedError(ctx: ClinicApiContext, request: AppointmentRequest, statusCode: number, body: unknown): NodeApiError {
+function appointmentRefusedError(ctx: ClinicApiContext, request: AppointmentRequest, statusCode: number, body: unknown): NodeApiError {
 	const fields = readErrorFields(body);
 	const said = scrub(fields.message, request.redact);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;

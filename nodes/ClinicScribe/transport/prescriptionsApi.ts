@@ -3,19 +3,19 @@
  *
  * - `getPrescription`: `GET /dr/v1/prescription/{prescription_id}` through `clinicApiRequest`
  *   ([EKA-DT] declares the raw `auth` header, as for every `/dr` call; [EKA-MCP] sends Bearer +
- *   client-id: the credential adds what authHeaders.ts says).
+ *   client-id: the credential adds what authentication.ts says).
  * - `downloadPrescriptionPdf`: the PDF behind a `prescription_url` (appointment, `prescription.*`
  *   events). It lives on another host (`prescription-store-s3.eka.care`), so it is fetched as a
- *   link (linkDownload.ts): no token, no `auth`, no client-id ever goes with it, whatever host the
+ *   link (storage.ts): no token, no `auth`, no client-id ever goes with it, whatever host the
  *   link names.
  */
 import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
-import { getFromLink } from './linkDownload';
+import { getFromLink } from './storage';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
-export const PRESCRIPTION_PATH = '/dr/v1/prescription';
+const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
 export async function getPrescription(
 	ctx: ClinicApiContext,
@@ -35,13 +35,13 @@ export async function getPrescription(
 	});
 }
 
-export interface PrescriptionPdf {
+interface PrescriptionPdf {
 	data: Buffer;
 	mimeType: string;
 	fileName: string;
 }
 
-export interface PdfTarget {
+interface PdfTarget {
 	/** Checked by `checkPdfUrl` (shared/prescriptionRecords.ts). */
 	url: string;
 	/** Names the link in messages (never the whole link, which may be signed). */
@@ -52,7 +52,7 @@ export interface PdfTarget {
 
 /**
  * The PDF's bytes, from a link (a `prescription_url`) or a target already checked. A link that is
- * not an absolute http(s) URL is refused before anything is sent; the download is linkDownload.ts's.
+ * not an absolute http(s) URL is refused before anything is sent; the download is storage.ts's.
  */
 export async function downloadPrescriptionPdf(
 	ctx: ClinicApiContext,

@@ -1,11 +1,16 @@
 /**
- * The one way the nodes call the clinic API (`clinicApiRequest`), and the one way an id enters a
- * URL path (`pathSegment`). One attempt is authenticatedAttempt.ts, the run's credential
- * runCredential.ts, the retries retry.ts, the errors requestErrors.ts.
+ * The call: the one way the nodes call the clinic API (`clinicApiRequest`) and the one way an id
+ * enters a URL path (`pathSegment`). A call is one loop of attempts (retryPolicy.ts), each sent
+ * through n8n's authenticated helper with the credential type alone (the documented form every n8n
+ * line supports: n8n reads the stored credential, gets a token when there is none and stores it), the
+ * same on n8n 1.x and 2.x. The run's credential is read once at its first call, for its settings and
+ * the secrets every error of the run is cleaned of.
  */
 import {
 	NodeApiError,
 	NodeOperationError,
+	type IAdditionalCredentialOptions,
+	type ICredentialDataDecryptedObject,
 	type IDataObject,
 	type IExecuteFunctions,
 	type IHookFunctions,
@@ -16,27 +21,32 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { sendAuthenticated, withRawBody, type AttemptOutcome } from './authenticatedAttempt';
-import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
-import { readCredentialSettings, type ClinicScribeSettings } from './credentialSettings';
-import { scrubErrorInPlace, scrubValue } from './errorBodies';
+import { chosenCredentialType, SIGN_IN_CREDENTIAL_TYPE, type ClinicCredentialType } from '../shared/credentialChoice';
+import { credentialSecrets, oAuth2HeadersFor, readCredentialSettings, type ClinicScribeSettings } from './authentication';
 import {
 	clinicApiError,
+	describeNetworkFailure,
+	errorChain,
+	notConnectedError,
+	redactionsFor,
 	redirectRefusedError,
 	requestStoppedError,
+	scrubErrorInPlace,
+	scrubValue,
+	signInRenewalFailureOf,
+	signInTokenRejectedAdvice,
+	tokenExchangeFailureOf,
 	tokenProblemError,
 	unreachableError,
-	withNotRepeatedNote,
 	type CallLabel,
-} from './requestErrors';
-import { mayRepeat, outcomeUnknown, withRetries, type AttemptResult, type RepeatSafety } from './retry';
-import { PRODUCTION_POLICY, RETRYABLE_STATUSES } from './retryPolicy';
-import { callSecrets, credentialOfRun, type RunCredential } from './runCredential';
-import { notConnectedError, signInTokenRejectedAdvice } from './signInFailures';
+	type Redaction,
+	type TokenProblem,
+} from './errors';
+import { isTransientNetworkFailure, mayRetry, outcomeUnknown, PRODUCTION_POLICY, withRetries, type RepeatSafety } from './retryPolicy';
 
 export type ClinicApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
-export interface ClinicApiRequest extends CallLabel, RepeatSafety {
+interface ClinicApiRequest extends CallLabel, RepeatSafety {
 	method: IHttpRequestMethods;
 	/** Path below the base URL; callers put every id in it through `pathSegment`. */
 	path: string;
@@ -50,12 +60,23 @@ export interface ClinicApiRequest extends CallLabel, RepeatSafety {
 	rawBody?: RawRequestBody;
 	/** Statuses the caller handles itself (returned, not thrown). */
 	acceptStatuses?: number[];
+	/**
+	 * The call's own rule for answers it takes that are passing failures all the same (the status
+	 * call's 500 without per-template failures, a truncated body): the error to end with should no
+	 * attempt be left. Such an answer is sent again as a 5xx is.
+	 */
+	retryAnswer?: (response: ClinicApiResponse, attempt: number) => Error | undefined;
+	/**
+	 * The error to end with instead, when the call failed after an attempt got no clear answer (none,
+	 * or a 5xx): the service may have carried that attempt out.
+	 */
+	failedAfterLostAnswer?: (error: NodeApiError) => Error;
 	timeoutMs?: number;
 	/** Ends the call and its retries at once; default: the execution's cancel signal (Stop). */
 	abortSignal?: AbortSignal;
 }
 
-export interface RawRequestBody {
+interface RawRequestBody {
 	open(): Promise<unknown>;
 	contentLength: number;
 	contentType?: string;
@@ -102,91 +123,100 @@ export function pathSegment(ctx: ClinicApiContext, value: string, field: string,
 	return encodeURIComponent(value);
 }
 
-/** Errors of calls that were sent again after an attempt whose answer was lost (see answerWasLost). */
-const errorsAfterLostAnswer = new WeakSet<object>();
-
-/**
- * Whether the call that threw this error had an attempt without a clear answer (none, or a 5xx):
- * the service may have carried it out, even though the call failed.
- */
-export function answerWasLost(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && errorsAfterLostAnswer.has(error);
+/** The execution's cancel signal (n8n aborts it when the execution is stopped), where the context has one. */
+export function executionCancelSignal(ctx: ClinicApiContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
 }
 
 /**
- * The one way the nodes call the clinic API: authenticated by the credential (which renews the
- * token on a 401 and retries once), repeated with bounded back-off where that is safe (retry.ts:
- * `mayRepeat`); every failure becomes a NodeApiError that says what to do. Redirects are never
+ * The one way the nodes call the clinic API: authenticated by the credential (a 401 renews the
+ * token once for the run, see renewedAnswer), repeated with bounded back-off where that is safe
+ * (`mayRetry`); every failure becomes a NodeApiError that says what to do. Redirects are never
  * followed (the credential's headers would go with them), and every error and every error answer
  * handed back is scrubbed of the credential's secrets.
  */
 export async function clinicApiRequest<T = unknown>(ctx: ClinicApiContext, request: ClinicApiRequest): Promise<ClinicApiResponse<T>> {
 	const credential = await credentialOfRun(ctx);
 	const settings = readCredentialSettings(credential.data, credential.type);
-	const lost = { answer: false };
+	let lostAnswer = false;
 	try {
 		if (credential.type === SIGN_IN_CREDENTIAL_TYPE && settings.sessionToken === '') {
 			throw notConnectedError(ctx.getNode(), credential.name, request);
 		}
-		const response = { ...(await sendWithRetries<T>(ctx, credential, settings, request, lost)), afterLostAnswer: lost.answer };
-		if (response.statusCode >= 200 && response.statusCode < 300) return response;
+		const signal = request.abortSignal ?? executionCancelSignal(ctx);
+		const { options, extra } = helperArguments(credential, settings, request, signal);
+		const response = await withRetries(
+			PRODUCTION_POLICY.retry,
+			async (attempt) => {
+				const sent = { ...options };
+				if (request.rawBody) await withRawBody(sent, request.rawBody);
+				const release = await turnToSend(credential);
+				let outcome: AttemptOutcome;
+				try {
+					let answer = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, credential.type, sent, extra)) as HelperAnswer;
+					if (answer.statusCode === 401 && !request.acceptStatuses?.includes(401)) answer = await renewedAnswer(ctx, credential, sent, extra, request);
+					outcome = { kind: 'answer', response: { statusCode: answer.statusCode, body: answer.body, headers: answer.headers ?? {} } };
+				} catch (error) {
+					outcome = thrownOutcome(error, credential, sent.url);
+				}
+				release(outcome.kind === 'answer' && outcome.response.statusCode !== 401);
+				// Stopped: whatever the call answered or failed with, it is not retried.
+				if (signal?.aborted) throw requestStoppedError(ctx, request);
+				if (outcome.kind === 'answer') {
+					const { response } = outcome;
+					const status = response.statusCode;
+					if (status >= 300 && status < 400) throw redirectRefusedError(ctx, request, status, response.headers.location, options.url);
+					const retryAfter = response.headers['retry-after'];
+					if ((status >= 200 && status < 300) || request.acceptStatuses?.includes(status)) {
+						const passing = request.retryAnswer?.(response, attempt);
+						return passing ? { kind: 'retry', error: passing, retryAfter } : { kind: 'done', value: response as ClinicApiResponse<T> };
+					}
+					if (outcomeUnknown(status)) lostAnswer = true;
+					const refused = clinicApiError(ctx, request, status, response.body, attempt);
+					if (mayRetry({ status }, request)) return { kind: 'retry', error: refused, retryAfter };
+					throw withNotRepeatedNote(request, refused, status);
+				}
+				if (outcome.kind === 'unauthorized') {
+					const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
+					if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
+					throw rejected;
+				}
+				if (outcome.kind === 'noToken') throw tokenProblemError(ctx, request, outcome.problem);
+				const unreachable = unreachableError(ctx, request, describeNetworkFailure(outcome.error), attempt);
+				if (isTransientNetworkFailure(outcome.error)) {
+					lostAnswer = true;
+					if (mayRetry({ noAnswer: outcome.error }, request)) return { kind: 'retry', error: unreachable };
+				}
+				throw withNotRepeatedNote(request, unreachable);
+			},
+			{ signal, stopped: () => requestStoppedError(ctx, request) },
+		);
+		if (response.statusCode >= 200 && response.statusCode < 300) return { ...response, afterLostAnswer: lostAnswer };
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, await callSecrets(ctx, credential, settings, request.redact)) };
+		return { ...response, body: scrubValue(response.body, await callSecrets(ctx, credential, settings, request.redact)), afterLostAnswer: lostAnswer };
 	} catch (error) {
 		scrubErrorInPlace(error, await callSecrets(ctx, credential, settings, request.redact));
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		const failure = new NodeApiError(ctx.getNode(), error as JsonObject);
-		if (lost.answer) errorsAfterLostAnswer.add(failure);
-		throw failure;
+		throw lostAnswer && request.failedAfterLostAnswer ? request.failedAfterLostAnswer(failure) : failure;
 	}
 }
 
-async function sendWithRetries<T>(
-	ctx: ClinicApiContext,
+/**
+ * The options and credential options of n8n's helper. Every status comes back as an answer (its
+ * body read for the error message), a 401 too: the run renews the token once for all its calls
+ * (renewedAnswer), the same way on n8n 1.x (whose helper knows only true or false here) and 2.x.
+ */
+function helperArguments(
 	credential: RunCredential,
 	settings: ClinicScribeSettings,
 	request: ClinicApiRequest,
-	lost: { answer: boolean },
-): Promise<ClinicApiResponse<T>> {
-	const signal = request.abortSignal ?? executionCancelSignal(ctx);
-	const options = requestOptions(settings, request, signal);
-	const send = async (): Promise<AttemptOutcome> => {
-		if (request.rawBody) await withRawBody(options, request.rawBody);
-		return await sendAuthenticated(ctx, credential, options, request);
-	};
-	const attempt = async (attempt: number): Promise<AttemptResult<ClinicApiResponse<T>>> => {
-		const outcome = await send();
-		// Stopped: whatever the call answered or failed with, it is not retried.
-		if (signal?.aborted) throw requestStoppedError(ctx, request);
-		if (outcome.kind === 'response') {
-			const { response } = outcome;
-			const status = response.statusCode;
-			if (status >= 300 && status < 400) throw redirectRefusedError(ctx, request, status, response.headers.location, options.url);
-			if ((status >= 200 && status < 300) || request.acceptStatuses?.includes(status)) return { kind: 'done', value: response as ClinicApiResponse<T> };
-			if (outcomeUnknown(status)) lost.answer = true;
-			const refused = clinicApiError(ctx, request, status, response.body, attempt);
-			if (RETRYABLE_STATUSES.has(status) && mayRepeat(request, status)) return { kind: 'retry', error: refused, retryAfter: response.headers['retry-after'] };
-			throw withNotRepeatedNote(request, refused, status);
-		}
-		if (outcome.unauthorized) {
-			const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
-			if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
-			throw rejected;
-		}
-		if (outcome.tokenProblem) throw tokenProblemError(ctx, request, outcome.tokenProblem);
-		const unreachable = unreachableError(ctx, request, outcome.description, attempt);
-		if (!outcome.network) throw withNotRepeatedNote(request, unreachable);
-		lost.answer = true;
-		if (mayRepeat(request)) return { kind: 'retry', error: unreachable };
-		throw withNotRepeatedNote(request, unreachable);
-	};
-	return await withRetries(PRODUCTION_POLICY.retry, attempt, { signal, stopped: () => requestStoppedError(ctx, request) });
-}
-
-function requestOptions(settings: ClinicScribeSettings, request: ClinicApiRequest, signal: AbortSignal | undefined): IHttpRequestOptions {
-	return {
+	signal: AbortSignal | undefined,
+): { options: IHttpRequestOptions; extra?: IAdditionalCredentialOptions } {
+	const url = `${settings.baseUrl}${request.path}`;
+	const options: IHttpRequestOptions = {
 		method: request.method,
-		url: `${settings.baseUrl}${request.path}`,
+		url,
 		qs: request.qs,
 		body: request.body,
 		json: true,
@@ -194,18 +224,240 @@ function requestOptions(settings: ClinicScribeSettings, request: ClinicApiReques
 		disableFollowRedirect: true,
 		headers: { Accept: 'application/json' },
 		returnFullResponse: true,
-		// Every status comes back as an answer (its body read for the error message), a 401 too: the
-		// run renews the token once for all its calls (authenticatedAttempt.ts), the same way on n8n 1.x
-		// (whose helper knows only true or false here) and 2.x.
 		ignoreHttpStatusErrors: true,
 		timeout: request.timeoutMs ?? PRODUCTION_POLICY.timeouts.apiCallMs,
 		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
 		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
 		abortSignal: signal,
 	};
+	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) return { options };
+	// n8n adds the OAuth2 token as Bearer itself; the `/dr` endpoints get it in `auth` too.
+	const { headers, tokenHeader } = oAuth2HeadersFor(url, settings);
+	options.headers = { ...options.headers, ...headers };
+	return { options, extra: tokenHeader ? { oauth2: { keyToIncludeInAccessTokenHeader: tokenHeader } } : undefined };
 }
 
-/** The execution's cancel signal (n8n aborts it when the execution is stopped), where the context has one. */
-export function executionCancelSignal(ctx: ClinicApiContext): AbortSignal | undefined {
-	return 'getExecutionCancelSignal' in ctx ? ctx.getExecutionCancelSignal() : undefined;
+/**
+ * A call of this run the API refused with 401 (the token n8n holds expired, or was replaced): the
+ * answer to it. While another call of the run renews the token, this one waits for it and is sent
+ * once more with the renewed token. Otherwise (or when the API refuses that token too) this call
+ * renews: sent once more with every status an error, so n8n's helper sees the 401, renews the token
+ * (the API credential's exchange, or the OAuth2 refresh; or it finds one stored meanwhile by another
+ * execution), stores it for every later call and execution, and sends the call again itself. The
+ * calls that fail meanwhile wait for this one, so calls in flight together share one renewal, on
+ * either credential and every n8n line. The refused call was not taken by the API, so any call may
+ * be sent again; a raw body goes as one buffer here, which n8n can send twice.
+ */
+async function renewedAnswer(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	sent: IHttpRequestOptions,
+	extra: IAdditionalCredentialOptions | undefined,
+	request: ClinicApiRequest,
+): Promise<HelperAnswer> {
+	if (credential.renewal) {
+		await settledRenewal(credential);
+		const again: IHttpRequestOptions = { ...sent };
+		if (request.rawBody) await withRawBody(again, request.rawBody);
+		const answer = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, credential.type, again, extra)) as HelperAnswer;
+		if (answer.statusCode !== 401) return answer;
+	}
+	const renewing: IHttpRequestOptions = { ...sent, ignoreHttpStatusErrors: false };
+	if (request.rawBody) await withRawBody(renewing, request.rawBody, true);
+	const renewal = ctx.helpers.httpRequestWithAuthentication.call(ctx, credential.type, renewing, extra) as Promise<HelperAnswer>;
+	credential.renewal = renewal;
+	const done = (): void => {
+		if (credential.renewal === renewal) credential.renewal = undefined;
+	};
+	renewal.then(done, done);
+	return await renewal;
+}
+
+/**
+ * Waits until this call may go, and returns what to call once it has its answer. Until a call of the
+ * run has had an answer other than 401, the API credential's calls go one at a time (uploads run
+ * several at once): when it holds no token yet, or an expired one, the first call gets one and n8n
+ * stores it, and the calls waiting here then use it instead of each exchanging one. Every call waits
+ * for a renewal under way: its token is the one to send (the stored one was refused).
+ */
+async function turnToSend(credential: RunCredential): Promise<(answered: boolean) => void> {
+	let release: (answered: boolean) => void = ignore;
+	if (credential.type !== SIGN_IN_CREDENTIAL_TYPE) {
+		while (!credential.answered && credential.firstCall) await credential.firstCall;
+		if (!credential.answered) {
+			let settle = (): void => undefined;
+			const firstCall = new Promise<void>((resolve) => (settle = resolve));
+			credential.firstCall = firstCall;
+			release = (answered) => {
+				if (answered) credential.answered = true;
+				if (credential.firstCall === firstCall) credential.firstCall = undefined;
+				settle();
+			};
+		}
+	}
+	await settledRenewal(credential);
+	return release;
+}
+
+/** Waits until no renewal of the run's token is under way (whatever it came to). */
+async function settledRenewal(credential: RunCredential): Promise<void> {
+	while (credential.renewal) await credential.renewal.then(ignore, ignore);
+}
+
+function ignore(): void {}
+
+/**
+ * Puts a fresh copy of the raw body into the options: a stream, or (`whole`) the bytes in one
+ * buffer, for the call that asks n8n to renew: n8n sends the same body again after the renewal,
+ * which a stream (used up by the first send) cannot be. Only a session file (at most 10 MB) has a
+ * raw body.
+ */
+async function withRawBody(options: IHttpRequestOptions, raw: RawRequestBody, whole = false): Promise<void> {
+	const opened = await raw.open();
+	options.body = (whole ? await wholeBody(opened) : opened) as IHttpRequestOptions['body'];
+	options.json = false;
+	options.headers = {
+		...options.headers,
+		'Content-Type': raw.contentType ?? 'application/octet-stream',
+		'Content-Length': String(raw.contentLength),
+	};
+}
+
+async function wholeBody(stream: unknown): Promise<Buffer> {
+	const chunks: Buffer[] = [];
+	for await (const chunk of stream as AsyncIterable<Uint8Array>) chunks.push(Buffer.from(chunk));
+	return Buffer.concat(chunks);
+}
+
+// ─── What an attempt came to ─────────────────────────────────────────────────────────────────────
+
+interface HelperAnswer {
+	statusCode: number;
+	body: unknown;
+	headers?: Record<string, string | string[] | undefined>;
+}
+
+type AttemptOutcome =
+	| { kind: 'answer'; response: ClinicApiResponse }
+	/** The API refused the token even after a renewal. */
+	| { kind: 'unauthorized'; body: unknown }
+	/** No token could be had or renewed. */
+	| { kind: 'noToken'; problem: TokenProblem }
+	/** No answer came (`error` says why). */
+	| { kind: 'noAnswer'; error: unknown };
+
+type ErrorResponse = { status?: number; data?: unknown; headers?: Record<string, string | string[] | undefined>; config?: { url?: unknown } };
+
+/**
+ * What n8n's helper threw, read as an outcome. An HTTP answer that came as an error (every status
+ * does while n8n renews) is an answer all the same; n8n 1.x keeps no cause, only the status (as
+ * httpCode) and a JSON body's object (context.data). A renewal that failed is the token endpoint's
+ * answer, not the API's, whatever its status; an HTTP error of the call's own address is the API's.
+ */
+function thrownOutcome(error: unknown, credential: RunCredential, url: string): AttemptOutcome {
+	const chain = errorChain(error);
+	const response = chain.map((record) => record.response as ErrorResponse | undefined).find((found) => found !== undefined);
+	const httpCode = chain[0]?.httpCode;
+	// httpCode may hold a network error code ("ECONNRESET") rather than a status.
+	const status = Number(response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
+	const body = response?.data ?? (chain[0]?.context as { data?: unknown } | undefined)?.data;
+	const answeredByApi = chain.some((record) => (record.response as ErrorResponse | undefined)?.config?.url === url);
+	const problem = answeredByApi
+		? undefined
+		: (tokenExchangeFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined));
+	if (status === 401) return { kind: 'unauthorized', body };
+	if (problem) return { kind: 'noToken', problem };
+	if (status !== 0) return { kind: 'answer', response: { statusCode: status, body, headers: response?.headers ?? {} } };
+	return { kind: 'noAnswer', error };
+}
+
+/**
+ * A call that is not safe to repeat failed without a clear "not taken" (a 5xx, no answer): the
+ * service may have done the work, so the user is told to check before running it again.
+ */
+function withNotRepeatedNote(call: RepeatSafety, error: NodeApiError, statusCode?: number): NodeApiError {
+	if (call.idempotent || call.repeatAfterServerError === true || !outcomeUnknown(statusCode)) return error;
+	error.description = `${error.description ?? ''} This request was not repeated automatically: the service may have carried it out before failing, so check (for example list the templates, or Get Results for the session) before running it again.`.trim();
+	return error;
+}
+
+// ─── The run's credential ────────────────────────────────────────────────────────────────────────
+
+interface RunCredential {
+	type: ClinicCredentialType;
+	/** The credential's name in n8n, for messages that say which credential to fix. */
+	name: string;
+	data: ICredentialDataDecryptedObject;
+	/** A call of this run has had an answer from the API: n8n holds a token by then. */
+	answered: boolean;
+	/** The call that goes first, while none has had an answer; the others wait for it. */
+	firstCall?: Promise<void>;
+	/** The call renewing the token the API refused; the run's other calls wait for it. */
+	renewal?: Promise<unknown>;
+}
+
+// Keyed by the context object: n8n makes one per node run (or hook, webhook, list search), and a
+// context has one credential, so nothing is shared across runs, executions or credentials.
+const runCredentials = new WeakMap<ClinicApiContext, Promise<RunCredential>>();
+
+async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
+	let pending = runCredentials.get(ctx);
+	if (!pending) {
+		pending = readRunCredential(ctx);
+		runCredentials.set(ctx, pending);
+		// A failed read (no credential chosen) is not remembered: the next call reports it again.
+		pending.catch(() => runCredentials.delete(ctx));
+	}
+	return await pending;
+}
+
+async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
+	const type = credentialTypeOf(ctx);
+	const data = await ctx.getCredentials(type);
+	return { type, name: ctx.getNode().credentials?.[type]?.name ?? '', data, answered: false };
+}
+
+/**
+ * The credential type the node's Authentication field chose: the OAuth2 credential, or the Clinic
+ * Scribe API credential (also for every node saved before the field existed).
+ */
+export function credentialTypeOf(ctx: ClinicApiContext): ClinicCredentialType {
+	return chosenCredentialType(ctx.getNode().parameters ?? {});
+}
+
+/** The run's credential's fields (read once per run). */
+export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicScribeSettings> {
+	const credential = await credentialOfRun(ctx);
+	return readCredentialSettings(credential.data, credential.type);
+}
+
+/**
+ * Every value of the credential before the call and as n8n stores it now (a token renewed during
+ * the call is only there: read again, on this error path only), and the call's own (`redact`).
+ */
+async function callSecrets(ctx: ClinicApiContext, credential: RunCredential, before: ClinicScribeSettings, redact: string[] = []): Promise<Redaction[]> {
+	return [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential)), ...redactionsFor(redact)];
+}
+
+/**
+ * The credential's secrets as the run read them and as n8n stores them now: n8n keeps a token it
+ * renewed during the run only in its database (the run's copy has the old one), so it is read again.
+ */
+async function currentCredentialSecrets(ctx: ClinicApiContext, credential: RunCredential): Promise<string[]> {
+	const read = credentialSecrets(readCredentialSettings(credential.data, credential.type));
+	try {
+		return [...read, ...credentialSecrets(readCredentialSettings(await ctx.getCredentials(credential.type), credential.type))];
+	} catch {
+		// Not readable now: the values read at the start of the run are removed all the same.
+		return read;
+	}
+}
+
+/** Removes the credential's secrets from an error made anywhere (in place), before it is shown or stored. */
+export async function scrubCredentialSecrets(ctx: ClinicApiContext, error: unknown): Promise<void> {
+	try {
+		scrubErrorInPlace(error, await currentCredentialSecrets(ctx, await credentialOfRun(ctx)));
+	} catch {
+		// No readable credential: nothing of it can be in the error either.
+	}
 }

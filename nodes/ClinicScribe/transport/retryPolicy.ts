@@ -1,7 +1,12 @@
 /**
- * How every call to the clinic API (token exchange included) retries and how long it waits for an
- * answer: one frozen policy, which nothing in the package can change.
+ * How often and how long: the one frozen policy of every request (attempts, pauses, timeouts, how
+ * many at once), which nothing in the package can change; the one rule of what may be sent again
+ * (`mayRetry`); and the one retry loop (`withRetries`), which every repeated request goes through:
+ * clinic API calls, the token exchange, storage uploads, downloads from links. Knows no node context,
+ * so the credential's token exchange uses it too.
  */
+import { abortableSleep } from '../shared/abortableSleep';
+import { networkErrorCode } from './errors';
 
 export interface RetryPolicy {
 	/** Attempts in all (first try + retries) for retryable failures. */
@@ -29,7 +34,7 @@ export interface RequestTimeouts {
 export interface TransportPolicy {
 	readonly retry: RetryPolicy;
 	readonly timeouts: RequestTimeouts;
-	/** Uploads to the storage host (5xx/408/429 and network failures; the file is opened anew). */
+	/** Uploads to the storage host (the file is opened anew for each attempt). */
 	readonly storageRetry: RetryPolicy;
 	/**
 	 * How many transactions one node run sends at once, and how many storage uploads are in flight
@@ -49,15 +54,109 @@ export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 	readConcurrency: 6,
 });
 
+// ─── What may be sent again ──────────────────────────────────────────────────────────────────────
+
 /** Answers that say "not now" rather than "no": worth another try after a pause. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
+/** 408 and 429 say the request was not taken: any call may be sent again after them. */
+const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+
+/** No answer, for a reason worth another try: the connection broke or timed out, not the request itself. */
+const TRANSIENT_NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN'];
+
+/** How safe a call is to send again. */
+export interface RepeatSafety {
+	/** Sending it twice does what sending it once does (reads, writes the API deduplicates). */
+	idempotent: boolean;
+	/** Not idempotent, but the API makes a repeat after a 5xx harmless (the caller says why). */
+	repeatAfterServerError?: boolean;
+}
+
+/** A request whose repeat does nothing new: a read, a token request, a file stored under its name. */
+const REPEATABLE: RepeatSafety = { idempotent: true };
+
+/** What a failed attempt came to: an answer with this status, or none (what was thrown instead). */
+type Failure = { status: number } | { noAnswer: unknown };
+
+/**
+ * Whether a failed attempt may be sent again: the one rule of the package. A "not now" answer
+ * (RETRYABLE_STATUSES) or a connection that broke or timed out is worth another try, as long as
+ * the call is safe to repeat after it (`mayRepeat`).
+ */
+export function mayRetry(failure: Failure, call: RepeatSafety = REPEATABLE): boolean {
+	if ('status' in failure) return RETRYABLE_STATUSES.has(failure.status) && mayRepeat(call, failure.status);
+	return isTransientNetworkFailure(failure.noAnswer) && mayRepeat(call);
+}
+
+/** A failure without an answer that is worth another try (reset, refused, timed out). */
+export function isTransientNetworkFailure(error: unknown): boolean {
+	const code = networkErrorCode(error);
+	return code !== undefined && TRANSIENT_NETWORK_CODES.includes(code);
+}
+
+/**
+ * Whether a failed call may be sent again, by what came back (`statusCode` undefined: no answer).
+ * A call that is not idempotent is repeated only after an answer that says it was not taken
+ * (408/429), or after a 5xx when the API makes that harmless: a 5xx or a lost answer may come after
+ * the work was done (a second paid document, a second booking).
+ */
+export function mayRepeat(call: RepeatSafety, statusCode?: number): boolean {
+	if (call.idempotent) return true;
+	if (statusCode === undefined) return false;
+	return NOT_TAKEN_STATUSES.has(statusCode) || (call.repeatAfterServerError === true && statusCode >= 500);
+}
+
+/**
+ * Whether a failure leaves open what the service did: no answer came, or a 5xx (the service may
+ * have carried the call out before failing). A repeat that then hears "exists" or "already ended"
+ * may be hearing about its own first attempt.
+ */
+export function outcomeUnknown(statusCode?: number): boolean {
+	return statusCode === undefined || statusCode >= 500;
+}
+
+// ─── The retry loop ──────────────────────────────────────────────────────────────────────────────
+
+/** What one attempt came to: a value, or a failure worth another try. */
+export type AttemptResult<T> =
+	| { kind: 'done'; value: T }
+	/** `error` is thrown when no attempt is left; `retryAfter` is the answer's header, if any. */
+	| { kind: 'retry'; error: Error; retryAfter?: string | string[] };
+
+interface RetryStop {
+	/** Stop or a deadline: ends the loop, and a pause between attempts at once. */
+	signal?: AbortSignal;
+	/** The error thrown when the signal has ended the loop. */
+	stopped: () => Error;
+}
+
+/**
+ * Runs `attempt` (numbered from 1) until it is done, throws, or the policy's attempts are used up;
+ * between attempts it pauses (the answer's Retry-After, bounded, else exponential back-off) on n8n's
+ * own sleep. Once the signal has fired nothing is tried again: the stop is what is reported.
+ */
+export async function withRetries<T>(
+	policy: RetryPolicy,
+	attempt: (attempt: number) => Promise<AttemptResult<T>>,
+	stop?: RetryStop,
+): Promise<T> {
+	for (let number = 1; ; number++) {
+		const result = await attempt(number);
+		if (result.kind === 'done') return result.value;
+		if (stop?.signal?.aborted) throw stop.stopped();
+		if (number >= policy.attempts) throw result.error;
+		try {
+			await abortableSleep(retryDelayMs(number, result.retryAfter, policy), stop?.signal);
+		} catch (error) {
+			// Stopped during the pause (n8n 1.x's sleep takes no signal, abortableSleep listens beside it).
+			throw stop ? stop.stopped() : error;
+		}
+	}
+}
+
 /** The pause before the next attempt: Retry-After when the API sent one (bounded), else exponential. */
-export function retryDelayMs(
-	attempt: number,
-	retryAfter: string | string[] | undefined,
-	retry: RetryPolicy = PRODUCTION_POLICY.retry,
-): number {
+export function retryDelayMs(attempt: number, retryAfter: string | string[] | undefined, retry: RetryPolicy = PRODUCTION_POLICY.retry): number {
 	const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
 	if (header !== undefined) {
 		const seconds = Number(header);

@@ -1,29 +1,26 @@
 /**
  * The service's session API ([EKA-OAS] `/voice/v1/sessions`): create a session under an id of ours
  * (Upload Audio's session method and Convert Transcript both) → upload each file as raw bytes → end
- * → read the results, already decoded by the service; cancel (a PATCH, as [EKA-MSA] does it) and
- * the whole session's audio.
+ * → read the results, already decoded by the service; cancel (a PATCH, as [EKA-MSA] does it), the
+ * whole session's audio, and Convert Transcript's conversion of a transcript into a template's
+ * document ([EKA-OAS] upload-transcript.mdx).
  *
  * Every call goes through `clinicApiRequest` (token, secrets scrubbed, no redirect followed). The
  * audio upload streams the file from n8n's binary store with its exact Content-Length (the same
- * body as the storage upload, without the multipart frame: storageUpload.ts `rawBody`). The
- * full-audio download goes to the `audio_url` the service gives (another host) as a link
- * (linkDownload.ts): no token, no auth header.
+ * body as the storage upload, without the multipart frame). The full-audio download goes to the
+ * `audio_url` the service gives (another host) as a link (storage.ts): no token, no auth header.
  */
 import { randomBytes } from 'crypto';
 import { NodeApiError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
 
 import { readSessionApiResults, sessionAudioFiles, sessionLifecycle, type SessionLifecycle, type SessionResults } from '../shared/sessionResults';
 import { asRecord, textOf } from '../shared/values';
-import { readErrorFields } from './errorBodies';
-import { getFromLink } from './linkDownload';
-import { answerWasLost, clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
-import { clinicApiError, fileSizeChangedError, unexpectedBodyError } from './requestErrors';
-import { PRODUCTION_POLICY, RETRYABLE_STATUSES } from './retryPolicy';
-import { dailyQuotaError, isDailyQuotaAnswer } from './transcriptionApi';
-import { FileSizeChanged, openUploadBody, storageTimeoutMs, type SizeWatch, type StorageFile } from './storageUpload';
+import { clinicApiError, DailyQuotaError, fileSizeChangedError, isDailyQuotaAnswer, readErrorFields, unexpectedBodyError } from './errors';
+import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { mayRetry, PRODUCTION_POLICY } from './retryPolicy';
+import { getFromLink, rawFileBody, storageTimeoutMs, type StorageFile } from './storage';
 
-export const SESSIONS_PATH = '/voice/v1/sessions';
+const SESSIONS_PATH = '/voice/v1/sessions';
 
 /** A `single` upload may hold at most 10 MB ([EKA-OAS] create-session.mdx, upload-audio.mdx). */
 export const SESSION_SINGLE_UPLOAD_MAX_BYTES = 10 * 1000 * 1000;
@@ -54,7 +51,7 @@ const SESSION_CONTENT_TYPES: Readonly<Record<string, string>> = {
 	'audio/webm': 'audio/webm;codecs=opus',
 };
 
-export function sessionContentType(contentType: string): string {
+function sessionContentType(contentType: string): string {
 	return SESSION_CONTENT_TYPES[contentType] ?? contentType;
 }
 
@@ -68,11 +65,11 @@ export interface SessionCreateBody extends IDataObject {
 }
 
 /** A session id for a session nobody named: `n8n` and 29 random hex characters (the service takes 16 to 32). */
-export function newSessionId(): string {
+function newSessionId(): string {
 	return `n8n${randomBytes(15).toString('hex').slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
 }
 
-export interface CreatedSession {
+interface CreatedSession {
 	sessionId: string;
 	/** The service already holds a session under this id (409): where it stands decides what follows. */
 	alreadyCreated: boolean;
@@ -85,7 +82,7 @@ export interface CreatedSession {
 }
 
 /** How a create's messages name it, and what its error says to do when no clear answer came. */
-export interface CreateWording {
+interface CreateWording {
 	purpose: string;
 	afterLostCreate: string;
 }
@@ -115,29 +112,23 @@ export async function createSession(
 	wording: CreateWording = uploadWording(body.session_id),
 ): Promise<CreatedSession> {
 	const { purpose } = wording;
-	let response;
-	try {
-		response = await clinicApiRequest(ctx, {
-			method: 'POST',
-			path: SESSIONS_PATH,
-			body,
-			idempotent: true,
-			acceptStatuses: [400, 409],
-			timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
-			purpose,
-			itemIndex,
-		});
-	} catch (error) {
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: SESSIONS_PATH,
+		body,
+		idempotent: true,
+		acceptStatuses: [400, 409],
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
+		purpose,
+		itemIndex,
 		// Sent, and an attempt had no clear answer (a 5xx, none): the session may exist.
-		if (answerWasLost(error)) throw sessionMayExistError(ctx, body.session_id, error, wording.afterLostCreate, itemIndex);
-		// clinicApiRequest throws NodeApiErrors, which re-wrapping hands back as they are.
-		throw new NodeApiError(ctx.getNode(), error as JsonObject);
-	}
+		failedAfterLostAnswer: (error) => sessionMayExistError(ctx, body.session_id, error, wording.afterLostCreate, itemIndex),
+	});
 	if (response.statusCode === 409 || (response.statusCode === 400 && isSessionExistsAnswer(response.body))) {
 		return { sessionId: body.session_id, alreadyCreated: true, afterLostAnswer: response.afterLostAnswer === true, body: {} };
 	}
 	// The daily quota, should the session API answer it as the transaction flow does.
-	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { session: body.session_id }, 'beforeUpload', itemIndex);
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { session: body.session_id }, 'beforeUpload', itemIndex);
 	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	const answer = (asRecord(response.body) ?? {}) as IDataObject;
 	const sessionId = textOf(answer.session_id);
@@ -151,8 +142,8 @@ function isSessionExistsAnswer(body: unknown): boolean {
 }
 
 /** The create was sent but no clear answer came: the session may exist. */
-function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: unknown, whatToDo: string, itemIndex: number | undefined): NodeApiError {
-	const httpCode = String((cause as { httpCode?: unknown }).httpCode ?? '');
+function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: NodeApiError, whatToDo: string, itemIndex: number | undefined): NodeApiError {
+	const httpCode = String(cause.httpCode ?? '');
 	const what = /^\d{3}$/.test(httpCode) ? `the clinic API answered HTTP ${httpCode}` : 'no answer came from the clinic API';
 	return new NodeApiError(ctx.getNode(), { message: what } as JsonObject, {
 		message: `Session "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} may have been created, but ${what} (tried several times)`,
@@ -171,7 +162,7 @@ export function sessionIdUsedError(ctx: ClinicApiContext, sessionId: string, ite
 	});
 }
 
-export interface SessionUploadFile extends Pick<StorageFile, 'label' | 'size' | 'open' | 'contentType'> {
+interface SessionUploadFile extends Pick<StorageFile, 'label' | 'size' | 'open' | 'contentType'> {
 	/** `<base>_<n>.<ext>`, checked against SESSION_FILE_NAME. */
 	sessionFileName: string;
 }
@@ -188,14 +179,14 @@ export async function uploadSessionAudio(
 	itemIndex: number,
 ): Promise<{ statusCode: number; body: IDataObject }> {
 	const purpose = `uploading ${file.label} to session "${sessionId}"`;
-	const watch: SizeWatch = {};
+	const rawBody = rawFileBody(file, sessionContentType(file.contentType));
 	const path = `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/audio/${pathSegment(ctx, file.sessionFileName, 'file name', itemIndex)}`;
 	let response;
 	try {
 		response = await clinicApiRequest(ctx, {
 			method: 'POST',
 			path,
-			rawBody: { open: async () => await openUploadBody(file, undefined, watch), contentLength: file.size, contentType: sessionContentType(file.contentType) },
+			rawBody,
 			idempotent: true,
 			acceptStatuses: [400, 404, 409, 410, 413],
 			timeoutMs: storageTimeoutMs(file.size),
@@ -203,8 +194,7 @@ export async function uploadSessionAudio(
 			itemIndex,
 		});
 	} catch (error) {
-		// The size change is thrown where the body is made, and reaches here wrapped: the watch tells.
-		if (watch.sizeChanged || error instanceof FileSizeChanged) throw fileSizeChangedError(ctx, file.label, itemIndex);
+		if (rawBody.changedSize(error)) throw fileSizeChangedError(ctx, file.label, itemIndex);
 		throw new NodeApiError(ctx.getNode(), error as JsonObject);
 	}
 	if (response.statusCode === 413) {
@@ -247,14 +237,16 @@ export async function endSession(
 	if (response.statusCode === 400 && response.afterLostAnswer && /ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))) {
 		return { statusCode: 400, body: {}, alreadyEnded: true };
 	}
-	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { session: sessionId }, 'afterUpload', itemIndex);
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { session: sessionId }, 'afterUpload', itemIndex);
 	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject, alreadyEnded: false };
 }
 
-/** Bounds of one read of the session (a wait caps the timeout at the time left). */
+/** Bounds of one read of a session's results. */
 export interface SessionReadOptions {
+	/** Per request; a wait caps it at the time left before its deadline. */
 	timeoutMs?: number;
+	/** Ends the call and its retries (a wait's deadline or Stop); default: the execution's cancel signal. */
 	abortSignal?: AbortSignal;
 }
 
@@ -343,7 +335,7 @@ export async function cancelSession(ctx: ClinicApiContext, sessionId: string, it
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject };
 }
 
-export interface SessionAudioLink {
+interface SessionAudioLink {
 	audioUrl: string;
 	expiresIn?: number;
 	expiresAt?: unknown;
@@ -383,13 +375,13 @@ export async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: stri
 	return link;
 }
 
-export interface DownloadedAudio {
+interface DownloadedAudio {
 	stream: unknown;
 	contentType: string;
 	contentLength?: number;
 }
 
-/** Downloads the audio from its link, which points at another host (a presigned storage URL): linkDownload.ts. */
+/** Downloads the audio from its link, which points at another host (a presigned storage URL): storage.ts. */
 export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
 	let host = 'the audio host';
 	try {
@@ -404,7 +396,7 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, link: Session
 			description:
 				statusCode >= 300 && statusCode < 400
 					? `The audio link redirected elsewhere, which is not followed. Run again; if it persists, contact the API provider${retried}.`
-					: RETRYABLE_STATUSES.has(statusCode)
+					: mayRetry({ status: statusCode })
 						? `The storage host did not serve the audio. Run again later${retried}.`
 						: `The link may have expired (it is valid for 24 hours). Run again to get a fresh link${retried}.`,
 			httpCode: String(statusCode),
@@ -414,4 +406,68 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, link: Session
 	const contentType = String(answer.headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
 	const length = Number(answer.headers['content-length']);
 	return { stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+}
+
+// ─── Convert Transcript ──────────────────────────────────────────────────────────────────────────
+
+const CONVERT_PATH_PREFIX = '/voice/api/v1/transaction/';
+
+const CREATE_WORDING: CreateWording = {
+	purpose: 'creating a session for the transcript',
+	afterLostCreate: 'The transcript was not sent, so no document was made (a session left empty is never processed and expires unused). Run the node again.',
+};
+
+/**
+ * Creates an empty session that will hold the converted document; returns its id. The id is ours,
+ * so a create whose answer was lost is sent again like the session upload's: "exists" then is the
+ * session the first attempt made, and no second one is left behind.
+ */
+export async function createTranscriptSession(ctx: ClinicApiContext, templateId: string, itemIndex?: number): Promise<string> {
+	const created = await createSession(ctx, { session_id: newSessionId(), upload_type: 'single', templates: [templateId] }, itemIndex, CREATE_WORDING);
+	// "Exists" without a lost answer: the new id was taken (it never is in practice); nothing was sent.
+	if (created.alreadyCreated && !created.afterLostAnswer) {
+		const refused = clinicApiError(ctx, { purpose: CREATE_WORDING.purpose, itemIndex }, 409, {});
+		refused.description = `The service already has a session under the ID just generated for this transcript (${created.sessionId}), so the transcript was not sent. Run the node again: each run generates a new ID.`;
+		throw refused;
+	}
+	return created.sessionId;
+}
+
+interface ConvertStarted {
+	documentId: string;
+	templateId: string;
+	body: IDataObject;
+}
+
+/**
+ * Starts the conversion (the service answers 202 and works in the background). No `flavour` header:
+ * with one the service only stores the transcript ([EKA-SCRIBE]).
+ */
+export async function convertTranscript(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	transcript: string,
+	templateId: string,
+	itemIndex?: number,
+): Promise<ConvertStarted> {
+	const purpose = `converting the transcript of session "${sessionId}" to template "${templateId}"`;
+	const response = await clinicApiRequest(ctx, {
+		method: 'POST',
+		path: `${CONVERT_PATH_PREFIX}${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}/convert-to-template`,
+		body: { transcript, template_id: templateId },
+		// Not idempotent: each call creates a new document (and is paid), so it is never repeated.
+		idempotent: false,
+		acceptStatuses: [400, 404],
+		timeoutMs: PRODUCTION_POLICY.timeouts.initMs,
+		purpose,
+		itemIndex,
+		// The transcript is patient data: an error that echoes it must not show it.
+		redact: [transcript],
+	});
+	if (response.statusCode === 400 || response.statusCode === 404)
+		throw clinicApiError(ctx, { purpose, itemIndex, redact: [transcript] }, response.statusCode, response.body);
+	const body = (asRecord(response.body) ?? {}) as IDataObject;
+	// Read document_id, not status: [EKA-OAS] answers "in-progress", [EKA-JS] types "success" | "failed".
+	if (typeof body.document_id !== 'string' || body.document_id === '') throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	return { documentId: body.document_id, templateId: typeof body.template_id === 'string' ? body.template_id : templateId, body };
 }

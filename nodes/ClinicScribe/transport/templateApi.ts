@@ -5,7 +5,7 @@
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { classifyTemplateRefusal } from '../shared/templateRecords';
-import { readErrorFields } from './errorBodies';
+import { readErrorFields } from './errors';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
 /** The documented path ([EKA-OAS], [EKA-JS]); [EKA-SCRIBE]'s undocumented `/voice/v1/templates` is not called. */
@@ -100,7 +100,7 @@ function refusedOrAnswer(ctx: ClinicApiContext, response: ClinicApiResponse, req
 }
 
 /** The service's refusal, said as what went wrong and what to do (its own words kept in the message). */
-export function templateRefusedError(ctx: ClinicApiContext, request: TemplateRequest, statusCode: number, body: unknown): NodeApiError {
+function templateRefusedError(ctx: ClinicApiContext, request: TemplateRequest, statusCode: number, body: unknown): NodeApiError {
 	const fields = readErrorFields(body);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;
 	const apiSaid = fields.message ? `: ${fields.message}` : '';

@@ -1,32 +1,34 @@
 /**
  * The transcription calls of the clinic API ([IFD §4.7, §4.8], on the wire as [EKA-V2] documents them):
- * presign, the used-ID check, init and status. All go through `clinicApiRequest` (Bearer, retries,
- * error advice); the upload of the files themselves is in storageUpload.ts, which never carries a token.
+ * presign, the used-ID check, init and status; and the one choice of how a session's results are
+ * read (`fetchResults`: this status call, or the session API's read). All go through
+ * `clinicApiRequest` (Bearer, retries, error advice); the upload of the files themselves is in
+ * storage.ts, which never carries a token.
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
+import type { ResultsSource } from '../shared/resultsOutput.description';
 import { readTransactionResults, type SessionResults } from '../shared/sessionResults';
 import { asRecord } from '../shared/values';
-import { apiVariantLabel, apiVariantOfUploadAction, otherApiVariant } from './apiVariants';
-import { readErrorFields } from './errorBodies';
-import { clinicApiRequest, executionCancelSignal, pathSegment, type ClinicApiContext } from './request';
-import { clinicApiError, requestStoppedError, unexpectedBodyError } from './requestErrors';
-import { withRetries } from './retry';
+import { apiVariantLabel, apiVariantOfUploadAction, otherApiVariant } from './authentication';
+import { clinicApiError, DailyQuotaError, isDailyQuotaAnswer, readErrorFields, unexpectedBodyError } from './errors';
+import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
 import { PRODUCTION_POLICY } from './retryPolicy';
+import { fetchSessionApiResults, type SessionReadOptions } from './sessionApi';
 
-export const PRESIGN_PATH = '/v1/file-upload';
-export const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
-export const STATUS_PATH_PREFIX = '/voice/api/v3/status/';
+const PRESIGN_PATH = '/v1/file-upload';
+const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';
+const STATUS_PATH_PREFIX = '/voice/api/v3/status/';
 
 /** Where and how to store the files of one transaction (presign answer). */
-export interface UploadTarget {
+interface UploadTarget {
 	url: string;
 	fields: Record<string, string>;
 	folderPath: string;
 	txnId: string;
 }
 
-export interface PresignRequest {
+interface PresignRequest {
 	txnId: string;
 	action: string;
 	/** The upload's extra_data (mode, model_type), sent as the body as [EKA-PYSDK] does. */
@@ -52,7 +54,7 @@ export async function requestUploadTarget(
 		itemIndex,
 	});
 	if (response.statusCode === 400) {
-		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { transaction: request.txnId }, 'beforeUpload', itemIndex);
+		if (isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { transaction: request.txnId }, 'beforeUpload', itemIndex);
 		if (isActionRefusal(response.body)) throw actionRefusedError(ctx, request.action, response.body, itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
@@ -112,7 +114,7 @@ function folderFromKey(key: string | undefined): string | undefined {
 }
 
 /** The init body ([EKA-V2] init.mdx, upload step 3). */
-export interface InitTransactionBody extends IDataObject {
+interface InitTransactionBody extends IDataObject {
 	mode: string;
 	transfer: string;
 	batch_s3_url: string;
@@ -157,7 +159,7 @@ export async function initTransaction(
 		itemIndex,
 	});
 	if (response.statusCode === 400) {
-		if (isDailyQuotaAnswer(response.body)) throw dailyQuotaError(ctx, { transaction: txnId }, 'afterUpload', itemIndex);
+		if (isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { transaction: txnId }, 'afterUpload', itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
 	// Our own first init only if an attempt's answer was lost (none, a 5xx); a 408/429 was not taken.
@@ -203,120 +205,55 @@ export function transactionIdUsedError(
 	});
 }
 
-/** 400 `txn_limit_exceeded` from init: the workspace's daily session quota ([EKA-SCRIBE] core/exceptions.py). */
-export function isDailyQuotaAnswer(body: unknown): boolean {
-	const fields = readErrorFields(body);
-	return fields.code === 'txn_limit_exceeded' || /txn_limit_exceeded/i.test(fields.message ?? '');
-}
-
-/** Errors that are the daily quota's answer: the batch sends nothing more after one. */
-const dailyQuotaErrors = new WeakSet<object>();
-
-export function isDailyQuotaError(error: unknown): boolean {
-	return typeof error === 'object' && error !== null && dailyQuotaErrors.has(error);
-}
-
 /**
- * The daily quota's answer, for a transaction or a session, before anything was uploaded (presign,
- * session create) or after (init, End).
+ * One read of a session's results, decoded: the transaction status call for a transaction, the
+ * session API's read for a session (Results Of). Used by Get Results, Convert Transcript, Upload
+ * Audio's wait and the trigger.
  */
-export function dailyQuotaError(
+export async function fetchResults(
 	ctx: ClinicApiContext,
-	of: { transaction: string } | { session: string },
-	stage: 'beforeUpload' | 'afterUpload',
-	itemIndex: number | undefined,
-): NodeApiError {
-	const named = 'transaction' in of ? `transaction "${of.transaction}"` : `session "${of.session}"`;
-	const uploaded = stage === 'afterUpload' ? 'Its recordings were uploaded but will not be transcribed. ' : 'Nothing was uploaded. ';
-	const error = new NodeApiError(ctx.getNode(), { status_code: 400, code: 'txn_limit_exceeded' } as JsonObject, {
-		message: `The workspace has used up its daily transcription quota, so ${named} was not started (txn_limit_exceeded)`,
-		description: `${uploaded}Run again tomorrow (the quota resets daily; free workspaces get about 20 transcriptions a day), or ask the API provider to raise the workspace's limit.`,
-		httpCode: '400',
-		itemIndex,
-	});
-	dailyQuotaErrors.add(error);
-	return error;
-}
-
-/** The status call's answer; its HTTP status is the state (200/202/206/400/404/500). */
-export interface TransactionStatusResponse {
-	statusCode: number;
-	body: unknown;
-}
-
-/** Bounds of one status call. */
-export interface StatusCallOptions {
-	/** Per request; a wait caps it at the time left before its deadline. */
-	timeoutMs?: number;
-	/** Ends the call and its retries (a wait's deadline or Stop); default: the execution's cancel signal. */
-	abortSignal?: AbortSignal;
+	source: ResultsSource,
+	sessionId: string,
+	itemIndex?: number,
+	options: SessionReadOptions = {},
+): Promise<SessionResults> {
+	if (source === 'session') return await fetchSessionApiResults(ctx, sessionId, itemIndex, options);
+	return await fetchTransactionResults(ctx, sessionId, itemIndex, options);
 }
 
 /**
- * One status call. Answers that are states (202, 206, 400/404, the documented all-failed 500) are
- * returned; a transient failure (a 500 without per-template failures, a body that is not the
- * documented JSON, 5xx/429, a dropped connection, a timeout) is retried like every read and is never
- * read as a failed session.
+ * One status call, decoded. Answers that are states (202, 206, 400/404, the documented all-failed
+ * 500) are read; a passing failure (a 500 without per-template failures, a body that is not the
+ * documented JSON) is sent again like any 5xx of a read, and is never read as a failed session.
  */
-async function getTransactionStatus(
+export async function fetchTransactionResults(
 	ctx: ClinicApiContext,
 	txnId: string,
 	itemIndex?: number,
-	options: StatusCallOptions = {},
-): Promise<TransactionStatusResponse> {
+	options: SessionReadOptions = {},
+): Promise<SessionResults> {
 	const purpose = `the results of session "${txnId}"`;
-	const signal = options.abortSignal ?? executionCancelSignal(ctx);
-	const policy = PRODUCTION_POLICY;
-	return await withRetries(
-		policy.retry,
-		async (attempt) => {
-			const response = await clinicApiRequest(ctx, {
-				method: 'GET',
-				path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Session ID', itemIndex)}`,
-				idempotent: true,
-				// States, not failures: processing, partial, unknown session, all templates failed (500 is checked below).
-				acceptStatuses: [202, 206, 400, 404, 500],
-				timeoutMs: options.timeoutMs ?? policy.timeouts.statusMs,
-				abortSignal: signal,
-				purpose,
-				itemIndex,
-			});
-			const problem = transientStatusProblem(response.statusCode, response.body);
-			if (problem === undefined) return { kind: 'done', value: { statusCode: response.statusCode, body: response.body } };
-			const error =
-				problem === 'server-error'
-					? clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body, attempt)
-					: unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
-			return { kind: 'retry', error, retryAfter: response.headers['retry-after'] };
+	const response = await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Session ID', itemIndex)}`,
+		idempotent: true,
+		// States, not failures: processing, partial, unknown session, all templates failed.
+		acceptStatuses: [202, 206, 400, 404, 500],
+		retryAnswer: (answer, attempt) => {
+			if (answer.statusCode === 500 && !isAllTemplatesFailedAnswer(answer.body)) return clinicApiError(ctx, { purpose, itemIndex }, 500, answer.body, attempt);
+			if ((answer.statusCode === 200 || answer.statusCode === 206) && asRecord(answer.body) === undefined) return unexpectedBodyError(ctx, { purpose, itemIndex }, answer.statusCode);
+			return undefined;
 		},
-		{ signal, stopped: () => requestStoppedError(ctx, { purpose, itemIndex }) },
-	);
-}
-
-/**
- * Why an answer of the status call is not a state of the session: a 500 that is not the documented
- * "all templates failed" answer (a crash, a gateway), or a done/partial answer without the documented
- * JSON object (a truncated body, a proxy page). undefined: the answer is a state.
- */
-export function transientStatusProblem(statusCode: number, body: unknown): 'server-error' | 'malformed' | undefined {
-	if (statusCode === 500) return isAllTemplatesFailedAnswer(body) ? undefined : 'server-error';
-	if ((statusCode === 200 || statusCode === 206) && asRecord(body) === undefined) return 'malformed';
-	return undefined;
+		timeoutMs: options.timeoutMs ?? PRODUCTION_POLICY.timeouts.statusMs,
+		abortSignal: options.abortSignal,
+		purpose,
+		itemIndex,
+	});
+	return readTransactionResults(txnId, response.statusCode, response.body);
 }
 
 /** The documented failed session: 500 whose data.output lists the templates, each with status "failure". */
 export function isAllTemplatesFailedAnswer(body: unknown): boolean {
 	const output = asRecord(asRecord(body)?.data)?.output;
 	return Array.isArray(output) && output.length > 0 && output.every((entry) => asRecord(entry)?.status === 'failure');
-}
-
-/** One status call of a transaction, decoded. Used by Get Results, by Upload Audio's wait, and by the trigger. */
-export async function fetchTransactionResults(
-	ctx: ClinicApiContext,
-	txnId: string,
-	itemIndex?: number,
-	options: StatusCallOptions = {},
-): Promise<SessionResults> {
-	const response = await getTransactionStatus(ctx, txnId, itemIndex, options);
-	return readTransactionResults(txnId, response.statusCode, response.body);
 }

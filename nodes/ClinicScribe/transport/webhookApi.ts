@@ -5,9 +5,8 @@
  */
 
 import { isRecord, textOf } from '../shared/values';
-import { readErrorFields } from './errorBodies';
+import { clinicApiError, readErrorFields, unexpectedBodyError } from './errors';
 import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
-import { clinicApiError, unexpectedBodyError } from './requestErrors';
 
 /** One entry of the service's subscription list. */
 export interface RemoteSubscription {
@@ -18,9 +17,9 @@ export interface RemoteSubscription {
 	signingKey?: string;
 }
 
-export const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
+const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
 
-export interface NewSubscription {
+interface NewSubscription {
 	eventNames: string[];
 	endpoint: string;
 	signingKey: string;
@@ -105,7 +104,7 @@ export function registrationRefusedError(
 }
 
 /** `{data: [...]}` as documented; a bare array or `data.subscriptions` are read too. */
-export function readSubscriptionList(body: unknown): RemoteSubscription[] | undefined {
+function readSubscriptionList(body: unknown): RemoteSubscription[] | undefined {
 	const data = isRecord(body) ? body.data : body;
 	const list = Array.isArray(data)
 		? data

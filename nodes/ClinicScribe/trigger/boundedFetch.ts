@@ -8,7 +8,7 @@
  */
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { deadlineSignal, settledBefore } from '../transport/deadline';
+import { deadlineSignal, settledBefore } from '../shared/deadline';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 
 /** What the fetch may use to end itself in time. */

@@ -18,10 +18,9 @@ import {
 	verifySignature,
 	type DeliveryReceiver,
 } from '../shared/webhookSignature';
-import { deadlineSignal, settledBefore } from '../transport/deadline';
+import { deadlineSignal, settledBefore } from '../shared/deadline';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
-import { fetchSessionApiResults } from '../transport/sessionApi';
-import { fetchTransactionResults } from '../transport/transcriptionApi';
+import { fetchResults } from '../transport/transcriptionApi';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 import { fhirRecordOfSession } from './fhirResults';
 import { fetchRecord, includedRecord, recordFamilyOf } from './eventRecords';
@@ -192,7 +191,7 @@ async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent):
 	const chosen = ctx.getNodeParameter(RESULTS_OUTPUT_PARAMETER, 'session');
 	const output = isResultsOutput(chosen) ? chosen : 'session';
 	// A session of the session API is read there; everything else through the status call.
-	const read = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) === 'session' ? fetchSessionApiResults : fetchTransactionResults;
+	const source = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) ?? 'transaction';
 	const sessionId = event.sessionId;
 	if (!sessionId) {
 		const error = {
@@ -202,8 +201,8 @@ async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent):
 		};
 		return [{ json: { session_id: null, error, event: eventJson(event) } }];
 	}
-	if (output === 'fhirBundle') return [{ json: { ...(await fhirRecordOfSession(ctx, sessionId, read)), event: eventJson(event) } }];
-	const fetched = await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await read(ctx, sessionId, undefined, bounds));
+	if (output === 'fhirBundle') return [{ json: { ...(await fhirRecordOfSession(ctx, sessionId, source)), event: eventJson(event) } }];
+	const fetched = await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await fetchResults(ctx, source, sessionId, undefined, bounds));
 	if ('error' in fetched) return [{ json: { session_id: sessionId, error: fetched.error, event: eventJson(event) } }];
 	return sessionResultsToRecords(fetched.value, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
 }

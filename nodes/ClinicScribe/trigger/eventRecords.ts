@@ -11,7 +11,7 @@ import type { ClinicEvent } from '../shared/clinicEvents';
 import { readPrescription } from '../shared/prescriptionRecords';
 import { getAppointment } from '../transport/appointmentsApi';
 import { getPrescription } from '../transport/prescriptionsApi';
-import { unexpectedBodyError } from '../transport/requestErrors';
+import { unexpectedBodyError } from '../transport/errors';
 import type { FetchBounds, IncludedFetch } from './boundedFetch';
 
 /** Families whose record this option fetches, and the field the record goes under. */

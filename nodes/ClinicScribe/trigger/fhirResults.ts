@@ -10,19 +10,18 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { readFhirSettings } from '../shared/fhir/fields';
 import { buildFhirOutput, planFhirOutput, type FhirFetched, type FhirProblem } from '../shared/fhir/fhirOutput';
-import type { SessionResults } from '../shared/sessionResults';
-import { fetchPatientProfile } from '../transport/patientDirectoryApi';
-import { fetchWithinBudget, type FetchBounds, type IncludedFetch } from './boundedFetch';
+import type { ResultsSource } from '../shared/resultsOutput.description';
+import { fetchPatientProfile } from '../transport/directoryApi';
+import { fetchResults } from '../transport/transcriptionApi';
+import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 
 const INCLUDED_FOR_FHIR: IncludedFetch = {
 	what: 'the results of the session and its patient',
 	later: 'Transcription → Get Results with Output "FHIR Transaction Bundle for the EHR" (the session ID is in sessionId)',
 };
 
-export type ResultsRead = (ctx: IWebhookFunctions, sessionId: string, itemIndex: undefined, bounds: FetchBounds) => Promise<SessionResults>;
-
 /** The item's fields: the bundle and its summary, or `error` (with `session_id` and, when known, `status`). */
-export async function fhirRecordOfSession(ctx: IWebhookFunctions, sessionId: string, read: ResultsRead): Promise<IDataObject> {
+export async function fhirRecordOfSession(ctx: IWebhookFunctions, sessionId: string, source: ResultsSource): Promise<IDataObject> {
 	const settings = readFhirSettings((name, fallback) => ctx.getNodeParameter(name, fallback), 'trigger');
 	if (!settings.ok) {
 		return problemRecord(sessionId, undefined, {
@@ -32,7 +31,7 @@ export async function fhirRecordOfSession(ctx: IWebhookFunctions, sessionId: str
 		});
 	}
 	const fetched = await fetchWithinBudget(ctx, INCLUDED_FOR_FHIR, async (bounds) => {
-		const results = await read(ctx, sessionId, undefined, bounds);
+		const results = await fetchResults(ctx, source, sessionId, undefined, bounds);
 		const plan = planFhirOutput(results, settings.value);
 		const extra: FhirFetched = {};
 		if (plan.ok && plan.directoryPatientId) extra.directoryProfile = await fetchPatientProfile(ctx, plan.directoryPatientId, undefined, bounds);

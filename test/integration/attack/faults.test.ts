@@ -11,7 +11,7 @@ import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/clinicDirectoryApi';
+import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
 import { createSubscription, listSubscriptions } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { REFRESH_PATH } from '../../fake-api/fixtures';
 import { startFakeClinicApi, type FakeClinicApi, type FaultAction } from '../../fake-api/server';

@@ -1,7 +1,7 @@
 /** Shared pieces of the attack-and-fault suite's integration tests (credentials, secrets, calls). */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/clinicDirectoryApi';
+import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
 import { requestUploadTarget } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
 import { createSubscription, listSubscriptions } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { API_VARIANTS } from '../../fake-api/fixtures';

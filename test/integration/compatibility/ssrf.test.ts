@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { NodeApiError, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
 import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request';
-import { describeNetworkFailure } from '../../../nodes/ClinicScribe/transport/errorBodies';
+import { describeNetworkFailure } from '../../../nodes/ClinicScribe/transport/errors';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { createExecuteContext, fakeApiCredentials } from '../../support/nodeContext';
 import { cachedN8nNodeModules, n8nRequired } from '../transcription/n8nHttpRequest';

@@ -16,7 +16,7 @@ import { Readable } from 'node:stream';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { uploadToStorage } from '../../../nodes/ClinicScribe/transport/storageUpload';
+import { uploadToStorage } from '../../../nodes/ClinicScribe/transport/storage';
 import { fakeTranscription, type FakeTranscription } from '../../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { loadN8nHttpRequest, n8nRequired, type HttpRequestHelper } from './n8nHttpRequest';

@@ -5,7 +5,7 @@
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { DATABASE_MODE_READ_MAX_BYTES } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/inputBinary';
-import { API_VARIANT_OPTIONS } from '../../../nodes/ClinicScribe/transport/apiVariants';
+import { API_VARIANT_OPTIONS } from '../../../nodes/ClinicScribe/transport/authentication';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';

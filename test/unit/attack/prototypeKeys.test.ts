@@ -2,7 +2,7 @@
  * Keys that come from the API (template ids and names, error codes) are looked up or stored without
  * touching Object.prototype: "__proto__", "constructor" and "toString" are keys like any other.
  */
-import { adviceFor } from '../../../nodes/ClinicScribe/transport/errorAdvice';
+import { adviceFor } from '../../../nodes/ClinicScribe/transport/errors';
 import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
 import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 

@@ -24,7 +24,7 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 
 /** The transport modules the credential may use: they know nothing of a node's execution context. */
-const CREDENTIAL_SIDE = ['apiVariants', 'authHeaders', 'credentialSettings', 'errorBodies', 'retry', 'retryPolicy', 'tokenExchange'].map(
+const CREDENTIAL_SIDE = ['authentication', 'errors', 'retryPolicy'].map(
 	(name) => `${NODE_DIR}/transport/${name}.ts`,
 );
 
@@ -93,7 +93,7 @@ describe('rooms: arrows only point down', () => {
 		const outside = [...seen].filter((file) => !CREDENTIAL_SIDE.includes(file) && roomOf(file) !== 'shared');
 		expect(outside).toEqual([]);
 		expect([...seen].filter((file) => CREDENTIAL_SIDE.includes(file)).sort()).toEqual(
-			[`${NODE_DIR}/transport/apiVariants.ts`, `${NODE_DIR}/transport/authHeaders.ts`, `${NODE_DIR}/transport/credentialSettings.ts`, `${NODE_DIR}/transport/errorBodies.ts`, `${NODE_DIR}/transport/retry.ts`, `${NODE_DIR}/transport/retryPolicy.ts`, `${NODE_DIR}/transport/tokenExchange.ts`],
+			[`${NODE_DIR}/transport/authentication.ts`, `${NODE_DIR}/transport/errors.ts`, `${NODE_DIR}/transport/retryPolicy.ts`],
 		);
 	});
 });

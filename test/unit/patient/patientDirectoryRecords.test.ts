@@ -9,8 +9,7 @@ import {
 	readDirectoryProfiles,
 	readProfilePage,
 } from '../../../nodes/ClinicScribe/shared/patientDirectoryRecords';
-import { authHeadersFor } from '../../../nodes/ClinicScribe/transport/authHeaders';
-import { apiVariantSettings } from '../../../nodes/ClinicScribe/transport/apiVariants';
+import { apiVariantSettings, authHeadersFor } from '../../../nodes/ClinicScribe/transport/authentication';
 
 describe('checkDirectoryMobile', () => {
 	it.each([

@@ -17,7 +17,7 @@ import {
 	uploadToStorage,
 	type BinaryStream,
 	type UploadBody,
-} from '../../../nodes/ClinicScribe/transport/storageUpload';
+} from '../../../nodes/ClinicScribe/transport/storage';
 import { parseMultipart } from '../../fake-api/multipart';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 

@@ -29,14 +29,14 @@ function statusContext(statuses: number[]) {
 describe('waitForSessionResults', () => {
 	test('right after an upload, "unknown" is read as "not yet" during the grace time', async () => {
 		const { ctx, calls } = statusContext([404, 404, 202, 200]);
-		const results = await waitForSessionResults(ctx, 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 10_000 }, 0);
+		const results = await waitForSessionResults(ctx, 'transaction', 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 10_000 }, 0);
 		expect(results.status).toBe('completed');
 		expect(calls).toHaveLength(4);
 	});
 
 	test('without grace (Get Results), "unknown" is the answer at once', async () => {
 		const { ctx, calls } = statusContext([404, 200]);
-		const results = await waitForSessionResults(ctx, 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 0 }, 0);
+		const results = await waitForSessionResults(ctx, 'transaction', 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 0 }, 0);
 		expect(results.status).toBe('not_found');
 		expect(calls).toHaveLength(1);
 	});
@@ -115,7 +115,7 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 	/** Runs the wait to its end on the fake clock; returns how it ended and when. */
 	async function runWait(ctx: IExecuteFunctions, settings: WaitSettings, at: () => number, duringRun?: () => Promise<void>) {
 		let endedAt = -1;
-		const run = waitForSessionResults(ctx, 's', settings, 0).then(
+		const run = waitForSessionResults(ctx, 'transaction', 's', settings, 0).then(
 			(results) => ({ results, error: undefined }),
 			(error: Error) => ({ results: undefined, error }),
 		);
@@ -201,7 +201,7 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 	test('an item reached after the shared deadline still gets one quick check', async () => {
 		const api = simulatedApi({ completesAt: 0 });
 		let outcome: unknown;
-		void waitForSessionResults(api.ctx, 's', settings(10, 1_000), 1, Date.now() - 60_000).then((results) => (outcome = results.status));
+		void waitForSessionResults(api.ctx, 'transaction', 's', settings(10, 1_000), 1, Date.now() - 60_000).then((results) => (outcome = results.status));
 		await jest.advanceTimersByTimeAsync(0);
 		expect(outcome).toBe('completed');
 		expect(api.starts).toEqual([0]);

@@ -1,12 +1,10 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
-import { authHeadersFor, isApiUrl } from '../../../nodes/ClinicScribe/transport/authHeaders';
-import { readCredentialSettings, resolveBaseUrl } from '../../../nodes/ClinicScribe/transport/credentialSettings';
-import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errorBodies';
+import { authHeadersFor, describeExchangeRejection, isApiUrl, obtainAccessToken, readCredentialSettings, resolveBaseUrl } from '../../../nodes/ClinicScribe/transport/authentication';
+import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
-import { describeExchangeRejection, obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
 
 const base: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',

@@ -6,9 +6,8 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
-import { API_VARIANT_OPTIONS, API_VARIANTS } from '../../../nodes/ClinicScribe/transport/apiVariants';
-import { readCredentialSettings } from '../../../nodes/ClinicScribe/transport/credentialSettings';
-import { obtainAccessToken, TokenExchangeError } from '../../../nodes/ClinicScribe/transport/tokenExchange';
+import { API_VARIANT_OPTIONS, API_VARIANTS, obtainAccessToken, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
+import { TokenExchangeError } from '../../../nodes/ClinicScribe/transport/errors';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const BASE = 'https://gw.example.com';

@@ -9,10 +9,8 @@ import { ClinicScribeOAuth2Api } from '../../../credentials/ClinicScribeOAuth2Ap
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
-import { oAuth2HeadersFor } from '../../../nodes/ClinicScribe/transport/authHeaders';
-import { readCredentialSettings } from '../../../nodes/ClinicScribe/transport/credentialSettings';
-import { type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
-import { credentialSecrets, credentialTypeOf } from '../../../nodes/ClinicScribe/transport/runCredential';
+import { credentialSecrets, oAuth2HeadersFor, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
+import { credentialTypeOf, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 
 const credential = new ClinicScribeOAuth2Api();
 const property = (name: string): INodeProperties => {

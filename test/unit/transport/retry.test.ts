@@ -1,9 +1,9 @@
 /**
- * The one retry loop (transport/retry.ts): attempts, the answer's Retry-After, Stop during a pause,
+ * The one retry loop (transport/retryPolicy.ts): attempts, the answer's Retry-After, Stop during a pause,
  * and the rule of what may be sent again. Every repeated call of the package goes through it; the
  * calls themselves are proven over real HTTP in the integration tests.
  */
-import { mayRepeat, outcomeUnknown, withRetries, type AttemptResult } from '../../../nodes/ClinicScribe/transport/retry';
+import { isTransientNetworkFailure, mayRepeat, mayRetry, outcomeUnknown, withRetries, type AttemptResult } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 
 /**
  * The pauses asked of n8n's sleep (ms). It ends them at once, or (`endless`) never, as n8n 1.x's
@@ -117,5 +117,58 @@ describe('what may be sent again', () => {
 	test('no answer or a 5xx leaves the outcome unknown; any other answer does not', () => {
 		expect([undefined, 500, 502, 504].map((status) => outcomeUnknown(status))).toEqual([true, true, true, true]);
 		expect([200, 400, 408, 409, 429].map((status) => outcomeUnknown(status))).toEqual([false, false, false, false, false]);
+	});
+});
+
+describe('mayRetry: the one rule every repeated request follows (clinic API calls, the token exchange, storage uploads, links)', () => {
+	test.each([
+		[408, true],
+		[429, true],
+		[500, true],
+		[502, true],
+		[503, true],
+		[504, true],
+		[501, false],
+		[505, false],
+		[507, false],
+		[400, false],
+		[401, false],
+		[403, false],
+		[404, false],
+		[409, false],
+		[422, false],
+	])('a request safe to repeat, answered %s: sent again %s', (status, expected) => {
+		expect(mayRetry({ status })).toBe(expected);
+	});
+
+	test.each([
+		['ECONNRESET', true],
+		['ECONNREFUSED', true],
+		['EPIPE', true],
+		['ETIMEDOUT', true],
+		['ECONNABORTED', true],
+		['ESOCKETTIMEDOUT', true],
+		['EAI_AGAIN', true],
+		['ENOTFOUND', false],
+		['ERR_CANCELED', false],
+		[undefined, false],
+	])('no answer, system error %s: sent again %s', (code, expected) => {
+		const thrown = Object.assign(new Error('failed'), code === undefined ? {} : { code });
+		expect(mayRetry({ noAnswer: thrown })).toBe(expected);
+		expect(isTransientNetworkFailure(thrown)).toBe(expected);
+	});
+
+	test('the code is read where n8n keeps it: on a cause (n8n 2.x) or as the httpCode (n8n 1.x)', () => {
+		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }) })).toBe(true);
+		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { httpCode: 'ECONNRESET' }) })).toBe(true);
+		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { httpCode: '500' }) })).toBe(false);
+	});
+
+	test('a call that is not safe to repeat: only an answer that says it was not taken, or a 5xx the API makes harmless', () => {
+		const booking = { idempotent: false };
+		expect([408, 429, 500, 503].map((status) => mayRetry({ status }, booking))).toEqual([true, true, false, false]);
+		expect(mayRetry({ noAnswer: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }, booking)).toBe(false);
+		const end = { idempotent: false, repeatAfterServerError: true };
+		expect([429, 500, 501, 503].map((status) => mayRetry({ status }, end))).toEqual([true, true, false, true]);
 	});
 });

@@ -23,8 +23,8 @@ describe('transport policy (no mutable globals)', () => {
 		}).toThrow(TypeError);
 	});
 
-	test('the shipped module exports the policy, its types and the back-off, and nothing that changes the policy', () => {
-		expect(Object.keys(shipped).sort()).toEqual(['PRODUCTION_POLICY', 'RETRYABLE_STATUSES', 'retryDelayMs']);
+	test('the shipped module exports the policy, its types, the back-off, the rule of what may be sent again and the retry loop, and nothing that changes the policy', () => {
+		expect(Object.keys(shipped).sort()).toEqual(['PRODUCTION_POLICY', 'RETRYABLE_STATUSES', 'isTransientNetworkFailure', 'mayRepeat', 'mayRetry', 'outcomeUnknown', 'retryDelayMs', 'withRetries']);
 	});
 
 	test('a test shortens the policy the code sees through the test support alone, and puts it back', () => {

@@ -5,7 +5,7 @@
  */
 import type { INode } from 'n8n-workflow';
 
-import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice } from '../../../nodes/ClinicScribe/transport/signInFailures';
+import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice } from '../../../nodes/ClinicScribe/transport/errors';
 
 const NAME = 'Clinic Sign-in';
 /** client-oauth2's AuthError: the provider's OAuth error body, code EAUTH. */

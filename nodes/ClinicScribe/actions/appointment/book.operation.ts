@@ -4,7 +4,7 @@ import { isoInZone } from '../../shared/timeZones';
 import { readPatientDetails, patientDetailsField } from './patientDetails';
 import { textOf, trimmedString } from '../../shared/values';
 import { bookAppointment } from '../../transport/appointmentsApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import type { OperationResult } from '../common.execute';
 import {
 	idSetFields,

@@ -4,7 +4,7 @@ import { mayHaveNextPage, planListFilters, LIST_MAX_SPAN_DAYS } from '../../shar
 import { APPOINTMENT_STATUSES, normalizeAppointment, statusCodeOf } from '../../shared/appointmentRecords';
 import { isRecord, textOf, trimmedString } from '../../shared/values';
 import { listAppointmentsPage } from '../../transport/appointmentsApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, pageBoundError, type OperationResult } from '../common.execute';
 import {

@@ -3,7 +3,7 @@ import { NodeApiError, type IDataObject, type IExecuteFunctions, type INodePrope
 import { normalizeAppointment, readAppointmentBody } from '../../shared/appointmentRecords';
 import { trimmedString } from '../../shared/values';
 import { rescheduleAppointment } from '../../transport/appointmentsApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { appointmentIdFields, inputError, readAppointmentRef, readOptions, readTime, readTimeZone, showFor, TIME_DESCRIPTION, timeZoneOption } from './appointmentFields';

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readBusinessEntities } from '../../shared/clinicDirectoryRecords';
-import { getBusinessEntities } from '../../transport/clinicDirectoryApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { getBusinessEntities } from '../../transport/directoryApi';
+import { unexpectedBodyError } from '../../transport/errors';
 import type { OperationResult } from '../common.execute';
 
 const show = { resource: ['business'], operation: ['getEntities'] };

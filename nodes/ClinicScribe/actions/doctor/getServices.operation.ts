@@ -1,8 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { readDoctorServices } from '../../shared/clinicDirectoryRecords';
-import { getDoctorServices } from '../../transport/clinicDirectoryApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { getDoctorServices } from '../../transport/directoryApi';
+import { unexpectedBodyError } from '../../transport/errors';
 import { returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, type OperationResult } from '../common.execute';
 

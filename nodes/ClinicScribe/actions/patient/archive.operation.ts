@@ -1,8 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readErrorFields } from '../../transport/errorBodies';
-import { archivePatient } from '../../transport/patientDirectoryApi';
-import { clinicApiError } from '../../transport/requestErrors';
+import { clinicApiError, readErrorFields } from '../../transport/errors';
+import { archivePatient } from '../../transport/directoryApi';
 import { asRecord, textOf } from '../../shared/values';
 import type { OperationResult } from '../common.execute';
 import { patientIdField, readPatientId } from './patientFields';

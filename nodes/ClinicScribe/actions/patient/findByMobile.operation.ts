@@ -1,9 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { checkDirectoryMobile, readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
-import { readErrorFields } from '../../transport/errorBodies';
-import { findPatientsByMobile } from '../../transport/patientDirectoryApi';
-import { clinicApiError, unexpectedBodyError } from '../../transport/requestErrors';
+import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
+import { findPatientsByMobile } from '../../transport/directoryApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { badInput, MOBILE_HINT, showFor } from './patientFields';

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkEpochSeconds, readProfilePage } from '../../shared/patientDirectoryRecords';
-import { listPatientsPage } from '../../transport/patientDirectoryApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { listPatientsPage } from '../../transport/directoryApi';
+import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, pageBoundError, type OperationResult } from '../common.execute';
 import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';

@@ -2,8 +2,8 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
-import { searchPatients } from '../../transport/patientDirectoryApi';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { searchPatients } from '../../transport/directoryApi';
+import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';

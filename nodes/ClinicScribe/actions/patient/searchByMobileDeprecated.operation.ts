@@ -1,9 +1,8 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { checkTenDigitMobile, readBusinessPatientProfiles, simplifyPatient } from '../../shared/clinicDirectoryRecords';
-import { readErrorFields } from '../../transport/errorBodies';
-import { searchBusinessPatientsByMobile } from '../../transport/clinicDirectoryApi';
-import { clinicApiError, unexpectedBodyError } from '../../transport/requestErrors';
+import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
+import { searchBusinessPatientsByMobile } from '../../transport/directoryApi';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 

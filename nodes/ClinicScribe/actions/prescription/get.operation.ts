@@ -4,7 +4,7 @@ import { checkPdfUrl, prescriptionPdfUrlOf, readPrescription } from '../../share
 import { trimmedString } from '../../shared/values';
 import { downloadPrescriptionPdf, getPrescription } from '../../transport/prescriptionsApi';
 import { pathIdProblem } from '../../transport/request';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent } from '../common.execute';
 

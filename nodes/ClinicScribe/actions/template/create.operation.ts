@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readCreatedTemplateId, readTemplateMessage } from '../../shared/templateRecords';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import { createTemplate } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';
 import { INSTRUCTIONS_DESCRIPTION, readSectionIds, readTitle, SECTION_IDS_DESCRIPTION } from './templateFields';

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { readTemplateList } from '../../shared/templateRecords';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import { listTemplates } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';
 import { readTemplateId, templateIdField } from './templateFields';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readTemplateList } from '../../shared/templateRecords';
-import { unexpectedBodyError } from '../../transport/requestErrors';
+import { unexpectedBodyError } from '../../transport/errors';
 import { listTemplates } from '../../transport/templateApi';
 import { returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, type OperationResult } from '../common.execute';

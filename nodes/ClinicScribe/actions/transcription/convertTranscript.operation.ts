@@ -3,9 +3,9 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { isFhirSourceTemplate } from '../../shared/fhir/fhirOutput';
 import { templateIdOf } from '../../shared/templateRecords';
 import { textOf } from '../../shared/values';
-import { convertTranscript, createTranscriptSession } from '../../transport/convertApi';
-import { getClinicSettings } from '../../transport/runCredential';
-import { fetchTransactionResults } from '../../transport/transcriptionApi';
+import { convertTranscript, createTranscriptSession } from '../../transport/sessionApi';
+import { getClinicSettings } from '../../transport/request';
+import { fetchResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { chosenOutput, resultsToRecords } from './resultsRecords';
@@ -100,8 +100,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, runSta
 	const sessionId = await createTranscriptSession(this, templateId, itemIndex);
 	const started = await convertTranscript(this, sessionId, transcript, templateId, itemIndex);
 	const results = wait
-		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt)
-		: await fetchTransactionResults(this, sessionId, itemIndex);
+		? await waitForSessionResults(this, 'transaction', sessionId, wait, itemIndex, runStartedAt)
+		: await fetchResults(this, 'transaction', sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return (await resultsToRecords(this, results, output, itemIndex)).map((record) => ({ ...record, document_id: started.documentId }));
 }

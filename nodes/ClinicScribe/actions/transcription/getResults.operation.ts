@@ -1,8 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty } from '../../shared/resultsOutput.description';
-import { fetchSessionApiResults } from '../../transport/sessionApi';
-import { fetchTransactionResults } from '../../transport/transcriptionApi';
+import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty, type ResultsSource } from '../../shared/resultsOutput.description';
+import { fetchResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { chosenOutput, resultsToRecords } from './resultsRecords';
@@ -44,10 +43,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, runSta
 	const sessionId = readSessionId(this, itemIndex);
 	const output = chosenOutput(this, readResultsOutput(this, itemIndex), itemIndex);
 	const wait = readWaitSettings(this, itemIndex, 0);
-	const read = readResultsReader(this, itemIndex);
+	const source = readSource(this, itemIndex);
 	const results = wait
-		? await waitForSessionResults(this, sessionId, wait, itemIndex, runStartedAt, read)
-		: await read(this, sessionId, itemIndex);
+		? await waitForSessionResults(this, source, sessionId, wait, itemIndex, runStartedAt)
+		: await fetchResults(this, source, sessionId, itemIndex);
 	if (readFailIfIncomplete(this, itemIndex)) assertSessionComplete(this, results, itemIndex);
 	return await resultsToRecords(this, results, output, itemIndex);
 }
@@ -65,8 +64,8 @@ function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {
 	return sessionId;
 }
 
-/** The status call for a transaction, the session read for a session (Results Of). */
-function readResultsReader(ctx: IExecuteFunctions, itemIndex: number): typeof fetchTransactionResults {
+/** Results Of: a transaction (the status call) or a session (the session API's read). */
+function readSource(ctx: IExecuteFunctions, itemIndex: number): ResultsSource {
 	const source = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, itemIndex, 'transaction'));
 	if (!source) {
 		throw new NodeOperationError(ctx.getNode(), `The Results Of field of item ${itemIndex} must be "transaction" or "session"`, {
@@ -74,5 +73,5 @@ function readResultsReader(ctx: IExecuteFunctions, itemIndex: number): typeof fe
 			itemIndex,
 		});
 	}
-	return source === 'session' ? fetchSessionApiResults : fetchTransactionResults;
+	return source;
 }

@@ -11,8 +11,7 @@ import { readFhirSettings } from '../../shared/fhir/fields';
 import { buildFhirOutput, planFhirOutput, type FhirFetched, type FhirOutputSettings, type FhirProblem } from '../../shared/fhir/fhirOutput';
 import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import type { ResultsOutput, SessionResults } from '../../shared/sessionResults';
-import { fetchClinicDoctors } from '../../transport/clinicDirectoryApi';
-import { fetchPatientProfile } from '../../transport/patientDirectoryApi';
+import { fetchClinicDoctors, fetchPatientProfile } from '../../transport/directoryApi';
 
 /** The Output form, with the FHIR bundle's choices when it is chosen. */
 export interface ChosenOutput {

@@ -1,8 +1,7 @@
 import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
-import { getClinicSettings } from '../../transport/runCredential';
-import { fetchSessionApiResults } from '../../transport/sessionApi';
+import { getClinicSettings } from '../../transport/request';
 import { isToolRun } from '../common.execute';
 import { asNodeError } from '../errorItems';
 import { notSentForQuotaError, sendUploads, stopNote, withBatchNote } from './uploadAudio/batchRunner';
@@ -262,8 +261,7 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			continue;
 		}
 		try {
-			const reader = plan.settings.uploadMethod === 'session' ? fetchSessionApiResults : undefined;
-			const results = await waitForSessionResults(this, plan.id, wait, plan.itemIndexes[0], waitStartedAt, reader);
+			const results = await waitForSessionResults(this, plan.settings.uploadMethod, plan.id, wait, plan.itemIndexes[0], waitStartedAt);
 			const chosen = { form: plan.settings.resultsOutput, fhir: plan.settings.fhirOutput };
 			for (const json of await resultsToRecords(this, results, chosen, plan.itemIndexes[0])) {
 				output.push({ order: plan.itemIndexes[0], data: { json, pairedItem: pairedItems(plan) } });

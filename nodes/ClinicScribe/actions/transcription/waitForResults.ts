@@ -13,10 +13,10 @@ import {
 import { abortableSleep } from '../../shared/abortableSleep';
 import { fhirOutputFields } from '../../shared/fhir/fields';
 import { isFinalStatus, type ResultsOutput, type SessionResults } from '../../shared/sessionResults';
-import { deadlineSignal } from '../../transport/deadline';
+import { deadlineSignal } from '../../shared/deadline';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
-import { fetchTransactionResults } from '../../transport/transcriptionApi';
-import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
+import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty, type ResultsSource } from '../../shared/resultsOutput.description';
+import { fetchResults } from '../../transport/transcriptionApi';
 
 export interface WaitSettings {
 	timeoutMs: number;
@@ -29,9 +29,6 @@ export interface WaitSettings {
 	/** A failed or partial session fails the item ("Fail on Incomplete Results"). */
 	failIfIncomplete?: boolean;
 }
-
-/** One read of a session's results: the transaction status call, or the session API's (sessionApi.ts). */
-export type ResultsReader = typeof fetchTransactionResults;
 
 export const DEFAULT_TIMEOUT_MINUTES = 10;
 export const DEFAULT_POLL_INTERVAL_SECONDS = 10;
@@ -136,11 +133,11 @@ export function readResultsOutput(ctx: IExecuteFunctions, itemIndex: number): Re
  */
 export async function waitForSessionResults(
 	ctx: IExecuteFunctions,
+	source: ResultsSource,
 	sessionId: string,
 	settings: WaitSettings,
 	itemIndex: number,
 	waitStartedAt: number = Date.now(),
-	fetchResults: ResultsReader = fetchTransactionResults,
 ): Promise<SessionResults> {
 	// All items of a run share one start; an item reached after the deadline still gets one quick check.
 	const deadline = Math.max(waitStartedAt + settings.timeoutMs, Date.now() + MIN_STATUS_TIMEOUT_MS);
@@ -153,7 +150,7 @@ export async function waitForSessionResults(
 			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 			const checkStartedAt = Date.now();
 			const timeoutMs = Math.min(PRODUCTION_POLICY.timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
-			const check = await fetchResults(ctx, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
+			const check = await fetchResults(ctx, source, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
 			);

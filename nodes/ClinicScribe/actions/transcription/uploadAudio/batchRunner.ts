@@ -6,8 +6,8 @@
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { PRODUCTION_POLICY } from '../../../transport/retryPolicy';
-import { concurrencyGate } from '../../../transport/storageUpload';
-import { isDailyQuotaError } from '../../../transport/transcriptionApi';
+import { concurrencyGate } from '../../../transport/storage';
+import { DailyQuotaError } from '../../../transport/errors';
 import { asNodeError } from '../../errorItems';
 import { ownUploadIds, UploadHalted, type BatchRun, type UploadProgress } from './batchRun';
 import { describeItems, describePlans, type UploadPlan } from './plan';
@@ -47,7 +47,7 @@ export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], c
 		},
 		noteFailure: (plan, error) => {
 			if (error instanceof UploadHalted) return;
-			if (!continueOnFail || isDailyQuotaError(error)) halted = true;
+			if (!continueOnFail || error instanceof DailyQuotaError) halted = true;
 			failedFirst ??= plan;
 		},
 	};

@@ -5,7 +5,7 @@
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { ClinicScribeSettings } from '../../../transport/credentialSettings';
+import type { ClinicScribeSettings } from '../../../transport/authentication';
 import { assertSessionFileSizes, nameFiles, readItemFiles, type PlannedFile } from './files';
 import { generatedIdSeed, generateSessionId, generateTransactionId, readUploadId } from './ids';
 import { differingSetting, readUploadMethod, readUploadSettings, UNREAD_SETTINGS, type UploadMethod, type UploadSettings } from './settings';

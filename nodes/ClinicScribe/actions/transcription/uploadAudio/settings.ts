@@ -9,7 +9,7 @@ import { isFhirSourceTemplate, type FhirOutputSettings } from '../../../shared/f
 import type { ResultsOutput } from '../../../shared/sessionResults';
 import { templateIdOf } from '../../../shared/templateRecords';
 import { readJsonObjectParameter, sameJsonValue, trimmedString } from '../../../shared/values';
-import type { ClinicScribeSettings } from '../../../transport/credentialSettings';
+import type { ClinicScribeSettings } from '../../../transport/authentication';
 import { readFhirOutputSettings } from '../resultsRecords';
 import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from '../waitForResults';
 

@@ -4,7 +4,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../../transport/storageUpload';
+import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../../transport/storage';
 import {
 	initTransaction,
 	isTransactionStarted,

@@ -1,7 +1,10 @@
 /**
- * Upload step 2 of the transaction flow ([EKA-V2] file-upload.mdx): one `multipart/form-data` POST
- * per file to the presigned storage URL: every presigned field, then the `file` part last. It goes through the plain
- * `httpRequest` helper, never the authenticated one, so no token reaches the storage host.
+ * The storage hosts, never with a token: a recording's upload to the presigned storage URL (upload
+ * step 2 of the transaction flow, [EKA-V2] file-upload.mdx: one `multipart/form-data` POST per file,
+ * every presigned field, then the `file` part last), the bytes of an upload (the session's raw audio
+ * upload sends the same body without the frame), and downloads from links the service gives on
+ * another host (a prescription PDF, a session's audio). All go through n8n's plain `httpRequest`
+ * helper, so no token, `auth` header or client-id reaches another host; no redirect is followed.
  *
  * Files from n8n's binary store (filesystem, S3, database modes) are streamed with the exact
  * Content-Length computed up front, so nothing is held whole in memory (`multipartBody`).
@@ -9,10 +12,9 @@
 import { randomBytes } from 'crypto';
 import { NodeApiError, type IExecuteFunctions, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
 
-import { describeNetworkFailure } from './errorBodies';
-import { fileSizeChangedError, requestStoppedError } from './requestErrors';
-import { withRetries, type AttemptResult } from './retry';
-import { PRODUCTION_POLICY } from './retryPolicy';
+import { describeNetworkFailure, fileSizeChangedError, requestStoppedError, type CallLabel } from './errors';
+import { executionCancelSignal, type ClinicApiContext } from './request';
+import { mayRetry, PRODUCTION_POLICY, withRetries } from './retryPolicy';
 
 /** What n8n's `getBinaryStream` gives: a Node readable stream. */
 export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
@@ -33,7 +35,7 @@ export interface StorageFile {
 }
 
 /** A file n8n keeps in the item as Base64 text (its default binary mode). */
-export interface Base64Text {
+interface Base64Text {
 	base64: string;
 }
 
@@ -43,7 +45,7 @@ export interface StorageTarget {
 	folderPath: string;
 }
 
-export type StorageUploadOutcome =
+type StorageUploadOutcome =
 	| { kind: 'stored'; statusCode: number; attempts: number }
 	/** 403: the presigned policy expired or was refused; a fresh presign may help. */
 	| { kind: 'refused'; statusCode: number; detail: string };
@@ -84,7 +86,7 @@ function headerValue(value: string): string {
 	return value.replace(/\r/g, '%0D').replace(/\n/g, '%0A').replace(/"/g, '%22');
 }
 
-export interface MultipartFrame {
+interface MultipartFrame {
 	boundary: string;
 	head: Buffer;
 	tail: Buffer;
@@ -238,7 +240,7 @@ function inMemoryBody(source: Buffer | Base64Text, frame: MultipartFrame, size: 
 }
 
 /** Notes a size change where the body is produced: n8n's HTTP client wraps what the body throws. */
-export interface SizeWatch {
+interface SizeWatch {
 	sizeChanged?: FileSizeChanged;
 }
 
@@ -247,21 +249,32 @@ export interface SizeWatch {
  * (multipart) or, without a frame, raw. A size change is thrown while the body is produced and
  * noted in `watch`, which is how the caller tells it apart once the HTTP client has wrapped it.
  */
-export async function openUploadBody(file: Pick<StorageFile, 'open' | 'size'>, frame: MultipartFrame | undefined, watch: SizeWatch): Promise<UploadBody> {
+async function openUploadBody(file: Pick<StorageFile, 'open' | 'size'>, frame: MultipartFrame | undefined, watch: SizeWatch): Promise<UploadBody> {
 	const opened = await file.open();
 	const noteSizeChange = (error: FileSizeChanged) => (watch.sizeChanged = error);
 	return frame ? multipartBody(opened, frame, file.size, noteSizeChange) : rawBody(opened, file.size, noteSizeChange);
 }
 
-interface StorageAnswer {
-	statusCode: number;
-	body: unknown;
-	headers: Record<string, string | string[] | undefined>;
+/**
+ * A file as the raw body of a clinic API call (a session's audio upload): the same bytes as a
+ * storage upload without the multipart frame, opened afresh for each attempt. n8n's HTTP client
+ * wraps what the body throws, so `changedSize` tells whether a failure was the file changing size.
+ */
+export function rawFileBody(file: Pick<StorageFile, 'open' | 'size'>, contentType: string) {
+	const watch: SizeWatch = {};
+	return {
+		open: async () => await openUploadBody(file, undefined, watch),
+		contentLength: file.size,
+		contentType,
+		changedSize: (error: unknown) => error instanceof FileSizeChanged || watch.sizeChanged !== undefined,
+	};
 }
 
 /**
- * Stores one file. Returns `stored` (204, also 200/201) or `refused` (403); retries 5xx, 408, 429
- * and network failures with a freshly opened file; throws a NodeApiError for anything else.
+ * Stores one file. Returns `stored` (204, also 200/201) or `refused` (403: the presigned policy
+ * expired or was refused, a fresh presign may help); sends it again, opened afresh, when the rule of
+ * what may be sent again says so (`mayRetry`: a file stored twice under its name is stored once);
+ * throws a NodeApiError for anything else.
  */
 export async function uploadToStorage(
 	ctx: IExecuteFunctions,
@@ -271,13 +284,15 @@ export async function uploadToStorage(
 ): Promise<StorageUploadOutcome> {
 	const signal = ctx.getExecutionCancelSignal?.();
 	const stopped = () => requestStoppedError(ctx, { purpose: `the upload of ${file.label}`, itemIndex });
-	return await withRetries(
+	return await withRetries<StorageUploadOutcome>(
 		PRODUCTION_POLICY.storageRetry,
-		async (attempt): Promise<AttemptResult<StorageUploadOutcome>> => {
+		async (attempt) => {
 			const watch: SizeWatch = {};
-			let answer: StorageAnswer;
+			const frame = multipartFrame(target, file);
+			let answer: { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> };
 			try {
-				answer = await postToStorage(ctx, target, file, watch, signal);
+				const body = await openUploadBody(file, frame, watch);
+				answer = (await ctx.helpers.httpRequest(storageRequest(target, frame, body, file.size, signal))) as typeof answer;
 			} catch (error) {
 				if (error instanceof FileSizeChanged || watch.sizeChanged) throw fileSizeChangedError(ctx, file.label, itemIndex);
 				const failure = describeNetworkFailure(error);
@@ -286,29 +301,23 @@ export async function uploadToStorage(
 					description: `Tried ${attempt} times. Check that n8n can reach the storage host of the presigned URL (an outbound proxy or firewall may block it), then run again.`,
 					itemIndex,
 				});
-				return { kind: 'retry', error: unreachable };
+				if (mayRetry({ noAnswer: error })) return { kind: 'retry', error: unreachable };
+				// An upload Stop ended fails as stopped, not as unreachable.
+				throw signal?.aborted ? stopped() : unreachable;
 			}
-			const { statusCode } = answer;
+			const statusCode = Number(answer.statusCode ?? 0);
 			if (statusCode === 200 || statusCode === 201 || statusCode === 204) return { kind: 'done', value: { kind: 'stored', statusCode, attempts: attempt } };
 			if (statusCode === 403) return { kind: 'done', value: { kind: 'refused', statusCode, detail: storageErrorDetail(answer.body) } };
 			const rejected = storageStatusError(ctx, file, statusCode, answer.body, attempt, itemIndex);
-			if (statusCode >= 500 || statusCode === 408 || statusCode === 429) return { kind: 'retry', error: rejected, retryAfter: answer.headers['retry-after'] };
+			if (mayRetry({ status: statusCode })) return { kind: 'retry', error: rejected, retryAfter: answer.headers?.['retry-after'] };
 			throw rejected;
 		},
 		{ signal, stopped },
 	);
 }
 
-/** One POST of the file to the storage host, through the plain helper: no token goes with it. */
-async function postToStorage(
-	ctx: IExecuteFunctions,
-	target: StorageTarget,
-	file: StorageFile,
-	watch: SizeWatch,
-	signal: AbortSignal | undefined,
-): Promise<StorageAnswer> {
-	const frame = multipartFrame(target, file);
-	const body = await openUploadBody(file, frame, watch);
+/** One POST of the file to the storage host. */
+function storageRequest(target: StorageTarget, frame: MultipartFrame, body: UploadBody, size: number, signal: AbortSignal | undefined): IHttpRequestOptions {
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: target.url,
@@ -323,11 +332,10 @@ async function postToStorage(
 		// Following a redirect would make the HTTP client keep a copy of the whole body to resend it.
 		disableFollowRedirect: true,
 		encoding: 'text',
-		timeout: storageTimeoutMs(file.size),
+		timeout: storageTimeoutMs(size),
 	};
 	if (signal) options.abortSignal = signal;
-	const response = (await ctx.helpers.httpRequest(options)) as { statusCode?: number; body?: unknown; headers?: StorageAnswer['headers'] };
-	return { statusCode: Number(response.statusCode ?? 0), body: response.body, headers: response.headers ?? {} };
+	return options;
 }
 
 /** S3 answers errors as XML (`<Code>`, `<Message>`); anything else is shown short. */
@@ -368,4 +376,69 @@ export function storageRefusedError(ctx: IExecuteFunctions, label: string, detai
 		httpCode: '403',
 		itemIndex,
 	});
+}
+
+// ─── Downloads from links ────────────────────────────────────────────────────────────────────────
+
+interface LinkRequest extends CallLabel {
+	url: string;
+	/** Names the link in messages (never the whole link, which may be signed). */
+	host: string;
+	/** `stream` hands the body on as it arrives; `arraybuffer` reads it whole. */
+	encoding: 'arraybuffer' | 'stream';
+	accept?: string;
+}
+
+/**
+ * The 2xx answer of a link on another host. Any other status is sent again when the rule of what
+ * may be sent again says so (a download is a read), and then thrown as `refused(statusCode,
+ * attempts)` makes it; no answer after the retries is "Could not reach".
+ */
+export async function getFromLink(
+	ctx: ClinicApiContext,
+	link: LinkRequest,
+	refused: (statusCode: number, attempts: number) => Error,
+): Promise<{ statusCode: number; body: unknown; headers: Record<string, unknown> }> {
+	const signal = executionCancelSignal(ctx);
+	const options: IHttpRequestOptions = {
+		method: 'GET',
+		url: link.url,
+		...(link.accept ? { headers: { Accept: link.accept } } : {}),
+		encoding: link.encoding,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// A redirect could lead anywhere; a storage link that redirects is not what the sources
+		// describe, so it is reported rather than followed.
+		disableFollowRedirect: true,
+		timeout: PRODUCTION_POLICY.timeouts.apiCallMs,
+		...(signal ? { abortSignal: signal } : {}),
+	};
+	return await withRetries(
+		PRODUCTION_POLICY.retry,
+		async (attempt) => {
+			let response: { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
+			try {
+				response = (await ctx.helpers.httpRequest(options)) as typeof response;
+			} catch (error) {
+				const unreachable = new NodeApiError(ctx.getNode(), { message: 'network' } as JsonObject, {
+					message: `Could not reach ${link.host} for ${link.purpose}: ${describeNetworkFailure(error)}`,
+					description: `Check that n8n can reach ${link.host}, then run again${attempt > 1 ? ` (tried ${attempt} times)` : ''}.`,
+					itemIndex: link.itemIndex,
+				});
+				if (mayRetry({ noAnswer: error })) return { kind: 'retry', error: unreachable };
+				// A call Stop ended fails as stopped, not as unreachable.
+				throw signal?.aborted ? requestStoppedError(ctx, link) : unreachable;
+			}
+			const statusCode = Number(response.statusCode ?? 0);
+			const headers = response.headers ?? {};
+			if (statusCode >= 200 && statusCode < 300) return { kind: 'done', value: { statusCode, body: response.body, headers } };
+			// A stream of an answer that is not used is let go at once (its socket with it).
+			(response.body as { destroy?: () => void } | undefined)?.destroy?.();
+			const error = refused(statusCode, attempt);
+			if (!mayRetry({ status: statusCode })) throw error;
+			const retryAfter = headers['retry-after'];
+			return { kind: 'retry', error, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+		},
+		{ signal, stopped: () => requestStoppedError(ctx, link) },
+	);
 }

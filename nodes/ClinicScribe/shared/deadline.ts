@@ -3,9 +3,9 @@
  * answers the service), built on n8n-workflow's `sleep` (through abortableSleep, which n8n 1.x's
  * signal-less `sleep` needs): no raw timer.
  */
-import { abortableSleep } from '../shared/abortableSleep';
+import { abortableSleep } from './abortableSleep';
 
-export interface DeadlineSignal {
+interface DeadlineSignal {
 	/** Fires on `cancel` (Stop) or once the time is up. */
 	signal: AbortSignal;
 	/** Ends the deadline's pause and lets go of the cancel signal. */

@@ -1,18 +1,74 @@
 /**
- * The patient directory ([EKA-PD] `/profiles/v1/patient…`), as calls.
- * Bearer token plus the `client-id` header, which the directory requires on every call (the
- * credential adds both: authHeaders.ts); without a Client ID in the credential nothing is sent.
- * Every call names the patient data it sends in `redact`, so no error can repeat it. Trailing
- * slashes are as [EKA-PD] writes the paths.
+ * The directories, as calls. The clinic directory ([IFD §4.1–4.3], the doctor-tool `/dr/v1/…`
+ * endpoints): the business's clinics and doctors, a doctor's services, and the deprecated search of
+ * the business's patients by mobile; shaping of its answers is shared/clinicDirectoryRecords.ts.
+ * The patient directory ([EKA-PD] `/profiles/v1/patient…`): Bearer token plus the `client-id`
+ * header, which the directory requires on every call (authentication.ts adds both); without a Client
+ * ID in the credential nothing is sent. Every call names the patient data it sends in `redact`, so no
+ * error can repeat it. Trailing slashes are as [EKA-PD] writes the paths.
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
+import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readDirectoryProfile } from '../shared/patientDirectoryRecords';
-import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
-import { unexpectedBodyError } from './requestErrors';
-import { getClinicSettings } from './runCredential';
+import { unexpectedBodyError } from './errors';
+import { clinicApiRequest, getClinicSettings, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
-export const PATIENT_DIRECTORY_PATH = '/profiles/v1/patient';
+// ─── The clinic directory ────────────────────────────────────────────────────────────────────────
+
+export async function getDoctorServices(
+	ctx: ClinicApiContext,
+	doctorId: string,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: `/dr/v1/doctor/service/${pathSegment(ctx, doctorId, 'Doctor ID', itemIndex)}`,
+		idempotent: true,
+		purpose: "the doctor's services",
+		itemIndex,
+	});
+}
+
+/** 404 is returned, not thrown: "no patient found" is an answer the operation decides about. */
+export async function searchBusinessPatientsByMobile(
+	ctx: ClinicApiContext,
+	mobile: string,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: '/dr/v1/business/patients/search',
+		qs: { mobile },
+		idempotent: true,
+		acceptStatuses: [404],
+		purpose: 'the patient search',
+		itemIndex,
+		redact: [mobile],
+	});
+}
+
+export async function getBusinessEntities(ctx: ClinicApiContext, itemIndex?: number): Promise<ClinicApiResponse> {
+	return await clinicApiRequest(ctx, {
+		method: 'GET',
+		path: '/dr/v1/business/entities',
+		idempotent: true,
+		purpose: "the business's clinics and doctors",
+		itemIndex,
+	});
+}
+
+/** The business's doctors (`doctors[]` of [IFD §2.3]); a body that is not the documented JSON is an error. */
+export async function fetchClinicDoctors(ctx: ClinicApiContext, itemIndex?: number): Promise<IDataObject[]> {
+	const response = await getBusinessEntities(ctx, itemIndex);
+	const entities = readBusinessEntities(response.body);
+	if (!entities) throw unexpectedBodyError(ctx, { purpose: "the business's clinics and doctors", itemIndex }, response.statusCode);
+	return entities.doctors;
+}
+
+// ─── The patient directory ───────────────────────────────────────────────────────────────────────
+
+const PATIENT_DIRECTORY_PATH = '/profiles/v1/patient';
 
 /** Refuses, before anything is sent, a credential without the client id the directory requires. */
 async function assertClientId(ctx: ClinicApiContext, itemIndex?: number): Promise<void> {
@@ -43,7 +99,7 @@ export async function createPatient(ctx: ClinicApiContext, body: IDataObject, re
 	});
 }
 
-export async function getPatient(
+async function getPatient(
 	ctx: ClinicApiContext,
 	patientId: string,
 	itemIndex?: number,
@@ -153,7 +209,7 @@ export async function searchPatients(
 	});
 }
 
-export interface PatientPageQuery {
+interface PatientPageQuery {
 	pageNo: number;
 	pageSize: number;
 	select?: string[];
