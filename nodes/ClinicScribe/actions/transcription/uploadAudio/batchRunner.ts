@@ -6,7 +6,7 @@
 import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
 import { PRODUCTION_POLICY } from '../../../transport/retryPolicy';
-import { concurrencyGate } from '../../../transport/storageUpload';
+import { concurrencyGate } from '../../../shared/concurrencyGate';
 import { isDailyQuotaError } from '../../../transport/transcriptionApi';
 import { asNodeError } from '../../errorItems';
 import { ownUploadIds, UploadHalted, type BatchRun, type UploadProgress } from './batchRun';
