@@ -61,10 +61,11 @@ const UPLOAD_AUDIO_ENTRY = `${NODE_DIR}/actions/transcription/uploadAudio.operat
  * file beside it in its layer.
  */
 const UPLOAD_AUDIO_LAYERS: Array<Record<string, string>> = [
-	{ batchRunner: 'several uploads at once: the worker pool, the halt, the first failure, the stop note' },
 	{ transactionFlow: 'presign, files to storage, init', sessionFlow: 'create, raw uploads, End' },
-	{ gatedUpload: "the one file upload both flows use: through the run's gate, stopping at the first failure" },
-	{ batchRun: 'what an upload shares with its run: gate, halt, own IDs, progress', receipts: 'what output items say of an upload' },
+	{
+		batchRunner:
+			"several uploads at once, each with its method's flow: the worker pool, the halt, the first failure, the stop note; what an upload shares with its run (gate, halt, own IDs, progress); the one file upload both flows use; what output items say of an upload",
+	},
 	{ plan: 'items grouped into uploads (one per ID), every check before anything is sent' },
 	{ ids: 'given and generated IDs', files: "an item's files: found, checked, named" },
 	{ settings: "an item's settings and how two items' settings differ", inputBinary: 'a file in either Binary Mode; the database mode limit' },

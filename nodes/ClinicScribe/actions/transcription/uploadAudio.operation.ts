@@ -5,10 +5,20 @@ import { getClinicSettings } from '../../transport/runCredential';
 import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { isToolRun } from '../common.execute';
 import { asNodeError } from '../errorItems';
-import { notSentForQuotaError, sendUploads, stopNote, withBatchNote } from './uploadAudio/batchRunner';
+import {
+	errorItems,
+	notSentForQuotaError,
+	pairedItems,
+	receiptItems,
+	sendUploads,
+	stopNote,
+	withBatchNote,
+	type OrderedOutput,
+} from './uploadAudio/batchRunner';
 import { describePlans, planUploads, type UploadPlan } from './uploadAudio/plan';
-import { errorItems, pairedItems, receiptItems, type OrderedOutput } from './uploadAudio/receipts';
+import { runSession } from './uploadAudio/sessionFlow';
 import { TEMPLATE_CHOICES, UPLOAD_METHOD_PARAMETER } from './uploadAudio/settings';
+import { runTransaction } from './uploadAudio/transactionFlow';
 import { resultsToRecords } from './resultsRecords';
 import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
 
@@ -218,9 +228,9 @@ export const description: INodeProperties[] = [
 /**
  * All items at once, because items sharing a transaction ID form one upload (a transaction, or a
  * session with Upload Method "Session"): every item is read and checked before anything is sent
- * (uploadAudio/plan.ts), the uploads go several at a time (uploadAudio/batchRunner.ts: the
- * transaction and session flows beside it), then the receipts or, with Wait for Completion, the
- * results come out in the order of the input items.
+ * (uploadAudio/plan.ts), the uploads go several at a time (uploadAudio/batchRunner.ts), each with
+ * the flow of its Upload Method (transactionFlow.ts, sessionFlow.ts), then the receipts or, with
+ * Wait for Completion, the results come out in the order of the input items.
  *
  * The batch rule: without Continue On Fail, once the first failure is known no upload starts and
  * none in flight sends another request (those in flight finish the request they are in; one whose
@@ -241,7 +251,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const firstProblem = plans.find((plan) => plan.problem)?.problem;
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
-	const { outcomes, firstFailure } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail);
+	const flows = { transaction: runTransaction, session: runSession };
+	const { outcomes, firstFailure } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail, flows);
 	if (firstFailure && !continueOnFail) throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailure.plan));
 
 	const output: OrderedOutput = [];
