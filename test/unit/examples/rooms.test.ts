@@ -141,6 +141,27 @@ describe("rooms: Upload Audio's files", () => {
 		expect(importsOf(file)).not.toContain(UPLOAD_AUDIO_ENTRY);
 	});
 
+	/**
+	 * The entry's peers in transcription/ (the wait, the results as output items, the other
+	 * operations) call the API and sit above Upload Audio's rooms. What the rooms share with them sits
+	 * below both: a module of actions/ that imports neither transport/ nor another module of actions/
+	 * (the results fields' reading, the error items).
+	 */
+	const ACTIONS_DIR = `${NODE_DIR}/actions/`;
+	const isBelowTheOperations = (target: string) =>
+		importsOf(target).every((imported) => !imported.startsWith(`${NODE_DIR}/transport/`) && !imported.startsWith(ACTIONS_DIR));
+	const reachedOutside = (file: string) =>
+		importsOf(file).filter((target) => target.startsWith(ACTIONS_DIR) && !target.startsWith(`${UPLOAD_AUDIO_DIR}/`));
+
+	test.each(folderFiles)('%s reaches outside uploadAudio/ only for modules of actions/ below the operations', (file) => {
+		expect(reachedOutside(file).filter((target) => !isBelowTheOperations(target))).toEqual([]);
+	});
+
+	test('the rule above has something to check: the folder reads the results fields and the error items from outside it', () => {
+		const reached = new Set(folderFiles.flatMap(reachedOutside));
+		expect([...reached].sort()).toEqual([`${ACTIONS_DIR}errorItems.ts`, `${ACTIONS_DIR}transcription/resultsSettings.ts`]);
+	});
+
 	test('only the entry reaches into uploadAudio/: no other file of the package imports from it', () => {
 		const outside = FILES.filter((file) => file !== UPLOAD_AUDIO_ENTRY && !file.startsWith(`${UPLOAD_AUDIO_DIR}/`));
 		const reaching = outside.filter((file) => importsOf(file).some((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`)));

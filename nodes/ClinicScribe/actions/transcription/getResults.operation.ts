@@ -5,15 +5,9 @@ import { fetchSessionApiResults } from '../../transport/sessionApi';
 import { fetchTransactionResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
-import { chosenOutput, resultsToRecords } from './resultsRecords';
-import {
-	assertSessionComplete,
-	readFailIfIncomplete,
-	readResultsOutput,
-	readWaitSettings,
-	waitForCompletionFields,
-	waitForSessionResults,
-} from './waitForResults';
+import { resultsToRecords } from './resultsRecords';
+import { chosenOutput, readFailIfIncomplete, readResultsOutput, readWaitSettings, waitForCompletionFields } from './resultsSettings';
+import { assertSessionComplete, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['getResults'] };
 

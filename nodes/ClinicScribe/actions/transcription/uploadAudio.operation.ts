@@ -20,7 +20,8 @@ import { runSession } from './uploadAudio/sessionFlow';
 import { TEMPLATE_CHOICES, UPLOAD_METHOD_PARAMETER } from './uploadAudio/settings';
 import { runTransaction } from './uploadAudio/transactionFlow';
 import { resultsToRecords } from './resultsRecords';
-import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
+import { waitForCompletionFields } from './resultsSettings';
+import { waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['uploadAudio'] };
 
