@@ -126,10 +126,10 @@ export const description: INodeProperties[] = [
 					{
 						displayName: 'Custom Template ID',
 						name: 'customTemplateId',
-						// Was a plain string field. Workflows saved then keep a string here: uploadAudio/settings.ts reads both
-						// shapes (templateIdOf) and n8n 2.41's editor shows a string in a resource locator as
-						// it is, so they run and display unchanged: no new node version. The empty default
-						// behaves as the old '' did (refused for a Custom row, ignored otherwise).
+						// Saved workflows may hold a plain string here: uploadAudio/settings.ts reads both shapes
+						// (templateIdOf) and n8n 2.41's editor shows a string in a resource locator as it is, so
+						// they run and display unchanged without a new node version. An empty ID is refused for a
+						// Custom row and ignored otherwise.
 						type: 'resourceLocator',
 						default: { mode: 'list', value: '' },
 						// Not `required`: n8n checks that inside a template row without its displayOptions
