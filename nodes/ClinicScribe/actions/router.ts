@@ -9,9 +9,9 @@ import * as patient from './patient';
 import * as prescription from './prescription';
 import * as template from './template';
 import * as transcription from './transcription';
+import { concurrencyGate } from '../shared/concurrencyGate';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { scrubCredentialSecrets } from '../transport/request';
-import { concurrencyGate } from '../transport/storage';
 
 type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 

@@ -8,8 +8,8 @@ export type ClinicCredentialType = typeof API_CREDENTIAL_TYPE | typeof SIGN_IN_C
 export const AUTHENTICATION_PARAMETER = 'authentication';
 
 /**
- * The Authentication field of both nodes. Its default is the credential every node used before the
- * field existed: n8n does not store a default, so a saved node without the field keeps that one.
+ * The Authentication field of both nodes. Its default is the API credential: n8n does not store a
+ * default, so a saved node without the field must read as one using that credential.
  */
 export const authenticationProperty: INodeProperties = {
 	displayName: 'Authentication',

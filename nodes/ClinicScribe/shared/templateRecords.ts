@@ -106,9 +106,9 @@ export function classifyTemplateRefusal(statusCode: number, message: string | un
 }
 
 /**
- * A template id parameter, in either shape it is stored in: a plain string (Upload Audio's Custom
- * Template ID before it became a picker, in workflows saved then) or a resource locator
- * (`{__rl: true, mode, value}`). Trimmed; '' when there is none.
+ * A template id parameter, in either shape saved workflows hold: a plain string (Upload Audio's
+ * Custom Template ID may hold one) or a resource locator (`{__rl: true, mode, value}`). Trimmed; ''
+ * when there is none.
  */
 export function templateIdOf(value: unknown): string {
 	const raw = isRecord(value) ? value.value : value;

@@ -61,10 +61,11 @@ const UPLOAD_AUDIO_ENTRY = `${NODE_DIR}/actions/transcription/uploadAudio.operat
  * file beside it in its layer.
  */
 const UPLOAD_AUDIO_LAYERS: Array<Record<string, string>> = [
-	{ batchRunner: 'several uploads at once: the worker pool, the halt, the first failure, the stop note' },
 	{ transactionFlow: 'presign, files to storage, init', sessionFlow: 'create, raw uploads, End' },
-	{ gatedUpload: "the one file upload both flows use: through the run's gate, stopping at the first failure" },
-	{ batchRun: 'what an upload shares with its run: gate, halt, own IDs, progress', receipts: 'what output items say of an upload' },
+	{
+		batchRunner:
+			"several uploads at once, each with its method's flow: the worker pool, the halt, the first failure, the stop note; what an upload shares with its run (gate, halt, own IDs, progress); the one file upload both flows use; what output items say of an upload",
+	},
 	{ plan: 'items grouped into uploads (one per ID), every check before anything is sent' },
 	{ ids: 'given and generated IDs', files: "an item's files: found, checked, named" },
 	{ settings: "an item's settings and how two items' settings differ", inputBinary: 'a file in either Binary Mode; the database mode limit' },
@@ -138,6 +139,27 @@ describe("rooms: Upload Audio's files", () => {
 		expect(own).toBeGreaterThanOrEqual(0);
 		expect(wrong).toEqual([]);
 		expect(importsOf(file)).not.toContain(UPLOAD_AUDIO_ENTRY);
+	});
+
+	/**
+	 * The entry's peers in transcription/ (the wait, the results as output items, the other
+	 * operations) call the API and sit above Upload Audio's rooms. What the rooms share with them sits
+	 * below both: a module of actions/ that imports neither transport/ nor another module of actions/
+	 * (the results fields' reading, the error items).
+	 */
+	const ACTIONS_DIR = `${NODE_DIR}/actions/`;
+	const isBelowTheOperations = (target: string) =>
+		importsOf(target).every((imported) => !imported.startsWith(`${NODE_DIR}/transport/`) && !imported.startsWith(ACTIONS_DIR));
+	const reachedOutside = (file: string) =>
+		importsOf(file).filter((target) => target.startsWith(ACTIONS_DIR) && !target.startsWith(`${UPLOAD_AUDIO_DIR}/`));
+
+	test.each(folderFiles)('%s reaches outside uploadAudio/ only for modules of actions/ below the operations', (file) => {
+		expect(reachedOutside(file).filter((target) => !isBelowTheOperations(target))).toEqual([]);
+	});
+
+	test('the rule above has something to check: the folder reads the results fields and the error items from outside it', () => {
+		const reached = new Set(folderFiles.flatMap(reachedOutside));
+		expect([...reached].sort()).toEqual([`${ACTIONS_DIR}errorItems.ts`, `${ACTIONS_DIR}transcription/resultsSettings.ts`]);
 	});
 
 	test('only the entry reaches into uploadAudio/: no other file of the package imports from it', () => {

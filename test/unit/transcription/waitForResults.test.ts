@@ -1,11 +1,7 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
-import {
-	assertSessionComplete,
-	formatDuration,
-	waitForSessionResults,
-	type WaitSettings,
-} from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
+import type { WaitSettings } from '../../../nodes/ClinicScribe/actions/transcription/resultsSettings';
+import { assertSessionComplete, formatDuration, waitForSessionResults } from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
 import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 /** Answers the status calls from a list (the last one repeats). */

@@ -8,16 +8,16 @@ import { getClinicSettings } from '../../transport/request';
 import { fetchResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
-import { chosenOutput, resultsToRecords } from './resultsRecords';
+import { resultsToRecords } from './resultsRecords';
 import {
-	assertSessionComplete,
+	chosenOutput,
 	readFailIfIncomplete,
 	readResultsOutput,
 	readWaitSettings,
 	UPLOAD_NOT_FOUND_GRACE_MS,
 	waitForCompletionFields,
-	waitForSessionResults,
-} from './waitForResults';
+} from './resultsSettings';
+import { assertSessionComplete, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['convertTranscript'] };
 

@@ -4,15 +4,9 @@ import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty, typ
 import { fetchResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
-import { chosenOutput, resultsToRecords } from './resultsRecords';
-import {
-	assertSessionComplete,
-	readFailIfIncomplete,
-	readResultsOutput,
-	readWaitSettings,
-	waitForCompletionFields,
-	waitForSessionResults,
-} from './waitForResults';
+import { resultsToRecords } from './resultsRecords';
+import { chosenOutput, readFailIfIncomplete, readResultsOutput, readWaitSettings, waitForCompletionFields } from './resultsSettings';
+import { assertSessionComplete, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['getResults'] };
 

@@ -1,39 +1,17 @@
 /**
  * A session's results as output items in the form the Output field chooses, for Get Results, Upload
- * Audio and Convert Transcript. The FHIR bundle's choices are read and checked with the Output, before
- * anything is sent; building it may read the patient directory profile or the clinic's doctors
+ * Audio and Convert Transcript. The FHIR bundle's choices are read and checked with the Output before
+ * anything is sent (resultsSettings.ts); building it may read the patient directory profile or the clinic's doctors
  * first. A visit with no notes yet fails the item (never an empty bundle): Continue On Fail gives
  * the error item.
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { readFhirSettings } from '../../shared/fhir/fields';
 import { buildFhirOutput, planFhirOutput, type FhirFetched, type FhirOutputSettings, type FhirProblem } from '../../shared/fhir/fhirOutput';
 import { sessionResultsToRecords } from '../../shared/resultsOutput';
-import type { ResultsOutput, SessionResults } from '../../shared/sessionResults';
+import type { SessionResults } from '../../shared/sessionResults';
 import { fetchClinicDoctors, fetchPatientProfile } from '../../transport/directoryApi';
-
-/** The Output form, with the FHIR bundle's choices when it is chosen. */
-export interface ChosenOutput {
-	form: ResultsOutput;
-	fhir?: FhirOutputSettings;
-}
-
-/** The FHIR bundle's choices of an item, checked: a wrong one fails the item before anything is sent. */
-export function readFhirOutputSettings(ctx: IExecuteFunctions, itemIndex: number): FhirOutputSettings {
-	const settings = readFhirSettings((name, fallback) => ctx.getNodeParameter(name, itemIndex, fallback), 'action');
-	if (!settings.ok) {
-		throw new NodeOperationError(ctx.getNode(), `${settings.problem} (item ${itemIndex}, Output "FHIR Transaction Bundle for the EHR")`, {
-			description: 'Correct the field, or make its expression give a valid value. Nothing was sent.',
-			itemIndex,
-		});
-	}
-	return settings.value;
-}
-
-export function chosenOutput(ctx: IExecuteFunctions, form: ResultsOutput, itemIndex: number): ChosenOutput {
-	return form === 'fhirBundle' ? { form, fhir: readFhirOutputSettings(ctx, itemIndex) } : { form };
-}
+import type { ChosenOutput } from './resultsSettings';
 
 export async function resultsToRecords(ctx: IExecuteFunctions, results: SessionResults, output: ChosenOutput, itemIndex: number): Promise<IDataObject[]> {
 	if (output.form !== 'fhirBundle') return sessionResultsToRecords(results, output.form);

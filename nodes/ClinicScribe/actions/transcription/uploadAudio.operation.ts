@@ -4,12 +4,23 @@ import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { getClinicSettings } from '../../transport/request';
 import { isToolRun } from '../common.execute';
 import { asNodeError } from '../errorItems';
-import { notSentForQuotaError, sendUploads, stopNote, withBatchNote } from './uploadAudio/batchRunner';
+import {
+	errorItems,
+	notSentForQuotaError,
+	pairedItems,
+	receiptItems,
+	sendUploads,
+	stopNote,
+	withBatchNote,
+	type OrderedOutput,
+} from './uploadAudio/batchRunner';
 import { describePlans, planUploads, type UploadPlan } from './uploadAudio/plan';
-import { errorItems, pairedItems, receiptItems, type OrderedOutput } from './uploadAudio/receipts';
+import { runSession } from './uploadAudio/sessionFlow';
 import { TEMPLATE_CHOICES, UPLOAD_METHOD_PARAMETER } from './uploadAudio/settings';
+import { runTransaction } from './uploadAudio/transactionFlow';
 import { resultsToRecords } from './resultsRecords';
-import { waitForCompletionFields, waitForSessionResults } from './waitForResults';
+import { waitForCompletionFields } from './resultsSettings';
+import { waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['uploadAudio'] };
 
@@ -114,10 +125,10 @@ export const description: INodeProperties[] = [
 					{
 						displayName: 'Custom Template ID',
 						name: 'customTemplateId',
-						// Was a plain string field. Workflows saved then keep a string here: uploadAudio/settings.ts reads both
-						// shapes (templateIdOf) and n8n 2.41's editor shows a string in a resource locator as
-						// it is, so they run and display unchanged: no new node version. The empty default
-						// behaves as the old '' did (refused for a Custom row, ignored otherwise).
+						// Saved workflows may hold a plain string here: uploadAudio/settings.ts reads both shapes
+						// (templateIdOf) and n8n 2.41's editor shows a string in a resource locator as it is, so
+						// they run and display unchanged without a new node version. An empty ID is refused for a
+						// Custom row and ignored otherwise.
 						type: 'resourceLocator',
 						default: { mode: 'list', value: '' },
 						// Not `required`: n8n checks that inside a template row without its displayOptions
@@ -217,9 +228,9 @@ export const description: INodeProperties[] = [
 /**
  * All items at once, because items sharing a transaction ID form one upload (a transaction, or a
  * session with Upload Method "Session"): every item is read and checked before anything is sent
- * (uploadAudio/plan.ts), the uploads go several at a time (uploadAudio/batchRunner.ts: the
- * transaction and session flows beside it), then the receipts or, with Wait for Completion, the
- * results come out in the order of the input items.
+ * (uploadAudio/plan.ts), the uploads go several at a time (uploadAudio/batchRunner.ts), each with
+ * the flow of its Upload Method (transactionFlow.ts, sessionFlow.ts), then the receipts or, with
+ * Wait for Completion, the results come out in the order of the input items.
  *
  * The batch rule: without Continue On Fail, once the first failure is known no upload starts and
  * none in flight sends another request (those in flight finish the request they are in; one whose
@@ -240,7 +251,8 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	const firstProblem = plans.find((plan) => plan.problem)?.problem;
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
-	const { outcomes, firstFailure } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail);
+	const flows = { transaction: runTransaction, session: runSession };
+	const { outcomes, firstFailure } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail, flows);
 	if (firstFailure && !continueOnFail) throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailure.plan));
 
 	const output: OrderedOutput = [];

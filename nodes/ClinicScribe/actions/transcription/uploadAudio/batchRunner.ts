@@ -1,18 +1,102 @@
 /**
- * Upload Audio's batch runner: sends the run's uploads several at a time (a worker pool), halts the
- * run on the first failure (or on the daily quota's answer), keeps which failure was known first,
- * and writes the note that says what a stopped run leaves behind.
+ * Upload Audio's batch runner: sends the run's uploads several at a time (a worker pool), each with
+ * the flow of its Upload Method (transactionFlow.ts, sessionFlow.ts, handed in by the entry), halts
+ * the run on the first failure (or on the daily quota's answer), keeps which failure was known
+ * first, and writes the note that says what a stopped run leaves behind. Here too: what an upload
+ * shares with its run (BatchRun), the one file upload both flows use (through the run's gate), and
+ * what output items say of an upload (receipts, error items).
  */
-import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type IPairedItemData,
+} from 'n8n-workflow';
 
+import { concurrencyGate } from '../../../shared/concurrencyGate';
 import { PRODUCTION_POLICY } from '../../../transport/retryPolicy';
-import { concurrencyGate } from '../../../transport/storage';
 import { DailyQuotaError } from '../../../transport/errors';
-import { asNodeError } from '../../errorItems';
-import { ownUploadIds, UploadHalted, type BatchRun, type UploadProgress } from './batchRun';
+import { asNodeError, errorRecord } from '../../errorItems';
+import type { PlannedFile } from './files';
+import { runIndexOf } from './ids';
 import { describeItems, describePlans, type UploadPlan } from './plan';
-import { runSession } from './sessionFlow';
-import { runTransaction } from './transactionFlow';
+import type { UploadMethod } from './settings';
+
+/**
+ * What one upload (a transaction or a session) shares with the others of Upload Audio's run: the
+ * gate on uploads in flight, the halt, the IDs this node run sent a start for, and what it has sent
+ * so far. sendUploads makes one; the two flows use it.
+ */
+export interface BatchRun {
+	/** The IDs this node run sent a start for, across n8n's Retry On Fail. */
+	ownIds: OwnUploadIds;
+	/** The bound on file uploads in flight at once, across the run's uploads. */
+	uploadGate: <T>(task: () => Promise<T>) => Promise<T>;
+	/** True once no further request may be sent (a failure without Continue On Fail, or the quota). */
+	halted(): boolean;
+	/** Before each request: throws UploadHalted once the run is halted. */
+	throwIfHalted(): void;
+	/** Called the moment a failure is known (before any other upload's code runs again). */
+	noteFailure(plan: UploadPlan, error: unknown): void;
+}
+
+/** Thrown inside an upload that stops before its next request because the run was halted. */
+export class UploadHalted extends Error {}
+
+/** What one upload has sent so far: what the stop note and the quota message say of it. */
+export interface UploadProgress {
+	/**
+	 * The request that starts the paid transcription (a transaction's init, a session's End) was
+	 * sent: the upload may have been started even if no clear answer came.
+	 */
+	startRequestSent: boolean;
+	/** File uploads begun (files may be stored even if the transcription was never requested). */
+	uploadsSent: number;
+}
+
+/**
+ * The IDs this node sent a start for (a transaction's init, a session's create), per run of the
+ * node, kept in n8n's execution data: on n8n's Retry On Fail a conflict on one of them is its own.
+ */
+export interface OwnUploadIds {
+	has(id: string): boolean;
+	add(id: string): void;
+	forget(id: string): void;
+}
+
+/**
+ * The execution-data key. It holds session ids too, under a name that says init: an execution
+ * retried after the package is updated still finds the IDs kept under it.
+ */
+const OWN_IDS_KEY = 'clinicScribeInitSent';
+
+export function ownUploadIds(ctx: IExecuteFunctions): OwnUploadIds {
+	let byRun: Record<string, string[]> = {};
+	try {
+		const context = ctx.getContext('node');
+		const kept = context[OWN_IDS_KEY];
+		if (typeof kept === 'object' && kept !== null && !Array.isArray(kept)) byRun = kept as Record<string, string[]>;
+		else context[OWN_IDS_KEY] = byRun;
+	} catch {
+		// No execution data to keep it in: remembered for this run only.
+	}
+	const run = String(runIndexOf(ctx));
+	return {
+		has: (id) => (byRun[run] ?? []).includes(id),
+		add: (id) => {
+			const ids = (byRun[run] ??= []);
+			if (!ids.includes(id)) ids.push(id);
+		},
+		forget: (id) => {
+			byRun[run] = (byRun[run] ?? []).filter((kept) => kept !== id);
+		},
+	};
+}
+
+/** Sends one upload and gives its receipts, one per file: transactionFlow.ts's runTransaction, sessionFlow.ts's runSession. */
+export type UploadFlow = (ctx: IExecuteFunctions, plan: UploadPlan, run: BatchRun, progress: UploadProgress) => Promise<IDataObject[]>;
 
 export type UploadOutcome =
 	| { kind: 'started'; receipts: IDataObject[] }
@@ -34,10 +118,15 @@ export interface BatchResult {
  * A halted run starts no upload, and those in flight send no further request (the one they are in
  * finishes; an upload whose start request was already sent finishes).
  */
-export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], continueOnFail: boolean): Promise<BatchResult> {
+export async function sendUploads(
+	ctx: IExecuteFunctions,
+	plans: UploadPlan[],
+	continueOnFail: boolean,
+	flows: Record<UploadMethod, UploadFlow>,
+): Promise<BatchResult> {
 	const outcomes = new Map<UploadPlan, UploadOutcome>();
 	let failedFirst: UploadPlan | undefined;
-		let halted = false;
+	let halted = false;
 	const run: BatchRun = {
 		ownIds: ownUploadIds(ctx),
 		uploadGate: concurrencyGate(PRODUCTION_POLICY.uploadConcurrency),
@@ -56,7 +145,7 @@ export async function sendUploads(ctx: IExecuteFunctions, plans: UploadPlan[], c
 		while (!halted && next < plans.length) {
 			const plan = plans[next++];
 			const progress: UploadProgress = { startRequestSent: false, uploadsSent: 0 };
-			const flow = plan.settings.uploadMethod === 'session' ? runSession : runTransaction;
+			const flow = flows[plan.settings.uploadMethod];
 			try {
 				outcomes.set(plan, { kind: 'started', receipts: await flow(ctx, plan, run, progress) });
 			} catch (error) {
@@ -127,4 +216,92 @@ export function withBatchNote(error: NodeApiError | NodeOperationError, note: st
 /** A 4xx refusal of the API: the call was not taken, so nothing was started by it. */
 function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean {
 	return error instanceof NodeOperationError || /^4\d\d$/.test(String(error.httpCode ?? ''));
+}
+
+type FileResult<T> = { kind: 'sent'; answer: T } | { kind: 'failed'; error: unknown } | { kind: 'not_sent' };
+
+/**
+ * The one way both flows upload an upload's files. Sends each file with `send`, at most as many at
+ * once as the run's gate lets through. A file that
+ * fails stops the files of this upload not yet begun, and the run hears of it at once
+ * (noteFailure); the first failure in file order is thrown once every begun file has ended, so no
+ * upload outlives the node. Files not begun because the run was halted: UploadHalted. Otherwise
+ * the answers, in file order.
+ */
+export async function uploadThroughGate<T>(
+	run: BatchRun,
+	plan: UploadPlan,
+	progress: UploadProgress,
+	files: PlannedFile[],
+	send: (file: PlannedFile) => Promise<T>,
+): Promise<T[]> {
+	let failed = false;
+	const results = await Promise.all(
+		files.map(
+			async (file) =>
+				await run.uploadGate(async (): Promise<FileResult<T>> => {
+					if (failed || run.halted()) return { kind: 'not_sent' };
+					progress.uploadsSent++;
+					try {
+						return { kind: 'sent', answer: await send(file) };
+					} catch (error) {
+						failed = true;
+						run.noteFailure(plan, error);
+						return { kind: 'failed', error };
+					}
+				}),
+		),
+	);
+	const failure = results.find((result) => result.kind === 'failed');
+	if (failure) throw failure.error;
+	const answers = results.flatMap((result) => (result.kind === 'sent' ? [result.answer] : []));
+	if (answers.length < results.length) throw new UploadHalted();
+	return answers;
+}
+
+/**
+ * Output items with the first input item each belongs to: the output follows the input's order.
+ * What they say of an upload is the same whichever flow sent it (the ID under the name Get Results
+ * and the trigger know it by, the file, the paired items); each flow adds what its own requests
+ * answered.
+ */
+export type OrderedOutput = Array<{ order: number; data: INodeExecutionData }>;
+
+/** The id under the name Get Results and the trigger know it by, and which flow it belongs to. */
+function idFields(plan: UploadPlan): IDataObject {
+	return plan.settings.uploadMethod === 'session'
+		? { session_id: plan.id, upload_method: 'session' }
+		: { transaction_id: plan.id, upload_method: 'transaction' };
+}
+
+/** What every receipt says of its file and upload. */
+export function fileFields(plan: UploadPlan, file: PlannedFile): IDataObject {
+	return {
+		...idFields(plan),
+		file_name: file.fileName,
+		original_file_name: file.originalFileName ?? null,
+		binary_property: file.binaryProperty,
+		file_size: file.size,
+		content_type: file.contentType,
+	};
+}
+
+/** One output item per file receipt, paired to the item the file came from. */
+export function receiptItems(plan: UploadPlan, receipts: IDataObject[]): OrderedOutput {
+	return receipts.map((json, index) => {
+		const item = plan.files[index].itemIndex;
+		return { order: item, data: { json, pairedItem: { item } } };
+	});
+}
+
+export function pairedItems(plan: UploadPlan): IPairedItemData[] {
+	return plan.itemIndexes.map((item) => ({ item }));
+}
+
+/** Under Continue On Fail: one error item per input item of the failed upload. */
+export function errorItems(plan: UploadPlan, error: unknown): OrderedOutput {
+	return plan.itemIndexes.map((item) => ({
+		order: item,
+		data: { json: { ...errorRecord(error), ...idFields(plan) }, pairedItem: { item } },
+	}));
 }

@@ -15,11 +15,9 @@ import {
 	type SessionCreateBody,
 	type SessionState,
 } from '../../../transport/sessionApi';
-import type { BatchRun, UploadProgress } from './batchRun';
+import { fileFields, uploadThroughGate, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
-import { uploadThroughGate } from './gatedUpload';
 import { describeItems, type UploadPlan } from './plan';
-import { fileFields } from './receipts';
 
 /**
  * What a session receipt says happened: this try created the session, uploaded and ended it; an

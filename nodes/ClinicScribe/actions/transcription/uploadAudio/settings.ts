@@ -10,8 +10,7 @@ import type { ResultsOutput } from '../../../shared/sessionResults';
 import { templateIdOf } from '../../../shared/templateRecords';
 import { readJsonObjectParameter, sameJsonValue, trimmedString } from '../../../shared/values';
 import type { ClinicScribeSettings } from '../../../transport/authentication';
-import { readFhirOutputSettings } from '../resultsRecords';
-import { readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from '../waitForResults';
+import { readFhirOutputSettings, readResultsOutput, readWaitSettings, UPLOAD_NOT_FOUND_GRACE_MS, type WaitSettings } from '../resultsSettings';
 
 export const TEMPLATE_CHOICES = {
 	clinicalNotes: 'clinical_notes_template',

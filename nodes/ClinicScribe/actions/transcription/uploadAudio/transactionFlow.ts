@@ -12,11 +12,9 @@ import {
 	transactionIdUsedError,
 	type InitResult,
 } from '../../../transport/transcriptionApi';
-import type { BatchRun, UploadProgress } from './batchRun';
+import { fileFields, uploadThroughGate, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
-import { uploadThroughGate } from './gatedUpload';
 import type { UploadPlan } from './plan';
-import { fileFields } from './receipts';
 
 /**
  * Sends one transaction; its receipts, one per file. A file that cannot be stored stops it before
