@@ -64,12 +64,12 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 		// Our own create whose answer was lost made it: uploaded and ended as if the answer had come.
 		sessionOutcome = created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
 	}
-	const uploadStatus = await uploadThroughGate(
+	const uploaded = await uploadThroughGate(
 		run,
 		plan,
 		progress,
 		plan.files,
-		async (file) => (await uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex)).statusCode,
+		(file) => uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex),
 	);
 	run.throwIfHalted();
 	progress.startRequestSent = true;
@@ -78,7 +78,7 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 		...fileFields(plan, file),
 		outcome: sessionOutcome,
 		upload_status: 'uploaded',
-		upload_status_code: uploadStatus[index],
+		upload_status_code: uploaded[index].statusCode,
 		files_in_session: plan.files.length,
 		end: {
 			status: ended.alreadyEnded ? 'already_ended' : 'ended',

@@ -30,9 +30,10 @@ export async function runTransaction(ctx: IExecuteFunctions, plan: UploadPlan, r
 		if (plan.generatedId || run.ownIds.has(plan.id)) return plan.files.map((file) => alreadyStartedReceipt(plan, file));
 		throw transactionIdUsedError(ctx, plan.id, 'check', itemIndex);
 	}
-	const presign = async () => {
+	// Not async itself: the call's stack goes straight from the flow to the API area's function.
+	const presign = () => {
 		run.throwIfHalted();
-		return await requestUploadTarget(
+		return requestUploadTarget(
 			ctx,
 			{ txnId: plan.id, action: settings.action, extraData: { mode: settings.mode, model_type: settings.modelType } },
 			itemIndex,
@@ -87,7 +88,7 @@ async function storeFiles(
 	let target = firstTarget;
 	let files = plan.files;
 	for (let presignedAgain = false; ; presignedAgain = true) {
-		const outcomes = await uploadThroughGate(run, plan, progress, files, async (file) => await uploadToStorage(ctx, target, file, file.itemIndex));
+		const outcomes = await uploadThroughGate(run, plan, progress, files, (file) => uploadToStorage(ctx, target, file, file.itemIndex));
 		const refused: PlannedFile[] = [];
 		let refusal: { file: PlannedFile; detail: string } | undefined;
 		outcomes.forEach((outcome, index) => {
