@@ -408,18 +408,14 @@ async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
 	return await pending;
 }
 
+/**
+ * The credential the node's Authentication field chose: the OAuth2 credential, or the Clinic Scribe
+ * API credential (also for every node saved before the field existed).
+ */
 async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
-	const type = credentialTypeOf(ctx);
+	const type = chosenCredentialType(ctx.getNode().parameters ?? {});
 	const data = await ctx.getCredentials(type);
 	return { type, name: ctx.getNode().credentials?.[type]?.name ?? '', data, answered: false };
-}
-
-/**
- * The credential type the node's Authentication field chose: the OAuth2 credential, or the Clinic
- * Scribe API credential (also for every node saved before the field existed).
- */
-export function credentialTypeOf(ctx: ClinicApiContext): ClinicCredentialType {
-	return chosenCredentialType(ctx.getNode().parameters ?? {});
 }
 
 /** The run's credential's fields (read once per run). */

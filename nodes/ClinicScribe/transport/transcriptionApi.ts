@@ -89,7 +89,7 @@ function actionRefusedError(ctx: ClinicApiContext, action: string, body: unknown
 }
 
 /** `{uploadData: {url, fields}, folderPath, txn_id}`, checked; undefined when the shape is wrong. */
-export function readUploadTarget(body: unknown, txnId: string): UploadTarget | undefined {
+function readUploadTarget(body: unknown, txnId: string): UploadTarget | undefined {
 	const root = asRecord(body);
 	const uploadData = asRecord(root?.uploadData);
 	const url = uploadData?.url;
@@ -226,7 +226,7 @@ export async function fetchResults(
  * 500) are read; a passing failure (a 500 without per-template failures, a body that is not the
  * documented JSON) is sent again like any 5xx of a read, and is never read as a failed session.
  */
-export async function fetchTransactionResults(
+async function fetchTransactionResults(
 	ctx: ClinicApiContext,
 	txnId: string,
 	itemIndex?: number,
@@ -253,7 +253,7 @@ export async function fetchTransactionResults(
 }
 
 /** The documented failed session: 500 whose data.output lists the templates, each with status "failure". */
-export function isAllTemplatesFailedAnswer(body: unknown): boolean {
+function isAllTemplatesFailedAnswer(body: unknown): boolean {
 	const output = asRecord(asRecord(body)?.data)?.output;
 	return Array.isArray(output) && output.length > 0 && output.every((entry) => asRecord(entry)?.status === 'failure');
 }
