@@ -153,15 +153,6 @@ function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: N
 	});
 }
 
-export function sessionIdUsedError(ctx: ClinicApiContext, sessionId: string, itemIndex: number | undefined): NodeApiError {
-	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'session_exists' } as JsonObject, {
-		message: `The Session ID "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: the service has a session with this ID`,
-		description: `Nothing of this item was uploaded. One session ID holds one recording session. To read the earlier session, use Get Results with Results Of "Session" and this ID. To upload this recording, give it an ID that was never used (16 to 32 characters), or leave the field empty to have one generated.`,
-		httpCode: '409',
-		itemIndex,
-	});
-}
-
 interface SessionUploadFile extends Pick<StorageFile, 'label' | 'size' | 'open' | 'contentType'> {
 	/** `<base>_<n>.<ext>`, checked against SESSION_FILE_NAME. */
 	sessionFileName: string;
