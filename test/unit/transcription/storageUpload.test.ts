@@ -12,7 +12,6 @@ import {
 	multipartBody,
 	multipartFrame,
 	rawBody,
-	storageErrorDetail,
 	storageTimeoutMs,
 	uploadToStorage,
 	type BinaryStream,
@@ -277,10 +276,25 @@ describe('uploadToStorage', () => {
 });
 
 describe('helpers', () => {
-	test('storageErrorDetail reads S3 XML, else a short text', () => {
-		expect(storageErrorDetail('<?xml?><Error><Code>EntityTooLarge</Code><Message>Too big</Message></Error>')).toBe('EntityTooLarge: Too big');
-		expect(storageErrorDetail('  busy \n now ')).toBe('busy now');
-		expect(storageErrorDetail(undefined)).toBe('');
+	test('storageErrorDetail reads S3 XML, else a short text', async () => {
+		/** The detail of a refusal (403) whose body is this, as the upload reports it for a fresh presign. */
+		const storageErrorDetail = async (body: unknown) => {
+			const ctx = {
+				getNode: () => ({ name: 'Clinic Scribe' }),
+				helpers: {
+					httpRequest: async (options: IHttpRequestOptions) => {
+						if (!Buffer.isBuffer(options.body)) await collect(options.body as unknown as Readable);
+						return { statusCode: 403, body };
+					},
+				},
+			} as unknown as IExecuteFunctions;
+			const file = { fileName: 'x.wav', label: 'the recording', contentType: 'audio/wav', size: 4, open: async () => Readable.from([Buffer.from('abcd')]) as unknown as BinaryStream };
+			const outcome = await uploadToStorage(ctx, target, file, 0);
+			return outcome.kind === 'refused' ? outcome.detail : outcome;
+		};
+		expect(await storageErrorDetail('<?xml?><Error><Code>EntityTooLarge</Code><Message>Too big</Message></Error>')).toBe('EntityTooLarge: Too big');
+		expect(await storageErrorDetail('  busy \n now ')).toBe('busy now');
+		expect(await storageErrorDetail(undefined)).toBe('');
 	});
 
 	test('storageTimeoutMs grows with the file', () => {
