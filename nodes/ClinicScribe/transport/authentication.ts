@@ -55,17 +55,6 @@ export const ENVIRONMENT_BASE_URLS = {
 	sandbox: 'https://api.dev.eka.care',
 } as const;
 
-/**
- * The service's sign-in (OIDC) provider for the OAuth2 credential, per environment, and what
- * [EKA-OIDC] documents: its two endpoints and the one scope it grants.
- */
-export const ENVIRONMENT_SIGN_IN_URLS = {
-	production: 'https://accounts.eka.care',
-	sandbox: 'https://aortago.dev.eka.care',
-} as const;
-export const SIGN_IN_PATHS = { signIn: '/oauth2/authorize', token: '/oauth2/token' } as const;
-export const SIGN_IN_SCOPE = 'openid profile email offline_access';
-
 const SESSION_RENEWAL_PATH = '/connect-auth/v1/account/refresh-token';
 
 function apiVariantSettings(variant: unknown): ApiVariantSettings {
