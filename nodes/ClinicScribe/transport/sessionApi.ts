@@ -333,7 +333,7 @@ interface SessionAudioLink {
 }
 
 /** `GET …/{id}/audio`: a link to the whole session's audio; 403 audio_not_enabled, 404 audio_not_available. */
-export async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionAudioLink> {
+async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionAudioLink> {
 	const purpose = `the audio of session "${sessionId}"`;
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
@@ -367,13 +367,19 @@ export async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: stri
 }
 
 interface DownloadedAudio {
+	/** The service's link the audio came from (signed: never output). */
+	link: SessionAudioLink;
 	stream: unknown;
 	contentType: string;
 	contentLength?: number;
 }
 
-/** Downloads the audio from its link, which points at another host (a presigned storage URL): storage.ts. */
-export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
+/**
+ * A session's whole audio: the service's link to it, then the audio itself from that link, which
+ * points at another host (a presigned storage URL, no token goes there: storage.ts).
+ */
+export async function downloadSessionAudio(ctx: IExecuteFunctions, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
+	const link = await getSessionAudioLink(ctx, sessionId, itemIndex);
 	let host = 'the audio host';
 	try {
 		host = new URL(link.audioUrl).host;
@@ -396,7 +402,7 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, link: Session
 	});
 	const contentType = String(answer.headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
 	const length = Number(answer.headers['content-length']);
-	return { stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+	return { link, stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
 }
 
 // ─── Convert Transcript ──────────────────────────────────────────────────────────────────────────
