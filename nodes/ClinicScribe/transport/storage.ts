@@ -109,7 +109,7 @@ export class FileSizeChanged extends Error {
  * What an upload sends: the stream n8n's binary store gives, framed as it passes; or, for a file
  * n8n holds in memory, one buffer.
  */
-export type UploadBody = BinaryStream | Buffer;
+type UploadBody = BinaryStream | Buffer;
 
 /**
  * The multipart body: head, the file's bytes, tail, with exactly `size` file bytes.
@@ -178,7 +178,7 @@ const NO_FRAME: MultipartFrame = { boundary: '', head: Buffer.alloc(0), tail: Bu
  * nothing before or after the file. Never more than `size` bytes; a buffer of the right size is
  * sent as it is.
  */
-export function rawBody(
+function rawBody(
 	source: BinaryStream | Buffer | Base64Text,
 	size: number,
 	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,

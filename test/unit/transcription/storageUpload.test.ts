@@ -11,14 +11,31 @@ import {
 	FileSizeChanged,
 	multipartBody,
 	multipartFrame,
-	rawBody,
+	rawFileBody,
 	storageTimeoutMs,
 	uploadToStorage,
 	type BinaryStream,
-	type UploadBody,
 } from '../../../nodes/ClinicScribe/transport/storage';
 import { parseMultipart } from '../../fake-api/multipart';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
+
+/** The raw body (a session's upload) of a file whose bytes are `source`, as a call opens it for an attempt. */
+async function rawBody(source: BinaryStream | Buffer | { base64: string }, size: number, onSizeChanged: (error: FileSizeChanged) => void = () => undefined) {
+	const body = rawFileBody({ open: async () => source, size }, 'audio/wav');
+	const opened = (await body.open()) as BinaryStream | Buffer;
+	if (Buffer.isBuffer(opened)) return opened;
+	// A size change is thrown while the stream is read; the call tells it apart with changedSize.
+	return Readable.from(
+		(async function* () {
+			try {
+				for await (const chunk of opened) yield chunk as Buffer;
+			} catch (error) {
+				if (body.changedSize(error) && error instanceof FileSizeChanged) onSizeChanged(error);
+				throw error;
+			}
+		})(),
+	) as unknown as BinaryStream;
+}
 
 const target = {
 	url: 'https://bucket.example.com/',
@@ -169,9 +186,9 @@ describe('in-memory binaries (n8n default mode): no stream to compose with', () 
 		expect(BASE64_PIECE_CHARS % 4).toBe(0);
 	});
 
-	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', () => {
+	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', async () => {
 		expect((multipartBody(content, frame, content.length) as Buffer).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
-		expect(rawBody(content, content.length)).toBe(content);
+		expect(await rawBody(content, content.length)).toBe(content);
 	});
 
 	test('Base64 text that decodes to another size than announced fails before anything is sent', () => {
@@ -187,7 +204,10 @@ describe('in-memory binaries (n8n default mode): no stream to compose with', () 
 describe('rawBody (the session upload body)', () => {
 	test('the file bytes alone, from a stream, Base64 text or a buffer; never more than the size', async () => {
 		const content = randomBytes(3 * 1024 * 1024 + 7);
-		const asBytes = async (body: UploadBody) => (Buffer.isBuffer(body) ? body : await collect(body));
+		const asBytes = async (pending: Promise<BinaryStream | Buffer>) => {
+			const body = await pending;
+			return Buffer.isBuffer(body) ? body : await collect(body);
+		};
 		const fromStream = await asBytes(rawBody(Readable.from([content.subarray(0, 1000), content.subarray(1000)]) as unknown as BinaryStream, content.length));
 		expect(fromStream.equals(content)).toBe(true);
 		expect((await asBytes(rawBody({ base64: content.toString('base64') }, content.length))).equals(content)).toBe(true);
