@@ -17,9 +17,9 @@
  *
  *   npm run bench:directory-oauth2 -- [--items 1000] [--rounds 3]
  */
-import { TEMPLATES_PATH } from '../nodes/ClinicScribe/transport/templateApi';
 import { SIGN_IN } from '../test/fake-api/fixtures';
 import { fakeSignIn, SIGN_IN_ROUTES } from '../test/fake-api/routes/signIn';
+import { TEMPLATES_PATH } from '../test/fake-api/routes/templates';
 import { connectSignInCredential, oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../test/support/signInCredential';
 import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, type WorkflowNode } from '../test/support/n8n/workflows';
 import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';

@@ -9,13 +9,18 @@ import type {
 } from 'n8n-workflow';
 
 import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
-import {
-	API_VARIANT_OPTIONS,
-	ENVIRONMENT_BASE_URLS,
-	ENVIRONMENT_SIGN_IN_URLS,
-	SIGN_IN_PATHS,
-	SIGN_IN_SCOPE,
-} from '../nodes/ClinicScribe/transport/authentication';
+import { API_VARIANT_OPTIONS, ENVIRONMENT_BASE_URLS } from '../nodes/ClinicScribe/transport/authentication';
+
+/**
+ * The service's sign-in (OIDC) provider, per environment, and what [EKA-OIDC] documents: its two
+ * endpoints and the one scope it grants. n8n's OAuth2 flow talks to it; the nodes never do.
+ */
+const ENVIRONMENT_SIGN_IN_URLS = {
+	production: 'https://accounts.eka.care',
+	sandbox: 'https://aortago.dev.eka.care',
+} as const;
+const SIGN_IN_PATHS = { signIn: '/oauth2/authorize', token: '/oauth2/token' } as const;
+const SIGN_IN_SCOPE = 'openid profile email offline_access';
 
 /**
  * A value per Environment, as an expression n8n resolves from the credential's fields (`$self` in

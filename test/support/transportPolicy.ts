@@ -5,7 +5,11 @@
  * policy set here. A test file says what it wants once (`useTestTransportPolicy`); jest gives each
  * test file its own modules, so the change stays in that file.
  */
-import type { RequestTimeouts, RetryPolicy, TransportPolicy } from '../../nodes/ClinicScribe/transport/retryPolicy';
+import type { PRODUCTION_POLICY } from '../../nodes/ClinicScribe/transport/retryPolicy';
+
+type TransportPolicy = typeof PRODUCTION_POLICY;
+type RetryPolicy = TransportPolicy['retry'];
+type RequestTimeouts = TransportPolicy['timeouts'];
 
 const shipped: TransportPolicy = (
 	jest.requireActual('../../nodes/ClinicScribe/transport/retryPolicy') as { PRODUCTION_POLICY: TransportPolicy }

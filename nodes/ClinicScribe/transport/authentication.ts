@@ -55,20 +55,9 @@ export const ENVIRONMENT_BASE_URLS = {
 	sandbox: 'https://api.dev.eka.care',
 } as const;
 
-/**
- * The service's sign-in (OIDC) provider for the OAuth2 credential, per environment, and what
- * [EKA-OIDC] documents: its two endpoints and the one scope it grants.
- */
-export const ENVIRONMENT_SIGN_IN_URLS = {
-	production: 'https://accounts.eka.care',
-	sandbox: 'https://aortago.dev.eka.care',
-} as const;
-export const SIGN_IN_PATHS = { signIn: '/oauth2/authorize', token: '/oauth2/token' } as const;
-export const SIGN_IN_SCOPE = 'openid profile email offline_access';
-
 const SESSION_RENEWAL_PATH = '/connect-auth/v1/account/refresh-token';
 
-export function apiVariantSettings(variant: unknown): ApiVariantSettings {
+function apiVariantSettings(variant: unknown): ApiVariantSettings {
 	return variant === 'public' ? API_VARIANTS.public : API_VARIANTS.document;
 }
 
@@ -88,17 +77,21 @@ export const API_VARIANT_OPTIONS: Record<ApiVariant, { name: string; description
 };
 
 /** The option name of a variant, quoted as the credential shows it. */
-export function apiVariantLabel(variant: ApiVariant): string {
+function apiVariantLabel(variant: ApiVariant): string {
 	return `"${API_VARIANT_OPTIONS[variant].name}"`;
 }
 
-export function otherApiVariant(variant: ApiVariant): ApiVariant {
+function otherApiVariant(variant: ApiVariant): ApiVariant {
 	return variant === 'public' ? 'document' : 'public';
 }
 
-/** The variant whose upload action this is, if either's. */
-export function apiVariantOfUploadAction(action: string): ApiVariant | undefined {
-	return (Object.keys(API_VARIANTS) as ApiVariant[]).find((variant) => API_VARIANTS[variant].uploadAction === action);
+/**
+ * For an upload action the API refused: the API Variant option it belongs to and the one to choose
+ * instead, quoted as the credential shows them; undefined when it is neither variant's action.
+ */
+export function apiVariantSwitchFor(uploadAction: string): { from: string; to: string } | undefined {
+	const variant = (Object.keys(API_VARIANTS) as ApiVariant[]).find((candidate) => API_VARIANTS[candidate].uploadAction === uploadAction);
+	return variant ? { from: apiVariantLabel(variant), to: apiVariantLabel(otherApiVariant(variant)) } : undefined;
 }
 
 // ─── The credentials' fields ─────────────────────────────────────────────────────────────────────
@@ -163,7 +156,7 @@ export function readCredentialSettings(
 	};
 }
 
-export function resolveBaseUrl(environment: unknown, customBaseUrl: unknown): string {
+function resolveBaseUrl(environment: unknown, customBaseUrl: unknown): string {
 	const chosen =
 		environment === 'sandbox'
 			? ENVIRONMENT_BASE_URLS.sandbox
@@ -468,7 +461,7 @@ function isMissingEndpoint(response: FullResponse): boolean {
  * say more: that the other API Variant accepts this client, that only the other variant's token
  * request exists here, or that both refused the same client, so the variant is not the cause.
  */
-export function describeExchangeRejection(response: FullResponse, settings: ClinicScribeSettings, probe?: OtherVariantProbe): string {
+function describeExchangeRejection(response: FullResponse, settings: ClinicScribeSettings, probe?: OtherVariantProbe): string {
 	const field = rejectedField(response);
 	const rejected = field ? `the ${field}` : 'the credential';
 	const chosen = apiVariantLabel(settings.variant);

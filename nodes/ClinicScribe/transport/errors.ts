@@ -120,27 +120,34 @@ function ssrfBlockOf(error: unknown): string | undefined {
 const REDACTED = '[redacted]';
 
 /** A value to remove from text: a secret as it is, or a pattern (a mobile number in any spelling). */
-export type Redaction = string | RegExp;
+type Redaction = string | RegExp;
 
-/** Never let a secret the caller holds reach a message, whatever the server echoed back. */
-export function scrubSecrets(text: string, secrets: Array<Redaction | undefined>): string {
+/**
+ * Never let a secret reach a message, whatever the server echoed back: the credential's values
+ * (`secrets`) as they are, and the values a call sent (`sent`: patient data, a signing key), a
+ * 10-digit mobile number in any spelling.
+ */
+export function scrubSecrets(text: string, secrets: Array<string | undefined>, sent: string[] = []): string {
+	return scrubText(text, redactionsOf(secrets, sent));
+}
+
+function scrubText(text: string, redactions: Redaction[]): string {
 	let result = text;
-	for (const secret of orderedRedactions(secrets)) {
+	for (const secret of redactions) {
 		result = typeof secret === 'string' ? result.split(secret).join(REDACTED) : result.replace(secret, REDACTED);
 	}
 	return result;
 }
 
-/** Longest first, so a secret that contains another is replaced whole; too short ones are skipped. */
-function orderedRedactions(secrets: Array<Redaction | undefined>): Redaction[] {
-	const strings = secrets.filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
-	const patterns = secrets.filter((s): s is RegExp => s instanceof RegExp);
+/**
+ * What to remove, longest first, so a secret that contains another is replaced whole; too short ones
+ * are skipped. A value a call sent that is a 10-digit mobile number is removed in any spelling.
+ */
+function redactionsOf(secrets: Array<string | undefined>, sent: string[]): Redaction[] {
+	const all = [...secrets, ...sent.map((value) => (/^\d{10}$/.test(value) ? mobileNumberPattern(value) : value))];
+	const strings = all.filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
+	const patterns = all.filter((s): s is RegExp => s instanceof RegExp);
 	return [...patterns, ...strings];
-}
-
-/** What to remove for values a call sent: a 10-digit mobile number in any spelling, else the value. */
-export function redactionsFor(values: string[]): Redaction[] {
-	return values.map((value) => (/^\d{10}$/.test(value) ? mobileNumberPattern(value) : value));
 }
 
 /**
@@ -154,37 +161,39 @@ function mobileNumberPattern(digits: string): RegExp {
 }
 
 /**
- * A copy of a JSON value (an API answer) with every secret replaced in every string, keys included.
- * Used on every error answer as it arrives, so no message built from it can carry a secret.
+ * A copy of a JSON value (an API answer) with every secret (as `scrubSecrets` takes them) replaced in
+ * every string, keys included. Used on every error answer as it arrives, so no message built from it
+ * can carry a secret.
  */
-export function scrubValue<T>(value: T, secrets: Array<Redaction | undefined>): T {
-	return scrubCopy(value, secrets, new WeakSet()) as T;
+export function scrubValue<T>(value: T, secrets: Array<string | undefined>, sent: string[] = []): T {
+	return scrubCopy(value, redactionsOf(secrets, sent), new WeakSet()) as T;
 }
 
-function scrubCopy(value: unknown, secrets: Array<Redaction | undefined>, seen: WeakSet<object>): unknown {
-	if (typeof value === 'string') return scrubSecrets(value, secrets);
+function scrubCopy(value: unknown, redactions: Redaction[], seen: WeakSet<object>): unknown {
+	if (typeof value === 'string') return scrubText(value, redactions);
 	if (typeof value !== 'object' || value === null || Buffer.isBuffer(value)) return value;
 	if (seen.has(value)) return undefined;
 	seen.add(value);
-	if (Array.isArray(value)) return value.map((entry) => scrubCopy(entry, secrets, seen));
+	if (Array.isArray(value)) return value.map((entry) => scrubCopy(entry, redactions, seen));
 	const copy: Record<string, unknown> = {};
-	for (const [key, entry] of Object.entries(value)) copy[scrubSecrets(key, secrets)] = scrubCopy(entry, secrets, seen);
+	for (const [key, entry] of Object.entries(value)) copy[scrubText(key, redactions)] = scrubCopy(entry, redactions, seen);
 	return copy;
 }
 
 /**
- * Replaces every secret in an error as n8n keeps it, in place: message, description, messages,
- * context, errorResponse, stack and cause, and every object below them (n8n stores these with the
- * execution and shows them).
+ * Replaces every secret (as `scrubSecrets` takes them) in an error as n8n keeps it, in place:
+ * message, description, messages, context, errorResponse, stack and cause, and every object below
+ * them (n8n stores these with the execution and shows them).
  */
-export function scrubErrorInPlace(error: unknown, secrets: Array<Redaction | undefined>): void {
-	if (orderedRedactions(secrets).length === 0) return;
-	scrubObjectInPlace(error, secrets, new WeakSet(), 0);
+export function scrubErrorInPlace(error: unknown, secrets: Array<string | undefined>, sent: string[] = []): void {
+	const redactions = redactionsOf(secrets, sent);
+	if (redactions.length === 0) return;
+	scrubObjectInPlace(error, redactions, new WeakSet(), 0);
 }
 
 const ERROR_TEXT_KEYS = ['message', 'description', 'stack'];
 
-function scrubObjectInPlace(target: unknown, secrets: Array<Redaction | undefined>, seen: WeakSet<object>, depth: number): void {
+function scrubObjectInPlace(target: unknown, redactions: Redaction[], seen: WeakSet<object>, depth: number): void {
 	if (typeof target !== 'object' || target === null || seen.has(target) || depth > 8) return;
 	seen.add(target);
 	const record = target as Record<string, unknown>;
@@ -197,7 +206,7 @@ function scrubObjectInPlace(target: unknown, secrets: Array<Redaction | undefine
 			continue;
 		}
 		if (typeof entry === 'string') {
-			const clean = scrubSecrets(entry, secrets);
+			const clean = scrubText(entry, redactions);
 			if (clean !== entry) {
 				try {
 					record[key] = clean;
@@ -206,7 +215,7 @@ function scrubObjectInPlace(target: unknown, secrets: Array<Redaction | undefine
 				}
 			}
 		} else if (typeof entry === 'object' && entry !== null) {
-			scrubObjectInPlace(entry, secrets, seen, depth + 1);
+			scrubObjectInPlace(entry, redactions, seen, depth + 1);
 		}
 	}
 }
@@ -250,7 +259,7 @@ function isUnknownTemplateRefusal(message: string | undefined): boolean {
 }
 
 /** Codes come from the API: only own entries count ("constructor" is no advice). */
-export function adviceFor(statusCode: number, code: string | undefined, message?: string): string {
+function adviceFor(statusCode: number, code: string | undefined, message?: string): string {
 	if (code && Object.prototype.hasOwnProperty.call(ADVICE_BY_CODE, code)) return ADVICE_BY_CODE[code];
 	if (statusCode >= 400 && statusCode < 500 && isUnknownTemplateRefusal(message)) return UNKNOWN_TEMPLATE_ADVICE;
 	if (Object.prototype.hasOwnProperty.call(ADVICE_BY_STATUS, statusCode)) return ADVICE_BY_STATUS[statusCode];
@@ -277,7 +286,7 @@ export interface CallLabel {
 /** The error for an HTTP answer the caller cannot use: status, API code and message, and advice. */
 export function clinicApiError(ctx: NodeOwner, call: CallLabel, statusCode: number, body: unknown, attempts = 1): NodeApiError {
 	const fields = readErrorFields(body);
-	if (fields.message !== undefined && call.redact?.length) fields.message = scrubSecrets(fields.message, redactionsFor(call.redact));
+	if (fields.message !== undefined && call.redact?.length) fields.message = scrubSecrets(fields.message, [], call.redact);
 	const advice = adviceFor(statusCode, fields.code, fields.message);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;
 	const apiSaid = fields.message ? `: ${fields.message}` : '';
@@ -416,7 +425,7 @@ export interface TokenProblem {
  * already written for the user. n8n 2.x keeps it as the cause; n8n 1.x keeps only its code (as the
  * NodeApiError's httpCode) and its message, first among the messages.
  */
-export function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined {
+function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined {
 	for (const record of errorChain(error)) {
 		if (record.name === 'TokenExchangeError' && typeof record.message === 'string' && record.message) {
 			const kind = TOKEN_FAILURE_KINDS.find((candidate) => candidate === record.kind) ?? 'rejected';
@@ -429,6 +438,15 @@ export function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined
 	const first = Array.isArray(wrapped.messages) ? wrapped.messages[0] : undefined;
 	const message = typeof first === 'string' && first ? first : typeof wrapped.message === 'string' ? wrapped.message : '';
 	return message ? { message, kind } : undefined;
+}
+
+/**
+ * Why no token could be had or renewed for a call, from what n8n threw: the API credential's failed
+ * exchange, or n8n's failed renewal of the OAuth2 credential (`signInCredential`: its name, when the
+ * call uses it); undefined for any other failure.
+ */
+export function tokenProblemOf(error: unknown, signInCredential?: string): TokenProblem | undefined {
+	return tokenExchangeFailureOf(error) ?? (signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential));
 }
 
 const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
@@ -475,7 +493,7 @@ export function signInTokenRejectedAdvice(credentialName: string, attempts: numb
  * something else. The sign-in provider answers OAuth errors ([RFC6749 §5.2], [EKA-OIDC]); n8n 2.41 turns
  * invalid_grant into a "needs to be reconnected" error of its own, older versions pass it through.
  */
-export function signInRenewalFailureOf(error: unknown, credentialName: string): TokenProblem | undefined {
+function signInRenewalFailureOf(error: unknown, credentialName: string): TokenProblem | undefined {
 	const label = signInCredentialLabel(credentialName);
 	const reconnect = `Open ${label} and sign in with the clinic account again (its Switch account or Connect button), then run again.`;
 	for (const candidate of errorChain(error)) {

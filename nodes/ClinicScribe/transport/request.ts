@@ -28,18 +28,15 @@ import {
 	describeNetworkFailure,
 	errorChain,
 	notConnectedError,
-	redactionsFor,
 	redirectRefusedError,
 	requestStoppedError,
 	scrubErrorInPlace,
 	scrubValue,
-	signInRenewalFailureOf,
 	signInTokenRejectedAdvice,
-	tokenExchangeFailureOf,
 	tokenProblemError,
+	tokenProblemOf,
 	unreachableError,
 	type CallLabel,
-	type Redaction,
 	type TokenProblem,
 } from './errors';
 import { isTransientNetworkFailure, mayRetry, outcomeUnknown, PRODUCTION_POLICY, withRetries, type RepeatSafety } from './retryPolicy';
@@ -193,9 +190,9 @@ export async function clinicApiRequest<T = unknown>(ctx: ClinicApiContext, reque
 		);
 		if (response.statusCode >= 200 && response.statusCode < 300) return { ...response, afterLostAnswer: lostAnswer };
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, await callSecrets(ctx, credential, settings, request.redact)), afterLostAnswer: lostAnswer };
+		return { ...response, body: scrubValue(response.body, await callSecrets(ctx, credential, settings), request.redact), afterLostAnswer: lostAnswer };
 	} catch (error) {
-		scrubErrorInPlace(error, await callSecrets(ctx, credential, settings, request.redact));
+		scrubErrorInPlace(error, await callSecrets(ctx, credential, settings), request.redact);
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		const failure = new NodeApiError(ctx.getNode(), error as JsonObject);
 		throw lostAnswer && request.failedAfterLostAnswer ? request.failedAfterLostAnswer(failure) : failure;
@@ -364,7 +361,7 @@ function thrownOutcome(error: unknown, credential: RunCredential, url: string): 
 	const answeredByApi = chain.some((record) => (record.response as ErrorResponse | undefined)?.config?.url === url);
 	const problem = answeredByApi
 		? undefined
-		: (tokenExchangeFailureOf(error) ?? (credential.type === SIGN_IN_CREDENTIAL_TYPE ? signInRenewalFailureOf(error, credential.name) : undefined));
+		: tokenProblemOf(error, credential.type === SIGN_IN_CREDENTIAL_TYPE ? credential.name : undefined);
 	if (status === 401) return { kind: 'unauthorized', body };
 	if (problem) return { kind: 'noToken', problem };
 	if (status !== 0) return { kind: 'answer', response: { statusCode: status, body, headers: response?.headers ?? {} } };
@@ -411,18 +408,14 @@ async function credentialOfRun(ctx: ClinicApiContext): Promise<RunCredential> {
 	return await pending;
 }
 
+/**
+ * The credential the node's Authentication field chose: the OAuth2 credential, or the Clinic Scribe
+ * API credential (also for every node saved before the field existed).
+ */
 async function readRunCredential(ctx: ClinicApiContext): Promise<RunCredential> {
-	const type = credentialTypeOf(ctx);
+	const type = chosenCredentialType(ctx.getNode().parameters ?? {});
 	const data = await ctx.getCredentials(type);
 	return { type, name: ctx.getNode().credentials?.[type]?.name ?? '', data, answered: false };
-}
-
-/**
- * The credential type the node's Authentication field chose: the OAuth2 credential, or the Clinic
- * Scribe API credential (also for every node saved before the field existed).
- */
-export function credentialTypeOf(ctx: ClinicApiContext): ClinicCredentialType {
-	return chosenCredentialType(ctx.getNode().parameters ?? {});
 }
 
 /** The run's credential's fields (read once per run). */
@@ -433,10 +426,10 @@ export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicSc
 
 /**
  * Every value of the credential before the call and as n8n stores it now (a token renewed during
- * the call is only there: read again, on this error path only), and the call's own (`redact`).
+ * the call is only there: read again, on this error path only).
  */
-async function callSecrets(ctx: ClinicApiContext, credential: RunCredential, before: ClinicScribeSettings, redact: string[] = []): Promise<Redaction[]> {
-	return [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential)), ...redactionsFor(redact)];
+async function callSecrets(ctx: ClinicApiContext, credential: RunCredential, before: ClinicScribeSettings): Promise<string[]> {
+	return [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential))];
 }
 
 /**

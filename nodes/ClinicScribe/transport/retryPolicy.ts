@@ -8,7 +8,7 @@
 import { abortableSleep } from '../shared/abortableSleep';
 import { networkErrorCode } from './errors';
 
-export interface RetryPolicy {
+interface RetryPolicy {
 	/** Attempts in all (first try + retries) for retryable failures. */
 	readonly attempts: number;
 	readonly baseDelayMs: number;
@@ -16,7 +16,7 @@ export interface RetryPolicy {
 }
 
 /** How long one request may wait for its answer (milliseconds). */
-export interface RequestTimeouts {
+interface RequestTimeouts {
 	readonly apiCallMs: number;
 	readonly tokenMs: number;
 	/** The server holds a status call up to 14 s before it answers 202 ([EKA-SCRIBE] result_service_v2.py). */
@@ -31,7 +31,7 @@ export interface RequestTimeouts {
 	readonly triggerFetchMs: number;
 }
 
-export interface TransportPolicy {
+interface TransportPolicy {
 	readonly retry: RetryPolicy;
 	readonly timeouts: RequestTimeouts;
 	/** Uploads to the storage host (the file is opened anew for each attempt). */
@@ -57,7 +57,7 @@ export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 // ─── What may be sent again ──────────────────────────────────────────────────────────────────────
 
 /** Answers that say "not now" rather than "no": worth another try after a pause. */
-export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
 
 /** 408 and 429 say the request was not taken: any call may be sent again after them. */
 const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429]);
@@ -101,7 +101,7 @@ export function isTransientNetworkFailure(error: unknown): boolean {
  * (408/429), or after a 5xx when the API makes that harmless: a 5xx or a lost answer may come after
  * the work was done (a second paid document, a second booking).
  */
-export function mayRepeat(call: RepeatSafety, statusCode?: number): boolean {
+function mayRepeat(call: RepeatSafety, statusCode?: number): boolean {
 	if (call.idempotent) return true;
 	if (statusCode === undefined) return false;
 	return NOT_TAKEN_STATUSES.has(statusCode) || (call.repeatAfterServerError === true && statusCode >= 500);

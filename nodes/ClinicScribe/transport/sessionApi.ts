@@ -153,15 +153,6 @@ function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: N
 	});
 }
 
-export function sessionIdUsedError(ctx: ClinicApiContext, sessionId: string, itemIndex: number | undefined): NodeApiError {
-	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'session_exists' } as JsonObject, {
-		message: `The Session ID "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: the service has a session with this ID`,
-		description: `Nothing of this item was uploaded. One session ID holds one recording session. To read the earlier session, use Get Results with Results Of "Session" and this ID. To upload this recording, give it an ID that was never used (16 to 32 characters), or leave the field empty to have one generated.`,
-		httpCode: '409',
-		itemIndex,
-	});
-}
-
 interface SessionUploadFile extends Pick<StorageFile, 'label' | 'size' | 'open' | 'contentType'> {
 	/** `<base>_<n>.<ext>`, checked against SESSION_FILE_NAME. */
 	sessionFileName: string;
@@ -342,7 +333,7 @@ interface SessionAudioLink {
 }
 
 /** `GET …/{id}/audio`: a link to the whole session's audio; 403 audio_not_enabled, 404 audio_not_available. */
-export async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionAudioLink> {
+async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionAudioLink> {
 	const purpose = `the audio of session "${sessionId}"`;
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
@@ -376,13 +367,19 @@ export async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: stri
 }
 
 interface DownloadedAudio {
+	/** The service's link the audio came from (signed: never output). */
+	link: SessionAudioLink;
 	stream: unknown;
 	contentType: string;
 	contentLength?: number;
 }
 
-/** Downloads the audio from its link, which points at another host (a presigned storage URL): storage.ts. */
-export async function downloadSessionAudio(ctx: IExecuteFunctions, link: SessionAudioLink, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
+/**
+ * A session's whole audio: the service's link to it, then the audio itself from that link, which
+ * points at another host (a presigned storage URL, no token goes there: storage.ts).
+ */
+export async function downloadSessionAudio(ctx: IExecuteFunctions, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
+	const link = await getSessionAudioLink(ctx, sessionId, itemIndex);
 	let host = 'the audio host';
 	try {
 		host = new URL(link.audioUrl).host;
@@ -405,7 +402,7 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, link: Session
 	});
 	const contentType = String(answer.headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
 	const length = Number(answer.headers['content-length']);
-	return { stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+	return { link, stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
 }
 
 // ─── Convert Transcript ──────────────────────────────────────────────────────────────────────────

@@ -109,7 +109,7 @@ export class FileSizeChanged extends Error {
  * What an upload sends: the stream n8n's binary store gives, framed as it passes; or, for a file
  * n8n holds in memory, one buffer.
  */
-export type UploadBody = BinaryStream | Buffer;
+type UploadBody = BinaryStream | Buffer;
 
 /**
  * The multipart body: head, the file's bytes, tail, with exactly `size` file bytes.
@@ -178,7 +178,7 @@ const NO_FRAME: MultipartFrame = { boundary: '', head: Buffer.alloc(0), tail: Bu
  * nothing before or after the file. Never more than `size` bytes; a buffer of the right size is
  * sent as it is.
  */
-export function rawBody(
+function rawBody(
 	source: BinaryStream | Buffer | Base64Text,
 	size: number,
 	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
@@ -318,7 +318,7 @@ function storageRequest(target: StorageTarget, frame: MultipartFrame, body: Uplo
 }
 
 /** S3 answers errors as XML (`<Code>`, `<Message>`); anything else is shown short. */
-export function storageErrorDetail(body: unknown): string {
+function storageErrorDetail(body: unknown): string {
 	const textBody = typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
 	const code = /<Code>([^<]{1,100})<\/Code>/.exec(textBody)?.[1];
 	const message = /<Message>([^<]{1,300})<\/Message>/.exec(textBody)?.[1];
@@ -342,17 +342,6 @@ function storageStatusError(
 				? 'The file is larger than the upload policy allows. Split the recording, or ask the API provider about the size limit.'
 				: `The transaction was not started. Run again; if it persists, contact the API provider${attempts > 1 ? ` (tried ${attempts} times)` : ''}.`,
 		httpCode: String(statusCode),
-		itemIndex,
-	});
-}
-
-/** A refused upload after a fresh presign: the policy itself does not allow this file. */
-export function storageRefusedError(ctx: IExecuteFunctions, label: string, detail: string, itemIndex: number): NodeApiError {
-	return new NodeApiError(ctx.getNode(), { status_code: 403 } as JsonObject, {
-		message: `The storage service refused ${label} (HTTP 403)${detail ? `: ${detail}` : ''}`,
-		description:
-			'The upload policy was refused even after asking the clinic API for a fresh one. Check that the n8n server clock is right and that the credential belongs to this environment, then run again.',
-		httpCode: '403',
 		itemIndex,
 	});
 }

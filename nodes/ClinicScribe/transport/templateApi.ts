@@ -9,7 +9,7 @@ import { readErrorFields } from './errors';
 import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
 
 /** The documented path ([EKA-OAS], [EKA-JS]); [EKA-SCRIBE]'s undocumented `/voice/v1/templates` is not called. */
-export const TEMPLATES_PATH = '/voice/api/v1/template';
+const TEMPLATES_PATH = '/voice/api/v1/template';
 
 /** [EKA-OAS] answers 404/422, [EKA-SCRIBE] 400 for every 4xx: each is read for what it says. */
 const REFUSALS = [400, 404, 422];

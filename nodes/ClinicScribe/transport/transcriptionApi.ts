@@ -10,7 +10,7 @@ import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 import type { ResultsSource } from '../shared/resultsOutput.description';
 import { readTransactionResults, type SessionResults } from '../shared/sessionResults';
 import { asRecord } from '../shared/values';
-import { apiVariantLabel, apiVariantOfUploadAction, otherApiVariant } from './authentication';
+import { apiVariantSwitchFor } from './authentication';
 import { clinicApiError, DailyQuotaError, isDailyQuotaAnswer, readErrorFields, unexpectedBodyError } from './errors';
 import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
 import { PRODUCTION_POLICY } from './retryPolicy';
@@ -76,9 +76,9 @@ function isActionRefusal(body: unknown): boolean {
 function actionRefusedError(ctx: ClinicApiContext, action: string, body: unknown, itemIndex: number | undefined): NodeApiError {
 	const fields = readErrorFields(body);
 	const said = [fields.code, fields.message].filter(Boolean).join(': ');
-	const variant = apiVariantOfUploadAction(action);
+	const variant = apiVariantSwitchFor(action);
 	const description = variant
-		? `This API does not take the upload action of API Variant ${apiVariantLabel(variant)}, so the credential most likely needs the other one: set API Variant to ${apiVariantLabel(otherApiVariant(variant))} in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`
+		? `This API does not take the upload action of API Variant ${variant.from}, so the credential most likely needs the other one: set API Variant to ${variant.to} in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`
 		: 'Options → Action holds a value the API does not take: leave it empty (the credential\'s API Variant then decides), then run again. Nothing was uploaded.';
 	return new NodeApiError(ctx.getNode(), { status_code: 400, code: fields.code ?? null } as JsonObject, {
 		message: `The clinic API refused the upload action "${action}" (HTTP 400${said ? ` ${said}` : ''})`,
@@ -89,7 +89,7 @@ function actionRefusedError(ctx: ClinicApiContext, action: string, body: unknown
 }
 
 /** `{uploadData: {url, fields}, folderPath, txn_id}`, checked; undefined when the shape is wrong. */
-export function readUploadTarget(body: unknown, txnId: string): UploadTarget | undefined {
+function readUploadTarget(body: unknown, txnId: string): UploadTarget | undefined {
 	const root = asRecord(body);
 	const uploadData = asRecord(root?.uploadData);
 	const url = uploadData?.url;
@@ -226,7 +226,7 @@ export async function fetchResults(
  * 500) are read; a passing failure (a 500 without per-template failures, a body that is not the
  * documented JSON) is sent again like any 5xx of a read, and is never read as a failed session.
  */
-export async function fetchTransactionResults(
+async function fetchTransactionResults(
 	ctx: ClinicApiContext,
 	txnId: string,
 	itemIndex?: number,
@@ -253,7 +253,7 @@ export async function fetchTransactionResults(
 }
 
 /** The documented failed session: 500 whose data.output lists the templates, each with status "failure". */
-export function isAllTemplatesFailedAnswer(body: unknown): boolean {
+function isAllTemplatesFailedAnswer(body: unknown): boolean {
 	const output = asRecord(asRecord(body)?.data)?.output;
 	return Array.isArray(output) && output.length > 0 && output.every((entry) => asRecord(entry)?.status === 'failure');
 }

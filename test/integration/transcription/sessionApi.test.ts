@@ -13,7 +13,6 @@ import {
 	downloadSessionAudio,
 	endSession,
 	fetchSessionApiResults,
-	getSessionAudioLink,
 	uploadSessionAudio,
 } from '../../../nodes/ClinicScribe/transport/sessionApi';
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
@@ -151,9 +150,8 @@ describe('session transport', () => {
 		const a = rig.audioFile('a.wav', 5000);
 		await uploadSessionAudio(ctx, ID, fileOf(a, 0), 0);
 		await endSession(ctx, ID, 1, 0);
-		const link = await getSessionAudioLink(ctx, ID, 0);
-		expect(link.audioUrl).toMatch(/^http:\/\/localhost:\d+\/media\/session-audio\//);
-		const audio = await downloadSessionAudio(ctx, link, ID, 0);
+		const audio = await downloadSessionAudio(ctx, ID, 0);
+		expect(audio.link.audioUrl).toMatch(/^http:\/\/localhost:\d+\/media\/session-audio\//);
 		const bytes = await streamBytes(audio.stream);
 		expect(createHash('sha256').update(bytes).digest('hex')).toBe(a.sha256);
 		expect(bytes.equals(sessionAudioBytes(sessions.session(ID)!))).toBe(true);
@@ -161,8 +159,8 @@ describe('session transport', () => {
 		expect(sessions.mediaRequests()[0].status).toBe(200);
 		expect(sessions.mediaRequests()[0].headerNames).not.toEqual(expect.arrayContaining(['authorization']));
 		sessions.setOptions({ audio: 'not_enabled' });
-		await expect(getSessionAudioLink(ctx, ID, 0)).rejects.toThrow(/does not keep session audio.*403 audio_not_enabled/);
+		await expect(downloadSessionAudio(ctx, ID, 0)).rejects.toThrow(/does not keep session audio.*403 audio_not_enabled/);
 		sessions.setOptions({ audio: 'not_available' });
-		await expect(getSessionAudioLink(ctx, ID, 0)).rejects.toThrow(/has no audio to download.*404 audio_not_available/);
+		await expect(downloadSessionAudio(ctx, ID, 0)).rejects.toThrow(/has no audio to download.*404 audio_not_available/);
 	});
 });

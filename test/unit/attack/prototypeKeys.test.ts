@@ -2,12 +2,17 @@
  * Keys that come from the API (template ids and names, error codes) are looked up or stored without
  * touching Object.prototype: "__proto__", "constructor" and "toString" are keys like any other.
  */
-import { adviceFor } from '../../../nodes/ClinicScribe/transport/errors';
+import type { INode } from 'n8n-workflow';
+
+import { clinicApiError } from '../../../nodes/ClinicScribe/transport/errors';
 import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
 import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) as INode };
+/** The advice an error answer gets: the description of the error a call ends with (tried once). */
+const adviceFor = (statusCode: number, code: string) => clinicApiError(ctx, { purpose: 'the call' }, statusCode, { error: { code } }).description;
 
 describe('error advice for an API error code', () => {
 	it.each(KEYS)('%s gets the advice of its HTTP status, not JavaScript', (code) => {

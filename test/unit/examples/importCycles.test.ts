@@ -3,7 +3,7 @@
  * loader meets them (value imports; type-only ones compile to nothing), and the shipped code has none.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -88,6 +88,11 @@ describe('findImportCycles', () => {
 	});
 });
 
-it('the shipped code (nodes/, credentials/) has no import cycle', () => {
-	expect(findImportCycles(['nodes', 'credentials'], ROOT)).toEqual([]);
+it('the shipped code (nodes/, credentials/) has no import cycle, type-only imports included', () => {
+	expect(findImportCycles(['nodes', 'credentials'], ROOT, { includeTypeOnly: true })).toEqual([]);
+});
+
+it('npm run check:cycles counts type-only imports', () => {
+	const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+	expect(scripts['check:cycles']).toMatch(/check-import-cycles\.ts --include-type-only /);
 });

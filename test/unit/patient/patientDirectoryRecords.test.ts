@@ -9,7 +9,7 @@ import {
 	readDirectoryProfiles,
 	readProfilePage,
 } from '../../../nodes/ClinicScribe/shared/patientDirectoryRecords';
-import { apiVariantSettings, authHeadersFor } from '../../../nodes/ClinicScribe/transport/authentication';
+import { authHeadersFor, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
 
 describe('checkDirectoryMobile', () => {
 	it.each([
@@ -158,7 +158,7 @@ describe('reading the directory answers', () => {
 
 describe('authHeadersFor: the patient directory', () => {
 	it('sends client-id to /profiles with either variant, Bearer not auth', () => {
-		const document = { variantSettings: apiVariantSettings('document'), clientId: 'client-1' };
+		const document = readCredentialSettings({ apiVariant: 'document', clientId: 'client-1' });
 		expect(authHeadersFor('https://gw.example.com/profiles/v1/patient/', 't', document)).toEqual({ Authorization: 'Bearer t', 'client-id': 'client-1' });
 		expect(authHeadersFor('/profiles/v1/patient/search?prefix=a', 't', document)).toEqual({ Authorization: 'Bearer t', 'client-id': 'client-1' });
 		expect(authHeadersFor('/dr/v1/prescription/x', 't', document)).toEqual({ auth: 't' });

@@ -11,15 +11,31 @@ import {
 	FileSizeChanged,
 	multipartBody,
 	multipartFrame,
-	rawBody,
-	storageErrorDetail,
+	rawFileBody,
 	storageTimeoutMs,
 	uploadToStorage,
 	type BinaryStream,
-	type UploadBody,
 } from '../../../nodes/ClinicScribe/transport/storage';
 import { parseMultipart } from '../../fake-api/multipart';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
+
+/** The raw body (a session's upload) of a file whose bytes are `source`, as a call opens it for an attempt. */
+async function rawBody(source: BinaryStream | Buffer | { base64: string }, size: number, onSizeChanged: (error: FileSizeChanged) => void = () => undefined) {
+	const body = rawFileBody({ open: async () => source, size }, 'audio/wav');
+	const opened = (await body.open()) as BinaryStream | Buffer;
+	if (Buffer.isBuffer(opened)) return opened;
+	// A size change is thrown while the stream is read; the call tells it apart with changedSize.
+	return Readable.from(
+		(async function* () {
+			try {
+				for await (const chunk of opened) yield chunk as Buffer;
+			} catch (error) {
+				if (body.changedSize(error) && error instanceof FileSizeChanged) onSizeChanged(error);
+				throw error;
+			}
+		})(),
+	) as unknown as BinaryStream;
+}
 
 const target = {
 	url: 'https://bucket.example.com/',
@@ -170,9 +186,9 @@ describe('in-memory binaries (n8n default mode): no stream to compose with', () 
 		expect(BASE64_PIECE_CHARS % 4).toBe(0);
 	});
 
-	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', () => {
+	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', async () => {
 		expect((multipartBody(content, frame, content.length) as Buffer).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
-		expect(rawBody(content, content.length)).toBe(content);
+		expect(await rawBody(content, content.length)).toBe(content);
 	});
 
 	test('Base64 text that decodes to another size than announced fails before anything is sent', () => {
@@ -188,7 +204,10 @@ describe('in-memory binaries (n8n default mode): no stream to compose with', () 
 describe('rawBody (the session upload body)', () => {
 	test('the file bytes alone, from a stream, Base64 text or a buffer; never more than the size', async () => {
 		const content = randomBytes(3 * 1024 * 1024 + 7);
-		const asBytes = async (body: UploadBody) => (Buffer.isBuffer(body) ? body : await collect(body));
+		const asBytes = async (pending: Promise<BinaryStream | Buffer>) => {
+			const body = await pending;
+			return Buffer.isBuffer(body) ? body : await collect(body);
+		};
 		const fromStream = await asBytes(rawBody(Readable.from([content.subarray(0, 1000), content.subarray(1000)]) as unknown as BinaryStream, content.length));
 		expect(fromStream.equals(content)).toBe(true);
 		expect((await asBytes(rawBody({ base64: content.toString('base64') }, content.length))).equals(content)).toBe(true);
@@ -277,10 +296,25 @@ describe('uploadToStorage', () => {
 });
 
 describe('helpers', () => {
-	test('storageErrorDetail reads S3 XML, else a short text', () => {
-		expect(storageErrorDetail('<?xml?><Error><Code>EntityTooLarge</Code><Message>Too big</Message></Error>')).toBe('EntityTooLarge: Too big');
-		expect(storageErrorDetail('  busy \n now ')).toBe('busy now');
-		expect(storageErrorDetail(undefined)).toBe('');
+	test('storageErrorDetail reads S3 XML, else a short text', async () => {
+		/** The detail of a refusal (403) whose body is this, as the upload reports it for a fresh presign. */
+		const storageErrorDetail = async (body: unknown) => {
+			const ctx = {
+				getNode: () => ({ name: 'Clinic Scribe' }),
+				helpers: {
+					httpRequest: async (options: IHttpRequestOptions) => {
+						if (!Buffer.isBuffer(options.body)) await collect(options.body as unknown as Readable);
+						return { statusCode: 403, body };
+					},
+				},
+			} as unknown as IExecuteFunctions;
+			const file = { fileName: 'x.wav', label: 'the recording', contentType: 'audio/wav', size: 4, open: async () => Readable.from([Buffer.from('abcd')]) as unknown as BinaryStream };
+			const outcome = await uploadToStorage(ctx, target, file, 0);
+			return outcome.kind === 'refused' ? outcome.detail : outcome;
+		};
+		expect(await storageErrorDetail('<?xml?><Error><Code>EntityTooLarge</Code><Message>Too big</Message></Error>')).toBe('EntityTooLarge: Too big');
+		expect(await storageErrorDetail('  busy \n now ')).toBe('busy now');
+		expect(await storageErrorDetail(undefined)).toBe('');
 	});
 
 	test('storageTimeoutMs grows with the file', () => {

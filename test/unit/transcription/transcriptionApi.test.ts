@@ -2,13 +2,7 @@ import type { IExecuteFunctions, IHttpRequestOptions, INodeProperties } from 'n8
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { resultsOutputProperty } from '../../../nodes/ClinicScribe/shared/resultsOutput.description';
-import {
-	fetchTransactionResults,
-	initTransaction,
-	isAllTemplatesFailedAnswer,
-	isTransactionStarted,
-	readUploadTarget,
-} from '../../../nodes/ClinicScribe/transport/transcriptionApi';
+import { fetchResults, initTransaction, isTransactionStarted, requestUploadTarget } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
@@ -33,6 +27,9 @@ function apiContext(answers: Array<{ statusCode: number; body: unknown }>) {
 	} as unknown as IExecuteFunctions;
 	return { ctx, sent };
 }
+
+/** One status call of a transaction, as every reader of results makes it. */
+const fetchTransactionResults = async (ctx: IExecuteFunctions, txnId: string) => await fetchResults(ctx, 'transaction', txnId);
 
 describe('status call', () => {
 	test('its timeout outlasts the server’s ~14 s hold', async () => {
@@ -84,6 +81,18 @@ describe('status call', () => {
 });
 
 describe('isAllTemplatesFailedAnswer', () => {
+	/** Whether a status call's 500 with this body is read as the failed session (else it is retried, then an error). */
+	const isAllTemplatesFailedAnswer = async (body: unknown): Promise<boolean> => {
+		const { ctx } = apiContext(Array.from({ length: PRODUCTION_POLICY.retry.attempts }, () => ({ statusCode: 500, body })));
+		return await fetchTransactionResults(ctx, 's').then(
+			(results) => results.status === 'failed',
+			(error: Error) => {
+				if (error.message.includes('(HTTP 500')) return false;
+				throw error;
+			},
+		);
+	};
+
 	test.each([
 		['every template failed', { data: { output: [FAILED_TEMPLATE, { ...FAILED_TEMPLATE, template_id: 'transcript_template' }] } }, true],
 		['no templates listed', { data: { output: [] } }, false],
@@ -91,8 +100,8 @@ describe('isAllTemplatesFailedAnswer', () => {
 		['an error envelope only', { error: { code: 'SERVER_ERROR', message: 'boom' } }, false],
 		['the FHIR object form', { data: { output: { fhir: '' } } }, false],
 		['not JSON', '<html>502</html>', false],
-	])('%s → %s', (_label, body, expected) => {
-		expect(isAllTemplatesFailedAnswer(body)).toBe(expected);
+	])('%s → %s', async (_label, body, expected) => {
+		expect(await isAllTemplatesFailedAnswer(body)).toBe(expected);
 	});
 });
 
@@ -167,22 +176,30 @@ describe('the used-id check before upload', () => {
 });
 
 describe('readUploadTarget', () => {
-	test('the documented shape', () => {
-		expect(readUploadTarget({ uploadData: { url: 'https://b.example.com/', fields: { key: 'f/${filename}', n: 1 } }, folderPath: 'f/', txn_id: 't' }, 'x')).toEqual({
+	/** The presign answer (HTTP 200 with this body) read as an upload target; undefined when it is not one. */
+	const readUploadTarget = async (body: unknown, txnId: string) => {
+		const { ctx } = apiContext([{ statusCode: 200, body }]);
+		return await requestUploadTarget(ctx, { txnId, action: 'scribe-v2' }).catch((error: Error) => {
+			if (error.message.includes('not the documented JSON')) return undefined;
+			throw error;
+		});
+	};
+	test('the documented shape', async () => {
+		expect(await readUploadTarget({ uploadData: { url: 'https://b.example.com/', fields: { key: 'f/${filename}', n: 1 } }, folderPath: 'f/', txn_id: 't' }, 'x')).toEqual({
 			url: 'https://b.example.com/',
 			fields: { key: 'f/${filename}', n: '1' },
 			folderPath: 'f/',
 			txnId: 't',
 		});
 	});
-	test('without folderPath the folder comes from the key placeholder', () => {
-		expect(readUploadTarget({ uploadData: { url: 'https://b/', fields: { key: 'a/b/${filename}' } } }, 'x')?.folderPath).toBe('a/b/');
+	test('without folderPath the folder comes from the key placeholder', async () => {
+		expect((await readUploadTarget({ uploadData: { url: 'https://b/', fields: { key: 'a/b/${filename}' } } }, 'x'))?.folderPath).toBe('a/b/');
 	});
-	test('anything else is not an upload target', () => {
-		expect(readUploadTarget({ uploadData: { url: 'ftp://b/', fields: {} }, folderPath: '' }, 'x')).toBeUndefined();
-		expect(readUploadTarget({ uploadData: { url: 'https://b/', fields: { key: 'no-placeholder' } } }, 'x')).toBeUndefined();
-		expect(readUploadTarget({ uploadData: { url: 'https://b/', fields: { nested: {} } }, folderPath: 'f/' }, 'x')).toBeUndefined();
-		expect(readUploadTarget('nope', 'x')).toBeUndefined();
+	test('anything else is not an upload target', async () => {
+		expect(await readUploadTarget({ uploadData: { url: 'ftp://b/', fields: {} }, folderPath: '' }, 'x')).toBeUndefined();
+		expect(await readUploadTarget({ uploadData: { url: 'https://b/', fields: { key: 'no-placeholder' } } }, 'x')).toBeUndefined();
+		expect(await readUploadTarget({ uploadData: { url: 'https://b/', fields: { nested: {} } }, folderPath: 'f/' }, 'x')).toBeUndefined();
+		expect(await readUploadTarget('nope', 'x')).toBeUndefined();
 	});
 });
 

@@ -1,7 +1,7 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
-import { authHeadersFor, describeExchangeRejection, isApiUrl, obtainAccessToken, readCredentialSettings, resolveBaseUrl } from '../../../nodes/ClinicScribe/transport/authentication';
+import { authHeadersFor, isApiUrl, obtainAccessToken, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
@@ -39,7 +39,8 @@ describe('authHeadersFor', () => {
 	});
 });
 
-describe('resolveBaseUrl', () => {
+describe('the base URL', () => {
+	const resolveBaseUrl = (environment: string, baseUrl: string) => readCredentialSettings({ ...base, environment, baseUrl }).baseUrl;
 	it('maps environments and trims a trailing slash', () => {
 		expect(resolveBaseUrl('production', '')).toBe('https://api.eka.care');
 		expect(resolveBaseUrl('sandbox', '')).toBe('https://api.dev.eka.care');
@@ -70,16 +71,30 @@ describe('ClinicScribeApi.authenticate', () => {
 describe('token exchange', () => {
 	const settings = readCredentialSettings({ ...base, sessionToken: '' });
 
-	it('names the field the API rejected', () => {
-		const say = (statusCode: number, body: unknown) => describeExchangeRejection({ statusCode, body }, settings);
-		expect(say(403, { code: 'invalid_api_key', error: 'API key is not valid' })).toContain('rejected the Workspace API Key');
-		expect(say(401, { code: 'invalid_client_secret', error: 'bad' })).toContain('rejected the Client Secret');
-		expect(say(401, { code: 'invalid_client_id', error: 'client_id not found' })).toContain('rejected the Client ID');
-		expect(say(401, {})).toContain('rejected the Client ID or Client Secret');
+	/** What the exchange says when the API refuses it (and the other variant's request gets no answer). */
+	const describeExchangeRejection = async (response: { statusCode: number; body: unknown }): Promise<string> => {
+		const send = jest.fn(async () => {
+			if (send.mock.calls.length === 1) return response;
+			throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+		});
+		const error = await obtainAccessToken(send, settings).then(
+			() => undefined,
+			(thrown: Error) => thrown,
+		);
+		expect(send).toHaveBeenCalledTimes(2);
+		return error!.message;
+	};
+
+	it('names the field the API rejected', async () => {
+		const say = async (statusCode: number, body: unknown) => await describeExchangeRejection({ statusCode, body });
+		expect(await say(403, { code: 'invalid_api_key', error: 'API key is not valid' })).toContain('rejected the Workspace API Key');
+		expect(await say(401, { code: 'invalid_client_secret', error: 'bad' })).toContain('rejected the Client Secret');
+		expect(await say(401, { code: 'invalid_client_id', error: 'client_id not found' })).toContain('rejected the Client ID');
+		expect(await say(401, {})).toContain('rejected the Client ID or Client Secret');
 	});
 
-	it('never repeats a secret the server echoed', () => {
-		const message = describeExchangeRejection({ statusCode: 401, body: { code: 'invalid_client_secret', error: 'secret very-secret-value is wrong' } }, settings);
+	it('never repeats a secret the server echoed', async () => {
+		const message = await describeExchangeRejection({ statusCode: 401, body: { code: 'invalid_client_secret', error: 'secret very-secret-value is wrong' } });
 		expect(message).not.toContain('very-secret-value');
 		expect(message).toContain('[redacted]');
 	});

@@ -5,10 +5,12 @@
  */
 import { NodeApiError, type INode } from 'n8n-workflow';
 
-import { adviceFor, clinicApiError, DailyQuotaError, errorChain, networkErrorCode } from '../../../nodes/ClinicScribe/transport/errors';
+import { clinicApiError, DailyQuotaError, errorChain, networkErrorCode } from '../../../nodes/ClinicScribe/transport/errors';
 
 const node = { name: 'Clinic Scribe', type: 'n8n-nodes-clinic-scribe.clinicScribe', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
 const ctx = { getNode: () => node };
+/** The advice an error answer gets: the description of the error a call ends with (tried once). */
+const adviceFor = (statusCode: number, code: string | undefined, message?: string) => clinicApiError(ctx, { purpose: 'the call' }, statusCode, { error: { code, message } }).description;
 
 describe('errorChain', () => {
 	test('the error and the causes it wraps, outermost first, at most five, a cause that loops back once', () => {

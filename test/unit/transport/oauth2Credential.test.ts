@@ -10,7 +10,7 @@ import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
 import { credentialSecrets, oAuth2HeadersFor, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
-import { credentialTypeOf, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
+import { getClinicSettings, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 
 const credential = new ClinicScribeOAuth2Api();
 const property = (name: string): INodeProperties => {
@@ -154,12 +154,18 @@ describe('the Authentication choice of both nodes', () => {
 		]);
 	});
 
-	test('the transport follows the node: without the field (saved before it existed) the API credential, with it the one chosen', () => {
-		const ctx = (parameters: Record<string, unknown> | undefined) => ({ getNode: () => ({ parameters }) }) as unknown as ClinicApiContext;
-		expect(credentialTypeOf(ctx({ resource: 'business' }))).toBe('clinicScribeApi');
-		expect(credentialTypeOf(ctx(undefined))).toBe('clinicScribeApi');
-		expect(credentialTypeOf(ctx({ authentication: 'clinicScribeApi' }))).toBe('clinicScribeApi');
-		expect(credentialTypeOf(ctx({ authentication: 'clinicScribeOAuth2Api' }))).toBe('clinicScribeOAuth2Api');
+	test('the transport follows the node: without the field (saved before it existed) the API credential, with it the one chosen', async () => {
+		/** The credential type the transport reads for a node with these parameters. */
+		const credentialTypeOf = async (parameters: Record<string, unknown> | undefined) => {
+			const asked: string[] = [];
+			const ctx = { getNode: () => ({ parameters }), getCredentials: async (type: string) => (asked.push(type), {}) } as unknown as ClinicApiContext;
+			await getClinicSettings(ctx);
+			return asked.join();
+		};
+		expect(await credentialTypeOf({ resource: 'business' })).toBe('clinicScribeApi');
+		expect(await credentialTypeOf(undefined)).toBe('clinicScribeApi');
+		expect(await credentialTypeOf({ authentication: 'clinicScribeApi' })).toBe('clinicScribeApi');
+		expect(await credentialTypeOf({ authentication: 'clinicScribeOAuth2Api' })).toBe('clinicScribeOAuth2Api');
 		expect(chosenCredentialType({ authentication: 'somethingElse' })).toBe('clinicScribeApi');
 	});
 });

@@ -3,7 +3,7 @@
  * and the rule of what may be sent again. Every repeated call of the package goes through it; the
  * calls themselves are proven over real HTTP in the integration tests.
  */
-import { isTransientNetworkFailure, mayRepeat, mayRetry, outcomeUnknown, withRetries, type AttemptResult } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { isTransientNetworkFailure, mayRetry, outcomeUnknown, withRetries, type AttemptResult } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 
 /**
  * The pauses asked of n8n's sleep (ms). It ends them at once, or (`endless`) never, as n8n 1.x's
@@ -111,7 +111,8 @@ describe('what may be sent again', () => {
 		[false, true, 429, true],
 		[false, true, undefined, false],
 	])('idempotent %s, repeat after a 5xx %s, answer %s: %s', (idempotent, repeatAfterServerError, status, expected) => {
-		expect(mayRepeat({ idempotent, repeatAfterServerError }, status)).toBe(expected);
+		const failure = status === undefined ? { noAnswer: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) } : { status };
+		expect(mayRetry(failure, { idempotent, repeatAfterServerError })).toBe(expected);
 	});
 
 	test('no answer or a 5xx leaves the outcome unknown; any other answer does not', () => {

@@ -5,7 +5,7 @@
  */
 import type { INode } from 'n8n-workflow';
 
-import { notConnectedError, signInRenewalFailureOf, signInTokenRejectedAdvice } from '../../../nodes/ClinicScribe/transport/errors';
+import { notConnectedError, signInTokenRejectedAdvice, tokenProblemOf } from '../../../nodes/ClinicScribe/transport/errors';
 
 const NAME = 'Clinic Sign-in';
 /** client-oauth2's AuthError: the provider's OAuth error body, code EAUTH. */
@@ -15,7 +15,7 @@ describe('a renewal n8n could not make', () => {
 	test('invalid_grant, as n8n 2.41 reports it (its own "needs to be reconnected" error) or as older n8n passes it on: reconnect, naming the credential', () => {
 		const n8n241 = Object.assign(new Error(`The credential "${NAME}" needs to be reconnected.`), { level: 'warning', failure: { cause: 'credential-invalid' } });
 		for (const error of [n8n241, authError('invalid_grant'), new Error('OAuth access token expired and no refresh token is available. Please reconnect the credentials.')]) {
-			expect(signInRenewalFailureOf(error, NAME)).toEqual({
+			expect(tokenProblemOf(error, NAME)).toEqual({
 				message: `The Clinic Scribe OAuth2 credential "${NAME}" needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
 				kind: 'rejected',
 				description: expect.stringContaining('sign in with the clinic account again'),
@@ -25,28 +25,28 @@ describe('a renewal n8n could not make', () => {
 
 	test('invalid_client: names the Client ID or Client Secret, wrapped or not', () => {
 		const expected = { message: `The sign-in provider rejected the Client ID or Client Secret of the Clinic Scribe OAuth2 credential "${NAME}" when n8n renewed the token (invalid_client)`, kind: 'rejected', description: expect.stringContaining('Client Secret') };
-		expect(signInRenewalFailureOf(authError('invalid_client'), NAME)).toEqual(expected);
-		expect(signInRenewalFailureOf(Object.assign(new Error('wrapped'), { cause: authError('invalid_client') }), NAME)).toEqual(expected);
+		expect(tokenProblemOf(authError('invalid_client'), NAME)).toEqual(expected);
+		expect(tokenProblemOf(Object.assign(new Error('wrapped'), { cause: authError('invalid_client') }), NAME)).toEqual(expected);
 	});
 
 	test('another OAuth error: names it, says to sign in again', () => {
-		expect(signInRenewalFailureOf(authError('invalid_scope'), NAME)).toMatchObject({ message: expect.stringContaining('(invalid_scope)'), kind: 'rejected' });
+		expect(tokenProblemOf(authError('invalid_scope'), NAME)).toMatchObject({ message: expect.stringContaining('(invalid_scope)'), kind: 'rejected' });
 	});
 
 	test('the token endpoint answering without an OAuth error (ResponseError) or with a 5xx (axios): its status; a 5xx or 429 is not a rejection', () => {
 		const responseError = (status: number) => Object.assign(new Error(`HTTP status ${status}`), { status, code: 'ESTATUS', body: '{}' });
 		const axios5xx = Object.assign(new Error('Request failed with status code 503'), { code: 'ERR_BAD_RESPONSE', response: { status: 503, data: 'down' } });
-		expect(signInRenewalFailureOf(responseError(400), NAME)).toMatchObject({ message: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${NAME}" (HTTP 400)`, kind: 'rejected' });
-		expect(signInRenewalFailureOf(responseError(401), NAME)).toMatchObject({ message: expect.stringContaining('(HTTP 401)'), kind: 'rejected' });
-		expect(signInRenewalFailureOf(responseError(429), NAME)).toMatchObject({ kind: 'unavailable' });
-		expect(signInRenewalFailureOf(axios5xx, NAME)).toMatchObject({ message: expect.stringContaining('(HTTP 503)'), kind: 'unavailable', description: expect.stringContaining('was not rejected') });
+		expect(tokenProblemOf(responseError(400), NAME)).toMatchObject({ message: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${NAME}" (HTTP 400)`, kind: 'rejected' });
+		expect(tokenProblemOf(responseError(401), NAME)).toMatchObject({ message: expect.stringContaining('(HTTP 401)'), kind: 'rejected' });
+		expect(tokenProblemOf(responseError(429), NAME)).toMatchObject({ kind: 'unavailable' });
+		expect(tokenProblemOf(axios5xx, NAME)).toMatchObject({ message: expect.stringContaining('(HTTP 503)'), kind: 'unavailable', description: expect.stringContaining('was not rejected') });
 	});
 
 	test("not a renewal failure: the API's own 401 (handled as a rejected token), a network error, anything else", () => {
-		expect(signInRenewalFailureOf(Object.assign(new Error('Request failed with status code 401'), { response: { status: 401 } }), NAME)).toBeUndefined();
-		expect(signInRenewalFailureOf(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), NAME)).toBeUndefined();
-		expect(signInRenewalFailureOf('text', NAME)).toBeUndefined();
-		expect(signInRenewalFailureOf(undefined, NAME)).toBeUndefined();
+		expect(tokenProblemOf(Object.assign(new Error('Request failed with status code 401'), { response: { status: 401 } }), NAME)).toBeUndefined();
+		expect(tokenProblemOf(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), NAME)).toBeUndefined();
+		expect(tokenProblemOf('text', NAME)).toBeUndefined();
+		expect(tokenProblemOf(undefined, NAME)).toBeUndefined();
 	});
 });
 

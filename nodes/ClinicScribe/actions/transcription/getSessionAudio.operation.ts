@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { downloadSessionAudio, getSessionAudioLink } from '../../transport/sessionApi';
+import { downloadSessionAudio } from '../../transport/sessionApi';
 import { readSessionIdField, sessionIdField } from './cancelSession.operation';
 
 const show = { resource: ['transcription'], operation: ['getSessionAudio'] };
@@ -33,8 +33,7 @@ export async function executeData(this: IExecuteFunctions, itemIndex: number): P
 async function downloadOne(ctx: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
 	const sessionId = readSessionIdField(ctx, itemIndex);
 	const property = String(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? '').trim() || 'data';
-	const link = await getSessionAudioLink(ctx, sessionId, itemIndex);
-	const audio = await downloadSessionAudio(ctx, link, sessionId, itemIndex);
+	const audio = await downloadSessionAudio(ctx, sessionId, itemIndex);
 	const extension = audio.contentType.split('/')[1]?.replace(/^x-/, '').replace(/[^a-z0-9]/gi, '') || 'wav';
 	const binary = await ctx.helpers.prepareBinaryData(
 		audio.stream as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0],
@@ -46,8 +45,8 @@ async function downloadOne(ctx: IExecuteFunctions, itemIndex: number): Promise<I
 		file_name: binary.fileName ?? null,
 		content_type: audio.contentType,
 		file_size: audio.contentLength ?? null,
-		expires_in: link.expiresIn ?? null,
-		expires_at: (link.expiresAt as IDataObject[string]) ?? null,
+		expires_in: audio.link.expiresIn ?? null,
+		expires_at: (audio.link.expiresAt as IDataObject[string]) ?? null,
 	};
 	return { json, binary: { [property]: binary } };
 }

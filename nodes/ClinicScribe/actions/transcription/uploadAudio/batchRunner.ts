@@ -237,9 +237,8 @@ export async function uploadThroughGate<T>(
 ): Promise<T[]> {
 	let failed = false;
 	const results = await Promise.all(
-		files.map(
-			async (file) =>
-				await run.uploadGate(async (): Promise<FileResult<T>> => {
+		files.map((file) =>
+				run.uploadGate(async (): Promise<FileResult<T>> => {
 					if (failed || run.halted()) return { kind: 'not_sent' };
 					progress.uploadsSent++;
 					try {

@@ -3,14 +3,13 @@
  * outcomes): create the session under its id → upload every file as raw bytes (several at once,
  * through the run's gate) → End (the paid step).
  */
-import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
 
 import { storedAudioName } from '../../../shared/sessionResults';
 import {
 	createSession,
 	endSession,
 	readSessionState,
-	sessionIdUsedError,
 	uploadSessionAudio,
 	type SessionCreateBody,
 	type SessionState,
@@ -64,12 +63,12 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 		// Our own create whose answer was lost made it: uploaded and ended as if the answer had come.
 		sessionOutcome = created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
 	}
-	const uploadStatus = await uploadThroughGate(
+	const uploaded = await uploadThroughGate(
 		run,
 		plan,
 		progress,
 		plan.files,
-		async (file) => (await uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex)).statusCode,
+		(file) => uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex),
 	);
 	run.throwIfHalted();
 	progress.startRequestSent = true;
@@ -78,7 +77,7 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 		...fileFields(plan, file),
 		outcome: sessionOutcome,
 		upload_status: 'uploaded',
-		upload_status_code: uploadStatus[index],
+		upload_status_code: uploaded[index].statusCode,
 		files_in_session: plan.files.length,
 		end: {
 			status: ended.alreadyEnded ? 'already_ended' : 'ended',
@@ -140,4 +139,14 @@ function endedByEarlierTryReceipt(plan: UploadPlan, file: PlannedFile, existing:
 		files_in_session: plan.files.length,
 		end: { status: 'ended_by_earlier_try', http_status: null, message: null, session_status: existing.bodyStatus, audio_files_received: null },
 	};
+}
+
+/** The Session ID names a session the service holds that is not this node run's to continue. */
+function sessionIdUsedError(ctx: IExecuteFunctions, sessionId: string, itemIndex: number | undefined): NodeApiError {
+	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'session_exists' } as JsonObject, {
+		message: `The Session ID "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: the service has a session with this ID`,
+		description: `Nothing of this item was uploaded. One session ID holds one recording session. To read the earlier session, use Get Results with Results Of "Session" and this ID. To upload this recording, give it an ID that was never used (16 to 32 characters), or leave the field empty to have one generated.`,
+		httpCode: '409',
+		itemIndex,
+	});
 }

@@ -2,9 +2,9 @@
  * Upload Method "Transaction", the flow of [IFD §4.7]: a check that the ID was never used →
  * presign → every file to storage (several at once, through the run's gate) → init (the paid step).
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
 
-import { storageRefusedError, uploadToStorage, type StorageTarget } from '../../../transport/storage';
+import { uploadToStorage, type StorageTarget } from '../../../transport/storage';
 import {
 	initTransaction,
 	isTransactionStarted,
@@ -30,9 +30,10 @@ export async function runTransaction(ctx: IExecuteFunctions, plan: UploadPlan, r
 		if (plan.generatedId || run.ownIds.has(plan.id)) return plan.files.map((file) => alreadyStartedReceipt(plan, file));
 		throw transactionIdUsedError(ctx, plan.id, 'check', itemIndex);
 	}
-	const presign = async () => {
+	// Not async itself: the call's stack goes straight from the flow to the API area's function.
+	const presign = () => {
 		run.throwIfHalted();
-		return await requestUploadTarget(
+		return requestUploadTarget(
 			ctx,
 			{ txnId: plan.id, action: settings.action, extraData: { mode: settings.mode, model_type: settings.modelType } },
 			itemIndex,
@@ -87,7 +88,7 @@ async function storeFiles(
 	let target = firstTarget;
 	let files = plan.files;
 	for (let presignedAgain = false; ; presignedAgain = true) {
-		const outcomes = await uploadThroughGate(run, plan, progress, files, async (file) => await uploadToStorage(ctx, target, file, file.itemIndex));
+		const outcomes = await uploadThroughGate(run, plan, progress, files, (file) => uploadToStorage(ctx, target, file, file.itemIndex));
 		const refused: PlannedFile[] = [];
 		let refusal: { file: PlannedFile; detail: string } | undefined;
 		outcomes.forEach((outcome, index) => {
@@ -130,4 +131,15 @@ function alreadyStartedReceipt(plan: UploadPlan, file: PlannedFile): IDataObject
 		files_in_transaction: plan.files.length,
 		init: { status: 'already_started', http_status: null, message: null, txn_id: plan.id, b_id: null },
 	};
+}
+
+/** A refused upload after a fresh presign: the policy itself does not allow this file. */
+function storageRefusedError(ctx: IExecuteFunctions, label: string, detail: string, itemIndex: number): NodeApiError {
+	return new NodeApiError(ctx.getNode(), { status_code: 403 } as JsonObject, {
+		message: `The storage service refused ${label} (HTTP 403)${detail ? `: ${detail}` : ''}`,
+		description:
+			'The upload policy was refused even after asking the clinic API for a fresh one. Check that the n8n server clock is right and that the credential belongs to this environment, then run again.',
+		httpCode: '403',
+		itemIndex,
+	});
 }
