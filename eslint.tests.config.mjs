@@ -10,7 +10,10 @@ export default tseslint.config({
 	extends: [js.configs.recommended, tseslint.configs.recommended],
 	rules: {
 		'prefer-spread': 'off',
-		'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+		'@typescript-eslint/no-unused-vars': [
+			'error',
+			{ argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+		],
 		'@typescript-eslint/no-explicit-any': 'off',
 		'@typescript-eslint/no-require-imports': 'off',
 	},

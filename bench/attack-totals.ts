@@ -6,9 +6,18 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { ATTACK_LEDGER_DIR, type AttackFigures, type AttackRecord } from '../test/support/attackLedger';
+import {
+	ATTACK_LEDGER_DIR,
+	type AttackFigures,
+	type AttackRecord,
+} from '../test/support/attackLedger';
 
-const FIGURES: Array<keyof AttackFigures> = ['itemsLost', 'secretsSeen', 'duplicateInits', 'requestsForBadInput'];
+const FIGURES: Array<keyof AttackFigures> = [
+	'itemsLost',
+	'secretsSeen',
+	'duplicateInits',
+	'requestsForBadInput',
+];
 
 const records: AttackRecord[] = existsSync(ATTACK_LEDGER_DIR)
 	? readdirSync(ATTACK_LEDGER_DIR)

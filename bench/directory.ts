@@ -20,7 +20,12 @@
  *   npm run bench:directory -- [--items 1000] [--rounds 3] [--delay-ms 0] [--only …] [--cpu-prof-dir DIR]
  */
 import type { WorkflowNode } from '../test/support/n8n/workflows';
-import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';
+import {
+	directoryWorkflow,
+	doctorIdsFor,
+	packageDirectoryCall,
+	timedDirectoryRun,
+} from './support/directoryRun';
 import {
 	argument,
 	BENCH_CREDENTIAL,
@@ -49,8 +54,20 @@ function callNode(contender: Contender, apiUrl: string, token: string): Workflow
 		position: [400, 0],
 		parameters:
 			contender === 'http+cred'
-				? { method: 'GET', url, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: {} }
-				: { method: 'GET', url, sendHeaders: true, headerParameters: { parameters: [{ name: 'auth', value: token }] }, options: {} },
+				? {
+						method: 'GET',
+						url,
+						authentication: 'genericCredentialType',
+						genericAuthType: 'httpHeaderAuth',
+						options: {},
+					}
+				: {
+						method: 'GET',
+						url,
+						sendHeaders: true,
+						headerParameters: { parameters: [{ name: 'auth', value: token }] },
+						options: {},
+					},
 		...(contender === 'http+cred' ? { credentials: { httpHeaderAuth: HEADER_CREDENTIAL } } : {}),
 	};
 }
@@ -58,7 +75,9 @@ function callNode(contender: Contender, apiUrl: string, token: string): Workflow
 async function fetchLoop(apiUrl: string, token: string, doctorIds: string[]): Promise<number> {
 	const started = performance.now();
 	for (const id of doctorIds) {
-		const response = await fetch(`${apiUrl}/dr/v1/doctor/service/${id}`, { headers: { auth: token } });
+		const response = await fetch(`${apiUrl}/dr/v1/doctor/service/${id}`, {
+			headers: { auth: token },
+		});
 		if (response.status !== 200) throw new Error(`fetch: HTTP ${response.status}`);
 		await response.json();
 	}
@@ -75,22 +94,48 @@ async function main(): Promise<void> {
 	const { api } = fake;
 	const token = api.validCredentials.staticToken;
 	const onlyAt = process.argv.indexOf('--only');
-	const contenders = (['package', 'http+cred', 'http'] as Contender[]).filter((c) => onlyAt === -1 || process.argv[onlyAt + 1].split(',').includes(c));
+	const contenders = (['package', 'http+cred', 'http'] as Contender[]).filter(
+		(c) => onlyAt === -1 || process.argv[onlyAt + 1].split(',').includes(c),
+	);
 	const profAt = process.argv.indexOf('--cpu-prof-dir');
-	const workflows = contenders.map((c) => directoryWorkflow(`bench-directory-${c.replace('+', '-')}`, callNode(c, api.url, token)));
-	say(`directory bench: ${items} items, ${rounds} rounds, ${delayMs} ms added to each answer, Node ${process.version}, fake API ${api.url}; starting n8n…`);
+	const workflows = contenders.map((c) =>
+		directoryWorkflow(`bench-directory-${c.replace('+', '-')}`, callNode(c, api.url, token)),
+	);
+	say(
+		`directory bench: ${items} items, ${rounds} rounds, ${delayMs} ms added to each answer, Node ${process.version}, fake API ${api.url}; starting n8n…`,
+	);
 	const bench = await startBenchN8n({
 		api,
 		workflows,
-		credentials: [{ ...HEADER_CREDENTIAL, type: 'httpHeaderAuth', data: { name: 'auth', value: token } }],
-		env: profAt === -1 ? {} : { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.argv[profAt + 1]} --cpu-prof-interval=200`, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: "3" },
+		credentials: [
+			{ ...HEADER_CREDENTIAL, type: 'httpHeaderAuth', data: { name: 'auth', value: token } },
+		],
+		env:
+			profAt === -1
+				? {}
+				: {
+						NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${process.argv[profAt + 1]} --cpu-prof-interval=200`,
+						N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '3',
+					},
 	});
 	try {
 		const doctorIds = doctorIdsFor(items);
-		const perItem: Record<Contender | 'fetch', number[]> = { package: [], 'http+cred': [], http: [], fetch: [] };
+		const perItem: Record<Contender | 'fetch', number[]> = {
+			package: [],
+			'http+cred': [],
+			http: [],
+			fetch: [],
+		};
 		const cpuPerItem: Record<Contender, number[]> = { package: [], 'http+cred': [], http: [] };
 		const runOnce = async (contender: Contender) =>
-			await timedDirectoryRun(bench, api, workflows[contenders.indexOf(contender)].name, doctorIds, undefined, delayMs);
+			await timedDirectoryRun(
+				bench,
+				api,
+				workflows[contenders.indexOf(contender)].name,
+				doctorIds,
+				undefined,
+				delayMs,
+			);
 		say('warm-up round (not counted)…');
 		for (const contender of contenders) await runOnce(contender);
 		await fetchLoop(api.url, token, doctorIds.slice(0, 100));
@@ -103,7 +148,12 @@ async function main(): Promise<void> {
 			perItem.fetch.push(await fetchLoop(api.url, token, doctorIds));
 			say(
 				`round ${round}: ` +
-					contenders.map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item (n8n CPU ${cpuPerItem[c][round - 1].toFixed(3)})`).join(' | ') +
+					contenders
+						.map(
+							(c) =>
+								`${c} ${perItem[c][round - 1].toFixed(3)} ms/item (n8n CPU ${cpuPerItem[c][round - 1].toFixed(3)})`,
+						)
+						.join(' | ') +
 					` | fetch ${perItem.fetch[round - 1].toFixed(3)} ms/item`,
 			);
 		}
@@ -112,17 +162,29 @@ async function main(): Promise<void> {
 		const ratiosNoCred = perItem.package.map((ms, i) => ms / perItem.http[i]);
 		const cpuRatios = cpuPerItem.package.map((ms, i) => ms / cpuPerItem['http+cred'][i]);
 		say();
-		say(`ms per item over ${items} items, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`);
+		say(
+			`ms per item over ${items} items, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`,
+		);
 		say(`  this package                          ${formatSpread(spread(perItem.package), 3)}`);
 		say(`  HTTP Request node, header-auth cred.  ${formatSpread(spread(perItem['http+cred']), 3)}`);
 		say(`  HTTP Request node, no credential      ${formatSpread(spread(perItem.http), 3)}`);
 		say(`  fetch, keep-alive (outside n8n)       ${formatSpread(spread(perItem.fetch), 3)}`);
 		say(`  package / HTTP Request with credential, per round: ${formatSpread(spread(ratios))}`);
-		say(`  package / HTTP Request without credential, per round: ${formatSpread(spread(ratiosNoCred))}`);
+		say(
+			`  package / HTTP Request without credential, per round: ${formatSpread(spread(ratiosNoCred))}`,
+		);
 		say(`n8n's CPU per item over the whole run (ms), min / median / max:`);
-		say(`  this package ${formatSpread(spread(cpuPerItem.package), 3)} | HTTP Request node with credential ${formatSpread(spread(cpuPerItem['http+cred']), 3)} | without ${formatSpread(spread(cpuPerItem.http), 3)}`);
+		say(
+			`  this package ${formatSpread(spread(cpuPerItem.package), 3)} | HTTP Request node with credential ${formatSpread(spread(cpuPerItem['http+cred']), 3)} | without ${formatSpread(spread(cpuPerItem.http), 3)}`,
+		);
 		say(`  package / HTTP Request with credential, per round: ${formatSpread(spread(cpuRatios))}`);
-		say(verdict(spread(ratios).median <= 0.5, 'issue 27: at most half the time of the HTTP Request node with a credential (median ratio <= 0.5)', `${spread(ratios).median.toFixed(2)}×`));
+		say(
+			verdict(
+				spread(ratios).median <= 0.5,
+				'issue 27: at most half the time of the HTTP Request node with a credential (median ratio <= 0.5)',
+				`${spread(ratios).median.toFixed(2)}×`,
+			),
+		);
 	} finally {
 		await bench.dispose();
 		await api.close();

@@ -12,7 +12,11 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { repairedServiceBundle, serviceShapedBundle, visitTransaction } from '../test/support/fhirBundles';
+import {
+	repairedServiceBundle,
+	serviceShapedBundle,
+	visitTransaction,
+} from '../test/support/fhirBundles';
 import { startFhirServer, type RunningFhirServer } from '../test/support/fhirServer';
 import { startInbox } from '../test/support/inbox';
 import { sendMail } from '../test/support/smtp';
@@ -21,13 +25,15 @@ const STARTS = 3;
 const ROUNDS = 20;
 const VISITS_FOR_MEMORY = 500;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const median = (values: number[]) =>
+	[...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const ms = (value: number) => `${Math.round(value)} ms`;
 
 /** VmRSS and VmHWM of a process, MiB. */
 function memoryOf(pid: number): { rss: number; peak: number } {
 	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-	const kib = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+	const kib = (name: string) =>
+		Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
 	return { rss: Math.round(kib('VmRSS') / 1024), peak: Math.round(kib('VmHWM') / 1024) };
 }
 
@@ -37,9 +43,16 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number 
 	return { value, ms: performance.now() - started };
 }
 
-async function transactionMs(ehr: RunningFhirServer, bundle: Parameters<RunningFhirServer['transaction']>[0], expectedStatus: number): Promise<number> {
+async function transactionMs(
+	ehr: RunningFhirServer,
+	bundle: Parameters<RunningFhirServer['transaction']>[0],
+	expectedStatus: number,
+): Promise<number> {
 	const { value, ms: took } = await timed(() => ehr.transaction(bundle));
-	if (value.status !== expectedStatus) throw new Error(`expected ${expectedStatus}, got ${value.status}: ${JSON.stringify(value.body).slice(0, 500)}`);
+	if (value.status !== expectedStatus)
+		throw new Error(
+			`expected ${expectedStatus}, got ${value.status}: ${JSON.stringify(value.body).slice(0, 500)}`,
+		);
 	return took;
 }
 
@@ -51,7 +64,9 @@ async function fhirServer(): Promise<void> {
 		starts.push({ wall, started: ehr.startedInMs, definitions: ehr.definitionsLoadedInMs });
 		await ehr.stop();
 	}
-	console.log(`  start, spawn to answering metadata: ${ms(median(starts.map((s) => s.wall)))} (median of ${STARTS}; in the process: ${ms(median(starts.map((s) => s.started)))} from its start to listening, of which loading the R4 definitions ${ms(median(starts.map((s) => s.definitions)))})`);
+	console.log(
+		`  start, spawn to answering metadata: ${ms(median(starts.map((s) => s.wall)))} (median of ${STARTS}; in the process: ${ms(median(starts.map((s) => s.started)))} from its start to listening, of which loading the R4 definitions ${ms(median(starts.map((s) => s.definitions)))})`,
+	);
 
 	const ehr = await startFhirServer();
 	try {
@@ -61,28 +76,50 @@ async function fhirServer(): Promise<void> {
 		const visit = { id: 'bench-visit', patientIdentifier: 'B-1', doctorIdentifier: 'DB-1' };
 		const first = await transactionMs(ehr, visitTransaction(visit), 200);
 		const again: number[] = [];
-		for (let i = 0; i < ROUNDS; i++) again.push(await transactionMs(ehr, visitTransaction(visit), 200));
-		console.log(`  visit transaction, 7 entries (Patient, Practitioner by ifNoneExist; 5 PUT): first ${ms(first)}, sent again (updates) ${ms(median(again))} median of ${ROUNDS}`);
+		for (let i = 0; i < ROUNDS; i++)
+			again.push(await transactionMs(ehr, visitTransaction(visit), 200));
+		console.log(
+			`  visit transaction, 7 entries (Patient, Practitioner by ifNoneExist; 5 PUT): first ${ms(first)}, sent again (updates) ${ms(median(again))} median of ${ROUNDS}`,
+		);
 
-		const mended = repairedServiceBundle({ id: 'bench-service', patientIdentifier: 'B-2', doctorIdentifier: 'DB-2' });
+		const mended = repairedServiceBundle({
+			id: 'bench-service',
+			patientIdentifier: 'B-2',
+			doctorIdentifier: 'DB-2',
+		});
 		const mendedFirst = await transactionMs(ehr, mended, 200);
 		const mendedAgain: number[] = [];
 		for (let i = 0; i < ROUNDS; i++) mendedAgain.push(await transactionMs(ehr, mended, 200));
 		const size = Buffer.byteLength(JSON.stringify(mended));
-		console.log(`  service-shaped transaction, 47 entries (${Math.round(size / 1024)} KiB): first ${ms(mendedFirst)}, again ${ms(median(mendedAgain))} median of ${ROUNDS}`);
+		console.log(
+			`  service-shaped transaction, 47 entries (${Math.round(size / 1024)} KiB): first ${ms(mendedFirst)}, again ${ms(median(mendedAgain))} median of ${ROUNDS}`,
+		);
 
 		const refused = { ...serviceShapedBundle(), type: 'transaction' as const };
 		const refusals: number[] = [];
 		for (let i = 0; i < ROUNDS; i++) refusals.push(await transactionMs(ehr, refused, 400));
-		console.log(`  service-shaped bundle as it is, 44 entries, refused (every entry's reasons, rolled back): ${ms(median(refusals))} median of ${ROUNDS}`);
+		console.log(
+			`  service-shaped bundle as it is, 44 entries, refused (every entry's reasons, rolled back): ${ms(median(refusals))} median of ${ROUNDS}`,
+		);
 
 		const many = await timed(async () => {
-			for (let i = 0; i < VISITS_FOR_MEMORY; i++) await transactionMs(ehr, visitTransaction({ id: `bench-${i}`, patientIdentifier: `BM-${i}`, doctorIdentifier: 'DB-1' }), 200);
+			for (let i = 0; i < VISITS_FOR_MEMORY; i++)
+				await transactionMs(
+					ehr,
+					visitTransaction({
+						id: `bench-${i}`,
+						patientIdentifier: `BM-${i}`,
+						doctorIdentifier: 'DB-1',
+					}),
+					200,
+				);
 		});
 		const loaded = memoryOf(ehr.pid);
 		const counts = await ehr.counts();
 		const held = Object.values(counts).reduce((a, b) => a + b, 0);
-		console.log(`  ${VISITS_FOR_MEMORY} more visits stored one by one: ${ms(many.ms / VISITS_FOR_MEMORY)} each on average (the snapshot for rollback grows with the store); then ${held} resources held, ${loaded.rss} MiB resident, peak ${loaded.peak} MiB`);
+		console.log(
+			`  ${VISITS_FOR_MEMORY} more visits stored one by one: ${ms(many.ms / VISITS_FOR_MEMORY)} each on average (the snapshot for rollback grows with the store); then ${held} resources held, ${loaded.rss} MiB resident, peak ${loaded.peak} MiB`,
+		);
 	} finally {
 		await ehr.stop();
 	}
@@ -97,17 +134,29 @@ async function inbox(): Promise<void> {
 		if (i < STARTS - 1) await value.stop();
 		else {
 			try {
-				console.log(`  start, spawn to /api/healthz: ${ms(median(walls))} (median of ${STARTS}); memory ${memoryOf(value.pid).rss} MiB resident`);
+				console.log(
+					`  start, spawn to /api/healthz: ${ms(median(walls))} (median of ${STARTS}); memory ${memoryOf(value.pid).rss} MiB resident`,
+				);
 				const arrivals: number[] = [];
 				for (let round = 0; round < ROUNDS; round++) {
 					const subject = `bench ${round}`;
 					const { ms: took } = await timed(async () => {
-						await sendMail({ host: value.smtpHost, port: value.smtpPort, from: 'bench@clinic.test', to: ['doctor@clinic.test'], subject, text: 'Diagnosis: बुखार (fever)', html: '<p>Diagnosis: <b>बुखार (fever)</b></p>' });
+						await sendMail({
+							host: value.smtpHost,
+							port: value.smtpPort,
+							from: 'bench@clinic.test',
+							to: ['doctor@clinic.test'],
+							subject,
+							text: 'Diagnosis: बुखार (fever)',
+							html: '<p>Diagnosis: <b>बुखार (fever)</b></p>',
+						});
 						await value.waitForEmail((m) => m.subject === subject);
 					});
 					arrivals.push(took);
 				}
-				console.log(`  one message: SMTP send until the REST API lists it: ${ms(median(arrivals))} median of ${ROUNDS} (the API is polled every 100 ms)`);
+				console.log(
+					`  one message: SMTP send until the REST API lists it: ${ms(median(arrivals))} median of ${ROUNDS} (the API is polled every 100 ms)`,
+				);
 			} finally {
 				await value.stop();
 			}

@@ -47,7 +47,13 @@ function webhook(path: string): WorkflowNode {
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'noData',
+			options: {},
+		},
 	};
 }
 
@@ -72,7 +78,13 @@ function workflows(): Record<Way, WorkflowJson> {
 			nodes: [
 				webhook('bench-many-one-by-one'),
 				readRecordings,
-				{ name: 'Loop Over Items', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, position: [400, 0], parameters: { batchSize: 1, options: {} } },
+				{
+					name: 'Loop Over Items',
+					type: 'n8n-nodes-base.splitInBatches',
+					typeVersion: 3,
+					position: [400, 0],
+					parameters: { batchSize: 1, options: {} },
+				},
 				packageUploadNode([600, 0], ''),
 			],
 			connections: {
@@ -85,7 +97,11 @@ function workflows(): Record<Way, WorkflowJson> {
 		},
 		'one transaction': {
 			name: 'bench-many-one-transaction',
-			nodes: [webhook('bench-many-one-transaction'), readRecordings, packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}")],
+			nodes: [
+				webhook('bench-many-one-transaction'),
+				readRecordings,
+				packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}"),
+			],
 			connections: chain('Webhook', 'Read Recordings', 'Upload'),
 			settings: { executionOrder: 'v1' },
 		},
@@ -124,28 +140,55 @@ async function main(): Promise<void> {
 	const rounds = argument('rounds', 3);
 	const delayMs = argument('delay-ms', 100);
 	const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-bench-many-'));
-	for (let i = 0; i < recordings; i++) writeFileSync(join(dir, `visit-${String(i).padStart(3, '0')}.wav`), randomBytes(ONE_MINUTE_WAV_BYTES));
+	for (let i = 0; i < recordings; i++)
+		writeFileSync(
+			join(dir, `visit-${String(i).padStart(3, '0')}.wav`),
+			randomBytes(ONE_MINUTE_WAV_BYTES),
+		);
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
 	const flows = workflows();
-	say(`many-recordings bench: ${recordings} one-minute recordings, every request answered after ${delayMs} ms, ${rounds} rounds, Node ${process.version}; starting n8n…`);
-	const bench = await startBenchN8n({ api, workflows: Object.values(flows), env: { N8N_RESTRICT_FILE_ACCESS_TO: dir } });
+	say(
+		`many-recordings bench: ${recordings} one-minute recordings, every request answered after ${delayMs} ms, ${rounds} rounds, Node ${process.version}; starting n8n…`,
+	);
+	const bench = await startBenchN8n({
+		api,
+		workflows: Object.values(flows),
+		env: { N8N_RESTRICT_FILE_ACCESS_TO: dir },
+	});
 	try {
 		// A bench sends far more than a free workspace's daily quota.
 		fakeTranscription(api).setOptions({ dailyTransactionLimit: 1_000_000 });
 		api.injectFault({ path: '/', times: Infinity, fault: { kind: 'delay', ms: delayMs } });
-		const seconds: Record<Way, number[]> = { 'at once': [], 'one by one': [], 'one transaction': [] };
+		const seconds: Record<Way, number[]> = {
+			'at once': [],
+			'one by one': [],
+			'one transaction': [],
+		};
 		const requests: Partial<Record<Way, Record<string, number>>> = {};
 		const peaks: Record<Way, number[]> = { 'at once': [], 'one by one': [], 'one transaction': [] };
 		let txnCount = 0;
 		const once = async (way: Way): Promise<void> => {
 			fake.clearDone();
-			const answer = await bench.trigger(flows[way].name, { glob: join(dir, '*.wav'), txnId: `bench-one-txn-${++txnCount}-${Date.now()}` });
-			if (answer.status !== 200) throw new Error(`${way}: webhook answered ${answer.status}: ${await bench.lastError(flows[way].name)}`);
+			const answer = await bench.trigger(flows[way].name, {
+				glob: join(dir, '*.wav'),
+				txnId: `bench-one-txn-${++txnCount}-${Date.now()}`,
+			});
+			if (answer.status !== 200)
+				throw new Error(
+					`${way}: webhook answered ${answer.status}: ${await bench.lastError(flows[way].name)}`,
+				);
 			const done = fake.done.filter((r) => kindOf(r) !== 'other');
 			// The used-id check answers 404 for an id never used: that is the expected answer.
-			const failed = done.filter((r) => r.status === undefined || (r.status >= 400 && !(kindOf(r) === 'check' && r.status === 404)));
-			if (failed.length > 0) throw new Error(`${way}: ${failed.length} requests failed, first: ${failed[0].method} ${failed[0].pathname} → ${failed[0].status}`);
+			const failed = done.filter(
+				(r) =>
+					r.status === undefined ||
+					(r.status >= 400 && !(kindOf(r) === 'check' && r.status === 404)),
+			);
+			if (failed.length > 0)
+				throw new Error(
+					`${way}: ${failed.length} requests failed, first: ${failed[0].method} ${failed[0].pathname} → ${failed[0].status}`,
+				);
 			const counts: Record<string, number> = {};
 			for (const r of done) counts[kindOf(r)] = (counts[kindOf(r)] ?? 0) + 1;
 			requests[way] = counts;
@@ -157,17 +200,39 @@ async function main(): Promise<void> {
 		const ways: Way[] = ['one by one', 'at once', 'one transaction'];
 		for (let round = 1; round <= rounds; round++) {
 			for (const way of ways) await once(way);
-			say(`round ${round}: ` + ways.map((w) => `${w} ${seconds[w][round - 1].toFixed(2)} s (storage uploads open at once, peak ${peaks[w][round - 1]})`).join(' | '));
+			say(
+				`round ${round}: ` +
+					ways
+						.map(
+							(w) =>
+								`${w} ${seconds[w][round - 1].toFixed(2)} s (storage uploads open at once, peak ${peaks[w][round - 1]})`,
+						)
+						.join(' | '),
+			);
 		}
 		const ratios = seconds['at once'].map((s, i) => s / seconds['one by one'][i]);
 		const same = JSON.stringify(requests['at once']) === JSON.stringify(requests['one by one']);
 		say();
-		say(`${recordings} one-minute recordings, ${delayMs} ms per request, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`);
-		say(`  ${recordings} transactions, one by one (Loop Over Items, batch 1)  ${formatSpread(spread(seconds['one by one']))} s, requests ${JSON.stringify(requests['one by one'])}`);
-		say(`  ${recordings} transactions, one node run                           ${formatSpread(spread(seconds['at once']))} s, requests ${JSON.stringify(requests['at once'])}, peak uploads at once ${Math.max(...peaks['at once'])}`);
-		say(`  ${recordings} files in one transaction               ${formatSpread(spread(seconds['one transaction']))} s, requests ${JSON.stringify(requests['one transaction'])}, peak uploads at once ${Math.max(...peaks['one transaction'])}`);
+		say(
+			`${recordings} one-minute recordings, ${delayMs} ms per request, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`,
+		);
+		say(
+			`  ${recordings} transactions, one by one (Loop Over Items, batch 1)  ${formatSpread(spread(seconds['one by one']))} s, requests ${JSON.stringify(requests['one by one'])}`,
+		);
+		say(
+			`  ${recordings} transactions, one node run                           ${formatSpread(spread(seconds['at once']))} s, requests ${JSON.stringify(requests['at once'])}, peak uploads at once ${Math.max(...peaks['at once'])}`,
+		);
+		say(
+			`  ${recordings} files in one transaction               ${formatSpread(spread(seconds['one transaction']))} s, requests ${JSON.stringify(requests['one transaction'])}, peak uploads at once ${Math.max(...peaks['one transaction'])}`,
+		);
 		say(`  at once / one by one, per round: ${formatSpread(spread(ratios))}`);
-		say(verdict(spread(ratios).max <= 1 / 3 && same, 'goal 3: 40 recordings in 40 transactions in <= 1/3 of the one-by-one time (every round), same requests', `${formatSpread(spread(ratios))}, requests ${same ? 'the same' : 'DIFFER'}`));
+		say(
+			verdict(
+				spread(ratios).max <= 1 / 3 && same,
+				'goal 3: 40 recordings in 40 transactions in <= 1/3 of the one-by-one time (every round), same requests',
+				`${formatSpread(spread(ratios))}, requests ${same ? 'the same' : 'DIFFER'}`,
+			),
+		);
 	} finally {
 		await bench.dispose();
 		await api.close();

@@ -20,16 +20,47 @@
 import { SIGN_IN } from '../test/fake-api/fixtures';
 import { fakeSignIn, SIGN_IN_ROUTES } from '../test/fake-api/routes/signIn';
 import { TEMPLATES_PATH } from '../test/fake-api/routes/templates';
-import { connectSignInCredential, oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../test/support/signInCredential';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, type WorkflowNode } from '../test/support/n8n/workflows';
-import { directoryWorkflow, doctorIdsFor, packageDirectoryCall, timedDirectoryRun } from './support/directoryRun';
-import { argument, BENCH_CREDENTIAL, formatSpread, requireNode24, runBench, say, spread, startBenchFakeApi, startBenchN8n, verdict } from './support/inN8n';
+import {
+	connectSignInCredential,
+	oauthRedirectUrl,
+	signInCredentialData,
+	SIGN_IN_CREDENTIAL_TYPE,
+} from '../test/support/signInCredential';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	type WorkflowNode,
+} from '../test/support/n8n/workflows';
+import {
+	directoryWorkflow,
+	doctorIdsFor,
+	packageDirectoryCall,
+	timedDirectoryRun,
+} from './support/directoryRun';
+import {
+	argument,
+	BENCH_CREDENTIAL,
+	formatSpread,
+	requireNode24,
+	runBench,
+	say,
+	spread,
+	startBenchFakeApi,
+	startBenchN8n,
+	verdict,
+} from './support/inN8n';
 
 const SIGN_IN_CREDENTIAL = { id: 'benchSignIn000001', name: 'Clinic Scribe OAuth2 (bench)' };
 const GENERIC_OAUTH2_CREDENTIAL = { id: 'benchGenericOAuth2', name: 'Generic OAuth2 (bench)' };
 
 type Contender = 'package api' | 'package oauth2' | 'package oauth2 list' | 'http oauth2' | 'http';
-const CONTENDERS: Contender[] = ['package api', 'package oauth2', 'package oauth2 list', 'http oauth2', 'http'];
+const CONTENDERS: Contender[] = [
+	'package api',
+	'package oauth2',
+	'package oauth2 list',
+	'http oauth2',
+	'http',
+];
 
 function callNode(contender: Contender, apiUrl: string, staticToken: string): WorkflowNode {
 	const signIn = { [SIGN_IN_CREDENTIAL_TYPE]: SIGN_IN_CREDENTIAL };
@@ -57,22 +88,34 @@ function callNode(contender: Contender, apiUrl: string, staticToken: string): Wo
 				position: [400, 0],
 				parameters:
 					contender === 'http oauth2'
-						? { method: 'GET', url: `${apiUrl}${TEMPLATES_PATH}`, authentication: 'genericCredentialType', genericAuthType: 'oAuth2Api', options: {} }
+						? {
+								method: 'GET',
+								url: `${apiUrl}${TEMPLATES_PATH}`,
+								authentication: 'genericCredentialType',
+								genericAuthType: 'oAuth2Api',
+								options: {},
+							}
 						: {
 								method: 'GET',
 								url: `${apiUrl}${TEMPLATES_PATH}`,
 								sendHeaders: true,
-								headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${staticToken}` }] },
+								headerParameters: {
+									parameters: [{ name: 'Authorization', value: `Bearer ${staticToken}` }],
+								},
 								options: {},
 							},
-				...(contender === 'http oauth2' ? { credentials: { oAuth2Api: GENERIC_OAUTH2_CREDENTIAL } } : {}),
+				...(contender === 'http oauth2'
+					? { credentials: { oAuth2Api: GENERIC_OAUTH2_CREDENTIAL } }
+					: {}),
 			};
 	}
 }
 
 /** The path each contender calls once per item. */
 function pathOf(contender: Contender): string {
-	return contender === 'package api' || contender === 'package oauth2' ? '/dr/v1/doctor/service/' : TEMPLATES_PATH;
+	return contender === 'package api' || contender === 'package oauth2'
+		? '/dr/v1/doctor/service/'
+		: TEMPLATES_PATH;
 }
 
 async function main(): Promise<void> {
@@ -81,8 +124,15 @@ async function main(): Promise<void> {
 	const rounds = argument('rounds', 3);
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
-	const workflows = CONTENDERS.map((c) => directoryWorkflow(`bench-oauth2-${c.replace(/ /g, '-')}`, callNode(c, api.url, api.validCredentials.staticToken)));
-	say(`OAuth2 bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`);
+	const workflows = CONTENDERS.map((c) =>
+		directoryWorkflow(
+			`bench-oauth2-${c.replace(/ /g, '-')}`,
+			callNode(c, api.url, api.validCredentials.staticToken),
+		),
+	);
+	say(
+		`OAuth2 bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`,
+	);
 	const bench = await startBenchN8n({
 		api,
 		workflows,
@@ -109,13 +159,28 @@ async function main(): Promise<void> {
 		fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(bench.n8n));
 		for (const credential of [SIGN_IN_CREDENTIAL, GENERIC_OAUTH2_CREDENTIAL]) {
 			const connected = await connectSignInCredential(bench.n8n, credential.id);
-			if (connected.callback.status !== 200) throw new Error(`connecting ${credential.name} failed: ${connected.callback.text.slice(0, 300)}`);
+			if (connected.callback.status !== 200)
+				throw new Error(
+					`connecting ${credential.name} failed: ${connected.callback.text.slice(0, 300)}`,
+				);
 		}
 		const doctorIds = doctorIdsFor(items);
-		const perItem = Object.fromEntries(CONTENDERS.map((c) => [c, [] as number[]])) as Record<Contender, number[]>;
-		const cpuPerItem = Object.fromEntries(CONTENDERS.map((c) => [c, [] as number[]])) as Record<Contender, number[]>;
+		const perItem = Object.fromEntries(CONTENDERS.map((c) => [c, [] as number[]])) as Record<
+			Contender,
+			number[]
+		>;
+		const cpuPerItem = Object.fromEntries(CONTENDERS.map((c) => [c, [] as number[]])) as Record<
+			Contender,
+			number[]
+		>;
 		const runOnce = async (contender: Contender) =>
-			await timedDirectoryRun(bench, api, workflows[CONTENDERS.indexOf(contender)].name, doctorIds, pathOf(contender));
+			await timedDirectoryRun(
+				bench,
+				api,
+				workflows[CONTENDERS.indexOf(contender)].name,
+				doctorIds,
+				pathOf(contender),
+			);
 		say('warm-up round (not counted)…');
 		for (const contender of CONTENDERS) await runOnce(contender);
 		for (let round = 1; round <= rounds; round++) {
@@ -124,23 +189,52 @@ async function main(): Promise<void> {
 				perItem[contender].push(figures.msPerItem);
 				cpuPerItem[contender].push(figures.cpuMsPerItem);
 			}
-			say(`round ${round}: ${CONTENDERS.map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item (n8n CPU ${cpuPerItem[c][round - 1].toFixed(3)})`).join(' | ')}`);
+			say(
+				`round ${round}: ${CONTENDERS.map((c) => `${c} ${perItem[c][round - 1].toFixed(3)} ms/item (n8n CPU ${cpuPerItem[c][round - 1].toFixed(3)})`).join(' | ')}`,
+			);
 		}
-		const ratio = (a: Contender, b: Contender) => spread(perItem[a].map((ms, i) => ms / perItem[b][i]));
+		const ratio = (a: Contender, b: Contender) =>
+			spread(perItem[a].map((ms, i) => ms / perItem[b][i]));
 		say();
-		say(`ms per item over ${items} items, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`);
-		say(`  this package, Doctor → Get Services, Clinic Scribe API credential     ${formatSpread(spread(perItem['package api']), 3)}`);
-		say(`  this package, Doctor → Get Services, Clinic Scribe OAuth2 credential  ${formatSpread(spread(perItem['package oauth2']), 3)}`);
-		say(`  this package, Template → Get Many, Clinic Scribe OAuth2 credential    ${formatSpread(spread(perItem['package oauth2 list']), 3)}`);
-		say(`  HTTP Request node, the same GET, n8n's generic OAuth2 credential      ${formatSpread(spread(perItem['http oauth2']), 3)}`);
-		say(`  HTTP Request node, the same GET, no credential (Bearer header)        ${formatSpread(spread(perItem.http), 3)}`);
-		say(`  OAuth2 / API credential (Doctor → Get Services), per round: ${formatSpread(ratio('package oauth2', 'package api'))}`);
-		say(`  package / HTTP Request node, both OAuth2 (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http oauth2'))}`);
-		say(`  package OAuth2 / HTTP Request node without credential (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http'))}`);
+		say(
+			`ms per item over ${items} items, min / median / max of ${rounds} rounds (inside n8n 2.41.1, Node ${process.version}):`,
+		);
+		say(
+			`  this package, Doctor → Get Services, Clinic Scribe API credential     ${formatSpread(spread(perItem['package api']), 3)}`,
+		);
+		say(
+			`  this package, Doctor → Get Services, Clinic Scribe OAuth2 credential  ${formatSpread(spread(perItem['package oauth2']), 3)}`,
+		);
+		say(
+			`  this package, Template → Get Many, Clinic Scribe OAuth2 credential    ${formatSpread(spread(perItem['package oauth2 list']), 3)}`,
+		);
+		say(
+			`  HTTP Request node, the same GET, n8n's generic OAuth2 credential      ${formatSpread(spread(perItem['http oauth2']), 3)}`,
+		);
+		say(
+			`  HTTP Request node, the same GET, no credential (Bearer header)        ${formatSpread(spread(perItem.http), 3)}`,
+		);
+		say(
+			`  OAuth2 / API credential (Doctor → Get Services), per round: ${formatSpread(ratio('package oauth2', 'package api'))}`,
+		);
+		say(
+			`  package / HTTP Request node, both OAuth2 (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http oauth2'))}`,
+		);
+		say(
+			`  package OAuth2 / HTTP Request node without credential (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http'))}`,
+		);
 		const cpu = (c: Contender) => formatSpread(spread(cpuPerItem[c]), 3);
-		say(`n8n's CPU per item over the whole run (ms), min / median / max: ${CONTENDERS.map((c) => `${c} ${cpu(c)}`).join(' | ')}`);
+		say(
+			`n8n's CPU per item over the whole run (ms), min / median / max: ${CONTENDERS.map((c) => `${c} ${cpu(c)}`).join(' | ')}`,
+		);
 		const median = ratio('package oauth2 list', 'http oauth2').median;
-		say(verdict(median <= 1, "OAuth2: at most the HTTP Request node's cost with an OAuth2 credential (median ratio <= 1.0)", `${median.toFixed(2)}×`));
+		say(
+			verdict(
+				median <= 1,
+				"OAuth2: at most the HTTP Request node's cost with an OAuth2 credential (median ratio <= 1.0)",
+				`${median.toFixed(2)}×`,
+			),
+		);
 	} finally {
 		await bench.dispose();
 		await api.close();

@@ -69,7 +69,10 @@ function writeFile(path: string, bytes: number): string {
 	return hash.digest('hex');
 }
 
-async function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function run(
+	command: string,
+	args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	const child = spawn(command, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
 	let stdout = '';
 	let stderr = '';
@@ -83,20 +86,39 @@ async function run(command: string, args: string[]): Promise<{ code: number | nu
 }
 
 /** The uploads of one session since the last clearDone(): first arrival to last answer. */
-function uploadWindow(fake: BenchFakeApi, sessionId: string, expected: number): { from: number; to: number } {
-	const posts: TimedRequest[] = fake.done.filter((r) => r.method === 'POST' && r.pathname.startsWith(`/voice/v1/sessions/${sessionId}/audio/`));
-	if (posts.length !== expected) throw new Error(`session ${sessionId}: ${posts.length} uploads, expected ${expected}`);
+function uploadWindow(
+	fake: BenchFakeApi,
+	sessionId: string,
+	expected: number,
+): { from: number; to: number } {
+	const posts: TimedRequest[] = fake.done.filter(
+		(r) => r.method === 'POST' && r.pathname.startsWith(`/voice/v1/sessions/${sessionId}/audio/`),
+	);
+	if (posts.length !== expected)
+		throw new Error(`session ${sessionId}: ${posts.length} uploads, expected ${expected}`);
 	const bad = posts.find((r) => r.status !== 200);
-	if (bad) throw new Error(`session ${sessionId}: an upload was answered ${bad.status ?? 'nothing'}`);
-	return { from: Math.min(...posts.map((r) => r.time)), to: Math.max(...posts.map((r) => r.doneAt)) };
+	if (bad)
+		throw new Error(`session ${sessionId}: an upload was answered ${bad.status ?? 'nothing'}`);
+	return {
+		from: Math.min(...posts.map((r) => r.time)),
+		to: Math.max(...posts.map((r) => r.doneAt)),
+	};
 }
 
-function figureOf(window: { from: number; to: number }, bytes: number, memoryBytes: number): Figure {
+function figureOf(
+	window: { from: number; to: number },
+	bytes: number,
+	memoryBytes: number,
+): Figure {
 	const seconds = (window.to - window.from) / 1000;
 	return { seconds, mibPerSecond: bytes / MiB / seconds, memoryMiB: memoryBytes / MiB };
 }
 
-function checkIntact(sessions: FakeSessions, sessionId: string, expected: Array<{ size: number; sha256: string }>): void {
+function checkIntact(
+	sessions: FakeSessions,
+	sessionId: string,
+	expected: Array<{ size: number; sha256: string }>,
+): void {
 	// Compared as sets: the order n8n lists the files in is its own.
 	const key = (file: { size: number; sha256: string }) => `${file.size}:${file.sha256}`;
 	const uploads = sessions.session(sessionId)?.uploads ?? [];
@@ -107,7 +129,12 @@ function checkIntact(sessions: FakeSessions, sessionId: string, expected: Array<
 }
 
 async function createSessionForCurl(fake: BenchFakeApi): Promise<string> {
-	const send = async () => await fetch(`${fake.api.url}/__admin/sessions/create`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+	const send = async () =>
+		await fetch(`${fake.api.url}/__admin/sessions/create`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{}',
+		});
 	let response: Response;
 	try {
 		response = await send();
@@ -119,21 +146,36 @@ async function createSessionForCurl(fake: BenchFakeApi): Promise<string> {
 }
 
 /** curl --data-binary, one file after the other in one process, with the token. */
-async function curlUpload(fake: BenchFakeApi, sessionId: string, paths: string[], extension: string): Promise<number> {
+async function curlUpload(
+	fake: BenchFakeApi,
+	sessionId: string,
+	paths: string[],
+	extension: string,
+): Promise<number> {
 	const args: string[] = [];
 	paths.forEach((path, index) => {
 		if (index > 0) args.push('--next');
 		args.push(
-			'-sS', '-o', '/dev/null', '-w', '%{http_code}\\n',
-			'-H', `Authorization: Bearer ${fake.api.validCredentials.staticToken}`,
-			'-H', 'Expect:', '-H', 'Content-Type: audio/wav',
-			'--data-binary', `@${path}`,
+			'-sS',
+			'-o',
+			'/dev/null',
+			'-w',
+			'%{http_code}\\n',
+			'-H',
+			`Authorization: Bearer ${fake.api.validCredentials.staticToken}`,
+			'-H',
+			'Expect:',
+			'-H',
+			'Content-Type: audio/wav',
+			'--data-binary',
+			`@${path}`,
 			`${fake.api.url}/voice/v1/sessions/${sessionId}/audio/audio_${index}.${extension}`,
 		);
 	});
 	const result = await run('/usr/bin/time', ['-f', 'maxrss_kib=%M', 'curl', ...args]);
 	const codes = result.stdout.trim().split('\n');
-	if (codes.length !== paths.length || codes.some((code) => code !== '200')) throw new Error(`curl: HTTP ${result.stdout} ${result.stderr}`);
+	if (codes.length !== paths.length || codes.some((code) => code !== '200'))
+		throw new Error(`curl: HTTP ${result.stdout} ${result.stderr}`);
 	return Number(/maxrss_kib=(\d+)/.exec(result.stderr)?.[1] ?? NaN) * 1024;
 }
 
@@ -161,7 +203,15 @@ function sessionWorkflow(): WorkflowJson {
 					binaryPropertyName: 'data',
 					transactionId: "={{ $('Webhook').first().json.body.sessionId }}",
 					inputLanguages: ['en-IN'],
-					outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
+					outputTemplates: {
+						templates: [
+							{
+								template: 'clinical_notes_template',
+								customTemplateId: '',
+								codificationNeeded: false,
+							},
+						],
+					},
 					waitForCompletion: false,
 					options: {},
 				},
@@ -173,7 +223,13 @@ function sessionWorkflow(): WorkflowJson {
 	};
 }
 
-async function benchInN8n(fake: BenchFakeApi, sessions: FakeSessions, files: number, rounds: number, dir: string): Promise<Record<'package' | 'curl', Figure[]>> {
+async function benchInN8n(
+	fake: BenchFakeApi,
+	sessions: FakeSessions,
+	files: number,
+	rounds: number,
+	dir: string,
+): Promise<Record<'package' | 'curl', Figure[]>> {
 	mkdirSync(join(dir, 'parts'));
 	mkdirSync(join(dir, 'warm'));
 	say(`[session of ${files} × 9.5 MiB] writing the files…`);
@@ -188,13 +244,20 @@ async function benchInN8n(fake: BenchFakeApi, sessions: FakeSessions, files: num
 	const bench = await startBenchN8n({
 		api: fake.api,
 		workflows: [workflow],
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: dir, EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none' },
+		env: {
+			N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
+			N8N_RESTRICT_FILE_ACCESS_TO: dir,
+			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+		},
 	});
 	const figures: Record<'package' | 'curl', Figure[]> = { package: [], curl: [] };
 	let sampler: RssSampler | undefined;
 	const upload = async (glob: string, sessionId: string) => {
 		const answer = await bench.trigger('bench-session-upload', { glob, sessionId });
-		if (answer.status !== 200) throw new Error(`package: webhook answered ${answer.status}: ${await bench.lastError(workflow.name)}`);
+		if (answer.status !== 200)
+			throw new Error(
+				`package: webhook answered ${answer.status}: ${await bench.lastError(workflow.name)}`,
+			);
 	};
 	const once = async (round: number, counted: boolean) => {
 		// package
@@ -210,11 +273,19 @@ async function benchInN8n(fake: BenchFakeApi, sessions: FakeSessions, files: num
 		await upload(join(dir, 'parts', '*.wav'), sessionId);
 		const window = uploadWindow(fake, sessionId, files);
 		checkIntact(sessions, sessionId, parts);
-		if (counted) figures.package.push(figureOf(window, total, sampler ? sampler.growth(window.from, window.to) : NaN));
+		if (counted)
+			figures.package.push(
+				figureOf(window, total, sampler ? sampler.growth(window.from, window.to) : NaN),
+			);
 		// curl, the same files to the same endpoint
 		const curlSession = await createSessionForCurl(fake);
 		fake.clearDone();
-		const memory = await curlUpload(fake, curlSession, parts.map((p) => p.path), 'wav');
+		const memory = await curlUpload(
+			fake,
+			curlSession,
+			parts.map((p) => p.path),
+			'wav',
+		);
 		const curlWindow = uploadWindow(fake, curlSession, files);
 		checkIntact(sessions, curlSession, parts);
 		if (counted) figures.curl.push(figureOf(curlWindow, total, memory));
@@ -226,7 +297,9 @@ async function benchInN8n(fake: BenchFakeApi, sessions: FakeSessions, files: num
 			await once(round, true);
 			const p = figures.package[round - 1];
 			const c = figures.curl[round - 1];
-			say(`[in n8n] round ${round}: package ${p.mibPerSecond.toFixed(0)} MiB/s, RSS growth ${p.memoryMiB.toFixed(0)} MiB | curl ${c.mibPerSecond.toFixed(0)} MiB/s, max RSS ${c.memoryMiB.toFixed(0)} MiB`);
+			say(
+				`[in n8n] round ${round}: package ${p.mibPerSecond.toFixed(0)} MiB/s, RSS growth ${p.memoryMiB.toFixed(0)} MiB | curl ${c.mibPerSecond.toFixed(0)} MiB/s, max RSS ${c.memoryMiB.toFixed(0)} MiB`,
+			);
 		}
 	} finally {
 		sampler?.stop();
@@ -235,18 +308,37 @@ async function benchInN8n(fake: BenchFakeApi, sessions: FakeSessions, files: num
 	return figures;
 }
 
-async function benchLarge(fake: BenchFakeApi, sessions: FakeSessions, largeMiB: number, rounds: number, dir: string): Promise<Record<'transport' | 'curl', Figure[]>> {
+async function benchLarge(
+	fake: BenchFakeApi,
+	sessions: FakeSessions,
+	largeMiB: number,
+	rounds: number,
+	dir: string,
+): Promise<Record<'transport' | 'curl', Figure[]>> {
 	const size = largeMiB * MiB;
 	sessions.setOptions({ maxSingleUploadBytes: size });
 	const path = join(dir, 'large.wav');
 	say(`[one ${largeMiB} MiB file, limit lifted in the fake] writing it…`);
 	const sha256 = writeFile(path, size);
-	const credential = JSON.stringify(fakeApiCredentialData(fake.api, { authMethod: 'accessToken', accessToken: fake.api.validCredentials.staticToken }));
+	const credential = JSON.stringify(
+		fakeApiCredentialData(fake.api, {
+			authMethod: 'accessToken',
+			accessToken: fake.api.validCredentials.staticToken,
+		}),
+	);
 	const figures: Record<'transport' | 'curl', Figure[]> = { transport: [], curl: [] };
 	for (let round = 0; round <= rounds; round++) {
 		const sessionId = await createSessionForCurl(fake);
 		fake.clearDone();
-		const child = await run(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'sessionTransportUpload.ts'), credential, sessionId, path, String(size)]);
+		const child = await run(process.execPath, [
+			'--import',
+			'tsx',
+			join(__dirname, 'support', 'sessionTransportUpload.ts'),
+			credential,
+			sessionId,
+			path,
+			String(size),
+		]);
 		if (child.code !== 0) throw new Error(`transport: ${child.stderr}`);
 		const transportWindow = uploadWindow(fake, sessionId, 1);
 		checkIntact(sessions, sessionId, [{ size, sha256 }]);
@@ -256,11 +348,19 @@ async function benchLarge(fake: BenchFakeApi, sessions: FakeSessions, largeMiB: 
 		const curlWindow = uploadWindow(fake, curlSession, 1);
 		checkIntact(sessions, curlSession, [{ size, sha256 }]);
 		if (round === 0) continue; // warm-up
-		figures.transport.push(figureOf(transportWindow, size, (JSON.parse(child.stdout.trim()) as { peakRssGrowthBytes: number }).peakRssGrowthBytes));
+		figures.transport.push(
+			figureOf(
+				transportWindow,
+				size,
+				(JSON.parse(child.stdout.trim()) as { peakRssGrowthBytes: number }).peakRssGrowthBytes,
+			),
+		);
 		figures.curl.push(figureOf(curlWindow, size, curlMemory));
 		const t = figures.transport[round - 1];
 		const c = figures.curl[round - 1];
-		say(`[large] round ${round}: transport ${t.mibPerSecond.toFixed(0)} MiB/s, RSS growth ${t.memoryMiB.toFixed(0)} MiB | curl ${c.mibPerSecond.toFixed(0)} MiB/s, max RSS ${c.memoryMiB.toFixed(0)} MiB`);
+		say(
+			`[large] round ${round}: transport ${t.mibPerSecond.toFixed(0)} MiB/s, RSS growth ${t.memoryMiB.toFixed(0)} MiB | curl ${c.mibPerSecond.toFixed(0)} MiB/s, max RSS ${c.memoryMiB.toFixed(0)} MiB`,
+		);
 	}
 	rmSync(path, { force: true });
 	return figures;
@@ -276,7 +376,9 @@ async function main(): Promise<void> {
 	const sessions = fakeSessions(fake.api);
 	sessions.setOptions({ keepAudio: false });
 	try {
-		say(`session upload bench: Node ${process.version}, fake API ${fake.api.url}, ${rounds} rounds`);
+		say(
+			`session upload bench: Node ${process.version}, fake API ${fake.api.url}, ${rounds} rounds`,
+		);
 		const largeOnly = process.argv.includes('--large-only');
 		const inN8n = largeOnly ? undefined : await benchInN8n(fake, sessions, files, rounds, dir);
 		const large = await benchLarge(fake, sessions, largeMiB, rounds, dir);
@@ -292,25 +394,60 @@ async function main(): Promise<void> {
 
 type Format = (values: number[], digits?: number) => string;
 
-function reportInN8n(inN8n: Record<'package' | 'curl', Figure[]>, files: number, rounds: number, s: Format): void {
-	say(`1. in n8n, filesystem binary mode: a session of ${files} × 9.5 MiB (${(files * 9.5).toFixed(1)} MiB), min / median / max of ${rounds} rounds:`);
-	say(`  throughput MiB/s:  package ${s(inN8n.package.map((f) => f.mibPerSecond))} | curl --data-binary ${s(inN8n.curl.map((f) => f.mibPerSecond))}`);
+function reportInN8n(
+	inN8n: Record<'package' | 'curl', Figure[]>,
+	files: number,
+	rounds: number,
+	s: Format,
+): void {
+	say(
+		`1. in n8n, filesystem binary mode: a session of ${files} × 9.5 MiB (${(files * 9.5).toFixed(1)} MiB), min / median / max of ${rounds} rounds:`,
+	);
+	say(
+		`  throughput MiB/s:  package ${s(inN8n.package.map((f) => f.mibPerSecond))} | curl --data-binary ${s(inN8n.curl.map((f) => f.mibPerSecond))}`,
+	);
 	const ratio = spread(inN8n.package.map((f, i) => f.mibPerSecond / inN8n.curl[i].mibPerSecond));
 	say(`  × curl (per round): package ${formatSpread(ratio)}`);
-	say(`  memory MiB:        package (n8n RSS growth) ${s(inN8n.package.map((f) => f.memoryMiB))} | curl's whole max RSS ${s(inN8n.curl.map((f) => f.memoryMiB))}`);
+	say(
+		`  memory MiB:        package (n8n RSS growth) ${s(inN8n.package.map((f) => f.memoryMiB))} | curl's whole max RSS ${s(inN8n.curl.map((f) => f.memoryMiB))}`,
+	);
 	const inN8nWorst = Math.max(...inN8n.package.map((f) => f.memoryMiB));
-	say(verdict(inN8nWorst < files * 9.5, `no whole-session copy in n8n: RSS growth < the session's size (${(files * 9.5).toFixed(0)} MiB)`, `worst ${inN8nWorst.toFixed(0)} MiB`));
+	say(
+		verdict(
+			inN8nWorst < files * 9.5,
+			`no whole-session copy in n8n: RSS growth < the session's size (${(files * 9.5).toFixed(0)} MiB)`,
+			`worst ${inN8nWorst.toFixed(0)} MiB`,
+		),
+	);
 }
 
-function reportLarge(large: Record<'transport' | 'curl', Figure[]>, largeMiB: number, s: Format): void {
-	say(`2. one ${largeMiB} MiB file, the fake's 10 MB limit lifted, the package's transport with n8n's HTTP helper (child process):`);
-	say(`  throughput MiB/s:  transport ${s(large.transport.map((f) => f.mibPerSecond))} | curl --data-binary ${s(large.curl.map((f) => f.mibPerSecond))}`);
-	const largeRatio = spread(large.transport.map((f, i) => f.mibPerSecond / large.curl[i].mibPerSecond));
+function reportLarge(
+	large: Record<'transport' | 'curl', Figure[]>,
+	largeMiB: number,
+	s: Format,
+): void {
+	say(
+		`2. one ${largeMiB} MiB file, the fake's 10 MB limit lifted, the package's transport with n8n's HTTP helper (child process):`,
+	);
+	say(
+		`  throughput MiB/s:  transport ${s(large.transport.map((f) => f.mibPerSecond))} | curl --data-binary ${s(large.curl.map((f) => f.mibPerSecond))}`,
+	);
+	const largeRatio = spread(
+		large.transport.map((f, i) => f.mibPerSecond / large.curl[i].mibPerSecond),
+	);
 	say(`  × curl (per round): transport ${formatSpread(largeRatio)}`);
-	say(`  memory MiB:        transport (process RSS growth) ${s(large.transport.map((f) => f.memoryMiB))} | curl's whole max RSS ${s(large.curl.map((f) => f.memoryMiB))}`);
+	say(
+		`  memory MiB:        transport (process RSS growth) ${s(large.transport.map((f) => f.memoryMiB))} | curl's whole max RSS ${s(large.curl.map((f) => f.memoryMiB))}`,
+	);
 	const worst = Math.max(...large.transport.map((f) => f.memoryMiB));
 	// The yardstick of bench/upload.ts: bare Node's http.request streaming a file grows by 65–69 MiB.
-	say(verdict(worst < largeMiB / 4, `no whole-file copy: the ${largeMiB} MiB upload grows the process by under a quarter of the file in every round`, `worst ${worst.toFixed(0)} MiB (curl --data-binary holds the whole file: ${Math.max(...large.curl.map((f) => f.memoryMiB)).toFixed(0)} MiB)`));
+	say(
+		verdict(
+			worst < largeMiB / 4,
+			`no whole-file copy: the ${largeMiB} MiB upload grows the process by under a quarter of the file in every round`,
+			`worst ${worst.toFixed(0)} MiB (curl --data-binary holds the whole file: ${Math.max(...large.curl.map((f) => f.memoryMiB)).toFixed(0)} MiB)`,
+		),
+	);
 }
 
 runBench(main);

@@ -15,7 +15,17 @@ import { fakeAppointments } from '../test/fake-api/routes/appointments';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { triggerWorkflow } from '../test/support/n8n/trigger';
 import { CREDENTIAL_TYPE } from '../test/support/n8n/workflows';
-import { argument, BENCH_CREDENTIAL, formatSpread, requireNode24, runBench, say, spread, startBenchFakeApi, startBenchN8n } from './support/inN8n';
+import {
+	argument,
+	BENCH_CREDENTIAL,
+	formatSpread,
+	requireNode24,
+	runBench,
+	say,
+	spread,
+	startBenchFakeApi,
+	startBenchN8n,
+} from './support/inN8n';
 
 const WARM_UP = 3;
 
@@ -31,7 +41,9 @@ async function main(): Promise<void> {
 		parameters: { events: ['appointment.created'], includeRecord: true },
 	});
 	workflow.nodes[0].credentials = { [CREDENTIAL_TYPE]: BENCH_CREDENTIAL };
-	say(`trigger bench: ${deliveries} deliveries (after ${WARM_UP} not counted), Node ${process.version}, fake API ${api.url}; starting n8n…`);
+	say(
+		`trigger bench: ${deliveries} deliveries (after ${WARM_UP} not counted), Node ${process.version}, fake API ${api.url}; starting n8n…`,
+	);
 	const bench = await startBenchN8n({ api, workflows: [workflow] });
 	try {
 		const answerMs: number[] = [];
@@ -39,16 +51,24 @@ async function main(): Promise<void> {
 			const appointmentId = `appt-bench-${i}`;
 			fakeAppointments(api).seed({ appointment_id: appointmentId, start_time: 1795500000 });
 			const started = performance.now();
-			const report = await fakeWebhooks(api).deliver({ body: clinicEventSample('appointment-pw', { appointmentId }) });
+			const report = await fakeWebhooks(api).deliver({
+				body: clinicEventSample('appointment-pw', { appointmentId }),
+			});
 			const ms = performance.now() - started;
 			const statuses = report.attempts.map((attempt) => attempt.status);
-			if (statuses.length !== 1 || statuses[0] !== 200) throw new Error(`delivery ${i}: the trigger answered ${JSON.stringify(statuses)}`);
-			if (api.requestsTo(`/dr/v1/appointment/${appointmentId}`, 'GET').length !== 1) throw new Error(`delivery ${i}: the appointment was not fetched once`);
+			if (statuses.length !== 1 || statuses[0] !== 200)
+				throw new Error(`delivery ${i}: the trigger answered ${JSON.stringify(statuses)}`);
+			if (api.requestsTo(`/dr/v1/appointment/${appointmentId}`, 'GET').length !== 1)
+				throw new Error(`delivery ${i}: the appointment was not fetched once`);
 			if (i >= WARM_UP) answerMs.push(ms);
 		}
 		say();
-		say(`the trigger's answer to the service, ms, min / median / max of ${deliveries} deliveries (inside n8n 2.41.1, Node ${process.version}):`);
-		say(`  Include Appointment, the appointment answered at once: ${formatSpread(spread(answerMs), 1)}`);
+		say(
+			`the trigger's answer to the service, ms, min / median / max of ${deliveries} deliveries (inside n8n 2.41.1, Node ${process.version}):`,
+		);
+		say(
+			`  Include Appointment, the appointment answered at once: ${formatSpread(spread(answerMs), 1)}`,
+		);
 	} finally {
 		await bench.dispose();
 		await api.close();

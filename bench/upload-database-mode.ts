@@ -39,7 +39,12 @@ import { DATABASE_MODE_READ_MAX_BYTES } from '../nodes/ClinicScribe/actions/tran
 import { fakeTranscription, STORAGE_PATH } from '../test/fake-api/routes/transcription';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
 import { packedPackageForTests } from '../test/support/n8n/install';
-import { chain, CREDENTIAL_TYPE, type WorkflowJson, type WorkflowNode } from '../test/support/n8n/workflows';
+import {
+	chain,
+	CREDENTIAL_TYPE,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../test/support/n8n/workflows';
 import { QueueModeN8n, queueServicesPresent } from '../test/support/queueMode';
 import {
 	argument,
@@ -129,12 +134,16 @@ const storedRecordingNode: WorkflowNode = {
 type Uploader = 'package' | 'http node';
 const UPLOADERS: Uploader[] = ['package', 'http node'];
 
-const UPLOAD_WORKFLOW: Record<Uploader, string> = { package: 'bench-database-upload', 'http node': 'bench-database-upload-http' };
+const UPLOAD_WORKFLOW: Record<Uploader, string> = {
+	package: 'bench-database-upload',
+	'http node': 'bench-database-upload-http',
+};
 
 /** The stored file → Upload Audio, or → the HTTP Request node with the same multipart POST. */
 function uploadWorkflow(uploader: Uploader, fieldNames: string[]): WorkflowJson {
 	const name = UPLOAD_WORKFLOW[uploader];
-	const field = (fieldName: string) => `={{ $('Webhook').item.json.body.fields[${JSON.stringify(fieldName)}] }}`;
+	const field = (fieldName: string) =>
+		`={{ $('Webhook').item.json.body.fields[${JSON.stringify(fieldName)}] }}`;
 	const upload: WorkflowNode =
 		uploader === 'package'
 			? packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}")
@@ -150,7 +159,11 @@ function uploadWorkflow(uploader: Uploader, fieldNames: string[]): WorkflowJson 
 						contentType: 'multipart-form-data',
 						bodyParameters: {
 							parameters: [
-								...fieldNames.map((fieldName) => ({ parameterType: 'formData', name: fieldName, value: field(fieldName) })),
+								...fieldNames.map((fieldName) => ({
+									parameterType: 'formData',
+									name: fieldName,
+									value: field(fieldName),
+								})),
 								{ parameterType: 'formBinaryData', name: 'file', inputDataFieldName: 'data' },
 							],
 						},
@@ -185,26 +198,44 @@ interface UploadFigure {
 	cpuPerGiB: number;
 }
 
-async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: string, sizesMiB: number[], rounds: number): Promise<string[]> {
+async function compareUploaders(
+	host: UploadHost,
+	fake: BenchFakeApi,
+	dir: string,
+	sizesMiB: number[],
+	rounds: number,
+): Promise<string[]> {
 	const control = fakeTranscription(fake.api);
 	const report: string[] = [];
 	const warmPath = join(dir, 'warm.wav');
 	writeRecording(warmPath, 4);
 	let sampler: RssSampler | undefined;
 	let uploads = 0;
-	const upload = async (uploader: Uploader, id: string): Promise<{ txnId: string; started: number; status: number }> => {
+	const upload = async (
+		uploader: Uploader,
+		id: string,
+	): Promise<{ txnId: string; started: number; status: number }> => {
 		const txnId = `txn-bench-db-${uploader.replace(' ', '-')}-${++uploads}-${randomBytes(3).toString('hex')}`;
 		const presign = control.presign(txnId, fake.api.url);
 		const fields = { ...presign.uploadData.fields, key: `${presign.folderPath}recording.wav` };
 		const started = Date.now();
-		const answer = await host.trigger(UPLOAD_WORKFLOW[uploader], { id, txnId, url: presign.uploadData.url, fields });
+		const answer = await host.trigger(UPLOAD_WORKFLOW[uploader], {
+			id,
+			txnId,
+			url: presign.uploadData.url,
+			fields,
+		});
 		return { txnId, started, status: answer.status };
 	};
 	const store = async (path: string): Promise<{ id: string; bytes: number }> => {
 		const stored = await host.trigger(storeWorkflow.name, { path });
-		if (stored.status !== 200) throw new Error(`store: webhook answered ${stored.status}: ${await host.lastError(storeWorkflow.name)}`);
+		if (stored.status !== 200)
+			throw new Error(
+				`store: webhook answered ${stored.status}: ${await host.lastError(storeWorkflow.name)}`,
+			);
 		const answer = JSON.parse(stored.text) as { id: string; bytes: number };
-		if (!String(answer.id).startsWith('database:')) throw new Error(`store: unexpected answer ${stored.text}`);
+		if (!String(answer.id).startsWith('database:'))
+			throw new Error(`store: unexpected answer ${stored.text}`);
 		return answer;
 	};
 	try {
@@ -220,8 +251,12 @@ async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: strin
 				await host.freshUploadProcess();
 				const started = Date.now();
 				const { status } = await upload('package', id);
-				const sent = fake.api.requests.filter((r) => r.time >= started && /^\/(storage\/|voice\/)/.test(r.pathname)).length;
-				report.push(`  ${sizeMiB} MiB: Upload Audio ${status === 200 ? 'uploaded it' : 'refused it'}, ${sent} requests of the transaction sent${status === 200 ? '' : `: ${await host.lastError(UPLOAD_WORKFLOW.package)}`}`);
+				const sent = fake.api.requests.filter(
+					(r) => r.time >= started && /^\/(storage\/|voice\/)/.test(r.pathname),
+				).length;
+				report.push(
+					`  ${sizeMiB} MiB: Upload Audio ${status === 200 ? 'uploaded it' : 'refused it'}, ${sent} requests of the transaction sent${status === 200 ? '' : `: ${await host.lastError(UPLOAD_WORKFLOW.package)}`}`,
+				);
 				say(`[${host.label}]${report[report.length - 1]}`);
 				continue;
 			}
@@ -233,17 +268,31 @@ async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: strin
 					sampler.start();
 					// Warm-up: the upload path's code loaded, its sockets open (a small stored file of its own).
 					const warm = await upload(uploader, (await store(warmPath)).id);
-					if (warm.status !== 200) throw new Error(`${uploader} warm-up: ${await host.lastError(UPLOAD_WORKFLOW[uploader])}`);
+					if (warm.status !== 200)
+						throw new Error(
+							`${uploader} warm-up: ${await host.lastError(UPLOAD_WORKFLOW[uploader])}`,
+						);
 					await new Promise((resolveWait) => setTimeout(resolveWait, 1000));
 					fake.clearDone();
 					const { txnId, started, status } = await upload(uploader, id);
-					if (status !== 200) throw new Error(`${uploader}: ${await host.lastError(UPLOAD_WORKFLOW[uploader])}`);
-					const post = fake.done.find((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
+					if (status !== 200)
+						throw new Error(`${uploader}: ${await host.lastError(UPLOAD_WORKFLOW[uploader])}`);
+					const post = fake.done.find(
+						(r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH),
+					);
 					if (!post) throw new Error(`${uploader}: no storage POST seen`);
 					const received = control.uploads().find((u) => u.txnId === txnId);
-					if (process.argv.includes('--print-window')) say(`[${host.label}] ${uploader} window ${post.time} ${post.doneAt}`);
-					if (!received || received.size !== size || received.sha256 !== sha256 || received.contentLength !== received.bodyBytes) {
-						throw new Error(`${uploader}: the storage endpoint did not get the ${sizeMiB} MiB file intact`);
+					if (process.argv.includes('--print-window'))
+						say(`[${host.label}] ${uploader} window ${post.time} ${post.doneAt}`);
+					if (
+						!received ||
+						received.size !== size ||
+						received.sha256 !== sha256 ||
+						received.contentLength !== received.bodyBytes
+					) {
+						throw new Error(
+							`${uploader}: the storage endpoint did not get the ${sizeMiB} MiB file intact`,
+						);
 					}
 					figures[uploader].push({
 						mibPerSecond: sizeMiB / ((post.doneAt - post.time) / 1000),
@@ -260,16 +309,23 @@ async function compareUploaders(host: UploadHost, fake: BenchFakeApi, dir: strin
 						}).join(' | '),
 				);
 			}
-			const of = (u: Uploader, pick: (f: UploadFigure) => number, digits = 0) => formatSpread(spread(figures[u].map(pick)), digits);
-			const ratio = spread(figures.package.map((f, i) => f.mibPerSecond / figures['http node'][i].mibPerSecond));
-			const extraAtPost = spread(figures.package.map((f, i) => f.rssAtPostMiB - figures['http node'][i].rssAtPostMiB));
-			const extraPeak = spread(figures.package.map((f, i) => f.peakRssMiB - figures['http node'][i].peakRssMiB));
+			const of = (u: Uploader, pick: (f: UploadFigure) => number, digits = 0) =>
+				formatSpread(spread(figures[u].map(pick)), digits);
+			const ratio = spread(
+				figures.package.map((f, i) => f.mibPerSecond / figures['http node'][i].mibPerSecond),
+			);
+			const extraAtPost = spread(
+				figures.package.map((f, i) => f.rssAtPostMiB - figures['http node'][i].rssAtPostMiB),
+			);
+			const extraPeak = spread(
+				figures.package.map((f, i) => f.peakRssMiB - figures['http node'][i].peakRssMiB),
+			);
 			report.push(
 				`  ${sizeMiB} MiB, storage POST throughput MiB/s: Upload Audio ${of('package', (f) => f.mibPerSecond)} | HTTP Request node ${of('http node', (f) => f.mibPerSecond)} | ratio per round ${formatSpread(ratio)}`,
 				`  ${sizeMiB} MiB, the upload process's CPU inside the POST's window, s per GiB: Upload Audio ${of('package', (f) => f.cpuPerGiB, 2)} | HTTP Request node ${of('http node', (f) => f.cpuPerGiB, 2)}`,
 				`  ${sizeMiB} MiB, RSS at the storage POST's arrival, MiB: Upload Audio ${of('package', (f) => f.rssAtPostMiB)} | HTTP Request node ${of('http node', (f) => f.rssAtPostMiB)} | difference per round ${formatSpread(extraAtPost, 0)}`,
 				`  ${sizeMiB} MiB, peak RSS from the run's start to the POST's end, MiB: Upload Audio ${of('package', (f) => f.peakRssMiB)} | HTTP Request node ${of('http node', (f) => f.peakRssMiB)} | difference per round ${formatSpread(extraPeak, 0)}`,
-				`  ${verdict(ratio.median >= 1, 'throughput at least the HTTP Request node\'s (median of per-round ratios)', `${ratio.median.toFixed(2)}×`)}`,
+				`  ${verdict(ratio.median >= 1, "throughput at least the HTTP Request node's (median of per-round ratios)", `${ratio.median.toFixed(2)}×`)}`,
 				`  ${verdict(extraPeak.median <= 0 && extraAtPost.median <= 0, 'no more memory than the HTTP Request node (medians of the per-round differences)', `${extraAtPost.median.toFixed(0)} MiB at the POST, ${extraPeak.median.toFixed(0)} MiB at the peak`)}`,
 			);
 		}
@@ -285,12 +341,21 @@ function nodeOptions(): Record<string, string> {
 	return at === -1 ? {} : { NODE_OPTIONS: process.argv[at + 1] };
 }
 
-async function regularHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJson[]): Promise<UploadHost> {
+async function regularHost(
+	fake: BenchFakeApi,
+	dir: string,
+	workflows: WorkflowJson[],
+): Promise<UploadHost> {
 	say('[regular] starting n8n on SQLite (N8N_DEFAULT_BINARY_DATA_MODE=database)…');
 	const bench = await startBenchN8n({
 		api: fake.api,
 		workflows,
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'database', N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024', ...nodeOptions() },
+		env: {
+			N8N_DEFAULT_BINARY_DATA_MODE: 'database',
+			N8N_RESTRICT_FILE_ACCESS_TO: dir,
+			N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024',
+			...nodeOptions(),
+		},
 	});
 	return {
 		label: 'regular',
@@ -304,17 +369,35 @@ async function regularHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJ
 	};
 }
 
-async function queueHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJson[]): Promise<UploadHost> {
-	say("[queue] starting PostgreSQL, Redis, main, webhook process and worker (binary data: database, queue mode's default)…");
+async function queueHost(
+	fake: BenchFakeApi,
+	dir: string,
+	workflows: WorkflowJson[],
+): Promise<UploadHost> {
+	say(
+		"[queue] starting PostgreSQL, Redis, main, webhook process and worker (binary data: database, queue mode's default)…",
+	);
 	const queue = await QueueModeN8n.create({
 		packageTarball: await packedPackageForTests(),
-		env: { N8N_RESTRICT_FILE_ACCESS_TO: dir, N8N_LOG_LEVEL: 'warn', N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024', ...nodeOptions() },
+		env: {
+			N8N_RESTRICT_FILE_ACCESS_TO: dir,
+			N8N_LOG_LEVEL: 'warn',
+			N8N_BINARY_DATA_DATABASE_MAX_FILE_SIZE: '1024',
+			...nodeOptions(),
+		},
 	});
 	try {
-		await queue.main.importCredentials([{ ...BENCH_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(fake.api) }]);
+		await queue.main.importCredentials([
+			{ ...BENCH_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(fake.api) },
+		]);
 		const ids = await queue.main.importWorkflows(workflows);
 		await queue.start();
-		await queue.main.ensureOwner({ email: 'bench@clinic-scribe.test', password: 'Bench-Password-1', firstName: 'Bench', lastName: 'Owner' });
+		await queue.main.ensureOwner({
+			email: 'bench@clinic-scribe.test',
+			password: 'Bench-Password-1',
+			firstName: 'Bench',
+			lastName: 'Owner',
+		});
 		for (const id of ids) await queue.main.activateWorkflow(id, { timeoutMs: 120_000 });
 		const idOf = (name: string) => ids[workflows.findIndex((w) => w.name === name)];
 		return {
@@ -337,7 +420,10 @@ async function queueHost(fake: BenchFakeApi, dir: string, workflows: WorkflowJso
 				const [newest] = await queue.main.listExecutions({ workflowId: idOf(name) }, 1);
 				if (!newest) return 'no execution';
 				const execution = await queue.main.getExecution(newest.id);
-				const error = Object.values(execution.runData).flat().find((r) => r.error)?.error ?? execution.error;
+				const error =
+					Object.values(execution.runData)
+						.flat()
+						.find((r) => r.error)?.error ?? execution.error;
 				return error ? error.message : `status ${execution.status}`;
 			},
 			dispose: async () => await queue.dispose(),
@@ -357,18 +443,32 @@ async function main(): Promise<void> {
 	const rounds = argument('rounds', 2);
 	const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-bench-database-'));
 	const fake = await startBenchFakeApi();
-	const fieldNames = Object.keys(fakeTranscription(fake.api).presign('txn-bench-db-shape', fake.api.url).uploadData.fields);
+	const fieldNames = Object.keys(
+		fakeTranscription(fake.api).presign('txn-bench-db-shape', fake.api.url).uploadData.fields,
+	);
 	const workflows = [storeWorkflow, ...UPLOADERS.map((u) => uploadWorkflow(u, fieldNames))];
 	const settings: Array<[UploadHost['label'], () => Promise<UploadHost>, number[], string]> = [
-		['regular', async () => await regularHost(fake, dir, workflows), sizes('sizes-mib', '255,300'), 'regular mode on SQLite'],
-		['queue', async () => await queueHost(fake, dir, workflows), sizes('queue-sizes-mib', '200,300'), 'queue mode on PostgreSQL, uploads on the worker'],
+		[
+			'regular',
+			async () => await regularHost(fake, dir, workflows),
+			sizes('sizes-mib', '255,300'),
+			'regular mode on SQLite',
+		],
+		[
+			'queue',
+			async () => await queueHost(fake, dir, workflows),
+			sizes('queue-sizes-mib', '200,300'),
+			'queue mode on PostgreSQL, uploads on the worker',
+		],
 	];
 	const reports: string[] = [];
 	try {
 		for (const [label, start, sizesMiB, title] of settings) {
 			if (process.argv.includes(`--skip-${label}`)) continue;
 			if (label === 'queue' && !queueServicesPresent()) {
-				reports.push('queue mode: skipped (redis-server or PostgreSQL is not installed: sudo bash scripts/install-queue-services.sh)');
+				reports.push(
+					'queue mode: skipped (redis-server or PostgreSQL is not installed: sudo bash scripts/install-queue-services.sh)',
+				);
 				continue;
 			}
 			const host = await start();

@@ -49,10 +49,19 @@ function argument(name: string, fallback: number): number {
 }
 
 async function startFakeApi(): Promise<{ url: string; child: ChildProcess }> {
-	const child = spawn(process.execPath, [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO, 'test', 'fake-api', 'cli.ts'), '--port', '0'], {
-		cwd: REPO,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const child = spawn(
+		process.execPath,
+		[
+			join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+			join(REPO, 'test', 'fake-api', 'cli.ts'),
+			'--port',
+			'0',
+		],
+		{
+			cwd: REPO,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	const line = await new Promise<string>((resolveLine, reject) => {
 		createInterface({ input: child.stdout! }).once('line', resolveLine);
 		child.once('exit', (code) => reject(new Error(`fake API exited with ${code}`)));
@@ -62,7 +71,9 @@ async function startFakeApi(): Promise<{ url: string; child: ChildProcess }> {
 
 /** Child mode: build the item's Base64, upload it one way, print the measurement as JSON. */
 async function child(way: Way, presign: PresignAnswer, sizeMiB: number): Promise<void> {
-	const httpRequest = (loadN8nHttpRequest() ?? plainHttpRequest) as (options: IHttpRequestOptions) => Promise<unknown>;
+	const httpRequest = (loadN8nHttpRequest() ?? plainHttpRequest) as (
+		options: IHttpRequestOptions,
+	) => Promise<unknown>;
 	const size = sizeMiB * MiB;
 	// The item as n8n's default mode keeps it: Base64 text (the raw bytes are not kept).
 	let base64: string;
@@ -83,8 +94,17 @@ async function child(way: Way, presign: PresignAnswer, sizeMiB: number): Promise
 		peakBuffers = Math.max(peakBuffers, now.arrayBuffers);
 	};
 	const sampler = setInterval(sample, 25);
-	const target = { url: presign.uploadData.url, fields: presign.uploadData.fields, folderPath: presign.folderPath };
-	const file = { fileName: 'memory.wav', label: 'the bench recording', contentType: 'audio/wav', size };
+	const target = {
+		url: presign.uploadData.url,
+		fields: presign.uploadData.fields,
+		folderPath: presign.folderPath,
+	};
+	const file = {
+		fileName: 'memory.wav',
+		label: 'the bench recording',
+		contentType: 'audio/wav',
+		size,
+	};
 	const started = process.hrtime.bigint();
 	if (way === 'before') {
 		// What the node did before: decode whole (getBinaryDataBuffer), concatenate head + file + tail.
@@ -97,20 +117,35 @@ async function child(way: Way, presign: PresignAnswer, sizeMiB: number): Promise
 			method: 'POST',
 			url: target.url,
 			body,
-			headers: { 'Content-Type': `multipart/form-data; boundary=${frame.boundary}`, 'Content-Length': String(frame.contentLength) },
+			headers: {
+				'Content-Type': `multipart/form-data; boundary=${frame.boundary}`,
+				'Content-Length': String(frame.contentLength),
+			},
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
 			encoding: 'text',
 		})) as { statusCode: number };
-		if (response.statusCode !== 204) throw new Error(`before: storage answered ${response.statusCode}`);
+		if (response.statusCode !== 204)
+			throw new Error(`before: storage answered ${response.statusCode}`);
 	} else {
 		const ctx = {
-			getNode: () => ({ name: 'Clinic Scribe', type: 'bench', typeVersion: 1, position: [0, 0], parameters: {} }),
+			getNode: () => ({
+				name: 'Clinic Scribe',
+				type: 'bench',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			}),
 			getExecutionCancelSignal: () => undefined,
 			helpers: { httpRequest },
 		} as unknown as IExecuteFunctions;
-		const outcome = await uploadToStorage(ctx, target, { ...file, open: async () => ({ base64 }) }, 0);
+		const outcome = await uploadToStorage(
+			ctx,
+			target,
+			{ ...file, open: async () => ({ base64 }) },
+			0,
+		);
 		if (outcome.kind !== 'stored') throw new Error(`after: ${JSON.stringify(outcome)}`);
 	}
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -129,9 +164,23 @@ async function child(way: Way, presign: PresignAnswer, sizeMiB: number): Promise
 }
 
 function runChild(way: Way, presign: PresignAnswer, sizeMiB: number): Measurement {
-	const args = ['--import', 'tsx', '--expose-gc', __filename, '--child', way, JSON.stringify(presign), String(sizeMiB)];
-	const result = spawnSync(process.execPath, args, { cwd: REPO, encoding: 'utf8', maxBuffer: 16 * MiB });
-	if (result.status !== 0) throw new Error(`${way} child failed (${result.status}): ${result.stderr}`);
+	const args = [
+		'--import',
+		'tsx',
+		'--expose-gc',
+		__filename,
+		'--child',
+		way,
+		JSON.stringify(presign),
+		String(sizeMiB),
+	];
+	const result = spawnSync(process.execPath, args, {
+		cwd: REPO,
+		encoding: 'utf8',
+		maxBuffer: 16 * MiB,
+	});
+	if (result.status !== 0)
+		throw new Error(`${way} child failed (${result.status}): ${result.stderr}`);
 	return JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Measurement;
 }
 
@@ -152,9 +201,16 @@ async function main(): Promise<void> {
 			);
 		}
 		const uploads = await control.uploads();
-		const intact = results.every((r) => uploads.some((u) => u.txnId === `txn-inline-${r.way}` && u.size === sizeMiB * MiB && u.sha256 === r.sha256));
+		const intact = results.every((r) =>
+			uploads.some(
+				(u) =>
+					u.txnId === `txn-inline-${r.way}` && u.size === sizeMiB * MiB && u.sha256 === r.sha256,
+			),
+		);
 		const rejected = await control.rejectedUploads();
-		process.stdout.write(`storage endpoint: ${intact && rejected.length === 0 ? 'both uploads intact (size and SHA-256)' : 'PROBLEM'}\n`);
+		process.stdout.write(
+			`storage endpoint: ${intact && rejected.length === 0 ? 'both uploads intact (size and SHA-256)' : 'PROBLEM'}\n`,
+		);
 		if (!intact || rejected.length > 0) process.exitCode = 1;
 	} finally {
 		fake.child.kill('SIGTERM');
@@ -162,7 +218,11 @@ async function main(): Promise<void> {
 }
 
 (process.argv[2] === '--child'
-	? child(process.argv[3] as Way, JSON.parse(process.argv[4]) as PresignAnswer, Number(process.argv[5]))
+	? child(
+			process.argv[3] as Way,
+			JSON.parse(process.argv[4]) as PresignAnswer,
+			Number(process.argv[5]),
+		)
 	: main()
 ).catch((error: unknown) => {
 	process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);

@@ -42,10 +42,19 @@ function argument(name: string, fallback: number): number {
 }
 
 async function startFakeApi(): Promise<{ url: string; child: ChildProcess }> {
-	const child = spawn(process.execPath, [join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(REPO, 'test', 'fake-api', 'cli.ts'), '--port', '0'], {
-		cwd: REPO,
-		stdio: ['ignore', 'pipe', 'inherit'],
-	});
+	const child = spawn(
+		process.execPath,
+		[
+			join(REPO, 'node_modules', 'tsx', 'dist', 'cli.mjs'),
+			join(REPO, 'test', 'fake-api', 'cli.ts'),
+			'--port',
+			'0',
+		],
+		{
+			cwd: REPO,
+			stdio: ['ignore', 'pipe', 'inherit'],
+		},
+	);
 	const line = await new Promise<string>((resolveLine, reject) => {
 		const lines = createInterface({ input: child.stdout! });
 		lines.once('line', resolveLine);
@@ -82,7 +91,13 @@ async function nodeUpload(
 	forceGc = false,
 ): Promise<Measurement> {
 	const ctx = {
-		getNode: () => ({ name: 'Clinic Scribe', type: 'bench', typeVersion: 1, position: [0, 0], parameters: {} }),
+		getNode: () => ({
+			name: 'Clinic Scribe',
+			type: 'bench',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		}),
 		getExecutionCancelSignal: () => undefined,
 		helpers: { httpRequest },
 	} as unknown as IExecuteFunctions;
@@ -94,32 +109,51 @@ async function nodeUpload(
 	const started = process.hrtime.bigint();
 	const outcome = await uploadToStorage(
 		ctx,
-		{ url: presign.uploadData.url, fields: presign.uploadData.fields, folderPath: presign.folderPath },
+		{
+			url: presign.uploadData.url,
+			fields: presign.uploadData.fields,
+			folderPath: presign.folderPath,
+		},
 		{
 			fileName: 'bench-recording.wav',
 			label: 'the bench recording',
 			contentType: 'audio/wav',
 			size,
-			open: async () => createReadStream(path, { highWaterMark: READ_CHUNK }) as unknown as BinaryStream,
+			open: async () =>
+				createReadStream(path, { highWaterMark: READ_CHUNK }) as unknown as BinaryStream,
 		},
 		0,
 	);
 	const seconds = Number(process.hrtime.bigint() - started) / 1e9;
 	clearInterval(sampler);
 	peak = Math.max(peak, process.memoryUsage.rss());
-	if (outcome.kind !== 'stored') throw new Error(`node upload refused: ${JSON.stringify(outcome)} (${url})`);
+	if (outcome.kind !== 'stored')
+		throw new Error(`node upload refused: ${JSON.stringify(outcome)} (${url})`);
 	return { seconds, mibPerSecond: size / MiB / seconds, peakRssGrowthMiB: (peak - baseline) / MiB };
 }
 
 function curlUpload(presign: PresignAnswer, path: string, size: number): Measurement {
 	const form: string[] = [];
 	for (const [name, value] of Object.entries(presign.uploadData.fields)) {
-		form.push('--form-string', `${name}=${name === 'key' ? `${presign.folderPath}bench-recording.wav` : value}`);
+		form.push(
+			'--form-string',
+			`${name}=${name === 'key' ? `${presign.folderPath}bench-recording.wav` : value}`,
+		);
 	}
 	form.push('-F', `file=@${path};type=audio/wav;filename=bench-recording.wav`);
 	// curl's own peak memory, when GNU time is there to tell it.
 	const time = spawnSync('sh', ['-c', 'command -v /usr/bin/time']).status === 0;
-	const args = ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-H', 'Expect:', ...form, presign.uploadData.url];
+	const args = [
+		'-sS',
+		'-o',
+		'/dev/null',
+		'-w',
+		'%{http_code} %{time_total}',
+		'-H',
+		'Expect:',
+		...form,
+		presign.uploadData.url,
+	];
 	const result = time
 		? spawnSync('/usr/bin/time', ['-f', 'maxrss_kib=%M', 'curl', ...args], { encoding: 'utf8' })
 		: spawnSync('curl', args, { encoding: 'utf8' });
@@ -127,15 +161,33 @@ function curlUpload(presign: PresignAnswer, path: string, size: number): Measure
 	if (code !== '204') throw new Error(`curl upload answered ${code}: ${result.stderr}`);
 	const seconds = Number(total);
 	const rss = /maxrss_kib=(\d+)/.exec(result.stderr ?? '');
-	return { seconds, mibPerSecond: size / MiB / seconds, peakRssMiB: rss ? Number(rss[1]) / 1024 : undefined };
+	return {
+		seconds,
+		mibPerSecond: size / MiB / seconds,
+		peakRssMiB: rss ? Number(rss[1]) / 1024 : undefined,
+	};
 }
 
 /** Child mode: warm up, upload once, print the measurement as JSON. */
 async function childUpload(): Promise<void> {
-	const [url, presignJson, warmPresignJson, path, warmPath, sizeText, forceGc] = process.argv.slice(3);
+	const [url, presignJson, warmPresignJson, path, warmPath, sizeText, forceGc] =
+		process.argv.slice(3);
 	const httpRequest = loadN8nHttpRequest() ?? plainHttpRequest;
-	await nodeUpload(url, JSON.parse(warmPresignJson) as PresignAnswer, warmPath, 4 * MiB, httpRequest);
-	const measurement = await nodeUpload(url, JSON.parse(presignJson) as PresignAnswer, path, Number(sizeText), httpRequest, forceGc === 'gc');
+	await nodeUpload(
+		url,
+		JSON.parse(warmPresignJson) as PresignAnswer,
+		warmPath,
+		4 * MiB,
+		httpRequest,
+	);
+	const measurement = await nodeUpload(
+		url,
+		JSON.parse(presignJson) as PresignAnswer,
+		path,
+		Number(sizeText),
+		httpRequest,
+		forceGc === 'gc',
+	);
 	process.stdout.write(`${JSON.stringify(measurement)}\n`);
 }
 
@@ -150,9 +202,27 @@ async function nodeUploadInChild(
 ): Promise<Measurement> {
 	const presign = await control.presign(name);
 	const warm = await control.presign(`${name}-warm`);
-	const args = ['--import', 'tsx', ...(forceGc ? ['--expose-gc'] : []), __filename, '--child-upload', url, JSON.stringify(presign), JSON.stringify(warm), path, warmPath, String(size), forceGc ? 'gc' : 'no-gc'];
-	const result = spawnSync(process.execPath, args, { cwd: REPO, encoding: 'utf8', maxBuffer: 16 * MiB });
-	if (result.status !== 0) throw new Error(`node upload child failed (${result.status}): ${result.stderr}`);
+	const args = [
+		'--import',
+		'tsx',
+		...(forceGc ? ['--expose-gc'] : []),
+		__filename,
+		'--child-upload',
+		url,
+		JSON.stringify(presign),
+		JSON.stringify(warm),
+		path,
+		warmPath,
+		String(size),
+		forceGc ? 'gc' : 'no-gc',
+	];
+	const result = spawnSync(process.execPath, args, {
+		cwd: REPO,
+		encoding: 'utf8',
+		maxBuffer: 16 * MiB,
+	});
+	if (result.status !== 0)
+		throw new Error(`node upload child failed (${result.status}): ${result.stderr}`);
 	return JSON.parse(result.stdout.trim().split('\n').pop() ?? '{}') as Measurement;
 }
 
@@ -183,18 +253,36 @@ async function main(): Promise<void> {
 		const curlRuns: Measurement[] = [];
 		for (let round = 1; round <= rounds; round++) {
 			curlRuns.push(curlUpload(await control.presign(`txn-bench-curl-${round}`), path, size));
-			nodeRuns.push(await nodeUploadInChild(fake.url, control, `txn-bench-node-${round}`, path, warmPath, size));
+			nodeRuns.push(
+				await nodeUploadInChild(fake.url, control, `txn-bench-node-${round}`, path, warmPath, size),
+			);
 			const c = curlRuns[curlRuns.length - 1];
 			const n = nodeRuns[nodeRuns.length - 1];
 			process.stdout.write(
 				`round ${round}: curl ${c.mibPerSecond.toFixed(0)} MiB/s (${c.seconds.toFixed(2)} s${c.peakRssMiB ? `, curl max RSS ${c.peakRssMiB.toFixed(0)} MiB` : ''}) | node ${n.mibPerSecond.toFixed(0)} MiB/s (${n.seconds.toFixed(2)} s, peak RSS growth ${n.peakRssGrowthMiB!.toFixed(1)} MiB)\n`,
 			);
 		}
-		const afterGc = await nodeUploadInChild(fake.url, control, 'txn-bench-node-gc', path, warmPath, size, true);
+		const afterGc = await nodeUploadInChild(
+			fake.url,
+			control,
+			'txn-bench-node-gc',
+			path,
+			warmPath,
+			size,
+			true,
+		);
 
 		const uploads = (await control.uploads()).filter((u) => !u.txnId.endsWith('-warm'));
 		const rejected = await control.rejectedUploads();
-		const intact = uploads.length === rounds * 2 + 1 && uploads.every((u) => u.size === size && u.sha256 === sha256 && u.partOrder[u.partOrder.length - 1] === 'file' && u.contentLength === u.bodyBytes);
+		const intact =
+			uploads.length === rounds * 2 + 1 &&
+			uploads.every(
+				(u) =>
+					u.size === size &&
+					u.sha256 === sha256 &&
+					u.partOrder[u.partOrder.length - 1] === 'file' &&
+					u.contentLength === u.bodyBytes,
+			);
 		const best = (runs: Measurement[]) => Math.max(...runs.map((r) => r.mibPerSecond));
 		const peakGrowth = Math.max(...nodeRuns.map((r) => r.peakRssGrowthMiB!));
 		const ratio = best(nodeRuns) / best(curlRuns);
@@ -209,7 +297,9 @@ async function main(): Promise<void> {
 			].join('\n'),
 		);
 		if (!intact || rejected.length > 0) {
-			process.stderr.write(`uploads: ${JSON.stringify(uploads.map(({ fields: _f, ...u }) => u))}\nrejected: ${JSON.stringify(rejected)}\n`);
+			process.stderr.write(
+				`uploads: ${JSON.stringify(uploads.map(({ fields: _f, ...u }) => u))}\nrejected: ${JSON.stringify(rejected)}\n`,
+			);
 			process.exitCode = 1;
 		}
 	} finally {

@@ -15,13 +15,31 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import {
+	closeSync,
+	copyFileSync,
+	mkdirSync,
+	mkdtempSync,
+	openSync,
+	rmSync,
+	writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { fakeTranscription, STORAGE_PATH } from '../test/fake-api/routes/transcription';
 import { chain, type WorkflowNode } from '../test/support/n8n/workflows';
-import { argument, cpuSecondsOf, MiB, packageUploadNode, requireNode24, runBench, say, startBenchFakeApi, startBenchN8n } from './support/inN8n';
+import {
+	argument,
+	cpuSecondsOf,
+	MiB,
+	packageUploadNode,
+	requireNode24,
+	runBench,
+	say,
+	startBenchFakeApi,
+	startBenchN8n,
+} from './support/inN8n';
 
 function writeRecording(path: string, sizeMiB: number): void {
 	const fd = openSync(path, 'w');
@@ -36,7 +54,13 @@ function webhook(path: string): WorkflowNode {
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'noData',
+			options: {},
+		},
 	};
 }
 
@@ -57,26 +81,41 @@ async function main(): Promise<void> {
 		name: 'bench-upload-profile',
 		nodes: [
 			webhook('bench-upload-profile'),
-			{ name: 'Read Recording', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1, position: [200, 0], parameters: { operation: 'read', fileSelector: '={{ $json.body.path }}', options: {} } } as WorkflowNode,
+			{
+				name: 'Read Recording',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { operation: 'read', fileSelector: '={{ $json.body.path }}', options: {} },
+			} as WorkflowNode,
 			packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}"),
 		],
 		connections: chain('Webhook', 'Read Recording', 'Upload'),
 		settings: { executionOrder: 'v1' },
 	};
-	const env: Record<string, string> = { N8N_DEFAULT_BINARY_DATA_MODE: mode, N8N_RESTRICT_FILE_ACCESS_TO: dir, EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none' };
+	const env: Record<string, string> = {
+		N8N_DEFAULT_BINARY_DATA_MODE: mode,
+		N8N_RESTRICT_FILE_ACCESS_TO: dir,
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
+	};
 	if (profDir) {
 		mkdirSync(profDir, { recursive: true });
 		env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${profDir} --cpu-prof-interval=500`;
 	}
 	const optsAt = process.argv.indexOf('--node-options');
-	if (optsAt !== -1) env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${process.argv[optsAt + 1]}`.trim();
+	if (optsAt !== -1)
+		env.NODE_OPTIONS = `${env.NODE_OPTIONS ?? ''} ${process.argv[optsAt + 1]}`.trim();
 	const bench = await startBenchN8n({ api: fake.api, workflows: [flow], env });
 	const pid = bench.n8n.serverPid!;
 	let n = 0;
 	// n8n's CPU sampled every 10 ms, so the storage POST's window can be cut out of it.
 	const cpuSamples: Array<{ at: number; cpu: number }> = [];
-	const cpuTimer = setInterval(() => cpuSamples.push({ at: Date.now(), cpu: cpuSecondsOf(pid) }), 10);
-	const cpuAt = (at: number): number => (cpuSamples.find((sample) => sample.at >= at) ?? cpuSamples[cpuSamples.length - 1]).cpu;
+	const cpuTimer = setInterval(
+		() => cpuSamples.push({ at: Date.now(), cpu: cpuSecondsOf(pid) }),
+		10,
+	);
+	const cpuAt = (at: number): number =>
+		(cpuSamples.find((sample) => sample.at >= at) ?? cpuSamples[cpuSamples.length - 1]).cpu;
 	const measure = async (who: 'curl' | 'package'): Promise<string> => {
 		const txnId = `txn-prof-${++n}`;
 		const presign = control.presign(txnId, fake.api.url);
@@ -85,9 +124,25 @@ async function main(): Promise<void> {
 		const self0 = process.cpuUsage();
 		let extra = '';
 		if (who === 'curl') {
-			const form = Object.entries({ ...presign.uploadData.fields, key: `${presign.folderPath}recording.wav` }).flatMap(([k, v]) => ['--form-string', `${k}=${v}`]);
+			const form = Object.entries({
+				...presign.uploadData.fields,
+				key: `${presign.folderPath}recording.wav`,
+			}).flatMap(([k, v]) => ['--form-string', `${k}=${v}`]);
 			const out = await new Promise<string>((resolveRun) => {
-				const child = spawn('/usr/bin/time', ['-f', 'cpu=%U+%S', 'curl', '-sS', '-o', '/dev/null', '-H', 'Expect:', ...form, '-F', `file=@${path};type=audio/wav;filename=recording.wav`, presign.uploadData.url]);
+				const child = spawn('/usr/bin/time', [
+					'-f',
+					'cpu=%U+%S',
+					'curl',
+					'-sS',
+					'-o',
+					'/dev/null',
+					'-H',
+					'Expect:',
+					...form,
+					'-F',
+					`file=@${path};type=audio/wav;filename=recording.wav`,
+					presign.uploadData.url,
+				]);
 				let err = '';
 				child.stderr.on('data', (c: Buffer) => (err += c.toString()));
 				child.on('close', () => resolveRun(err));
@@ -95,7 +150,8 @@ async function main(): Promise<void> {
 			extra = ` curl ${/cpu=(\S+)/.exec(out)?.[1]}s`;
 		} else {
 			const answer = await bench.trigger(flow.name, { path, txnId });
-			if (answer.status !== 200) throw new Error(`package: ${answer.status} ${await bench.lastError(flow.name)}`);
+			if (answer.status !== 200)
+				throw new Error(`package: ${answer.status} ${await bench.lastError(flow.name)}`);
 		}
 		const self = process.cpuUsage(self0);
 		const n8nCpu = cpuSecondsOf(pid) - n8nCpu0;
@@ -118,7 +174,8 @@ async function main(): Promise<void> {
 	} finally {
 		clearInterval(cpuTimer);
 		const logAt = process.argv.indexOf('--keep-log');
-		if (logAt !== -1) copyFileSync((bench.n8n as unknown as { logFile: string }).logFile, process.argv[logAt + 1]);
+		if (logAt !== -1)
+			copyFileSync((bench.n8n as unknown as { logFile: string }).logFile, process.argv[logAt + 1]);
 		await bench.dispose();
 		await fake.api.close();
 		rmSync(dir, { recursive: true, force: true });

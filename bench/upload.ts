@@ -90,16 +90,27 @@ function webhook(path: string): WorkflowNode {
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId: randomUUID(),
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'noData',
+			options: {},
+		},
 	};
 }
 
 function workflows(mode: Mode, fieldNames: string[]): WorkflowJson[] {
-	const body = (name: string) => `={{ $('Webhook').item.json.body.fields[${JSON.stringify(name)}] }}`;
+	const body = (name: string) =>
+		`={{ $('Webhook').item.json.body.fields[${JSON.stringify(name)}] }}`;
 	return [
 		{
 			name: `bench-upload-package-${mode}`,
-			nodes: [webhook(`bench-upload-package-${mode}`), readFileNode(), packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}")],
+			nodes: [
+				webhook(`bench-upload-package-${mode}`),
+				readFileNode(),
+				packageUploadNode([400, 0], "={{ $('Webhook').item.json.body.txnId }}"),
+			],
 			connections: chain('Webhook', 'Read Recording', 'Upload'),
 			settings: { executionOrder: 'v1' },
 		},
@@ -120,7 +131,11 @@ function workflows(mode: Mode, fieldNames: string[]): WorkflowJson[] {
 						contentType: 'multipart-form-data',
 						bodyParameters: {
 							parameters: [
-								...fieldNames.map((name) => ({ parameterType: 'formData', name, value: body(name) })),
+								...fieldNames.map((name) => ({
+									parameterType: 'formData',
+									name,
+									value: body(name),
+								})),
 								{ parameterType: 'formBinaryData', name: 'file', inputDataFieldName: 'data' },
 							],
 						},
@@ -134,7 +149,10 @@ function workflows(mode: Mode, fieldNames: string[]): WorkflowJson[] {
 	];
 }
 
-async function run(command: string, args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function run(
+	command: string,
+	args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	const child = spawn(command, args, { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
 	let stdout = '';
 	let stderr = '';
@@ -151,7 +169,8 @@ async function run(command: string, args: string[]): Promise<{ code: number | nu
 function storageWindow(fake: BenchFakeApi, what: string): TimedRequest {
 	const posts = fake.done.filter((r) => r.method === 'POST' && r.pathname.startsWith(STORAGE_PATH));
 	if (posts.length !== 1) throw new Error(`${what}: ${posts.length} storage POSTs, expected 1`);
-	if (posts[0].status !== 204) throw new Error(`${what}: storage answered ${posts[0].status ?? 'nothing'}`);
+	if (posts[0].status !== 204)
+		throw new Error(`${what}: storage answered ${posts[0].status ?? 'nothing'}`);
 	return posts[0];
 }
 
@@ -160,7 +179,13 @@ function figureOf(window: TimedRequest, size: number, memoryBytes: number): Figu
 	return { seconds, mibPerSecond: size / MiB / seconds, memoryMiB: memoryBytes / MiB };
 }
 
-async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds: number, dir: string): Promise<Record<Contender, Figure[]>> {
+async function benchMode(
+	fake: BenchFakeApi,
+	mode: Mode,
+	sizeMiB: number,
+	rounds: number,
+	dir: string,
+): Promise<Record<Contender, Figure[]>> {
 	const { api } = fake;
 	const control = fakeTranscription(api);
 	mkdirSync(join(dir, mode));
@@ -181,11 +206,20 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 			EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
 		},
 	});
-	const figures: Record<Contender, Figure[]> = { package: [], 'http node': [], curl: [], 'bare node': [] };
+	const figures: Record<Contender, Figure[]> = {
+		package: [],
+		'http node': [],
+		curl: [],
+		'bare node': [],
+	};
 	let txnCount = 0;
 	const presignFor = (txnId: string) => {
 		const presign = control.presign(txnId, api.url);
-		return { url: presign.uploadData.url, fields: { ...presign.uploadData.fields, key: `${presign.folderPath}${FILE_NAME}` }, folderPath: presign.folderPath };
+		return {
+			url: presign.uploadData.url,
+			fields: { ...presign.uploadData.fields, key: `${presign.folderPath}${FILE_NAME}` },
+			folderPath: presign.folderPath,
+		};
 	};
 	// A small file of the same name: each fresh n8n loads its code and opens its sockets on it first.
 	mkdirSync(join(dir, `${mode}-warm`));
@@ -200,8 +234,16 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 			const flow = flows[contender === 'package' ? 0 : 1].name;
 			const upload = async (file: string) => {
 				const target = presignFor(`${txnId}${file === warmPath ? '-warm' : ''}`);
-				const answer = await bench.trigger(flow, { path: file, txnId: `${txnId}${file === warmPath ? '-warm' : ''}`, url: target.url, fields: target.fields });
-				if (answer.status !== 200) throw new Error(`${contender}: webhook answered ${answer.status}: ${await bench.lastError(flow)}`);
+				const answer = await bench.trigger(flow, {
+					path: file,
+					txnId: `${txnId}${file === warmPath ? '-warm' : ''}`,
+					url: target.url,
+					fields: target.fields,
+				});
+				if (answer.status !== 200)
+					throw new Error(
+						`${contender}: webhook answered ${answer.status}: ${await bench.lastError(flow)}`,
+					);
 			};
 			if (counted) {
 				// A fresh n8n for every counted upload: RSS never shrinks back, so a second upload in one
@@ -219,17 +261,47 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 			if (counted) figures[contender].push(figureOf(window, size, memory));
 		} else if (contender === 'curl') {
 			const target = presignFor(txnId);
-			const form = Object.entries(target.fields).flatMap(([name, value]) => ['--form-string', `${name}=${value}`]);
-			const result = await run('/usr/bin/time', ['-f', 'maxrss_kib=%M', 'curl', '-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', 'Expect:', ...form, '-F', `file=@${path};type=audio/wav;filename=${FILE_NAME}`, target.url]);
-			if (result.stdout.trim() !== '204') throw new Error(`curl: HTTP ${result.stdout} ${result.stderr}`);
+			const form = Object.entries(target.fields).flatMap(([name, value]) => [
+				'--form-string',
+				`${name}=${value}`,
+			]);
+			const result = await run('/usr/bin/time', [
+				'-f',
+				'maxrss_kib=%M',
+				'curl',
+				'-sS',
+				'-o',
+				'/dev/null',
+				'-w',
+				'%{http_code}',
+				'-H',
+				'Expect:',
+				...form,
+				'-F',
+				`file=@${path};type=audio/wav;filename=${FILE_NAME}`,
+				target.url,
+			]);
+			if (result.stdout.trim() !== '204')
+				throw new Error(`curl: HTTP ${result.stdout} ${result.stderr}`);
 			memory = Number(/maxrss_kib=(\d+)/.exec(result.stderr)?.[1] ?? NaN) * 1024;
 			if (counted) figures.curl.push(figureOf(storageWindow(fake, 'curl'), size, memory));
 		} else {
 			const target = presignFor(txnId);
-			const result = await run(process.execPath, ['--import', 'tsx', join(__dirname, 'support', 'bareNodeUpload.ts'), target.url, JSON.stringify(target), path, String(size), FILE_NAME]);
+			const result = await run(process.execPath, [
+				'--import',
+				'tsx',
+				join(__dirname, 'support', 'bareNodeUpload.ts'),
+				target.url,
+				JSON.stringify(target),
+				path,
+				String(size),
+				FILE_NAME,
+			]);
 			if (result.code !== 0) throw new Error(`bare node: ${result.stderr}`);
-			memory = (JSON.parse(result.stdout.trim()) as { peakRssGrowthBytes: number }).peakRssGrowthBytes;
-			if (counted) figures['bare node'].push(figureOf(storageWindow(fake, 'bare node'), size, memory));
+			memory = (JSON.parse(result.stdout.trim()) as { peakRssGrowthBytes: number })
+				.peakRssGrowthBytes;
+			if (counted)
+				figures['bare node'].push(figureOf(storageWindow(fake, 'bare node'), size, memory));
 		}
 	};
 	const contenders: Contender[] = ['curl', 'package', 'bare node', 'http node'];
@@ -252,10 +324,20 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 		sampler?.stop();
 		await bench.dispose();
 	}
-	const uploads = control.uploads().filter((u) => u.txnId.startsWith(`txn-bench-${mode}-`) && !u.txnId.endsWith('-warm'));
-	const intact = uploads.every((u) => u.size === size && u.sha256 === sha256 && u.contentLength === u.bodyBytes && u.partOrder[u.partOrder.length - 1] === 'file');
+	const uploads = control
+		.uploads()
+		.filter((u) => u.txnId.startsWith(`txn-bench-${mode}-`) && !u.txnId.endsWith('-warm'));
+	const intact = uploads.every(
+		(u) =>
+			u.size === size &&
+			u.sha256 === sha256 &&
+			u.contentLength === u.bodyBytes &&
+			u.partOrder[u.partOrder.length - 1] === 'file',
+	);
 	if (!intact || uploads.length !== contenders.length * (rounds + 1)) {
-		throw new Error(`[${mode}] the storage endpoint did not get every upload intact: ${uploads.length} uploads, intact: ${intact}`);
+		throw new Error(
+			`[${mode}] the storage endpoint did not get every upload intact: ${uploads.length} uploads, intact: ${intact}`,
+		);
 	}
 	rmSync(path, { force: true });
 	return figures;
@@ -264,20 +346,43 @@ async function benchMode(fake: BenchFakeApi, mode: Mode, sizeMiB: number, rounds
 function report(mode: Mode, sizeMiB: number, figures: Record<Contender, Figure[]>): void {
 	const throughput = (c: Contender) => spread(figures[c].map((f) => f.mibPerSecond));
 	const memory = (c: Contender) => spread(figures[c].map((f) => f.memoryMiB));
-	const ratios = (c: Contender) => spread(figures[c].map((f, i) => f.mibPerSecond / figures.curl[i].mibPerSecond));
+	const ratios = (c: Contender) =>
+		spread(figures[c].map((f, i) => f.mibPerSecond / figures.curl[i].mibPerSecond));
 	say();
-	say(`${mode === 'filesystem' ? 'filesystem binary mode' : 'in-memory binary mode (default)'}, ${sizeMiB} MiB, min / median / max of ${figures.curl.length} rounds, Node ${process.version}:`);
-	say(`  throughput MiB/s:  package ${formatSpread(throughput('package'), 0)} | HTTP Request node ${formatSpread(throughput('http node'), 0)} | curl ${formatSpread(throughput('curl'), 0)} | bare Node ${formatSpread(throughput('bare node'), 0)}`);
-	say(`  × curl (per round): package ${formatSpread(ratios('package'))} | HTTP Request node ${formatSpread(ratios('http node'))} | bare Node ${formatSpread(ratios('bare node'))}`);
-	say(`  memory growth MiB: package (n8n RSS) ${formatSpread(memory('package'), 0)} | HTTP Request node (n8n RSS) ${formatSpread(memory('http node'), 0)} | bare Node ${formatSpread(memory('bare node'), 0)} | curl's whole max RSS ${formatSpread(memory('curl'), 0)}`);
+	say(
+		`${mode === 'filesystem' ? 'filesystem binary mode' : 'in-memory binary mode (default)'}, ${sizeMiB} MiB, min / median / max of ${figures.curl.length} rounds, Node ${process.version}:`,
+	);
+	say(
+		`  throughput MiB/s:  package ${formatSpread(throughput('package'), 0)} | HTTP Request node ${formatSpread(throughput('http node'), 0)} | curl ${formatSpread(throughput('curl'), 0)} | bare Node ${formatSpread(throughput('bare node'), 0)}`,
+	);
+	say(
+		`  × curl (per round): package ${formatSpread(ratios('package'))} | HTTP Request node ${formatSpread(ratios('http node'))} | bare Node ${formatSpread(ratios('bare node'))}`,
+	);
+	say(
+		`  memory growth MiB: package (n8n RSS) ${formatSpread(memory('package'), 0)} | HTTP Request node (n8n RSS) ${formatSpread(memory('http node'), 0)} | bare Node ${formatSpread(memory('bare node'), 0)} | curl's whole max RSS ${formatSpread(memory('curl'), 0)}`,
+	);
 	if (memory('http node').min < 0) {
-		say("  (HTTP Request node: negative growth: it decodes the whole file into one buffer before its upload starts, and n8n frees memory during the window)");
+		say(
+			'  (HTTP Request node: negative growth: it decodes the whole file into one buffer before its upload starts, and n8n frees memory during the window)',
+		);
 	}
 	const ratio = ratios('package').median;
-	say(verdict(ratio >= 0.8, `goal 2 [${mode}]: throughput >= 0.8x curl (median of per-round ratios)`, `${ratio.toFixed(2)}x`));
+	say(
+		verdict(
+			ratio >= 0.8,
+			`goal 2 [${mode}]: throughput >= 0.8x curl (median of per-round ratios)`,
+			`${ratio.toFixed(2)}x`,
+		),
+	);
 	const worst = memory('package').max;
 	const yardstick = memory('bare node').max;
-	say(verdict(worst <= yardstick, `goal 2 [${mode}]: memory growth in every round <= bare Node's http.request (its worst round)`, `package worst ${worst.toFixed(0)} MiB, bare Node worst ${yardstick.toFixed(0)} MiB${worst < 64 ? ', under 64 MiB' : ''}`));
+	say(
+		verdict(
+			worst <= yardstick,
+			`goal 2 [${mode}]: memory growth in every round <= bare Node's http.request (its worst round)`,
+			`package worst ${worst.toFixed(0)} MiB, bare Node worst ${yardstick.toFixed(0)} MiB${worst < 64 ? ', under 64 MiB' : ''}`,
+		),
+	);
 }
 
 async function main(): Promise<void> {

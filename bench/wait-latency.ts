@@ -17,7 +17,11 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 // `.js`: tsx would otherwise resolve "ClinicScribe.node" to the codex file ClinicScribe.node.json.
 import { ClinicScribe } from '../nodes/ClinicScribe/ClinicScribe.node.js';
-import { fakeTranscription, INIT_PATH, type FakeTranscription } from '../test/fake-api/routes/transcription';
+import {
+	fakeTranscription,
+	INIT_PATH,
+	type FakeTranscription,
+} from '../test/fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
 import { createExecuteContext, fakeApiCredentials } from '../test/support/nodeContext';
 
@@ -36,7 +40,10 @@ class Rig {
 		await this.api.close();
 	}
 
-	async run(parameters: Record<string, unknown>, options: { items?: INodeExecutionData[]; cancelSignal?: AbortSignal } = {}): Promise<INodeExecutionData[]> {
+	async run(
+		parameters: Record<string, unknown>,
+		options: { items?: INodeExecutionData[]; cancelSignal?: AbortSignal } = {},
+	): Promise<INodeExecutionData[]> {
 		const { context } = createExecuteContext({
 			credentials: fakeApiCredentials(this.api.url, this.api.validCredentials),
 			parameters,
@@ -48,7 +55,11 @@ class Rig {
 	}
 
 	async upload(txnId: string): Promise<void> {
-		const data = { data: randomBytes(2048).toString('base64'), mimeType: 'audio/wav', fileName: 'visit.wav' };
+		const data = {
+			data: randomBytes(2048).toString('base64'),
+			mimeType: 'audio/wav',
+			fileName: 'visit.wav',
+		};
 		await this.run(
 			{
 				resource: 'transcription',
@@ -56,7 +67,15 @@ class Rig {
 				binaryPropertyName: 'data',
 				transactionId: txnId,
 				inputLanguages: ['en-IN'],
-				outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
+				outputTemplates: {
+					templates: [
+						{
+							template: 'clinical_notes_template',
+							customTemplateId: '',
+							codificationNeeded: false,
+						},
+					],
+				},
 				waitForCompletion: false,
 				options: {},
 			},
@@ -100,27 +119,30 @@ async function waitRound(rig: Rig, txnId: string): Promise<Round> {
 	const completesAt = await startSession(rig, txnId);
 	const output = await rig.run(waitParameters(txnId));
 	const arrivedAt = Date.now();
-	if (output[0].json.status !== 'completed') throw new Error(`round ${txnId}: status ${String(output[0].json.status)}`);
-	return { statusRequests: rig.fake.transaction(txnId)!.statusCalls, lagMs: arrivedAt - completesAt };
+	if (output[0].json.status !== 'completed')
+		throw new Error(`round ${txnId}: status ${String(output[0].json.status)}`);
+	return {
+		statusRequests: rig.fake.transaction(txnId)!.statusCalls,
+		lagMs: arrivedAt - completesAt,
+	};
 }
 
 async function stopRound(rig: Rig, txnId: string): Promise<{ endedMs: number; closedMs: number }> {
 	rig.fake.script(txnId, { processingPolls: 1_000_000 });
 	await rig.upload(txnId);
 	const stop = new AbortController();
-	const wait = rig
-		.run(waitParameters(txnId), { cancelSignal: stop.signal })
-		.then(
-			() => 'completed',
-			(error: Error) => error.message,
-		);
+	const wait = rig.run(waitParameters(txnId), { cancelSignal: stop.signal }).then(
+		() => 'completed',
+		(error: Error) => error.message,
+	);
 	await sleep(3_000); // inside the first held status call
 	const stoppedAt = Date.now();
 	stop.abort();
 	const outcome = await wait;
 	const endedMs = Date.now() - stoppedAt;
 	if (!outcome.startsWith('Stopped waiting')) throw new Error(`stop round ${txnId}: ${outcome}`);
-	while (rig.fake.transaction(txnId)!.statusCallsAbandoned === 0 && Date.now() - stoppedAt < 10_000) await sleep(5);
+	while (rig.fake.transaction(txnId)!.statusCallsAbandoned === 0 && Date.now() - stoppedAt < 10_000)
+		await sleep(5);
 	return { endedMs, closedMs: Date.now() - stoppedAt };
 }
 
@@ -139,7 +161,9 @@ async function main(): Promise<void> {
 	await Promise.all([held.start(), immediate.start()]);
 	held.fake.setOptions({ holdMs: HOLD_MS });
 	try {
-		console.log(`Wait for Completion under Node ${process.version}: session completes ${COMPLETES_AFTER_MS / 1000} s after init, poll interval ${POLL_INTERVAL_SECONDS} s, ${ROUNDS} rounds each (min / median / max)`);
+		console.log(
+			`Wait for Completion under Node ${process.version}: session completes ${COMPLETES_AFTER_MS / 1000} s after init, poll interval ${POLL_INTERVAL_SECONDS} s, ${ROUNDS} rounds each (min / median / max)`,
+		);
 		const rounds = Array.from({ length: ROUNDS }, (_, i) => i);
 		const [withHold, withoutHold] = await Promise.all([
 			Promise.all(rounds.map((i) => waitRound(held, `bench-held-${i}`))),
@@ -162,7 +186,9 @@ async function main(): Promise<void> {
 		console.log(
 			`  Stop during a held status call: wait ended after ${stats(stops.map((s) => s.endedMs))} ms, held call closed at the fake after ${stats(stops.map((s) => s.closedMs))} ms  ${worstStop <= STOP_GOAL_MS ? 'PASS' : 'MISS'} (goal ≤ ${STOP_GOAL_MS} ms)`,
 		);
-		console.log('  (without a hold the lag depends on where completion falls between two polls: up to one poll interval)');
+		console.log(
+			'  (without a hold the lag depends on where completion falls between two polls: up to one poll interval)',
+		);
 		if (!pass || worstStop > STOP_GOAL_MS) process.exitCode = 1;
 	} finally {
 		await Promise.all([held.stop(), immediate.stop()]);

@@ -10,7 +10,13 @@ import type {
 } from 'n8n-workflow';
 
 import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
-import { API_VARIANT_OPTIONS, authHeadersFor, isApiUrl, obtainAccessToken, readCredentialSettings } from '../nodes/ClinicScribe/transport/authentication';
+import {
+	API_VARIANT_OPTIONS,
+	authHeadersFor,
+	isApiUrl,
+	obtainAccessToken,
+	readCredentialSettings,
+} from '../nodes/ClinicScribe/transport/authentication';
 
 export class ClinicScribeApi implements ICredentialType {
 	name = 'clinicScribeApi';
@@ -23,7 +29,8 @@ export class ClinicScribeApi implements ICredentialType {
 	};
 
 	// The page that explains every field and where its value comes from (n8n opens it as it is).
-	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#clinic-scribe-api';
+	documentationUrl =
+		'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#clinic-scribe-api';
 
 	properties: INodeProperties[] = [
 		{
@@ -45,10 +52,15 @@ export class ClinicScribeApi implements ICredentialType {
 			options: [
 				{ name: 'Production', value: 'production', description: 'https://api.eka.care' },
 				{ name: 'Sandbox', value: 'sandbox', description: 'https://api.dev.eka.care' },
-				{ name: 'Custom Base URL', value: 'custom', description: 'A gateway of your own, or a local test server' },
+				{
+					name: 'Custom Base URL',
+					value: 'custom',
+					description: 'A gateway of your own, or a local test server',
+				},
 			],
 			default: 'production',
-			description: 'Production and sandbox have separate credentials: use one n8n credential per environment',
+			description:
+				'Production and sandbox have separate credentials: use one n8n credential per environment',
 		},
 		{
 			displayName: 'Base URL',
@@ -105,7 +117,8 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: 'Shown once, when the client is made at console.eka.care. Rotate it every 90 days and when team members leave.',
+			description:
+				'Shown once, when the client is made at console.eka.care. Rotate it every 90 days and when team members leave.',
 		},
 		// One field shown two ways: required by the Interface Document variant, optional for the
 		// public API. Both are `apiKey`, so a saved credential keeps its key whichever variant it uses.
@@ -167,10 +180,16 @@ export class ClinicScribeApi implements ICredentialType {
 	 * n8n runs this when the session token is empty or a call answered 401, stores what it returns
 	 * in the credential (so one token serves every item and execution) and retries the call once.
 	 */
-	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
 		const settings = readCredentialSettings(credentials);
 		// Redirects are refused inside (disableFollowRedirect on every token request).
-		const tokens = await obtainAccessToken(async (options) => await this.helpers.httpRequest(options), settings);
+		const tokens = await obtainAccessToken(
+			async (options) => await this.helpers.httpRequest(options),
+			settings,
+		);
 		return { sessionToken: tokens.sessionToken, refreshToken: tokens.refreshToken };
 	}
 
@@ -186,7 +205,8 @@ export class ClinicScribeApi implements ICredentialType {
 			// Tokens go to the API's host only (never, say, to a storage upload URL).
 			return requestOptions;
 		}
-		const token = settings.authMethod === 'accessToken' ? settings.staticAccessToken : settings.sessionToken;
+		const token =
+			settings.authMethod === 'accessToken' ? settings.staticAccessToken : settings.sessionToken;
 		return {
 			...requestOptions,
 			baseURL,
@@ -217,14 +237,16 @@ export class ClinicScribeApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 403,
-					message: 'The clinic API accepted the credential but it may not read the business\'s clinics and doctors (HTTP 403): ask the workspace owner to give the client access to the workspace, or check the Workspace API Key.',
+					message:
+						"The clinic API accepted the credential but it may not read the business's clinics and doctors (HTTP 403): ask the workspace owner to give the client access to the workspace, or check the Workspace API Key.",
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'The address answered, but not as the clinic API (HTTP 404 for the business listing): check Environment, and for Custom Base URL that it is the API\'s address without a path.',
+					message:
+						"The address answered, but not as the clinic API (HTTP 404 for the business listing): check Environment, and for Custom Base URL that it is the API's address without a path.",
 				},
 			},
 		],

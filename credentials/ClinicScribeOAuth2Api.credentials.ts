@@ -9,7 +9,10 @@ import type {
 } from 'n8n-workflow';
 
 import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
-import { API_VARIANT_OPTIONS, ENVIRONMENT_BASE_URLS } from '../nodes/ClinicScribe/transport/authentication';
+import {
+	API_VARIANT_OPTIONS,
+	ENVIRONMENT_BASE_URLS,
+} from '../nodes/ClinicScribe/transport/authentication';
 
 /**
  * The service's sign-in (OIDC) provider, per environment, and what [EKA-OIDC] documents: its two
@@ -27,7 +30,11 @@ const SIGN_IN_SCOPE = 'openid profile email offline_access';
  * a field's default, `$credentials` in the test request): the Custom field's value, else the
  * sandbox's or the production one.
  */
-function perEnvironment(values: { production: string; sandbox: string }, customField: string, fields = '$self'): string {
+function perEnvironment(
+	values: { production: string; sandbox: string },
+	customField: string,
+	fields = '$self',
+): string {
 	return `={{ ${fields}["environment"] === "custom" ? ${fields}["${customField}"] : ${fields}["environment"] === "sandbox" ? "${values.sandbox}" : "${values.production}" }}`;
 }
 
@@ -63,13 +70,26 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 	};
 
 	// The page that walks through the setup, the redirect URL included (n8n opens it as it is).
-	documentationUrl = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#setting-up-the-oauth2-credential';
+	documentationUrl =
+		'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#setting-up-the-oauth2-credential';
 
 	properties: INodeProperties[] = [
 		// PKCE with S256 and a verifier per sign-in (n8n makes both), as the provider recommends.
 		{ displayName: 'Grant Type', name: 'grantType', type: 'hidden', default: 'pkce' },
-		{ displayName: 'Authorization URL', name: 'authUrl', type: 'hidden', default: perEnvironment(signInUrl(SIGN_IN_PATHS.signIn), 'customAuthUrl'), required: true },
-		{ displayName: 'Access Token URL', name: 'accessTokenUrl', type: 'hidden', default: perEnvironment(signInUrl(SIGN_IN_PATHS.token), 'customAccessTokenUrl'), required: true },
+		{
+			displayName: 'Authorization URL',
+			name: 'authUrl',
+			type: 'hidden',
+			default: perEnvironment(signInUrl(SIGN_IN_PATHS.signIn), 'customAuthUrl'),
+			required: true,
+		},
+		{
+			displayName: 'Access Token URL',
+			name: 'accessTokenUrl',
+			type: 'hidden',
+			default: perEnvironment(signInUrl(SIGN_IN_PATHS.token), 'customAccessTokenUrl'),
+			required: true,
+		},
 		{
 			displayName: 'Client ID',
 			name: 'clientId',
@@ -85,11 +105,17 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description: 'Issued with the client ID (shown once). n8n sends it only to the sign-in provider, in the body of its token requests.',
+			description:
+				'Issued with the client ID (shown once). n8n sends it only to the sign-in provider, in the body of its token requests.',
 		},
 		// The provider grants one fixed scope; offline_access is what gives n8n a refresh token.
 		{ displayName: 'Scope', name: 'scope', type: 'hidden', default: SIGN_IN_SCOPE },
-		{ displayName: 'Auth URI Query Parameters', name: 'authQueryParameters', type: 'hidden', default: '' },
+		{
+			displayName: 'Auth URI Query Parameters',
+			name: 'authQueryParameters',
+			type: 'hidden',
+			default: '',
+		},
 		// The provider takes client_id and client_secret in the form body, not as a Basic header.
 		{ displayName: 'Authentication', name: 'authentication', type: 'hidden', default: 'body' },
 		{
@@ -103,12 +129,26 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			name: 'environment',
 			type: 'options',
 			options: [
-				{ name: 'Production', value: 'production', description: `Sign-in ${ENVIRONMENT_SIGN_IN_URLS.production}, API ${ENVIRONMENT_BASE_URLS.production}` },
-				{ name: 'Sandbox', value: 'sandbox', description: `Sign-in ${ENVIRONMENT_SIGN_IN_URLS.sandbox}, API ${ENVIRONMENT_BASE_URLS.sandbox}` },
-				{ name: 'Custom', value: 'custom', description: 'A gateway of your own, or a local test server: give its sign-in and API addresses' },
+				{
+					name: 'Production',
+					value: 'production',
+					description: `Sign-in ${ENVIRONMENT_SIGN_IN_URLS.production}, API ${ENVIRONMENT_BASE_URLS.production}`,
+				},
+				{
+					name: 'Sandbox',
+					value: 'sandbox',
+					description: `Sign-in ${ENVIRONMENT_SIGN_IN_URLS.sandbox}, API ${ENVIRONMENT_BASE_URLS.sandbox}`,
+				},
+				{
+					name: 'Custom',
+					value: 'custom',
+					description:
+						'A gateway of your own, or a local test server: give its sign-in and API addresses',
+				},
 			],
 			default: 'production',
-			description: 'Production and sandbox have separate clients: use one n8n credential per environment',
+			description:
+				'Production and sandbox have separate clients: use one n8n credential per environment',
 		},
 		{
 			displayName: 'Authorization URL',
@@ -118,7 +158,7 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://accounts.example.com/oauth2/authorize',
 			displayOptions: custom,
-			description: 'Where the sign-in window opens (the provider\'s authorize endpoint)',
+			description: "Where the sign-in window opens (the provider's authorize endpoint)",
 		},
 		{
 			displayName: 'Access Token URL',
@@ -128,7 +168,7 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			required: true,
 			placeholder: 'e.g. https://accounts.example.com/oauth2/token',
 			displayOptions: custom,
-			description: 'The provider\'s token endpoint: n8n gets and renews the tokens there',
+			description: "The provider's token endpoint: n8n gets and renews the tokens there",
 		},
 		{
 			displayName: 'API Base URL',
@@ -168,10 +208,15 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 	 * checks that an account is connected, so the test of a credential never connected says so
 	 * instead of n8n's "Unable to sign without access token". It changes nothing.
 	 */
-	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject): Promise<IDataObject> {
+	async preAuthentication(
+		this: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+	): Promise<IDataObject> {
 		const tokens = credentials.oauthTokenData as { access_token?: unknown } | undefined;
 		if (typeof tokens?.access_token !== 'string' || tokens.access_token === '') {
-			throw new Error('No clinic account is connected: open the credential, click Connect and sign in with the clinic account, then test again');
+			throw new Error(
+				'No clinic account is connected: open the credential, click Connect and sign in with the clinic account, then test again',
+			);
 		}
 		return {};
 	}
@@ -193,14 +238,16 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'The API rejected the clinic account\'s token even after renewing it: reconnect the account, and check that Environment is where the client is registered',
+					message:
+						"The API rejected the clinic account's token even after renewing it: reconnect the account, and check that Environment is where the client is registered",
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 403,
-					message: 'The connected clinic account has no permission to use the API: ask the workspace admin to grant it, or connect another account',
+					message:
+						'The connected clinic account has no permission to use the API: ask the workspace admin to grant it, or connect another account',
 				},
 			},
 		],

@@ -17,5 +17,7 @@ const checked = folders.length > 0 ? folders : ['nodes', 'credentials'];
 
 const cycles = findImportCycles(checked, root, { includeTypeOnly });
 for (const cycle of cycles) process.stdout.write(`cycle: ${cycle.join(' → ')}\n`);
-process.stdout.write(`import cycles in ${checked.join(', ')}${includeTypeOnly ? ' (type-only imports included)' : ''}: ${cycles.length}\n`);
+process.stdout.write(
+	`import cycles in ${checked.join(', ')}${includeTypeOnly ? ' (type-only imports included)' : ''}: ${cycles.length}\n`,
+);
 process.exitCode = cycles.length > 0 ? 1 : 0;

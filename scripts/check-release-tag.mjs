@@ -20,12 +20,19 @@ const tag = process.argv[2] ?? '';
 const semver = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$/;
 const escaped = version.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const problems = [];
-if (!semver.test(version)) problems.push(`package.json's version "${version}" is not a semantic version (MAJOR.MINOR.PATCH)`);
+if (!semver.test(version))
+	problems.push(
+		`package.json's version "${version}" is not a semantic version (MAJOR.MINOR.PATCH)`,
+	);
 if (tag !== `v${version}`) {
-	problems.push(`tag "${tag}" does not match package.json's version ${version}: tag the commit v${version}, or set the version with \`npm version <new version> --no-git-tag-version\` and commit it before tagging`);
+	problems.push(
+		`tag "${tag}" does not match package.json's version ${version}: tag the commit v${version}, or set the version with \`npm version <new version> --no-git-tag-version\` and commit it before tagging`,
+	);
 }
 if (!new RegExp(`^## \\[${escaped}\\] - \\d{4}-\\d{2}-\\d{2}$`, 'm').test(changelog)) {
-	problems.push(`CHANGELOG.md has no "## [${version}] - YYYY-MM-DD" section: move the [Unreleased] entries under it`);
+	problems.push(
+		`CHANGELOG.md has no "## [${version}] - YYYY-MM-DD" section: move the [Unreleased] entries under it`,
+	);
 }
 
 if (problems.length > 0) {

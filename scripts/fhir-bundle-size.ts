@@ -9,28 +9,61 @@
  */
 import { readFileSync } from 'node:fs';
 
-import { buildFhirOutput, type FhirOutputSettings } from '../nodes/ClinicScribe/shared/fhir/fhirOutput';
+import {
+	buildFhirOutput,
+	type FhirOutputSettings,
+} from '../nodes/ClinicScribe/shared/fhir/fhirOutput';
 import { DOCTOR_SYSTEM } from '../nodes/ClinicScribe/shared/fhir/participants';
 import type { SessionResults } from '../nodes/ClinicScribe/shared/sessionResults';
 import { serviceFhirExample } from '../test/support/serviceFhirExample';
 
 const path = process.argv[2];
-const source = path ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : serviceFhirExample();
+const source = path
+	? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>)
+	: serviceFhirExample();
 const results: SessionResults = {
 	sessionId: 'visit-size-check',
 	status: 'completed',
 	httpStatus: 200,
 	createdAt: '2026-11-27T10:00:00.000Z',
 	additionalData: { doctor: { _id: '174097180967921' } },
-	templates: [{ templateId: 'fhir', name: 'FHIR bundle', status: 'success', format: 'json', value: source, errors: [], warnings: [] }],
+	templates: [
+		{
+			templateId: 'fhir',
+			name: 'FHIR bundle',
+			status: 'success',
+			format: 'json',
+			value: source,
+			errors: [],
+			warnings: [],
+		},
+	],
 };
 const choices: Array<[string, FhirOutputSettings]> = [
-	['existing EHR Patient and Practitioner', { patient: { kind: 'ehrPatient', id: 'p-42' }, practitioner: { kind: 'ehrPractitioner', id: 'dr-7' } }],
-	['found or created by identifier', { patient: { kind: 'identifier', system: 'https://hospital.example.org/mrn', value: 'MRN-0042' }, practitioner: { kind: 'sessionDoctor', system: DOCTOR_SYSTEM } }],
+	[
+		'existing EHR Patient and Practitioner',
+		{
+			patient: { kind: 'ehrPatient', id: 'p-42' },
+			practitioner: { kind: 'ehrPractitioner', id: 'dr-7' },
+		},
+	],
+	[
+		'found or created by identifier',
+		{
+			patient: {
+				kind: 'identifier',
+				system: 'https://hospital.example.org/mrn',
+				value: 'MRN-0042',
+			},
+			practitioner: { kind: 'sessionDoctor', system: DOCTOR_SYSTEM },
+		},
+	],
 ];
 
 const entriesIn = (bundle: unknown) => ((bundle as { entry?: unknown[] }).entry ?? []).length;
-console.log(`source: ${path ?? "the project's fixture (test/support/serviceFhirExample.ts)"}: ${entriesIn(source)} entries, ${Buffer.byteLength(JSON.stringify(source))} bytes`);
+console.log(
+	`source: ${path ?? "the project's fixture (test/support/serviceFhirExample.ts)"}: ${entriesIn(source)} entries, ${Buffer.byteLength(JSON.stringify(source))} bytes`,
+);
 for (const [label, settings] of choices) {
 	const outcome = buildFhirOutput(results, settings, {});
 	if (!outcome.ok) throw new Error(outcome.problem.message);

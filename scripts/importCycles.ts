@@ -31,14 +31,30 @@ export function typeScriptFiles(folders: string[]): string[] {
 }
 
 /** The module specifiers a file imports or re-exports at run time (or at all, with includeTypeOnly). */
-export function importedSpecifiers(source: string, fileName: string, options: CycleOptions = {}): string[] {
-	const file = ts.createSourceFile(fileName, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+export function importedSpecifiers(
+	source: string,
+	fileName: string,
+	options: CycleOptions = {},
+): string[] {
+	const file = ts.createSourceFile(
+		fileName,
+		source,
+		ts.ScriptTarget.Latest,
+		false,
+		ts.ScriptKind.TS,
+	);
 	const specifiers: string[] = [];
 	for (const statement of file.statements) {
 		if (ts.isImportDeclaration(statement) && ts.isStringLiteral(statement.moduleSpecifier)) {
-			if (options.includeTypeOnly || !importsOnlyTypes(statement)) specifiers.push(statement.moduleSpecifier.text);
-		} else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
-			if (options.includeTypeOnly || !exportsOnlyTypes(statement)) specifiers.push(statement.moduleSpecifier.text);
+			if (options.includeTypeOnly || !importsOnlyTypes(statement))
+				specifiers.push(statement.moduleSpecifier.text);
+		} else if (
+			ts.isExportDeclaration(statement) &&
+			statement.moduleSpecifier &&
+			ts.isStringLiteral(statement.moduleSpecifier)
+		) {
+			if (options.includeTypeOnly || !exportsOnlyTypes(statement))
+				specifiers.push(statement.moduleSpecifier.text);
 		}
 	}
 	return specifiers;
@@ -50,13 +66,23 @@ function importsOnlyTypes(declaration: ts.ImportDeclaration): boolean {
 	if (clause.isTypeOnly) return true;
 	if (clause.name) return false;
 	const bindings = clause.namedBindings;
-	return bindings !== undefined && ts.isNamedImports(bindings) && bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
+	return (
+		bindings !== undefined &&
+		ts.isNamedImports(bindings) &&
+		bindings.elements.length > 0 &&
+		bindings.elements.every((element) => element.isTypeOnly)
+	);
 }
 
 function exportsOnlyTypes(declaration: ts.ExportDeclaration): boolean {
 	if (declaration.isTypeOnly) return true;
 	const clause = declaration.exportClause;
-	return clause !== undefined && ts.isNamedExports(clause) && clause.elements.length > 0 && clause.elements.every((element) => element.isTypeOnly);
+	return (
+		clause !== undefined &&
+		ts.isNamedExports(clause) &&
+		clause.elements.length > 0 &&
+		clause.elements.every((element) => element.isTypeOnly)
+	);
 }
 
 /** File → the files among `files` it imports (relative specifiers resolved as TypeScript does: x.ts, x/index.ts). */
@@ -68,7 +94,9 @@ export function importGraph(files: string[], options: CycleOptions = {}): Map<st
 			.filter((specifier) => specifier.startsWith('.'))
 			.map((specifier) => {
 				const base = resolve(dirname(file), specifier);
-				return [`${base}.ts`, join(base, 'index.ts'), base].find((candidate) => known.has(candidate));
+				return [`${base}.ts`, join(base, 'index.ts'), base].find((candidate) =>
+					known.has(candidate),
+				);
 			})
 			.filter((target): target is string => target !== undefined);
 		graph.set(file, [...new Set(targets)]);
@@ -107,7 +135,8 @@ export function cyclicComponents(graph: Map<string, string[]>): string[][] {
 				onStack.delete(member);
 				component.push(member);
 			} while (member !== node);
-			if (component.length > 1 || (graph.get(node) ?? []).includes(node)) components.push(component.sort());
+			if (component.length > 1 || (graph.get(node) ?? []).includes(node))
+				components.push(component.sort());
 		}
 	};
 	for (const node of [...graph.keys()].sort()) if (!index.has(node)) visit(node);
@@ -140,7 +169,16 @@ export function cycleThrough(component: string[], graph: Map<string, string[]>):
 }
 
 /** Each cycle among the folders' files, as chains of paths relative to `root`. */
-export function findImportCycles(folders: string[], root: string, options: CycleOptions = {}): string[][] {
-	const graph = importGraph(typeScriptFiles(folders.map((folder) => resolve(root, folder))), options);
-	return cyclicComponents(graph).map((component) => cycleThrough(component, graph).map((file) => relative(root, file)));
+export function findImportCycles(
+	folders: string[],
+	root: string,
+	options: CycleOptions = {},
+): string[][] {
+	const graph = importGraph(
+		typeScriptFiles(folders.map((folder) => resolve(root, folder))),
+		options,
+	);
+	return cyclicComponents(graph).map((component) =>
+		cycleThrough(component, graph).map((file) => relative(root, file)),
+	);
 }

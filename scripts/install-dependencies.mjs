@@ -30,11 +30,19 @@ function notInstalled() {
 
 const missing = notInstalled();
 if (missing.length > 0) {
-	const shown = missing.length > 5 ? `${missing.slice(0, 5).join(', ')} and ${missing.length - 5} more` : missing.join(', ');
+	const shown =
+		missing.length > 5
+			? `${missing.slice(0, 5).join(', ')} and ${missing.length - 5} more`
+			: missing.join(', ');
 	console.log(`Installing the locked dependencies (npm ci): ${shown} not installed`);
-	const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+	const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], {
+		cwd: root,
+		stdio: 'inherit',
+	});
 	if (result.status !== 0) {
-		console.error(`npm ci failed (exit ${result.status ?? result.signal}); run it yourself to see why`);
+		console.error(
+			`npm ci failed (exit ${result.status ?? result.signal}); run it yourself to see why`,
+		);
 		process.exit(1);
 	}
 }

@@ -17,22 +17,42 @@ import { isStickyNote, onGrid, stickyBox, stickyTextHeight } from '../test/suppo
 import { MESSAGES_PATH } from '../test/fake-api/routes/messageGateway';
 
 /** The credential `npm start` imports, which the local copies use. */
-export const LOCAL_CREDENTIAL = { id: 'clinicScribeLocal01', name: 'Clinic Scribe (local fake API)' };
+export const LOCAL_CREDENTIAL = {
+	id: 'clinicScribeLocal01',
+	name: 'Clinic Scribe (local fake API)',
+};
 /**
  * The Clinic Scribe OAuth2 API credential `npm start` also imports, not connected: the user connects
  * it through the fake sign-in provider's login page (the fake's tokens do not outlive a restart).
  */
-export const LOCAL_SIGN_IN_CREDENTIAL = { id: 'clinicScribeLocal02', name: 'Clinic Scribe OAuth2 (local fake sign-in)' };
+export const LOCAL_SIGN_IN_CREDENTIAL = {
+	id: 'clinicScribeLocal02',
+	name: 'Clinic Scribe OAuth2 (local fake sign-in)',
+};
 /** The SMTP credential `npm start` imports: the local inbox (maildev), which keeps every message it gets. */
-export const LOCAL_SMTP_CREDENTIAL = { id: 'clinicScribeLocal03', name: 'Local inbox (SMTP, npm start)' };
+export const LOCAL_SMTP_CREDENTIAL = {
+	id: 'clinicScribeLocal03',
+	name: 'Local inbox (SMTP, npm start)',
+};
 export const SMTP_CREDENTIAL_TYPE = 'smtp';
 
 /**
  * n8n's SMTP credential for the local inbox: plain SMTP on 127.0.0.1, no user. STARTTLS is off too:
  * the inbox offers it with a certificate no one signed, which a strict client would refuse.
  */
-export function smtpCredentialData(inbox: { smtpHost: string; smtpPort: number }): Record<string, unknown> {
-	return { user: '', password: '', host: inbox.smtpHost, port: inbox.smtpPort, secure: false, disableStartTls: true, hostName: '' };
+export function smtpCredentialData(inbox: {
+	smtpHost: string;
+	smtpPort: number;
+}): Record<string, unknown> {
+	return {
+		user: '',
+		password: '',
+		host: inbox.smtpHost,
+		port: inbox.smtpPort,
+		secure: false,
+		disableStartTls: true,
+		hostName: '',
+	};
 }
 
 /** The FHIR base URL the EHR examples ship with (a placeholder); the local copies post to the local EHR. */
@@ -62,31 +82,53 @@ export function localCopy(example: WorkflowJson, setup: LocalSetup): WorkflowJso
 	const nodes = workflow.nodes.map((node): WorkflowNode => {
 		const parameters = node.parameters ?? {};
 		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_FHIR_BASE_URL) {
-			changes.add(`*${node.name}* posts to the local EHR, ${setup.fhirBaseUrl} (no credential); see what it holds: ${ehrPageUrl(setup)}`);
+			changes.add(
+				`*${node.name}* posts to the local EHR, ${setup.fhirBaseUrl} (no credential); see what it holds: ${ehrPageUrl(setup)}`,
+			);
 			// The local EHR asks for no credential: the example's placeholder one is dropped.
 			const { genericAuthType: _type, ...rest } = parameters;
 			const { httpBearerAuth: _credential, ...credentials } = node.credentials ?? {};
-			const local: WorkflowNode = { ...node, parameters: { ...rest, url: setup.fhirBaseUrl, authentication: 'none' } };
+			const local: WorkflowNode = {
+				...node,
+				parameters: { ...rest, url: setup.fhirBaseUrl, authentication: 'none' },
+			};
 			if (Object.keys(credentials).length > 0) local.credentials = credentials;
 			else delete local.credentials;
 			return local;
 		}
 		if (node.type === 'n8n-nodes-base.httpRequest' && parameters.url === EXAMPLE_MESSAGING_URL) {
 			const messagesUrl = new URL(MESSAGES_PATH, setup.fakeApiUrl).href;
-			changes.add(`messages go to the fake messaging gateway; see what arrived: \`curl ${new URL('/__admin/messages', messagesUrl).href}\``);
+			changes.add(
+				`messages go to the fake messaging gateway; see what arrived: \`curl ${new URL('/__admin/messages', messagesUrl).href}\``,
+			);
 			return { ...node, parameters: { ...parameters, url: messagesUrl } };
 		}
-		if (node.type === 'n8n-nodes-base.readWriteFile' && (parameters.operation ?? 'read') === 'read') {
-			changes.add(`*${node.name}* reads a sample recording (put your own in its place to try it): \`${setup.recordingPath}\``);
+		if (
+			node.type === 'n8n-nodes-base.readWriteFile' &&
+			(parameters.operation ?? 'read') === 'read'
+		) {
+			changes.add(
+				`*${node.name}* reads a sample recording (put your own in its place to try it): \`${setup.recordingPath}\``,
+			);
 			return { ...node, parameters: { ...parameters, fileSelector: setup.recordingPath } };
 		}
 		if (node.type === 'n8n-nodes-base.emailSend') {
-			changes.add(`*${node.name}* sends through "${LOCAL_SMTP_CREDENTIAL.name}": read it at ${setup.inboxUrl}/`);
-			return { ...node, credentials: { ...node.credentials, [SMTP_CREDENTIAL_TYPE]: { ...LOCAL_SMTP_CREDENTIAL } } };
+			changes.add(
+				`*${node.name}* sends through "${LOCAL_SMTP_CREDENTIAL.name}": read it at ${setup.inboxUrl}/`,
+			);
+			return {
+				...node,
+				credentials: { ...node.credentials, [SMTP_CREDENTIAL_TYPE]: { ...LOCAL_SMTP_CREDENTIAL } },
+			};
 		}
 		if (node.type === ACTION_NODE_TYPE && parameters.waitForCompletion === true) {
-			changes.add(`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`);
-			return { ...node, parameters: { ...parameters, pollIntervalSeconds: LOCAL_POLL_INTERVAL_SECONDS } };
+			changes.add(
+				`*${node.name}* checks every ${LOCAL_POLL_INTERVAL_SECONDS} s (the fake API finishes at once)`,
+			);
+			return {
+				...node,
+				parameters: { ...parameters, pollIntervalSeconds: LOCAL_POLL_INTERVAL_SECONDS },
+			};
 		}
 		return node;
 	});
@@ -132,5 +174,7 @@ export function ehrPageUrl(setup: Pick<LocalSetup, 'fhirBaseUrl'>): string {
 export function triggerEvents(node: WorkflowNode): string[] {
 	const events = node.parameters?.events;
 	if (events === undefined) return ['v2rx.completed'];
-	return (Array.isArray(events) ? events : [events]).filter((e): e is string => typeof e === 'string');
+	return (Array.isArray(events) ? events : [events]).filter(
+		(e): e is string => typeof e === 'string',
+	);
 }

@@ -30,7 +30,9 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const scannerPath = require.resolve('@n8n/scan-community-package/scanner/scanner.mjs');
-const scannerVersion = JSON.parse(readFileSync(join(dirname(scannerPath), '../package.json'), 'utf8')).version;
+const scannerVersion = JSON.parse(
+	readFileSync(join(dirname(scannerPath), '../package.json'), 'utf8'),
+).version;
 // What the scanner lints in a downloaded tarball (scanner.mjs, analyzePackageByName).
 const TARBALL_FILE_PATTERNS = ['**/*.js', 'package.json'];
 
@@ -53,7 +55,8 @@ function parseArgs(argv) {
 
 function run(command, args, options) {
 	const result = spawnSync(command, args, { encoding: 'utf8', ...options });
-	if (result.status !== 0) fail(`${command} ${args.join(' ')} failed: ${result.stderr || result.error}`);
+	if (result.status !== 0)
+		fail(`${command} ${args.join(' ')} failed: ${result.stderr || result.error}`);
 	return result.stdout;
 }
 
@@ -61,9 +64,14 @@ function run(command, args, options) {
 function packRepository(destination) {
 	const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 	for (const file of [...manifest.n8n.nodes, ...manifest.n8n.credentials]) {
-		if (!existsSync(join(root, file))) fail(`${file} is missing: run \`npm run build\` first (npm test does)`);
+		if (!existsSync(join(root, file)))
+			fail(`${file} is missing: run \`npm run build\` first (npm test does)`);
 	}
-	const output = run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', destination], { cwd: root });
+	const output = run(
+		'npm',
+		['pack', '--ignore-scripts', '--json', '--pack-destination', destination],
+		{ cwd: root },
+	);
 	return join(destination, JSON.parse(output)[0].filename);
 }
 
@@ -107,12 +115,19 @@ let passed = true;
 let setupError;
 try {
 	if (legs.source) {
-		passed = report('source', legs.source, await analyzePackage(legs.source, SOURCE_FILE_PATTERNS)) && passed;
+		passed =
+			report('source', legs.source, await analyzePackage(legs.source, SOURCE_FILE_PATTERNS)) &&
+			passed;
 	}
 	if ('tarball' in legs) {
 		const tarball = legs.tarball ?? packRepository(workDir);
 		const packageDir = unpack(tarball, workDir);
-		passed = report('tarball', tarball.startsWith(workDir) ? `npm pack: ${tarball.slice(workDir.length + 1)}` : tarball, await analyzePackage(packageDir, TARBALL_FILE_PATTERNS)) && passed;
+		passed =
+			report(
+				'tarball',
+				tarball.startsWith(workDir) ? `npm pack: ${tarball.slice(workDir.length + 1)}` : tarball,
+				await analyzePackage(packageDir, TARBALL_FILE_PATTERNS),
+			) && passed;
 	}
 } catch (error) {
 	if (!(error instanceof SetupError)) throw error;

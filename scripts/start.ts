@@ -38,7 +38,15 @@
  * Delete .n8n-local/ to start over (database, owner, imported workflows).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 
@@ -46,13 +54,28 @@ import { SIGN_IN } from '../test/fake-api/fixtures';
 import { fakeSignIn } from '../test/fake-api/routes/signIn';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../test/fake-api/server';
-import { REPO_ROOT, buildPackage, ensureN8nInstalled, packPackage } from '../test/support/n8n/install';
+import {
+	REPO_ROOT,
+	buildPackage,
+	ensureN8nInstalled,
+	packPackage,
+} from '../test/support/n8n/install';
 import { N8nInstance } from '../test/support/n8n/instance';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, newId, readWorkflowFile, type WorkflowJson } from '../test/support/n8n/workflows';
+import {
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_TYPE,
+	newId,
+	readWorkflowFile,
+	type WorkflowJson,
+} from '../test/support/n8n/workflows';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
 import { startFhirServer, type RunningFhirServer } from '../test/support/fhirServer';
 import { startInbox, type RunningInbox } from '../test/support/inbox';
-import { oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../test/support/signInCredential';
+import {
+	oauthRedirectUrl,
+	signInCredentialData,
+	SIGN_IN_CREDENTIAL_TYPE,
+} from '../test/support/signInCredential';
 import {
 	LOCAL_CREDENTIAL,
 	LOCAL_SIGN_IN_CREDENTIAL,
@@ -70,7 +93,8 @@ function portFromEnv(name: string, fallback: number | undefined): number | undef
 	const raw = process.env[name];
 	if (raw === undefined || raw === '') return fallback;
 	const port = Number(raw);
-	if (!Number.isInteger(port) || port < 1 || port > 65535) throw new Error(`${name} must be a port number (1-65535), not "${raw}"`);
+	if (!Number.isInteger(port) || port < 1 || port > 65535)
+		throw new Error(`${name} must be a port number (1-65535), not "${raw}"`);
 	return port;
 }
 
@@ -94,8 +118,12 @@ async function shutdown(reason: string, exitCode: number): Promise<never> {
 			say(`  could not stop n8n cleanly: ${(error as Error).message}`);
 		}
 		await Promise.all([
-			ehr?.stop().catch((error: Error) => say(`  could not stop the local EHR cleanly: ${error.message}`)),
-			inbox?.stop().catch((error: Error) => say(`  could not stop the inbox cleanly: ${error.message}`)),
+			ehr
+				?.stop()
+				.catch((error: Error) => say(`  could not stop the local EHR cleanly: ${error.message}`)),
+			inbox
+				?.stop()
+				.catch((error: Error) => say(`  could not stop the inbox cleanly: ${error.message}`)),
 			api?.close().catch(() => undefined),
 		]);
 		say('Stopped.');
@@ -162,14 +190,20 @@ function sampleWav(seconds = 2, sampleRate = 16_000, frequency = 440): Buffer {
 	for (let i = 0; i < samples; i++) {
 		// a short fade in and out, so it does not click
 		const envelope = Math.min(1, i / 800, (samples - i) / 800);
-		wav.writeInt16LE(Math.round(0.3 * 32767 * envelope * Math.sin((2 * Math.PI * frequency * i) / sampleRate)), 44 + i * 2);
+		wav.writeInt16LE(
+			Math.round(0.3 * 32767 * envelope * Math.sin((2 * Math.PI * frequency * i) / sampleRate)),
+			44 + i * 2,
+		);
 	}
 	return wav;
 }
 
 /** What a run of an example that reads the sample recording does, in one sentence. */
 function whatItDoes(example: ImportedExample): string {
-	const legs = [example.postsToEhr ? 'stores the visit in the local EHR (FHIR)' : '', example.sendsEmail ? 'e-mails the notes to the local inbox' : ''].filter(Boolean);
+	const legs = [
+		example.postsToEhr ? 'stores the visit in the local EHR (FHIR)' : '',
+		example.sendsEmail ? 'e-mails the notes to the local inbox' : '',
+	].filter(Boolean);
 	return `It transcribes the sample recording on the fake API${legs.length > 0 ? `, then ${legs.join(' and ')}` : ''}.`;
 }
 
@@ -202,7 +236,10 @@ async function importExamples(
 		.sort();
 	const statePath = join(userFolder, 'imported-examples.json');
 	const state = existsSync(statePath)
-		? (JSON.parse(readFileSync(statePath, 'utf8')) as Record<string, { id: string; sha256: string }>)
+		? (JSON.parse(readFileSync(statePath, 'utf8')) as Record<
+				string,
+				{ id: string; sha256: string }
+			>)
 		: {};
 	const toImport: WorkflowJson[] = [];
 	const report: ImportedExample[] = [];
@@ -222,14 +259,39 @@ async function importExamples(
 		// Of the copy: a change of the example or of the local setup (say the fake API's port) re-imports it.
 		const sha256 = createHash('sha256').update(JSON.stringify(copy)).digest('hex');
 		const previous = state[file];
-		const id = previous?.id ?? (typeof workflow.id === 'string' && workflow.id ? workflow.id : newId());
-		const status = !previous ? 'imported' : previous.sha256 !== sha256 ? 'updated (the example or the local setup changed)' : 'already imported';
-		const webhookIds = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).map((n) => String(n.webhookId ?? ''));
-		const readsRecording = copy.nodes.some((n) => n.type === 'n8n-nodes-base.readWriteFile' && n.parameters.fileSelector === setup.recordingPath);
-		const events = copy.nodes.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled).flatMap(triggerEvents);
-		const postsToEhr = copy.nodes.some((n) => n.type === 'n8n-nodes-base.httpRequest' && n.parameters.url === setup.fhirBaseUrl);
+		const id =
+			previous?.id ?? (typeof workflow.id === 'string' && workflow.id ? workflow.id : newId());
+		const status = !previous
+			? 'imported'
+			: previous.sha256 !== sha256
+				? 'updated (the example or the local setup changed)'
+				: 'already imported';
+		const webhookIds = copy.nodes
+			.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled)
+			.map((n) => String(n.webhookId ?? ''));
+		const readsRecording = copy.nodes.some(
+			(n) =>
+				n.type === 'n8n-nodes-base.readWriteFile' &&
+				n.parameters.fileSelector === setup.recordingPath,
+		);
+		const events = copy.nodes
+			.filter((n) => n.type === TRIGGER_NODE_TYPE && !n.disabled)
+			.flatMap(triggerEvents);
+		const postsToEhr = copy.nodes.some(
+			(n) => n.type === 'n8n-nodes-base.httpRequest' && n.parameters.url === setup.fhirBaseUrl,
+		);
 		const sendsEmail = copy.nodes.some((n) => n.type === 'n8n-nodes-base.emailSend' && !n.disabled);
-		report.push({ file, name: String(workflow.name ?? file), id, status, webhookIds, readsRecording, postsToEhr, sendsEmail, events });
+		report.push({
+			file,
+			name: String(workflow.name ?? file),
+			id,
+			status,
+			webhookIds,
+			readsRecording,
+			postsToEhr,
+			sendsEmail,
+			events,
+		});
 		if (previous && previous.sha256 === sha256) continue;
 		toImport.push({ ...copy, id });
 		state[file] = { id, sha256 };
@@ -247,19 +309,30 @@ async function importExamples(
  * left active by an earlier run is deactivated first (n8n does not re-check subscriptions at start),
  * then activated, which registers a fresh subscription. Returns one line per workflow.
  */
-async function activateTriggerExamples(instance: N8nInstance, fake: FakeClinicApi, examples: ImportedExample[]): Promise<Map<string, string>> {
+async function activateTriggerExamples(
+	instance: N8nInstance,
+	fake: FakeClinicApi,
+	examples: ImportedExample[],
+): Promise<Map<string, string>> {
 	const outcome = new Map<string, string>();
 	for (const example of examples.filter((e) => e.webhookIds.length > 0)) {
 		try {
 			const workflow = await instance.getWorkflow(example.id);
-			if (workflow.active || workflow.activeVersionId) await instance.deactivateWorkflow(example.id);
+			if (workflow.active || workflow.activeVersionId)
+				await instance.deactivateWorkflow(example.id);
 			await instance.activateWorkflow(example.id);
 			const urls = example.webhookIds.map((id) => instance.webhookUrl(`${id}/webhook`));
-			const subscribed = new Set(fakeWebhooks(fake).subscriptions().map((s) => s.endpoint));
+			const subscribed = new Set(
+				fakeWebhooks(fake)
+					.subscriptions()
+					.map((s) => s.endpoint),
+			);
 			const missing = urls.filter((url) => !subscribed.has(url));
 			outcome.set(
 				example.id,
-				missing.length === 0 ? `published (active), subscribed at ${urls.join(', ')}` : `published, but the fake API holds no subscription for ${missing.join(', ')}`,
+				missing.length === 0
+					? `published (active), subscribed at ${urls.join(', ')}`
+					: `published, but the fake API holds no subscription for ${missing.join(', ')}`,
 			);
 		} catch (error) {
 			outcome.set(example.id, `not published: ${errorMessage(error)}`);
@@ -276,13 +349,16 @@ async function main(): Promise<void> {
 	const ehrPort = portFromEnv('CLINIC_SCRIBE_EHR_PORT', 5691) as number;
 	const inboxPort = portFromEnv('CLINIC_SCRIBE_INBOX_PORT', 5692) as number;
 	const smtpPort = portFromEnv('CLINIC_SCRIBE_SMTP_PORT', 5025) as number;
-	const userFolder = resolve(process.env.CLINIC_SCRIBE_USER_FOLDER || join(REPO_ROOT, '.n8n-local'));
+	const userFolder = resolve(
+		process.env.CLINIC_SCRIBE_USER_FOLDER || join(REPO_ROOT, '.n8n-local'),
+	);
 	// The one folder the local n8n may read files from (n8n 2 reads only below N8N_RESTRICT_FILE_ACCESS_TO).
 	const filesDir = join(userFolder, 'files');
 	const recordingPath = join(filesDir, 'recordings', 'consultation.wav');
 	const yourFileAccess = process.env.N8N_RESTRICT_FILE_ACCESS_TO;
 	// '' means "anywhere" to n8n; otherwise yours and ours (n8n separates folders with ';').
-	const fileAccess = yourFileAccess === '' ? '' : [yourFileAccess, filesDir].filter(Boolean).join(';');
+	const fileAccess =
+		yourFileAccess === '' ? '' : [yourFileAccess, filesDir].filter(Boolean).join(';');
 	const owner = {
 		email: process.env.CLINIC_SCRIBE_OWNER_EMAIL || 'owner@clinic-scribe.local',
 		password: process.env.CLINIC_SCRIBE_OWNER_PASSWORD || 'ClinicScribe-Local-1',
@@ -290,7 +366,9 @@ async function main(): Promise<void> {
 		lastName: 'Owner',
 	};
 
-	step('Installing n8n 2.41.1 and Node 24 (cached; the first time takes several minutes and ~3 GiB)');
+	step(
+		'Installing n8n 2.41.1 and Node 24 (cached; the first time takes several minutes and ~3 GiB)',
+	);
 	const installed = await ensureN8nInstalled();
 	say(`  n8n: ${installed.n8nBin}`);
 
@@ -307,11 +385,16 @@ async function main(): Promise<void> {
 			logFile: join(userFolder, 'n8n.log'),
 			// your N8N_* settings apply (say N8N_LOG_LEVEL=debug), over these
 			inheritN8nEnv: true,
-			env: { N8N_LOG_FORMAT: process.env.N8N_LOG_FORMAT || 'text', N8N_RESTRICT_FILE_ACCESS_TO: fileAccess },
+			env: {
+				N8N_LOG_FORMAT: process.env.N8N_LOG_FORMAT || 'text',
+				N8N_RESTRICT_FILE_ACCESS_TO: fileAccess,
+			},
 		});
 		n8n.installPackage(tarball);
-		say(`  installed ${basename(tarball)} into ${relative(REPO_ROOT, userFolder) || userFolder}/.n8n/nodes/node_modules`);
-		say('  (recorded in n8n\'s database when n8n starts, so Settings → Community nodes lists it)');
+		say(
+			`  installed ${basename(tarball)} into ${relative(REPO_ROOT, userFolder) || userFolder}/.n8n/nodes/node_modules`,
+		);
+		say("  (recorded in n8n's database when n8n starts, so Settings → Community nodes lists it)");
 	} finally {
 		rmSync(packDir, { recursive: true, force: true });
 	}
@@ -320,13 +403,17 @@ async function main(): Promise<void> {
 	try {
 		api = await startFakeClinicApi({
 			port: fakeApiPort,
-			onRequestDone: (r) => say(`  [fake API] ${r.method} ${r.path} → ${r.status ?? 'no answer'}${r.fault ? ` (injected ${r.fault})` : ''}`),
+			onRequestDone: (r) =>
+				say(
+					`  [fake API] ${r.method} ${r.path} → ${r.status ?? 'no answer'}${r.fault ? ` (injected ${r.fault})` : ''}`,
+				),
 		});
 	} catch (error) {
-		throw new Error(`could not start the fake clinic API on port ${fakeApiPort} (${(error as Error).message}); set CLINIC_SCRIBE_FAKE_API_PORT to a free port`);
+		throw new Error(
+			`could not start the fake clinic API on port ${fakeApiPort} (${(error as Error).message}); set CLINIC_SCRIBE_FAKE_API_PORT to a free port`,
+		);
 	}
 	say(`  ${api.url}`);
-
 
 	step(`Starting the local EHR (a FHIR R4 server) on 127.0.0.1:${ehrPort}`);
 	try {
@@ -337,7 +424,9 @@ async function main(): Promise<void> {
 			onRequestLog: (line) => say(`  [EHR] ${line.replace(/^\S+ /, '')}`),
 		});
 	} catch (error) {
-		throw new Error(`could not start the local EHR on port ${ehrPort} (${errorMessage(error)}); set CLINIC_SCRIBE_EHR_PORT to a free port`);
+		throw new Error(
+			`could not start the local EHR on port ${ehrPort} (${errorMessage(error)}); set CLINIC_SCRIBE_EHR_PORT to a free port`,
+		);
 	}
 	say(`  what it holds: ${ehr.pageUrl}   FHIR base URL: ${ehr.fhirBaseUrl}`);
 
@@ -353,15 +442,21 @@ async function main(): Promise<void> {
 
 	step('Sample recording');
 	if (existsSync(recordingPath)) {
-		say(`  ${relative(REPO_ROOT, recordingPath) || recordingPath} (already there; delete it to get the sample again)`);
+		say(
+			`  ${relative(REPO_ROOT, recordingPath) || recordingPath} (already there; delete it to get the sample again)`,
+		);
 	} else {
 		mkdirSync(dirname(recordingPath), { recursive: true });
 		writeFileSync(recordingPath, sampleWav());
 		say(`  wrote ${relative(REPO_ROOT, recordingPath) || recordingPath} (2 s, 440 Hz tone)`);
 	}
-	say(`  n8n may read files below ${fileAccess === '' ? 'any folder (N8N_RESTRICT_FILE_ACCESS_TO is empty)' : fileAccess.split(';').join(', ')}`);
+	say(
+		`  n8n may read files below ${fileAccess === '' ? 'any folder (N8N_RESTRICT_FILE_ACCESS_TO is empty)' : fileAccess.split(';').join(', ')}`,
+	);
 
-	step(`Importing the credentials "${LOCAL_CREDENTIAL.name}", "${LOCAL_SMTP_CREDENTIAL.name}" and "${LOCAL_SIGN_IN_CREDENTIAL.name}", and local copies of the example workflows`);
+	step(
+		`Importing the credentials "${LOCAL_CREDENTIAL.name}", "${LOCAL_SMTP_CREDENTIAL.name}" and "${LOCAL_SIGN_IN_CREDENTIAL.name}", and local copies of the example workflows`,
+	);
 	await n8n.importCredentials([
 		{
 			...LOCAL_CREDENTIAL,
@@ -375,7 +470,12 @@ async function main(): Promise<void> {
 	// What a clinic asks the service to do: register this n8n's OAuth Redirect URL for the client.
 	fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
 	say(`  the fake sign-in provider accepts ${oauthRedirectUrl(n8n)} as redirect URL`);
-	const examples = await importExamples(n8n, userFolder, { fakeApiUrl: api.url, fhirBaseUrl: ehr.fhirBaseUrl, inboxUrl: inbox.webUrl, recordingPath });
+	const examples = await importExamples(n8n, userFolder, {
+		fakeApiUrl: api.url,
+		fhirBaseUrl: ehr.fhirBaseUrl,
+		inboxUrl: inbox.webUrl,
+		recordingPath,
+	});
 	if (examples.length === 0) say('  no examples/*.json yet');
 	for (const e of examples) say(`  ${e.name} (${e.file}): ${e.status}`);
 
@@ -383,14 +483,18 @@ async function main(): Promise<void> {
 	await n8n.start();
 	const ownerState = await n8n.ensureOwner(owner).catch((error: Error) => {
 		say(`  could not log in as ${owner.email}: ${error.message}`);
-		say('  (the owner of this .n8n-local has another password: use it, or delete .n8n-local/ to start over)');
+		say(
+			'  (the owner of this .n8n-local has another password: use it, or delete .n8n-local/ to start over)',
+		);
 		return 'unknown' as const;
 	});
 
 	const triggerExamples = examples.filter((e) => e.webhookIds.length > 0);
 	let activation = new Map<string, string>();
 	if (triggerExamples.length > 0) {
-		step('Publishing (activating) the trigger examples (each subscribes to its events on the fake API)');
+		step(
+			'Publishing (activating) the trigger examples (each subscribes to its events on the fake API)',
+		);
 		if (ownerState === 'unknown') {
 			say('  skipped: not logged in. Log in, open the workflow and publish it by hand.');
 		} else {
@@ -399,7 +503,8 @@ async function main(): Promise<void> {
 		}
 	}
 
-	const logPath = relative(process.cwd(), join(userFolder, 'n8n.log')) || join(userFolder, 'n8n.log');
+	const logPath =
+		relative(process.cwd(), join(userFolder, 'n8n.log')) || join(userFolder, 'n8n.log');
 	const manualExamples = examples.filter((e) => e.webhookIds.length === 0);
 	const demoCommand = (script: string) =>
 		[
@@ -409,7 +514,8 @@ async function main(): Promise<void> {
 			port === 5678 ? '' : `N8N_PORT=${port} `,
 			`npm run ${script}`,
 		].join('');
-	const short = (name: string) => (name.length <= 40 ? name : `${name.slice(0, Math.max(name.lastIndexOf(' ', 40), 20))}…`);
+	const short = (name: string) =>
+		name.length <= 40 ? name : `${name.slice(0, Math.max(name.lastIndexOf(' ', 40), 20))}…`;
 	const nextSteps: string[] = [];
 	for (const e of manualExamples) {
 		nextSteps.push(`Open "${short(e.name)}" and click "Execute workflow".`);
@@ -417,15 +523,19 @@ async function main(): Promise<void> {
 	}
 	for (const e of triggerExamples) {
 		const state = activation.get(e.id) ?? 'not published';
-		nextSteps.push(`"${short(e.name)}" is ${state.startsWith('published (active), subscribed') ? 'published (n8n 2\'s word for active)' : `${state} (publish it by hand)`}.`);
+		nextSteps.push(
+			`"${short(e.name)}" is ${state.startsWith('published (active), subscribed') ? "published (n8n 2's word for active)" : `${state} (publish it by hand)`}.`,
+		);
 		if (e.events.includes('v2rx.completed')) {
 			nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand('demo:complete')}`);
-			nextSteps.push('   (the fake API finishes a transcription and delivers a signed v2rx.completed),');
+			nextSteps.push(
+				'   (the fake API finishes a transcription and delivers a signed v2rx.completed),',
+			);
 		} else {
 			nextSteps.push(`   To make it fire, in another terminal:  ${demoCommand('demo:clinic')}`);
 			nextSteps.push(`   (the fake API delivers signed clinic events: ${e.events.join(', ')}),`);
 		}
-		nextSteps.push('   then open the workflow\'s Executions tab.');
+		nextSteps.push("   then open the workflow's Executions tab.");
 	}
 	nextSteps.push(`What reached the fake messaging gateway:  curl ${api.url}/__admin/messages`);
 	say(`
@@ -464,13 +574,17 @@ ${nextSteps.map((line) => (line.startsWith('   ') ? `    ${line}` : `   • ${li
 
 	const exit = await n8n.serverExit();
 	if (!stopping) {
-		say(`\nn8n exited by itself (code ${exit?.code ?? 'none'}, signal ${exit?.signal ?? 'none'}). Last lines of ${logPath}:`);
+		say(
+			`\nn8n exited by itself (code ${exit?.code ?? 'none'}, signal ${exit?.signal ?? 'none'}). Last lines of ${logPath}:`,
+		);
 		for (const line of n8n.recentServerLog().slice(-20)) say(`  ${line}`);
 		await shutdown('n8n stopped', 1);
 	}
 }
 
 main().catch(async (error: unknown) => {
-	process.stderr.write(`\nnpm start failed: ${error instanceof Error ? error.message : String(error)}\n`);
+	process.stderr.write(
+		`\nnpm start failed: ${error instanceof Error ? error.message : String(error)}\n`,
+	);
 	await shutdown('Error', 1);
 });

@@ -23,7 +23,10 @@ async function main(): Promise<void> {
 			url,
 			{
 				method: 'POST',
-				headers: { 'content-type': `multipart/form-data; boundary=${frame.boundary}`, 'content-length': String(frame.contentLength) },
+				headers: {
+					'content-type': `multipart/form-data; boundary=${frame.boundary}`,
+					'content-length': String(frame.contentLength),
+				},
 			},
 			(res) => {
 				res.resume();

@@ -5,7 +5,12 @@
 import { randomUUID } from 'node:crypto';
 
 import type { FakeClinicApi } from '../../test/fake-api/server';
-import { ACTION_NODE_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../../test/support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	chain,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../../test/support/n8n/workflows';
 import { cpuSecondsOf, webhookNode, type BenchN8n } from './inN8n';
 
 const DOCTORS = ['do1001', 'do1002', 'do1003', 'do1004'];
@@ -16,7 +21,10 @@ export function doctorIdsFor(items: number): string[] {
 }
 
 /** This package's Doctor → Get Services as the "Call" node, with the given credential. */
-export function packageDirectoryCall(credentials: WorkflowNode['credentials'], extraParameters: Record<string, unknown> = {}): WorkflowNode {
+export function packageDirectoryCall(
+	credentials: WorkflowNode['credentials'],
+	extraParameters: Record<string, unknown> = {},
+): WorkflowNode {
 	return {
 		name: 'Call',
 		type: ACTION_NODE_TYPE,
@@ -45,7 +53,10 @@ export function directoryWorkflow(path: string, call: WorkflowNode): WorkflowJso
 				type: 'n8n-nodes-base.splitOut',
 				typeVersion: 1,
 				position: [200, 0],
-				parameters: { fieldToSplitOut: 'body.doctorIds', options: { destinationFieldName: 'doctorId' } },
+				parameters: {
+					fieldToSplitOut: 'body.doctorIds',
+					options: { destinationFieldName: 'doctorId' },
+				},
 			},
 			call,
 		],
@@ -79,17 +90,29 @@ export async function timedDirectoryRun(
 	answerDelayMs = 0,
 ): Promise<DirectoryRunFigures> {
 	api.reset();
-	if (answerDelayMs > 0) api.injectFault({ path, times: Infinity, fault: { kind: 'delay', ms: answerDelayMs } });
+	if (answerDelayMs > 0)
+		api.injectFault({ path, times: Infinity, fault: { kind: 'delay', ms: answerDelayMs } });
 	const cpuBefore = cpuSecondsOf(bench.n8n.serverPid!);
 	const answer = await bench.trigger(workflowName, { doctorIds });
 	const cpuSeconds = cpuSecondsOf(bench.n8n.serverPid!) - cpuBefore;
-	if (answer.status !== 200) throw new Error(`${workflowName}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`);
+	if (answer.status !== 200)
+		throw new Error(
+			`${workflowName}: webhook answered ${answer.status}: ${answer.text.slice(0, 500)}`,
+		);
 	const execution = await bench.lastExecution(workflowName);
 	const run = execution.runData.Call?.[0];
 	if (!run || run.error || execution.status !== 'success') {
-		throw new Error(`${workflowName}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`);
+		throw new Error(
+			`${workflowName}: the run failed: ${run?.error?.message ?? execution.error?.message ?? execution.status}`,
+		);
 	}
 	const calls = api.requestsTo(path, 'GET').filter((r) => r.status === 200).length;
-	if (calls !== doctorIds.length) throw new Error(`${workflowName}: ${calls} successful calls to ${path}, expected ${doctorIds.length}`);
-	return { msPerItem: Number(run.executionTime) / doctorIds.length, cpuMsPerItem: (cpuSeconds * 1000) / doctorIds.length };
+	if (calls !== doctorIds.length)
+		throw new Error(
+			`${workflowName}: ${calls} successful calls to ${path}, expected ${doctorIds.length}`,
+		);
+	return {
+		msPerItem: Number(run.executionTime) / doctorIds.length,
+		cpuMsPerItem: (cpuSeconds * 1000) / doctorIds.length,
+	};
 }

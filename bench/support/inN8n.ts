@@ -12,24 +12,44 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 
-import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../../test/fake-api/server';
+import {
+	startFakeClinicApi,
+	type FakeClinicApi,
+	type RecordedRequest,
+} from '../../test/fake-api/server';
 import { fakeApiCredentialData } from '../../test/support/fakeApiCredential';
 import { packedPackageForTests } from '../../test/support/n8n/install';
 import { N8nInstance } from '../../test/support/n8n/instance';
 import type { ExecutionResult } from '../../test/support/n8n/results';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, type CredentialImport, type WorkflowJson, type WorkflowNode } from '../../test/support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	type CredentialImport,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../../test/support/n8n/workflows';
 
 export const MiB = 1024 * 1024;
 
 /** The Clinic Scribe credential every bench workflow uses. */
-export const BENCH_CREDENTIAL = { id: 'clinicScribeBench1', name: 'Clinic Scribe (bench fake API)' };
+export const BENCH_CREDENTIAL = {
+	id: 'clinicScribeBench1',
+	name: 'Clinic Scribe (bench fake API)',
+};
 
-const OWNER = { email: 'bench@clinic-scribe.test', password: 'Bench-Password-1', firstName: 'Bench', lastName: 'Owner' };
+const OWNER = {
+	email: 'bench@clinic-scribe.test',
+	password: 'Bench-Password-1',
+	firstName: 'Bench',
+	lastName: 'Owner',
+};
 
 /** Fails early when the bench does not run on the Node n8n runs on (figures count only there). */
 export function requireNode24(): void {
 	if (!process.version.startsWith('v24.')) {
-		throw new Error(`run the benches with the cached Node 24 (npm run bench does): this is ${process.version}`);
+		throw new Error(
+			`run the benches with the cached Node 24 (npm run bench does): this is ${process.version}`,
+		);
 	}
 }
 
@@ -59,7 +79,11 @@ export interface BenchN8n {
 	/** Workflow name → id. */
 	ids: Record<string, string>;
 	/** POSTs the JSON body to the webhook of a workflow; resolves when n8n answers (last node done). */
-	trigger(path: string, body: unknown, timeoutMs?: number): Promise<{ status: number; text: string; ms: number }>;
+	trigger(
+		path: string,
+		body: unknown,
+		timeoutMs?: number,
+	): Promise<{ status: number; text: string; ms: number }>;
 	/** The newest execution of a workflow, with its run data. */
 	lastExecution(workflowName: string): Promise<ExecutionResult>;
 	/** The error of the newest execution of a workflow (its failed node's, else the run's). */
@@ -136,8 +160,13 @@ export async function startBenchN8n(options: {
 				const [newest] = await n8n.listExecutions({ workflowId: ids[workflowName] }, 1);
 				if (!newest) return 'no execution';
 				const failed = await n8n.getExecution(newest.id);
-				const error = Object.values(failed.runData).flat().find((r) => r.error)?.error ?? failed.error;
-				return error ? `${error.message}${error.description ? ` — ${error.description}` : ''}` : `status ${failed.status}`;
+				const error =
+					Object.values(failed.runData)
+						.flat()
+						.find((r) => r.error)?.error ?? failed.error;
+				return error
+					? `${error.message}${error.description ? ` — ${error.description}` : ''}`
+					: `status ${failed.status}`;
 			},
 			dispose: async () => await n8n.dispose(),
 		};
@@ -156,7 +185,13 @@ export function webhookNode(path: string, webhookId: string): WorkflowNode {
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId,
-		parameters: { httpMethod: 'POST', path, responseMode: 'lastNode', responseData: 'noData', options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			responseMode: 'lastNode',
+			responseData: 'noData',
+			options: {},
+		},
 	};
 }
 
@@ -173,7 +208,11 @@ export function packageUploadNode(position: [number, number], transactionId: str
 			binaryPropertyName: 'data',
 			transactionId,
 			inputLanguages: ['en-IN'],
-			outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
+			outputTemplates: {
+				templates: [
+					{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false },
+				],
+			},
 			waitForCompletion: false,
 			options: {},
 		},
@@ -193,7 +232,10 @@ export class RssSampler {
 	private timer: NodeJS.Timeout | undefined;
 	private reading = false;
 
-	constructor(private readonly pid: number, private readonly intervalMs = 20) {}
+	constructor(
+		private readonly pid: number,
+		private readonly intervalMs = 20,
+	) {}
 
 	start(): void {
 		this.timer = setInterval(() => void this.sample(), this.intervalMs);
@@ -223,7 +265,10 @@ export class RssSampler {
 	/** Peak RSS inside [from, to] minus the last sample before `from` (bytes). */
 	growth(from: number, to: number): number {
 		const before = this.samples.filter((s) => s.at <= from);
-		const baseline = before.length > 0 ? before[before.length - 1].rss : this.samples.find((s) => s.at >= from)?.rss;
+		const baseline =
+			before.length > 0
+				? before[before.length - 1].rss
+				: this.samples.find((s) => s.at >= from)?.rss;
 		const inside = this.samples.filter((s) => s.at >= from && s.at <= to + this.intervalMs);
 		if (baseline === undefined || inside.length === 0) return NaN;
 		return Math.max(...inside.map((s) => s.rss)) - baseline;
@@ -231,7 +276,8 @@ export class RssSampler {
 
 	/** The CPU time the process used between the samples nearest `from` and `to` (seconds). */
 	cpuBetween(from: number, to: number): number {
-		const at = (time: number) => (this.samples.find((s) => s.at >= time) ?? this.samples[this.samples.length - 1])?.cpu ?? NaN;
+		const at = (time: number) =>
+			(this.samples.find((s) => s.at >= time) ?? this.samples[this.samples.length - 1])?.cpu ?? NaN;
 		return at(to) - at(from);
 	}
 
@@ -265,7 +311,8 @@ export interface Spread {
 export function spread(values: number[]): Spread {
 	const sorted = [...values].sort((a, b) => a - b);
 	const middle = Math.floor(sorted.length / 2);
-	const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	const median =
+		sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	return { min: sorted[0], median, max: sorted[sorted.length - 1] };
 }
 
@@ -294,7 +341,9 @@ export function runBench(main: () => Promise<void>): void {
 	main().then(
 		() => process.exit(process.exitCode ?? 0),
 		(error: unknown) => {
-			process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+			process.stderr.write(
+				`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`,
+			);
 			process.exit(1);
 		},
 	);

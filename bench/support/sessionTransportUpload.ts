@@ -9,7 +9,11 @@
  */
 import { createReadStream } from 'node:fs';
 
-import type { ICredentialDataDecryptedObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { uploadSessionAudio } from '../../nodes/ClinicScribe/transport/sessionApi';
@@ -23,13 +27,27 @@ async function main(): Promise<void> {
 	if (!n8nHttp) throw new Error('n8n is not installed in the cache: run npm run n8n:install');
 	const type = new ClinicScribeApi();
 	const ctx = {
-		getNode: () => ({ id: 'bench', name: 'Bench', type: 'clinicScribe', typeVersion: 1, position: [0, 0], parameters: {}, credentials: { clinicScribeApi: { id: 'b', name: 'b' } } }),
+		getNode: () => ({
+			id: 'bench',
+			name: 'Bench',
+			type: 'clinicScribe',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+			credentials: { clinicScribeApi: { id: 'b', name: 'b' } },
+		}),
 		getCredentials: async () => ({ ...credential }),
 		helpers: {
 			httpRequest: n8nHttp,
 			// As n8n's helper with a static access token: authenticate, then n8n's own request.
-			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions, extra?: { credentialsDecrypted?: { data: ICredentialDataDecryptedObject } }) =>
-				await n8nHttp(await type.authenticate(extra?.credentialsDecrypted?.data ?? credential, options)),
+			httpRequestWithAuthentication: async (
+				_type: string,
+				options: IHttpRequestOptions,
+				extra?: { credentialsDecrypted?: { data: ICredentialDataDecryptedObject } },
+			) =>
+				await n8nHttp(
+					await type.authenticate(extra?.credentialsDecrypted?.data ?? credential, options),
+				),
 		},
 	} as unknown as IExecuteFunctions;
 	const baseline = process.memoryUsage.rss();
@@ -38,7 +56,13 @@ async function main(): Promise<void> {
 	const answer = await uploadSessionAudio(
 		ctx,
 		sessionId,
-		{ label: 'the bench file', size, contentType: 'audio/wav', sessionFileName: 'audio_0.wav', open: async () => createReadStream(path, { highWaterMark: 512 * 1024 }) },
+		{
+			label: 'the bench file',
+			size,
+			contentType: 'audio/wav',
+			sessionFileName: 'audio_0.wav',
+			open: async () => createReadStream(path, { highWaterMark: 512 * 1024 }),
+		},
 		0,
 	);
 	clearInterval(sampler);

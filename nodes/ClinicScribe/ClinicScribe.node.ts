@@ -59,15 +59,24 @@ export class ClinicScribe implements INodeType {
 		defaultVersion: 2,
 		// What the user picked, as the editor names it ("Upload Audio"), not the stored value.
 		subtitle: optionNameSubtitle('operation', optionsOf(properties, 'operation')),
-		description: 'Transcribe consultations into clinical documents, manage appointments, patients and prescriptions, and look up clinics, doctors and services',
+		description:
+			'Transcribe consultations into clinical documents, manage appointments, patients and prescriptions, and look up clinics, doctors and services',
 		defaults: { name: 'Clinic Scribe' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		// Each credential for its Authentication choice (see authenticationProperty).
 		credentials: [
-			{ name: 'clinicScribeApi', required: true, displayOptions: { show: { authentication: ['clinicScribeApi'] } } },
-			{ name: 'clinicScribeOAuth2Api', required: true, displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } } },
+			{
+				name: 'clinicScribeApi',
+				required: true,
+				displayOptions: { show: { authentication: ['clinicScribeApi'] } },
+			},
+			{
+				name: 'clinicScribeOAuth2Api',
+				required: true,
+				displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } },
+			},
 		],
 		properties,
 	};

@@ -59,8 +59,16 @@ export class ClinicScribeTrigger implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		// Each credential for its Authentication choice (see authenticationProperty).
 		credentials: [
-			{ name: 'clinicScribeApi', required: true, displayOptions: { show: { authentication: ['clinicScribeApi'] } } },
-			{ name: 'clinicScribeOAuth2Api', required: true, displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } } },
+			{
+				name: 'clinicScribeApi',
+				required: true,
+				displayOptions: { show: { authentication: ['clinicScribeApi'] } },
+			},
+			{
+				name: 'clinicScribeOAuth2Api',
+				required: true,
+				displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } },
+			},
 		],
 		webhooks: [
 			{
@@ -113,7 +121,8 @@ export class ClinicScribeTrigger implements INodeType {
 				name: 'verifySignature',
 				type: 'boolean',
 				default: true,
-				description: 'Whether to reject deliveries whose Eka-Webhook-Signature header does not prove they come from the clinic API',
+				description:
+					'Whether to reject deliveries whose Eka-Webhook-Signature header does not prove they come from the clinic API',
 				hint: 'Turn off only for a service that sends unsigned deliveries: anyone who learns the webhook URL can then start this workflow',
 			},
 			{
@@ -137,7 +146,8 @@ export class ClinicScribeTrigger implements INodeType {
 						type: 'string',
 						default: '',
 						placeholder: 'e.g. v2rx.failed',
-						description: 'Other event names to subscribe to, separated by commas, for events the service adds later',
+						description:
+							'Other event names to subscribe to, separated by commas, for events the service adds later',
 					},
 					{
 						displayName: 'Signing Key (Deprecated)',
@@ -155,7 +165,8 @@ export class ClinicScribeTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1 },
 						default: DEFAULT_TOLERANCE_SECONDS,
-						description: 'How far the signed timestamp may be from now before a delivery is rejected as a replay',
+						description:
+							'How far the signed timestamp may be from now before a delivery is rejected as a replay',
 						displayOptions: { show: { '/verifySignature': [true] } },
 					},
 				],

@@ -25,7 +25,10 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
-import { ClinicScribeOAuth2Api, REDIRECT_URL_NOTICE } from '../../credentials/ClinicScribeOAuth2Api.credentials';
+import {
+	ClinicScribeOAuth2Api,
+	REDIRECT_URL_NOTICE,
+} from '../../credentials/ClinicScribeOAuth2Api.credentials';
 import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/authentication';
 import { DEFAULT_CREDENTIALS, SIGN_IN } from '../fake-api/fixtures';
 import { SIGN_IN_ROUTES } from '../fake-api/routes/signIn';
@@ -39,7 +42,16 @@ import { NpmStart } from './npmStart';
 jest.setTimeout(600_000);
 
 const CHROMIUM = process.env.CLINIC_SCRIBE_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+	'--headless',
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
 const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
 const OWNER = { email: 'owner@clinic-scribe.local', password: 'ClinicScribe-Local-1' };
 
@@ -50,7 +62,9 @@ const SIGN_IN_CREDENTIAL_NAME = 'Clinic Scribe OAuth2 (set up by the admin)';
 
 const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
 if (!runBrowser) {
-	process.stderr.write(`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`);
+	process.stderr.write(
+		`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`,
+	);
 }
 const describeBrowser = runBrowser ? describe : describe.skip;
 
@@ -58,178 +72,231 @@ let npmStart: NpmStart;
 let context: BrowserContext;
 let page: Page;
 
-describeBrowser('an admin sets up the credentials alone, as the README says (npm start + headless Chromium)', () => {
-	beforeAll(async () => {
-		mkdirSync(SCREENSHOTS, { recursive: true });
-		for (const file of readdirSync(SCREENSHOTS)) if (file.startsWith('credentials-') || file.startsWith('usage-')) rmSync(join(SCREENSHOTS, file));
-		npmStart = await NpmStart.start();
-		context = await chromium.launchPersistentContext(npmStart.browserProfile, {
-			executablePath: CHROMIUM,
-			headless: true,
-			args: CHROMIUM_FLAGS,
-			viewport: { width: 1440, height: 900 },
+describeBrowser(
+	'an admin sets up the credentials alone, as the README says (npm start + headless Chromium)',
+	() => {
+		beforeAll(async () => {
+			mkdirSync(SCREENSHOTS, { recursive: true });
+			for (const file of readdirSync(SCREENSHOTS))
+				if (file.startsWith('credentials-') || file.startsWith('usage-'))
+					rmSync(join(SCREENSHOTS, file));
+			npmStart = await NpmStart.start();
+			context = await chromium.launchPersistentContext(npmStart.browserProfile, {
+				executablePath: CHROMIUM,
+				headless: true,
+				args: CHROMIUM_FLAGS,
+				viewport: { width: 1440, height: 900 },
+			});
+			page = context.pages()[0] ?? (await context.newPage());
+			// As a real service: only the variant it speaks has a token request.
+			await fakeAdmin('/__admin/options', { rejectOtherTokenFlow: true });
+
+			await page.goto(`${npmStart.baseUrl}/signin`);
+			await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
+			await page.fill('input[name=password]', OWNER.password);
+			await page.click('button:has-text("Sign in")');
+			await page.waitForURL((url) => !url.pathname.includes('signin'));
 		});
-		page = context.pages()[0] ?? (await context.newPage());
-		// As a real service: only the variant it speaks has a token request.
-		await fakeAdmin('/__admin/options', { rejectOtherTokenFlow: true });
 
-		await page.goto(`${npmStart.baseUrl}/signin`);
-		await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
-		await page.fill('input[name=password]', OWNER.password);
-		await page.click('button:has-text("Sign in")');
-		await page.waitForURL((url) => !url.pathname.includes('signin'));
-	});
+		afterAll(async () => {
+			await context?.close();
+			await npmStart?.stop();
+		});
 
-	afterAll(async () => {
-		await context?.close();
-		await npmStart?.stop();
-	});
+		it('Usage, steps 1–3: a new workflow, Clinic Scribe → "Get many entities" from the panel, "Create new credential"; the help link opens the page on its fields', async () => {
+			await page.goto(`${npmStart.baseUrl}/workflow/new`);
+			await page.locator('[data-test-id="canvas-add-button"]').click();
+			const panel = page.locator('[data-test-id="node-creator"]');
+			await panel.locator('[data-test-id="node-creator-search-bar"]').fill('Clinic Scribe');
+			const entry = panel
+				.locator(
+					'[data-test-id="node-creator-node-item"], [data-test-id="node-creator-action-item"]',
+				)
+				.filter({ hasText: 'Clinic Scribe' })
+				.first();
+			await entry.click();
+			// The first step of a workflow: triggers come first, the actions are one click further.
+			await panel.getByText(/^Actions \(\d+\)$/).click();
+			await panel.getByText('Get many entities', { exact: true }).click();
+			await ndv().waitFor();
+			expect(await canvasNodeNames()).toContain('Get many entities');
 
-	it('Usage, steps 1–3: a new workflow, Clinic Scribe → "Get many entities" from the panel, "Create new credential"; the help link opens the page on its fields', async () => {
-		await page.goto(`${npmStart.baseUrl}/workflow/new`);
-		await page.locator('[data-test-id="canvas-add-button"]').click();
-		const panel = page.locator('[data-test-id="node-creator"]');
-		await panel.locator('[data-test-id="node-creator-search-bar"]').fill('Clinic Scribe');
-		const entry = panel.locator('[data-test-id="node-creator-node-item"], [data-test-id="node-creator-action-item"]').filter({ hasText: 'Clinic Scribe' }).first();
-		await entry.click();
-		// The first step of a workflow: triggers come first, the actions are one click further.
-		await panel.getByText(/^Actions \(\d+\)$/).click();
-		await panel.getByText('Get many entities', { exact: true }).click();
-		await ndv().waitFor();
-		expect(await canvasNodeNames()).toContain('Get many entities');
+			await openNewCredential();
+			expect(
+				await dialog().locator('[data-test-id="credential-mode-dropdown-trigger"]').innerText(),
+			).toBe('Client ID and Secret');
+			await expectHelpLink(new ClinicScribeApi().documentationUrl, 'clinic-scribe-api');
+			expect(await selectedOption('apiVariant')).toBe(DOCUMENT);
+			await shot('credentials-01-api-new');
+		});
 
-		await openNewCredential();
-		expect(await dialog().locator('[data-test-id="credential-mode-dropdown-trigger"]').innerText()).toBe('Client ID and Secret');
-		await expectHelpLink(new ClinicScribeApi().documentationUrl, 'clinic-scribe-api');
-		expect(await selectedOption('apiVariant')).toBe(DOCUMENT);
-		await shot('credentials-01-api-new');
-	});
+		it('the API credential with the wrong API Variant: Save runs its test, and the advice on screen names the variant to set', async () => {
+			await chooseOption(parameter('apiVariant'), PUBLIC);
+			await chooseOption(parameter('environment'), 'Custom Base URL');
+			await parameter('baseUrl').locator('input').fill(npmStart.fakeApiUrl);
+			await parameter('clientId').locator('input').first().fill(DEFAULT_CREDENTIALS.clientId);
+			await parameter('clientSecret').locator('input').fill(DEFAULT_CREDENTIALS.clientSecret);
+			await parameter('apiKey').locator('input').fill(DEFAULT_CREDENTIALS.apiKey);
+			await renameCredential(API_CREDENTIAL_NAME);
+			const since = await lastRequestId();
+			await page.locator('[data-test-id="credential-save-button"]').click();
 
-	it('the API credential with the wrong API Variant: Save runs its test, and the advice on screen names the variant to set', async () => {
-		await chooseOption(parameter('apiVariant'), PUBLIC);
-		await chooseOption(parameter('environment'), 'Custom Base URL');
-		await parameter('baseUrl').locator('input').fill(npmStart.fakeApiUrl);
-		await parameter('clientId').locator('input').first().fill(DEFAULT_CREDENTIALS.clientId);
-		await parameter('clientSecret').locator('input').fill(DEFAULT_CREDENTIALS.clientSecret);
-		await parameter('apiKey').locator('input').fill(DEFAULT_CREDENTIALS.apiKey);
-		await renameCredential(API_CREDENTIAL_NAME);
-		const since = await lastRequestId();
-		await page.locator('[data-test-id="credential-save-button"]').click();
+			const advice = await testFailure();
+			expect(advice).toContain(
+				`The clinic API has no token request for API Variant "${PUBLIC}" (HTTP 404), but it accepts this client with "${DOCUMENT}"`,
+			);
+			expect(advice).toContain(
+				`set API Variant to "${DOCUMENT}" in the Clinic Scribe API credential, then test it again.`,
+			);
+			expect(advice).not.toContain(DEFAULT_CREDENTIALS.clientSecret);
+			await shot('credentials-02-api-wrong-variant-advice');
+			// One request per variant, both to the credential's own address.
+			const sent = (await fakeAdmin<RecordedRequest[]>(`/__admin/requests?since=${since}`)).filter(
+				(r) => r.pathname.includes('/auth/') || r.pathname.includes('/account/'),
+			);
+			expect(sent.map((r) => [r.pathname, r.status])).toEqual([
+				['/connect-auth/v1/account/login', 404],
+				['/api/v1/auth/token', 200],
+			]);
+		});
 
-		const advice = await testFailure();
-		expect(advice).toContain(`The clinic API has no token request for API Variant "${PUBLIC}" (HTTP 404), but it accepts this client with "${DOCUMENT}"`);
-		expect(advice).toContain(`set API Variant to "${DOCUMENT}" in the Clinic Scribe API credential, then test it again.`);
-		expect(advice).not.toContain(DEFAULT_CREDENTIALS.clientSecret);
-		await shot('credentials-02-api-wrong-variant-advice');
-		// One request per variant, both to the credential's own address.
-		const sent = (await fakeAdmin<RecordedRequest[]>(`/__admin/requests?since=${since}`)).filter((r) => r.pathname.includes('/auth/') || r.pathname.includes('/account/'));
-		expect(sent.map((r) => [r.pathname, r.status])).toEqual([
-			['/connect-auth/v1/account/login', 404],
-			['/api/v1/auth/token', 200],
-		]);
-	});
+		it("set as advised, the test passes; Usage step 4: Execute step lists the clinics and doctors (the README's screenshot)", async () => {
+			await chooseOption(parameter('apiVariant'), DOCUMENT);
+			await page.locator('[data-test-id="credential-save-button"]').click();
+			// n8n closes the dialog once the test passed; open it again to see the verdict.
+			await dialog().waitFor({ state: 'hidden' });
+			await nodeUsesCredential(API_CREDENTIAL_NAME);
+			await ndv().locator('[data-test-id="credential-edit-button"]').click();
+			const passed = dialog().locator('[data-test-id="credentials-config-container-test-success"]');
+			await passed.waitFor();
+			expect(await passed.innerText()).toContain('Connection tested successfully');
+			await shot('credentials-03-api-tested');
+			await closeCredential();
 
-	it('set as advised, the test passes; Usage step 4: Execute step lists the clinics and doctors (the README\'s screenshot)', async () => {
-		await chooseOption(parameter('apiVariant'), DOCUMENT);
-		await page.locator('[data-test-id="credential-save-button"]').click();
-		// n8n closes the dialog once the test passed; open it again to see the verdict.
-		await dialog().waitFor({ state: 'hidden' });
-		await nodeUsesCredential(API_CREDENTIAL_NAME);
-		await ndv().locator('[data-test-id="credential-edit-button"]').click();
-		const passed = dialog().locator('[data-test-id="credentials-config-container-test-success"]');
-		await passed.waitFor();
-		expect(await passed.innerText()).toContain('Connection tested successfully');
-		await shot('credentials-03-api-tested');
-		await closeCredential();
+			await ndv().locator('[data-test-id="node-execute-button"]').click();
+			await ndv().locator('[data-test-id="node-run-status-success"]').waitFor();
+			const output = ndv().locator('[data-test-id="output-panel"]');
+			await output.getByText('Sunrise Clinic Indiranagar').first().waitFor();
+			expect(await output.innerText()).toContain('Dr. Asha Rao');
+			await page.getByText('Node executed successfully').waitFor();
+			await dismissNotifications();
+			// JPEG: n8n-node build copies every .png and .svg of the repository into the package.
+			await page.screenshot({
+				path: join(SCREENSHOTS, 'usage-first-workflow.jpg'),
+				type: 'jpeg',
+				quality: 90,
+			});
+			await closeNodeDetails();
+		});
 
-		await ndv().locator('[data-test-id="node-execute-button"]').click();
-		await ndv().locator('[data-test-id="node-run-status-success"]').waitFor();
-		const output = ndv().locator('[data-test-id="output-panel"]');
-		await output.getByText('Sunrise Clinic Indiranagar').first().waitFor();
-		expect(await output.innerText()).toContain('Dr. Asha Rao');
-		await page.getByText('Node executed successfully').waitFor();
-		await dismissNotifications();
-		// JPEG: n8n-node build copies every .png and .svg of the repository into the package.
-		await page.screenshot({ path: join(SCREENSHOTS, 'usage-first-workflow.jpg'), type: 'jpeg', quality: 90 });
-		await closeNodeDetails();
-	});
+		it('the OAuth2 credential, created the same way: its help link, and the notice on the redirect URL the README gives too', async () => {
+			await page
+				.locator('[data-test-id="canvas-node"][data-node-name="Get many entities"]')
+				.dblclick();
+			await openNewCredential();
+			await page.locator('[data-test-id="credential-mode-dropdown-trigger"]').click();
+			await page.getByText('Sign In With the Clinic Account (OAuth2)').last().click();
+			await dialog().getByText('OAuth Redirect URL', { exact: true }).waitFor();
+			await expectHelpLink(
+				new ClinicScribeOAuth2Api().documentationUrl,
+				'setting-up-the-oauth2-credential',
+			);
+			const text = normalise(await dialog().innerText());
+			expect(text).toContain(`${npmStart.baseUrl}/rest/oauth2-credential/callback`);
+			expect(text).toContain(REDIRECT_URL_NOTICE);
+			expect(normalise(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'))).toContain(
+				REDIRECT_URL_NOTICE.slice(REDIRECT_URL_NOTICE.indexOf('to ekaconnect@eka.care')),
+			);
+			await parameter('clientSecret').scrollIntoViewIfNeeded();
+			await shot('credentials-04-oauth2-new');
+		});
 
-	it('the OAuth2 credential, created the same way: its help link, and the notice on the redirect URL the README gives too', async () => {
-		await page.locator('[data-test-id="canvas-node"][data-node-name="Get many entities"]').dblclick();
-		await openNewCredential();
-		await page.locator('[data-test-id="credential-mode-dropdown-trigger"]').click();
-		await page.getByText('Sign In With the Clinic Account (OAuth2)').last().click();
-		await dialog().getByText('OAuth Redirect URL', { exact: true }).waitFor();
-		await expectHelpLink(new ClinicScribeOAuth2Api().documentationUrl, 'setting-up-the-oauth2-credential');
-		const text = normalise(await dialog().innerText());
-		expect(text).toContain(`${npmStart.baseUrl}/rest/oauth2-credential/callback`);
-		expect(text).toContain(REDIRECT_URL_NOTICE);
-		expect(normalise(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'))).toContain(REDIRECT_URL_NOTICE.slice(REDIRECT_URL_NOTICE.indexOf('to ekaconnect@eka.care')));
-		await parameter('clientSecret').scrollIntoViewIfNeeded();
-		await shot('credentials-04-oauth2-new');
-	});
+		it('with the wrong API Variant it connects (the variant does not change the sign-in) …', async () => {
+			await parameter('clientId').locator('input').first().fill(SIGN_IN.clientId);
+			await parameter('clientSecret').locator('input').fill(SIGN_IN.clientSecret);
+			await chooseOption(parameter('environment'), 'Custom');
+			await parameter('customAuthUrl')
+				.locator('input')
+				.fill(`${npmStart.fakeApiUrl}${SIGN_IN_ROUTES.authorize}`);
+			await parameter('customAccessTokenUrl')
+				.locator('input')
+				.fill(`${npmStart.fakeApiUrl}${SIGN_IN_ROUTES.token}`);
+			await parameter('baseUrl').locator('input').fill(npmStart.fakeApiUrl);
+			await chooseOption(parameter('apiVariant'), PUBLIC);
+			await renameCredential(SIGN_IN_CREDENTIAL_NAME);
+			await page.locator('[data-test-id="credential-save-button"]').click();
 
-	it('with the wrong API Variant it connects (the variant does not change the sign-in) …', async () => {
-		await parameter('clientId').locator('input').first().fill(SIGN_IN.clientId);
-		await parameter('clientSecret').locator('input').fill(SIGN_IN.clientSecret);
-		await chooseOption(parameter('environment'), 'Custom');
-		await parameter('customAuthUrl').locator('input').fill(`${npmStart.fakeApiUrl}${SIGN_IN_ROUTES.authorize}`);
-		await parameter('customAccessTokenUrl').locator('input').fill(`${npmStart.fakeApiUrl}${SIGN_IN_ROUTES.token}`);
-		await parameter('baseUrl').locator('input').fill(npmStart.fakeApiUrl);
-		await chooseOption(parameter('apiVariant'), PUBLIC);
-		await renameCredential(SIGN_IN_CREDENTIAL_NAME);
-		await page.locator('[data-test-id="credential-save-button"]').click();
+			const connect = dialog()
+				.locator('[data-test-id="oauth-not-connected-banner"]')
+				.getByRole('button', { name: 'Connect' });
+			await connect.waitFor();
+			const popupOpened = page.waitForEvent('popup');
+			await connect.click();
+			const popup = await popupOpened;
+			await popup.locator('#username').waitFor();
+			await popup.fill('#username', SIGN_IN.user.username);
+			await popup.fill('#password', SIGN_IN.user.password);
+			const closed = popup.waitForEvent('close');
+			await popup.click('button[type=submit]');
+			await closed;
+			// Connected: n8n closes the dialog and the node uses the credential; open it again to see so.
+			await dialog().waitFor({ state: 'hidden' });
+			await nodeUsesCredential(SIGN_IN_CREDENTIAL_NAME);
+			await ndv().locator('[data-test-id="credential-edit-button"]').click();
+			await dialog().locator('[data-test-id="oauth-connect-success-banner"]').waitFor();
+			expect(await selectedOption('apiVariant')).toBe(PUBLIC);
+			await shot('credentials-05-oauth2-connected');
+			await closeCredential();
+			await closeNodeDetails();
+		});
 
-		const connect = dialog().locator('[data-test-id="oauth-not-connected-banner"]').getByRole('button', { name: 'Connect' });
-		await connect.waitFor();
-		const popupOpened = page.waitForEvent('popup');
-		await connect.click();
-		const popup = await popupOpened;
-		await popup.locator('#username').waitFor();
-		await popup.fill('#username', SIGN_IN.user.username);
-		await popup.fill('#password', SIGN_IN.user.password);
-		const closed = popup.waitForEvent('close');
-		await popup.click('button[type=submit]');
-		await closed;
-		// Connected: n8n closes the dialog and the node uses the credential; open it again to see so.
-		await dialog().waitFor({ state: 'hidden' });
-		await nodeUsesCredential(SIGN_IN_CREDENTIAL_NAME);
-		await ndv().locator('[data-test-id="credential-edit-button"]').click();
-		await dialog().locator('[data-test-id="oauth-connect-success-banner"]').waitFor();
-		expect(await selectedOption('apiVariant')).toBe(PUBLIC);
-		await shot('credentials-05-oauth2-connected');
-		await closeCredential();
-		await closeNodeDetails();
-	});
-
-	it('… and the first Upload Audio shows the advice on screen: set API Variant to the interface document\'s; nothing uploaded', async () => {
-		const credential = (await restGet<Array<{ id: string; name: string }>>('/rest/credentials')).find((c) => c.name === SIGN_IN_CREDENTIAL_NAME)!;
-		expect(credential).toBeDefined();
-		const workflow = uploadWorkflow(join(npmStart.userFolder, 'files', 'recordings', 'consultation.wav'), credential);
-		await restPost('/rest/workflows', workflow);
-		await page.goto(`${npmStart.baseUrl}/workflow/${workflow.id}`);
-		await page.locator('[data-test-id="canvas-node"]').first().waitFor();
-		const since = await lastRequestId();
-		await page.click('[data-test-id="execute-workflow-button"]');
-		const upload = page.locator('[data-test-id="canvas-node"][data-node-name="Transcribe"]');
-		await upload.locator('[data-test-id="canvas-node-status-mark-error"]').waitFor({ timeout: 120_000 });
-		await upload.dblclick();
-		const error = ndv().locator('[data-test-id="output-panel"]');
-		await error.getByText('The clinic API refused the upload action').first().waitFor();
-		const shown = normalise(await error.innerText());
-		expect(shown).toContain('The clinic API refused the upload action "ekascribe-v2" (HTTP 400 invalid_action: action must be scribe-v2)');
-		expect(shown).toContain(`set API Variant to "${DOCUMENT}" in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`);
-		await shot('credentials-06-oauth2-wrong-variant-upload');
-		const received = await fakeAdmin<RecordedRequest[]>(`/__admin/requests?since=${since}`);
-		expect(received.filter((r) => r.pathname.startsWith('/storage/') || r.pathname.startsWith('/voice/api/v2/transaction/init/'))).toEqual([]);
-	});
-});
+		it("… and the first Upload Audio shows the advice on screen: set API Variant to the interface document's; nothing uploaded", async () => {
+			const credential = (
+				await restGet<Array<{ id: string; name: string }>>('/rest/credentials')
+			).find((c) => c.name === SIGN_IN_CREDENTIAL_NAME)!;
+			expect(credential).toBeDefined();
+			const workflow = uploadWorkflow(
+				join(npmStart.userFolder, 'files', 'recordings', 'consultation.wav'),
+				credential,
+			);
+			await restPost('/rest/workflows', workflow);
+			await page.goto(`${npmStart.baseUrl}/workflow/${workflow.id}`);
+			await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+			const since = await lastRequestId();
+			await page.click('[data-test-id="execute-workflow-button"]');
+			const upload = page.locator('[data-test-id="canvas-node"][data-node-name="Transcribe"]');
+			await upload
+				.locator('[data-test-id="canvas-node-status-mark-error"]')
+				.waitFor({ timeout: 120_000 });
+			await upload.dblclick();
+			const error = ndv().locator('[data-test-id="output-panel"]');
+			await error.getByText('The clinic API refused the upload action').first().waitFor();
+			const shown = normalise(await error.innerText());
+			expect(shown).toContain(
+				'The clinic API refused the upload action "ekascribe-v2" (HTTP 400 invalid_action: action must be scribe-v2)',
+			);
+			expect(shown).toContain(
+				`set API Variant to "${DOCUMENT}" in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`,
+			);
+			await shot('credentials-06-oauth2-wrong-variant-upload');
+			const received = await fakeAdmin<RecordedRequest[]>(`/__admin/requests?since=${since}`);
+			expect(
+				received.filter(
+					(r) =>
+						r.pathname.startsWith('/storage/') ||
+						r.pathname.startsWith('/voice/api/v2/transaction/init/'),
+				),
+			).toEqual([]);
+		});
+	},
+);
 
 // ---------------------------------------------------------------------------------------------
 
 const ndv = (): Locator => page.locator('[data-test-id="ndv"]');
 const dialog = (): Locator => page.locator('[data-test-id="credential-edit-dialog"]');
-const parameter = (name: string): Locator => dialog().locator(`[data-test-id="parameter-input-${name}"]`);
+const parameter = (name: string): Locator =>
+	dialog().locator(`[data-test-id="parameter-input-${name}"]`);
 const normalise = (text: string) => text.replace(/\s+/g, ' ').trim();
 
 async function shot(name: string): Promise<void> {
@@ -241,12 +308,17 @@ async function dismissNotifications(): Promise<void> {
 	const notifications = page.locator('.el-notification');
 	for (let open = await notifications.count(); open > 0; open = await notifications.count()) {
 		await notifications.first().locator('.el-notification__closeBtn').click();
-		await page.waitForFunction((before) => document.querySelectorAll('.el-notification').length < before, open);
+		await page.waitForFunction(
+			(before) => document.querySelectorAll('.el-notification').length < before,
+			open,
+		);
 	}
 }
 
 async function canvasNodeNames(): Promise<string[]> {
-	return await page.locator('[data-test-id="canvas-node"]').evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name') ?? ''));
+	return await page
+		.locator('[data-test-id="canvas-node"]')
+		.evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-node-name') ?? ''));
 }
 
 /** The node's credential list → "Create new credential": the dialog opens on the node's default credential type. */
@@ -260,8 +332,12 @@ async function openNewCredential(): Promise<void> {
 async function expectHelpLink(documentationUrl: string | undefined, anchor: string): Promise<void> {
 	const href = await dialog().locator('a', { hasText: 'Read our docs' }).getAttribute('href');
 	expect(href).toBe(documentationUrl);
-	expect(href).toBe(`https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#${anchor}`);
-	expect(anchors(readFileSync(join(REPO_ROOT, 'docs', 'credentials.md'), 'utf8')).has(anchor)).toBe(true);
+	expect(href).toBe(
+		`https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#${anchor}`,
+	);
+	expect(anchors(readFileSync(join(REPO_ROOT, 'docs', 'credentials.md'), 'utf8')).has(anchor)).toBe(
+		true,
+	);
 }
 
 /** The failed test's banner, with its details opened: what n8n shows the admin. */
@@ -278,9 +354,13 @@ async function testFailure(): Promise<string> {
 /** Waits until the node's credential field shows `name` (n8n selects a credential created from the node). */
 async function nodeUsesCredential(name: string): Promise<void> {
 	await page.waitForFunction((wanted) => {
-		const select = document.querySelector('[data-test-id="ndv"] [data-test-id="node-credentials-select"]');
+		const select = document.querySelector(
+			'[data-test-id="ndv"] [data-test-id="node-credentials-select"]',
+		);
 		const input = select?.querySelector('input');
-		return [select?.textContent, input?.value, input?.placeholder].some((text) => (text ?? '').includes(wanted));
+		return [select?.textContent, input?.value, input?.placeholder].some((text) =>
+			(text ?? '').includes(wanted),
+		);
 	}, name);
 }
 
@@ -304,7 +384,9 @@ async function closeNodeDetails(): Promise<void> {
 /** Picks `option` in an n8n select (the list opens in a popper attached to the page body). */
 async function chooseOption(select: Locator, option: string): Promise<void> {
 	await select.click();
-	const item = page.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option }).first();
+	const item = page
+		.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option })
+		.first();
 	await item.click();
 	await item.waitFor({ state: 'hidden' });
 }
@@ -315,7 +397,16 @@ async function selectedOption(name: string): Promise<string> {
 
 /** The fake API's admin endpoint: GET, or POST with a body. */
 async function fakeAdmin<T = unknown>(path: string, body?: unknown): Promise<T> {
-	const response = await fetch(`${npmStart.fakeApiUrl}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const response = await fetch(
+		`${npmStart.fakeApiUrl}${path}`,
+		body === undefined
+			? {}
+			: {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify(body),
+				},
+	);
 	if (!response.ok) throw new Error(`fake API ${path}: ${response.status}`);
 	return (await response.json()) as T;
 }
@@ -327,7 +418,9 @@ async function lastRequestId(): Promise<number> {
 /** REST calls as the logged-in editor makes them (with its browser-id header). */
 async function restGet<T>(path: string): Promise<T> {
 	const body = await page.evaluate(async (url) => {
-		const response = await fetch(url, { headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' } });
+		const response = await fetch(url, {
+			headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' },
+		});
 		return { status: response.status, json: (await response.json()) as { data: unknown } };
 	}, path);
 	if (body.status !== 200) throw new Error(`GET ${path} answered ${body.status}`);
@@ -339,7 +432,10 @@ async function restPost(path: string, payload: unknown): Promise<void> {
 		async ({ url, json }) => {
 			const response = await fetch(url, {
 				method: 'POST',
-				headers: { 'content-type': 'application/json', 'browser-id': localStorage.getItem('n8n-browserId') ?? '' },
+				headers: {
+					'content-type': 'application/json',
+					'browser-id': localStorage.getItem('n8n-browserId') ?? '',
+				},
 				body: json,
 			});
 			return response.status;
@@ -350,7 +446,10 @@ async function restPost(path: string, payload: unknown): Promise<void> {
 }
 
 /** Manual trigger → the sample recording → Upload Audio with the admin's OAuth2 credential. */
-function uploadWorkflow(recordingPath: string, credential: { id: string; name: string }): WorkflowJson & { id: string } {
+function uploadWorkflow(
+	recordingPath: string,
+	credential: { id: string; name: string },
+): WorkflowJson & { id: string } {
 	const names = ['When clicking ‘Execute workflow’', 'Read Recording', 'Transcribe'];
 	const uploadParameters: Record<string, unknown> = {
 		authentication: SIGN_IN_CREDENTIAL_TYPE,
@@ -359,15 +458,31 @@ function uploadWorkflow(recordingPath: string, credential: { id: string; name: s
 		binaryPropertyName: 'data',
 		transactionId: "={{ 'admin-variant-' + $execution.id }}",
 		inputLanguages: ['en-IN'],
-		outputTemplates: { templates: [{ template: 'clinical_notes_template', codificationNeeded: false }] },
+		outputTemplates: {
+			templates: [{ template: 'clinical_notes_template', codificationNeeded: false }],
+		},
 		options: {},
 	};
 	return {
 		id: newId(),
-		name: 'Upload with the admin\'s OAuth2 credential (browser test)',
+		name: "Upload with the admin's OAuth2 credential (browser test)",
 		nodes: [
-			{ id: randomUUID(), name: names[0], type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: randomUUID(), name: names[1], type: 'n8n-nodes-base.readWriteFile', typeVersion: 1.1, position: [220, 0], parameters: { operation: 'read', fileSelector: recordingPath, options: {} } },
+			{
+				id: randomUUID(),
+				name: names[0],
+				type: 'n8n-nodes-base.manualTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+			{
+				id: randomUUID(),
+				name: names[1],
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1.1,
+				position: [220, 0],
+				parameters: { operation: 'read', fileSelector: recordingPath, options: {} },
+			},
 			{
 				id: randomUUID(),
 				name: names[2],
@@ -378,7 +493,14 @@ function uploadWorkflow(recordingPath: string, credential: { id: string; name: s
 				credentials: { [SIGN_IN_CREDENTIAL_TYPE]: credential },
 			},
 		],
-		connections: Object.fromEntries(names.slice(0, -1).map((name, index) => [name, { main: [[{ node: names[index + 1], type: 'main', index: 0 }]] }])),
+		connections: Object.fromEntries(
+			names
+				.slice(0, -1)
+				.map((name, index) => [
+					name,
+					{ main: [[{ node: names[index + 1], type: 'main', index: 0 }]] },
+				]),
+		),
 		settings: { executionOrder: 'v1' },
 	};
 }

@@ -23,7 +23,10 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
-import { ClinicScribeTrigger, ENTRY_DESCRIPTION } from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import {
+	ClinicScribeTrigger,
+	ENTRY_DESCRIPTION,
+} from '../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { API_VARIANT_OPTIONS } from '../../nodes/ClinicScribe/transport/authentication';
 import { REPO_ROOT } from '../support/n8n/install';
 import { ACTION_NODE_TYPE, TRIGGER_NODE_TYPE, type WorkflowJson } from '../support/n8n/workflows';
@@ -50,7 +53,9 @@ const README_URL = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blo
 
 const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
 if (!runBrowser) {
-	process.stderr.write(`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`);
+	process.stderr.write(
+		`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`,
+	);
 }
 const describeBrowser = runBrowser ? describe : describe.skip;
 
@@ -61,7 +66,12 @@ const ACTIONS = `Actions (${
 	new Set(
 		actionProperties
 			.filter((p) => p.name === 'operation')
-			.flatMap((p) => (p.options ?? []).map((o) => `${String(p.displayOptions?.show?.resource)}/${String((o as INodePropertyOptions).value)}`)),
+			.flatMap((p) =>
+				(p.options ?? []).map(
+					(o) =>
+						`${String(p.displayOptions?.show?.resource)}/${String((o as INodePropertyOptions).value)}`,
+				),
+			),
 	).size
 })`;
 /** n8n's heading over the trigger's events: one per event the trigger offers. */
@@ -72,9 +82,9 @@ const operationName = (value: string) =>
 		.flatMap((p) => p.options as INodePropertyOptions[])
 		.find((o) => o.value === value)?.name;
 const templateOptions = (
-	(actionProperties.find((p) => p.name === 'outputTemplates')?.options as INodePropertyCollection[])[0].values.find(
-		(p) => p.name === 'template',
-	)?.options as INodePropertyOptions[]
+	(
+		actionProperties.find((p) => p.name === 'outputTemplates')?.options as INodePropertyCollection[]
+	)[0].values.find((p) => p.name === 'template')?.options as INodePropertyOptions[]
 ).map((o) => ({ name: o.name, value: String(o.value) }));
 
 let npmStart: NpmStart;
@@ -91,7 +101,8 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 	beforeAll(async () => {
 		// This test's own screenshots only (NN-name.png): the folder is shared with the other browser tests.
 		mkdirSync(SCREENSHOTS, { recursive: true });
-		for (const file of readdirSync(SCREENSHOTS)) if (/^\d\d-.*\.png$/.test(file)) rmSync(join(SCREENSHOTS, file));
+		for (const file of readdirSync(SCREENSHOTS))
+			if (/^\d\d-.*\.png$/.test(file)) rmSync(join(SCREENSHOTS, file));
 		npmStart = await NpmStart.start();
 		context = await chromium.launchPersistentContext(npmStart.browserProfile, {
 			executablePath: CHROMIUM,
@@ -115,15 +126,29 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await page.click('button:has-text("Sign in")');
 		await page.waitForURL((url) => !url.pathname.includes('signin'));
 
-		const workflows = await Promise.all((await restGet<Array<{ id: string }>>('/rest/workflows')).map((w) => restGet<WorkflowJson & { id: string }>(`/rest/workflows/${w.id}`)));
+		const workflows = await Promise.all(
+			(await restGet<Array<{ id: string }>>('/rest/workflows')).map((w) =>
+				restGet<WorkflowJson & { id: string }>(`/rest/workflows/${w.id}`),
+			),
+		);
 		const withTrigger = workflows.filter((w) => w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE));
-		const withoutTrigger = workflows.filter((w) => !w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE) && w.nodes.some((n) => n.type === ACTION_NODE_TYPE));
+		const withoutTrigger = workflows.filter(
+			(w) =>
+				!w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE) &&
+				w.nodes.some((n) => n.type === ACTION_NODE_TYPE),
+		);
 		// npm start imports the examples: two run by hand (transaction and session upload), three started by
 		// the trigger (a completed transcription, an appointment booked, an appointment completed).
 		expect([withoutTrigger.length, withTrigger.length]).toEqual([2, 3]);
-		const transcribeExample = withoutTrigger.find((w) => w.nodes.some((n) => n.type === ACTION_NODE_TYPE && n.parameters.operation === 'getResults'));
+		const transcribeExample = withoutTrigger.find((w) =>
+			w.nodes.some((n) => n.type === ACTION_NODE_TYPE && n.parameters.operation === 'getResults'),
+		);
 		const completedExample = withTrigger.find((w) =>
-			w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE && JSON.stringify(n.parameters.events) === '["v2rx.completed"]'),
+			w.nodes.some(
+				(n) =>
+					n.type === TRIGGER_NODE_TYPE &&
+					JSON.stringify(n.parameters.events) === '["v2rx.completed"]',
+			),
 		);
 		expect(transcribeExample?.name).toEqual(expect.any(String));
 		expect(completedExample?.name).toEqual(expect.any(String));
@@ -131,30 +156,49 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		sessionExample = withoutTrigger.find((w) => w !== transcribeExample)!;
 		allExamples = workflows;
 		// Every node of every example is on: nothing is left disabled for want of a server.
-		expect(workflows.flatMap((w) => w.nodes.filter((n) => n.disabled).map((n) => `${w.name}: ${n.name}`))).toEqual([]);
+		expect(
+			workflows.flatMap((w) =>
+				w.nodes.filter((n) => n.disabled).map((n) => `${w.name}: ${n.name}`),
+			),
+		).toEqual([]);
 	});
 
 	it('the transcribe example: each Clinic Scribe node is subtitled with its operation as the editor names it', async () => {
 		await openWorkflow(transcribe.id);
 		const actionNodes = transcribe.nodes.filter((n) => n.type === ACTION_NODE_TYPE);
-		expect(actionNodes.map((n) => n.parameters.operation).sort()).toEqual(['getResults', 'uploadAudio']);
+		expect(actionNodes.map((n) => n.parameters.operation).sort()).toEqual([
+			'getResults',
+			'uploadAudio',
+		]);
 		for (const node of actionNodes) {
-			expect(await canvasNodeLines(node.name)).toEqual([node.name, operationName(String(node.parameters.operation))]);
+			expect(await canvasNodeLines(node.name)).toEqual([
+				node.name,
+				operationName(String(node.parameters.operation)),
+			]);
 		}
-		expect(actionNodes.map((n) => operationName(String(n.parameters.operation))).sort()).toEqual(['Get Results', 'Upload Audio']);
+		expect(actionNodes.map((n) => operationName(String(n.parameters.operation))).sort()).toEqual([
+			'Get Results',
+			'Upload Audio',
+		]);
 		await shot('02-transcribe-example');
 	});
 
 	it('the trigger example: the trigger is subtitled with its event by name', async () => {
 		await openWorkflow(triggered.id);
 		const node = triggered.nodes.find((n) => n.type === TRIGGER_NODE_TYPE);
-		expect(await canvasNodeLines(String(node?.name))).toEqual([node?.name, 'Transcription Completed']);
+		expect(await canvasNodeLines(String(node?.name))).toEqual([
+			node?.name,
+			'Transcription Completed',
+		]);
 		await shot('03-trigger-example');
 	});
 
 	it('runs the transcribe example to success (every node on its path green, the visit stored in the local EHR)', async () => {
 		await runInEditor(transcribe, '04-transcribe-run-succeeded');
-		const counts = (await (await fetch(`${npmStart.ehrUrl}/__admin/counts`)).json()) as Record<string, number>;
+		const counts = (await (await fetch(`${npmStart.ehrUrl}/__admin/counts`)).json()) as Record<
+			string,
+			number
+		>;
 		expect(counts).toMatchObject({ Patient: 1, Practitioner: 1, Encounter: 1, Composition: 1 });
 	});
 
@@ -168,7 +212,15 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await body.getByText('Chief complaints', { exact: true }).waitFor();
 		await body.getByText('Paracetamol 650 mg').first().waitFor();
 		const text = normalise(await body.locator('body').innerText());
-		for (const expected of ['Clinical notes', 'History of present illness', 'Vitals', 'Medications', 'Transcript', 'मुझे तीन दिन से बुखार है']) expect(text).toContain(expected);
+		for (const expected of [
+			'Clinical notes',
+			'History of present illness',
+			'Vitals',
+			'Medications',
+			'Transcript',
+			'मुझे तीन दिन से बुखार है',
+		])
+			expect(text).toContain(expected);
 		expect(text).not.toMatch(/[{}]"|"\w+":/);
 		// Tall enough to show the whole message.
 		await page.setViewportSize({ width: 1440, height: 1700 });
@@ -183,7 +235,15 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await patientLink.click();
 		await page.getByRole('heading', { name: /^Composition \(1\)/ }).waitFor();
 		const text = normalise(await page.locator('body').innerText());
-		for (const expected of ['Consultation note', 'Encounter (1)', 'Condition', 'MedicationRequest', 'Observation', 'Named in these records']) expect(text).toContain(expected);
+		for (const expected of [
+			'Consultation note',
+			'Encounter (1)',
+			'Condition',
+			'MedicationRequest',
+			'Observation',
+			'Named in these records',
+		])
+			expect(text).toContain(expected);
 		expect(text).toMatch(/Acute upper respiratory/i);
 		await page.screenshot({ path: join(SCREENSHOTS, '14-ehr-patient.png'), fullPage: true });
 	});
@@ -191,18 +251,32 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 	it('the other four examples run too: the session one in the editor, the trigger ones through npm run demo:complete and demo:clinic', async () => {
 		const emailsBefore = await inboxCount();
 		await runInEditor(sessionExample, '15-session-run-succeeded');
-		await expectEventually(async () => (await inboxCount()) > emailsBefore, 'the session example\'s e-mail in the inbox');
+		await expectEventually(
+			async () => (await inboxCount()) > emailsBefore,
+			"the session example's e-mail in the inbox",
+		);
 
-		expect(await npmStart.demo('demo:complete')).toMatch(/stored [\d.]+ s after the delivery: Encounter\/\S+, Composition\/\S+/);
+		expect(await npmStart.demo('demo:complete')).toMatch(
+			/stored [\d.]+ s after the delivery: Encounter\/\S+, Composition\/\S+/,
+		);
 		const clinic = await npmStart.demo('demo:clinic');
 		expect(clinic).toMatch(/received msg_\w+ \(whatsapp\)/);
-		expect(clinic).toMatch(/e-mailed to patient@example\.com: "Your prescription from .*", with P-DW-FAKE-\d+\.pdf/);
+		expect(clinic).toMatch(
+			/e-mailed to patient@example\.com: "Your prescription from .*", with P-DW-FAKE-\d+\.pdf/,
+		);
 
-		const triggerExamples = allExamples.filter((w) => w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE));
+		const triggerExamples = allExamples.filter((w) =>
+			w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE),
+		);
 		for (const workflow of [...triggerExamples, sessionExample, transcribe]) {
-			const executions = await restGet<{ results: Array<{ status: string }> }>(`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`);
+			const executions = await restGet<{ results: Array<{ status: string }> }>(
+				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`,
+			);
 			// Every run of every example succeeded.
-			expect([workflow.name, executions.results.length > 0 && executions.results.every((e) => e.status === 'success')]).toEqual([workflow.name, true]);
+			expect([
+				workflow.name,
+				executions.results.length > 0 && executions.results.every((e) => e.status === 'success'),
+			]).toEqual([workflow.name, true]);
 		}
 	});
 
@@ -214,7 +288,15 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		// Actions come first here, then the trigger.
 		expect(details.indexOf(ACTIONS)).toBeGreaterThan(-1);
 		expect(details.indexOf(ACTIONS)).toBeLessThan(details.indexOf(TRIGGERS));
-		for (const action of ['Get many entities', 'Get many services of a doctor', 'Search patients by mobile number', 'Get many templates', 'Create a template', 'Get the results of a transcription', 'Upload audio for transcription']) {
+		for (const action of [
+			'Get many entities',
+			'Get many services of a doctor',
+			'Search patients by mobile number',
+			'Get many templates',
+			'Create a template',
+			'Get the results of a transcription',
+			'Upload audio for transcription',
+		]) {
 			expect(details).toContain(action);
 		}
 	});
@@ -240,7 +322,9 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		const rows = ndv.locator('[data-test-id="parameter-input-template"]');
 		await rows.first().waitFor();
 		const rowCount = await rows.count();
-		const templates = (upload?.parameters.outputTemplates as { templates: Array<{ template: string }> }).templates;
+		const templates = (
+			upload?.parameters.outputTemplates as { templates: Array<{ template: string }> }
+		).templates;
 		expect(rowCount).toBe(templates.length);
 		expect(templates.some((t) => t.template === 'custom')).toBe(false);
 		expect(await ndv.locator('[data-test-id="parameter-input-customTemplateId"]').count()).toBe(0);
@@ -256,15 +340,26 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		expect(await customId.count()).toBe(1);
 		await customId.scrollIntoViewIfNeeded();
 		// From List: the workspace's templates, as the fake API's template store holds them.
-		await ndv.locator('[data-test-id="resource-locator-customTemplateId"] [data-test-id="rlc-input"]').first().click();
+		await ndv
+			.locator('[data-test-id="resource-locator-customTemplateId"] [data-test-id="rlc-input"]')
+			.first()
+			.click();
 		const listed = page.locator('[data-test-id="rlc-item"]');
 		await listed.filter({ hasText: 'SOAP Note' }).first().waitFor();
-		expect((await listed.allInnerTexts()).map(normalise)).toEqual(['Clinical Notes (default)', 'SOAP Note', 'Transcript (default)']);
+		expect((await listed.allInnerTexts()).map(normalise)).toEqual([
+			'Clinical Notes (default)',
+			'SOAP Note',
+			'Transcript (default)',
+		]);
 		await shot('10-upload-audio-custom-template');
 		await listed.filter({ hasText: 'SOAP Note' }).first().click();
 		await listed.first().waitFor({ state: 'hidden' });
 		const inputs = ndv.locator('[data-test-id="resource-locator-customTemplateId"] input');
-		expect(await inputs.evaluateAll((elements) => elements.map((element) => (element as HTMLInputElement).value))).toContain('SOAP Note');
+		expect(
+			await inputs.evaluateAll((elements) =>
+				elements.map((element) => (element as HTMLInputElement).value),
+			),
+		).toContain('SOAP Note');
 
 		// Put the row back (the editor saves changes by itself).
 		const original = templateOptions.find((o) => o.value === templates[0].template);
@@ -292,7 +387,10 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		const docs = await dialog.locator('a', { hasText: 'Read our docs' }).getAttribute('href');
 		expect(docs).toBe(new ClinicScribeApi().documentationUrl);
 
-		await chooseOption(dialog.locator('[data-test-id="parameter-input-apiVariant"]'), API_VARIANT_OPTIONS.public.name);
+		await chooseOption(
+			dialog.locator('[data-test-id="parameter-input-apiVariant"]'),
+			API_VARIANT_OPTIONS.public.name,
+		);
 		await requiredMarker.waitFor({ state: 'detached' });
 		expect(await selectedOption(dialog, 'apiVariant')).toBe(API_VARIANT_OPTIONS.public.name);
 		expect(normalise(await apiKeyLabel.innerText())).toBe('Workspace API Key');
@@ -306,18 +404,27 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 // ---------------------------------------------------------------------------------------------
 
 /** Clicks Execute workflow and waits until every node on the success path shows its green mark. */
-async function runInEditor(workflow: WorkflowJson & { id: string }, screenshot: string): Promise<void> {
+async function runInEditor(
+	workflow: WorkflowJson & { id: string },
+	screenshot: string,
+): Promise<void> {
 	await openWorkflow(workflow.id);
 	await page.click('[data-test-id="execute-workflow-button"]');
-	const onPath = workflow.nodes.filter((n) => !n.disabled && n.type !== 'n8n-nodes-base.stickyNote' && !REFUSAL_BRANCH.has(n.name));
+	const onPath = workflow.nodes.filter(
+		(n) => !n.disabled && n.type !== 'n8n-nodes-base.stickyNote' && !REFUSAL_BRANCH.has(n.name),
+	);
 	for (const node of onPath) {
-		await canvasNode(node.name).locator('[data-test-id="canvas-node-status-success"]').waitFor({ timeout: 120_000 });
+		await canvasNode(node.name)
+			.locator('[data-test-id="canvas-node-status-success"]')
+			.waitFor({ timeout: 120_000 });
 	}
 	expect(await page.locator('[data-test-id="canvas-node-status-mark-error"]').count()).toBe(0);
 	// What n8n tells the user when the run is over.
 	await page.getByText('Workflow executed successfully').waitFor();
 	await shot(screenshot);
-	const executions = await restGet<{ results: Array<{ status: string }> }>(`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`);
+	const executions = await restGet<{ results: Array<{ status: string }> }>(
+		`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`,
+	);
 	expect(executions.results.map((e) => e.status)).toEqual(['success']);
 }
 
@@ -325,7 +432,11 @@ async function inboxCount(): Promise<number> {
 	return ((await (await fetch(`${npmStart.inboxUrl}/api/email`)).json()) as unknown[]).length;
 }
 
-async function expectEventually(check: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+async function expectEventually(
+	check: () => Promise<boolean>,
+	what: string,
+	timeoutMs = 30_000,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	while (!(await check())) {
 		if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
@@ -342,10 +453,13 @@ const normalise = (text: string) => text.replace(/\s+/g, ' ').trim();
 /** A REST call as the logged-in editor makes it (n8n wants the browser-id header with the cookie). */
 async function restGet<T>(path: string): Promise<T> {
 	const body = await page.evaluate(async (url) => {
-		const response = await fetch(url, { headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' } });
+		const response = await fetch(url, {
+			headers: { 'browser-id': localStorage.getItem('n8n-browserId') ?? '' },
+		});
 		return { status: response.status, json: (await response.json()) as { data: unknown } };
 	}, path);
-	if (body.status !== 200) throw new Error(`GET ${path} answered ${body.status}: ${JSON.stringify(body.json)}`);
+	if (body.status !== 200)
+		throw new Error(`GET ${path} answered ${body.status}: ${JSON.stringify(body.json)}`);
 	return body.json.data as T;
 }
 
@@ -354,11 +468,15 @@ async function openWorkflow(id: string): Promise<void> {
 	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
 }
 
-const canvasNode = (name: string): Locator => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const canvasNode = (name: string): Locator =>
+	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
 
 /** The node's name and subtitle as shown under it on the canvas. */
 async function canvasNodeLines(name: string): Promise<string[]> {
-	const lines = (await canvasNode(name).innerText()).split('\n').map((line) => line.trim()).filter(Boolean);
+	const lines = (await canvasNode(name).innerText())
+		.split('\n')
+		.map((line) => line.trim())
+		.filter(Boolean);
 	return lines.slice(0, 2); // a trigger also holds its "Execute workflow" button
 }
 
@@ -368,11 +486,15 @@ async function expectPanelEntry(heading: string, screenshot: string): Promise<vo
 	await panel.waitFor();
 	expect(await panel.innerText()).toContain(heading);
 	await panel.locator('[data-test-id="node-creator-search-bar"]').fill('Clinic');
-	const entries = panel.locator('[data-test-id="node-creator-action-item"], [data-test-id="node-creator-node-item"]');
+	const entries = panel.locator(
+		'[data-test-id="node-creator-action-item"], [data-test-id="node-creator-node-item"]',
+	);
 	await entries.filter({ hasText: 'Clinic Scribe' }).first().waitFor();
 	const texts = (await entries.allInnerTexts()).map(normalise);
 	expect(texts).toEqual([`Clinic Scribe ${ENTRY_DESCRIPTION}`]);
-	expect(await entries.first().locator('[data-test-id="node-creator-item-description"]').innerText()).toBe(ENTRY_DESCRIPTION);
+	expect(
+		await entries.first().locator('[data-test-id="node-creator-item-description"]').innerText(),
+	).toBe(ENTRY_DESCRIPTION);
 	await shot(screenshot);
 }
 
@@ -394,11 +516,16 @@ async function openPanelEntry(screenshot: string): Promise<string> {
 /** Picks `option` in an n8n select (the list opens in a popper attached to the page body). */
 async function chooseOption(select: Locator, option: string): Promise<void> {
 	await select.click();
-	const item = page.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option }).first();
+	const item = page
+		.locator('[data-test-id="parameter-input-item"]:visible', { hasText: option })
+		.first();
 	await item.click();
 	await item.waitFor({ state: 'hidden' }); // the list closes
 }
 
 async function selectedOption(scope: Locator, parameter: string): Promise<string> {
-	return await scope.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
+	return await scope
+		.locator(`[data-test-id="parameter-input-${parameter}"] input`)
+		.first()
+		.inputValue();
 }

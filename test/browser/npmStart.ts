@@ -8,7 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { REPO_ROOT } from '../support/n8n/install';
-import { freePort, groupAlive, killGroup, trackGroup, untrackGroup } from '../support/n8n/processes';
+import {
+	freePort,
+	groupAlive,
+	killGroup,
+	trackGroup,
+	untrackGroup,
+} from '../support/n8n/processes';
 
 const READY_LINE = 'n8n is running with n8n-nodes-clinic-scribe installed.';
 
@@ -51,7 +57,8 @@ export class NpmStart {
 	/** `npm start` with a user folder and ports of its own; resolves once it printed that n8n runs. */
 	static async start(): Promise<NpmStart> {
 		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-browser-'));
-		const [n8nPort, fakeApiPort, brokerPort, ehrPort, inboxPort, smtpPort] = await distinctFreePorts(6);
+		const [n8nPort, fakeApiPort, brokerPort, ehrPort, inboxPort, smtpPort] =
+			await distinctFreePorts(6);
 		const ports = {
 			N8N_PORT: String(n8nPort),
 			CLINIC_SCRIBE_FAKE_API_PORT: String(fakeApiPort),
@@ -72,7 +79,15 @@ export class NpmStart {
 			},
 		});
 		trackGroup(child.pid);
-		const started = new NpmStart(child, dir, `http://127.0.0.1:${n8nPort}`, `http://127.0.0.1:${fakeApiPort}`, `http://127.0.0.1:${ehrPort}`, `http://127.0.0.1:${inboxPort}`, ports);
+		const started = new NpmStart(
+			child,
+			dir,
+			`http://127.0.0.1:${n8nPort}`,
+			`http://127.0.0.1:${fakeApiPort}`,
+			`http://127.0.0.1:${ehrPort}`,
+			`http://127.0.0.1:${inboxPort}`,
+			ports,
+		);
 		await started.ready();
 		return started;
 	}
@@ -82,7 +97,12 @@ export class NpmStart {
 			const check = () => {
 				if (this.output.includes(READY_LINE)) done(undefined);
 			};
-			const exited = (code: number | null) => done(new Error(`npm start exited (code ${code}) before n8n was ready:\n${this.output.slice(-4000)}`));
+			const exited = (code: number | null) =>
+				done(
+					new Error(
+						`npm start exited (code ${code}) before n8n was ready:\n${this.output.slice(-4000)}`,
+					),
+				);
 			const done = (error: Error | undefined) => {
 				this.child.stdout?.off('data', check);
 				this.child.off('exit', exited);
@@ -97,13 +117,19 @@ export class NpmStart {
 
 	/** `npm run <script>` (demo:complete, demo:clinic) against this npm start; its output, or why it failed. */
 	async demo(script: string): Promise<string> {
-		const child = spawn('npm', ['run', '--silent', script], { cwd: REPO_ROOT, env: { ...process.env, ...this.demoEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+		const child = spawn('npm', ['run', '--silent', script], {
+			cwd: REPO_ROOT,
+			env: { ...process.env, ...this.demoEnv },
+			stdio: ['ignore', 'pipe', 'pipe'],
+		});
 		let output = '';
 		child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 		child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
 		// Each waits 30 s at most for what it checks; 3 minutes bounds the whole of it.
 		const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-		const code = await new Promise<number | null>((resolveExit) => child.once('exit', resolveExit)).finally(() => clearTimeout(timer));
+		const code = await new Promise<number | null>((resolveExit) =>
+			child.once('exit', resolveExit),
+		).finally(() => clearTimeout(timer));
 		if (code !== 0) throw new Error(`npm run ${script} exited with ${code}:\n${output}`);
 		return output;
 	}

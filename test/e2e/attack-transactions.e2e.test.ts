@@ -21,7 +21,13 @@ import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeOutput } from '../support/n8n/results';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	chain,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n/workflows';
 
 jest.setTimeout(5 * 60_000);
 
@@ -44,7 +50,9 @@ beforeAll(async () => {
 		packageTarball: await packedPackageForTests(),
 		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'default', N8N_RESTRICT_FILE_ACCESS_TO: audioDir },
 	});
-	await n8n.importCredentials([{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
+	await n8n.importCredentials([
+		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+	]);
 });
 
 afterAll(async () => {
@@ -60,7 +68,13 @@ beforeEach(() => {
 
 function workflow(name: string, transcribe: Partial<WorkflowNode>): WorkflowJson {
 	const nodes: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			name: 'Read Recording',
 			type: 'n8n-nodes-base.readWriteFile',
@@ -79,7 +93,9 @@ function workflow(name: string, transcribe: Partial<WorkflowNode>): WorkflowJson
 				binaryPropertyName: 'data',
 				transactionId: '',
 				inputLanguages: ['en-IN'],
-				outputTemplates: { templates: [{ template: 'clinical_notes_template', codificationNeeded: false }] },
+				outputTemplates: {
+					templates: [{ template: 'clinical_notes_template', codificationNeeded: false }],
+				},
 				waitForCompletion: false,
 				options: {},
 			},
@@ -87,19 +103,34 @@ function workflow(name: string, transcribe: Partial<WorkflowNode>): WorkflowJson
 			...transcribe,
 		},
 	];
-	return { name, nodes, connections: chain(...nodes.map((node) => node.name)), settings: { executionOrder: 'v1' } };
+	return {
+		name,
+		nodes,
+		connections: chain(...nodes.map((node) => node.name)),
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 test("e2e-retry-on-fail-generated: n8n's Retry On Fail reuses the generated Transaction ID and starts exactly one transcription", async () => {
 	// First try: three init attempts refused with 503, the fourth carried out but its answer lost.
-	api.injectFault({ method: 'POST', path: INIT, times: ATTEMPTS_PER_CALL - 1, fault: { kind: 'status', status: 503 } });
+	api.injectFault({
+		method: 'POST',
+		path: INIT,
+		times: ATTEMPTS_PER_CALL - 1,
+		fault: { kind: 'status', status: 503 },
+	});
 	fake.loseInitAnswer({ kind: 'status500' });
-	const id = await n8n.importWorkflow(workflow('e2e: retry on fail', { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 }));
+	const id = await n8n.importWorkflow(
+		workflow('e2e: retry on fail', { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 }),
+	);
 	const result = await n8n.execute(id);
 
 	expect(result.status).toBe('success');
 	const [output] = nodeOutput(result, 'Transcribe');
-	expect(output.json).toMatchObject({ upload_status: 'already_uploaded', init: { status: 'already_started' } });
+	expect(output.json).toMatchObject({
+		upload_status: 'already_uploaded',
+		init: { status: 'already_started' },
+	});
 	const transactions = fake.transactions();
 	expect(transactions).toHaveLength(1);
 	expect(output.json.transaction_id).toBe(transactions[0].txnId);
@@ -111,20 +142,30 @@ test("e2e-retry-on-fail-generated: n8n's Retry On Fail reuses the generated Tran
 	expect(again.status).toBe('success');
 	expect(nodeOutput(again, 'Transcribe')[0].json.transaction_id).not.toBe(transactions[0].txnId);
 
-	const duplicateInits = transactions.reduce((sum, txn) => sum + Math.max(0, txn.initsStarted - 1), 0) + (transactions.length - 1);
+	const duplicateInits =
+		transactions.reduce((sum, txn) => sum + Math.max(0, txn.initsStarted - 1), 0) +
+		(transactions.length - 1);
 	const figures = { itemsLost: 0, duplicateInits };
 	expect(figures).toEqual({ itemsLost: 0, duplicateInits: 0 });
-	recordAttack('e2e-retry-on-fail-generated', 'real n8n: Retry On Fail gets the same generated id; 1 transaction, 1 init started, 1 upload', figures);
+	recordAttack(
+		'e2e-retry-on-fail-generated',
+		'real n8n: Retry On Fail gets the same generated id; 1 transaction, 1 init started, 1 upload',
+		figures,
+	);
 });
 
-test('e2e-in-memory-binary: a recording in n8n\'s default (in-memory) binary mode arrives intact through n8n\'s HTTP client', async () => {
+test("e2e-in-memory-binary: a recording in n8n's default (in-memory) binary mode arrives intact through n8n's HTTP client", async () => {
 	const id = await n8n.importWorkflow(workflow('e2e: in-memory binary', {}));
 	const result = await n8n.execute(id);
 	expect(result.status).toBe('success');
 	const [read] = nodeOutput(result, 'Read Recording');
 	expect((read.binary as { data: { id?: string } }).data.id).toBeUndefined();
 	const [upload] = fake.uploads();
-	expect(upload).toMatchObject({ fileName: recording.name, size: recording.bytes.length, sha256: createHash('sha256').update(recording.bytes).digest('hex') });
+	expect(upload).toMatchObject({
+		fileName: recording.name,
+		size: recording.bytes.length,
+		sha256: createHash('sha256').update(recording.bytes).digest('hex'),
+	});
 	expect(upload.contentLength).toBe(upload.bodyBytes);
 	expect(fake.rejectedUploads()).toEqual([]);
 });

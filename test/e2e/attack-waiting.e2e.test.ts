@@ -9,7 +9,11 @@
 import { randomBytes } from 'node:crypto';
 
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
-import { fakeTranscription, STATUS_PATH, type FakeTranscription } from '../fake-api/routes/transcription';
+import {
+	fakeTranscription,
+	STATUS_PATH,
+	type FakeTranscription,
+} from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { uploadParameters } from '../integration/transcription/helpers';
 import { recordAttack } from '../support/attackLedger';
@@ -17,14 +21,24 @@ import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { delay } from '../support/n8n/processes';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson } from '../support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	chain,
+	type WorkflowJson,
+} from '../support/n8n/workflows';
 import { createExecuteContext, fakeApiCredentials } from '../support/nodeContext';
 
 jest.setTimeout(5 * 60_000);
 
 const CREDENTIAL = { id: 'clinicScribeWait01', name: 'Clinic Scribe (e2e waiting)' };
 const WEBHOOK_PATH = 'clinic-scribe-wait-stop';
-const owner = { email: 'owner@clinic-scribe.test', password: 'Wait-Password-1', firstName: 'Wait', lastName: 'Owner' };
+const owner = {
+	email: 'owner@clinic-scribe.test',
+	password: 'Wait-Password-1',
+	firstName: 'Wait',
+	lastName: 'Owner',
+};
 
 let api: FakeClinicApi;
 let fake: FakeTranscription;
@@ -41,7 +55,12 @@ function waitingWorkflow(sessionIdExpression: string): WorkflowJson {
 				typeVersion: 2,
 				position: [0, 0],
 				webhookId: '0c6f3f7e-3a52-4d1e-9a0b-7b5f3d2c1e55',
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
+				parameters: {
+					httpMethod: 'POST',
+					path: WEBHOOK_PATH,
+					responseMode: 'onReceived',
+					options: {},
+				},
 			},
 			{
 				name: 'Wait for Notes',
@@ -71,12 +90,23 @@ async function startSession(txnId: string): Promise<void> {
 	const { context } = createExecuteContext({
 		credentials: fakeApiCredentials(api.url, api.validCredentials),
 		parameters: uploadParameters({ transactionId: txnId }),
-		items: [{ json: {}, binary: { data: { data: bytes.toString('base64'), mimeType: 'audio/wav', fileName: 'visit.wav' } } }],
+		items: [
+			{
+				json: {},
+				binary: {
+					data: { data: bytes.toString('base64'), mimeType: 'audio/wav', fileName: 'visit.wav' },
+				},
+			},
+		],
 	});
 	await new ClinicScribe().execute.call(context);
 }
 
-async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 60_000): Promise<T> {
+async function until<T>(
+	probe: () => Promise<T | undefined> | T | undefined,
+	what: string,
+	timeoutMs = 60_000,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const value = await probe();
@@ -90,7 +120,9 @@ beforeAll(async () => {
 	api = await startFakeClinicApi();
 	fake = fakeTranscription(api);
 	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	await n8n.importCredentials([{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
+	await n8n.importCredentials([
+		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+	]);
 	workflowId = await n8n.importWorkflow(waitingWorkflow('={{ $json.body.session_id }}'));
 	await n8n.start();
 	await n8n.setupOwner(owner);
@@ -118,12 +150,21 @@ test('waiting-stop-n8n: Stop during a held status call ends the execution as can
 	await delivery.arrayBuffer();
 	expect(delivery.status).toBe(200);
 
-	await until(() => (fake.transaction(txnId)!.statusCalls === 1 ? true : undefined), 'the first status call is held by the fake');
-	const running = await until(async () => (await n8n.listExecutions({ workflowId })).find((e) => e.status === 'running'), 'the execution is running');
+	await until(
+		() => (fake.transaction(txnId)!.statusCalls === 1 ? true : undefined),
+		'the first status call is held by the fake',
+	);
+	const running = await until(
+		async () => (await n8n.listExecutions({ workflowId })).find((e) => e.status === 'running'),
+		'the execution is running',
+	);
 
 	const stoppedAt = Date.now();
 	await n8n.rest('POST', `/executions/${running.id}/stop`);
-	await until(() => (fake.transaction(txnId)!.statusCallsAbandoned === 1 ? true : undefined), 'the fake saw the held status call closed');
+	await until(
+		() => (fake.transaction(txnId)!.statusCallsAbandoned === 1 ? true : undefined),
+		'the fake saw the held status call closed',
+	);
 	const closedAfterMs = Date.now() - stoppedAt;
 	const [finished] = await n8n.waitForExecutions(workflowId, 1);
 	const endedAfterMs = Date.now() - stoppedAt;
@@ -132,11 +173,19 @@ test('waiting-stop-n8n: Stop during a held status call ends the execution as can
 	expect(finished.status).toBe('canceled');
 	// No status request after the stop: the one held call, closed, and nothing retried it.
 	await delay(1_500);
-	const statusRequests = api.requestsTo(`${STATUS_PATH.replace(':txnId', '')}${txnId}`, 'GET').filter((r) => r.id > uploadedUpTo);
+	const statusRequests = api
+		.requestsTo(`${STATUS_PATH.replace(':txnId', '')}${txnId}`, 'GET')
+		.filter((r) => r.id > uploadedUpTo);
 	expect(statusRequests).toHaveLength(1);
 	expect(statusRequests[0].status).toBeUndefined();
 	expect(fake.transaction(txnId)!.statusCalls).toBe(1);
 
-	console.log(`Stop in n8n: held status call closed ${closedAfterMs} ms after POST /rest/executions/${running.id}/stop; execution listed as ${finished.status} after ${endedAfterMs} ms`);
-	recordAttack('waiting-stop-n8n', `execution canceled; held call closed (${closedAfterMs} ms after stop); 0 further requests`, {});
+	console.log(
+		`Stop in n8n: held status call closed ${closedAfterMs} ms after POST /rest/executions/${running.id}/stop; execution listed as ${finished.status} after ${endedAfterMs} ms`,
+	);
+	recordAttack(
+		'waiting-stop-n8n',
+		`execution canceled; held call closed (${closedAfterMs} ms after stop); 0 further requests`,
+		{},
+	);
 });

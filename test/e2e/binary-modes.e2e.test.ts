@@ -26,13 +26,22 @@ import { join } from 'node:path';
 
 import { fakePrescriptions } from '../fake-api/routes/prescriptions';
 import { fakeSessions, sessionAudioBytes, type FakeSessions } from '../fake-api/routes/sessions';
-import { CLINICAL_NOTES_DOCUMENT, fakeTranscription, type FakeTranscription } from '../fake-api/routes/transcription';
+import {
+	CLINICAL_NOTES_DOCUMENT,
+	fakeTranscription,
+	type FakeTranscription,
+} from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeOutput, type ExecutionResult, type NodeItem } from '../support/n8n/results';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n/workflows';
 
 jest.setTimeout(10 * 60_000);
 
@@ -66,7 +75,9 @@ beforeAll(async () => {
 afterAll(async () => {
 	await api?.close();
 	rmSync(dir, { recursive: true, force: true });
-	process.stderr.write(`[binary-modes e2e] seconds per n8n data mode (start to dispose): ${JSON.stringify(timings)}\n`);
+	process.stderr.write(
+		`[binary-modes e2e] seconds per n8n data mode (start to dispose): ${JSON.stringify(timings)}\n`,
+	);
 });
 
 const runTag = randomBytes(3).toString('hex');
@@ -84,22 +95,50 @@ function idsOf(mode: DataMode, setting: Setting) {
 	};
 }
 
-function clinicNode(name: string, position: [number, number], parameters: Record<string, unknown>): WorkflowNode {
-	return { name, type: ACTION_NODE_TYPE, typeVersion: 1, position, parameters, credentials: { [CREDENTIAL_TYPE]: CREDENTIAL } };
+function clinicNode(
+	name: string,
+	position: [number, number],
+	parameters: Record<string, unknown>,
+): WorkflowNode {
+	return {
+		name,
+		type: ACTION_NODE_TYPE,
+		typeVersion: 1,
+		position,
+		parameters,
+		credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
+	};
 }
 
-function writeNode(name: string, position: [number, number], fileName: string, field: string): WorkflowNode {
-	return { name, type: 'n8n-nodes-base.readWriteFile', typeVersion: 1.1, position, parameters: { operation: 'write', fileName, dataPropertyName: field, options: {} } };
+function writeNode(
+	name: string,
+	position: [number, number],
+	fileName: string,
+	field: string,
+): WorkflowNode {
+	return {
+		name,
+		type: 'n8n-nodes-base.readWriteFile',
+		typeVersion: 1.1,
+		position,
+		parameters: { operation: 'write', fileName, dataPropertyName: field, options: {} },
+	};
 }
 
-const uploadParameters = (uploadMethod: 'transaction' | 'session', transactionId: string, binaryPropertyName = 'data') => ({
+const uploadParameters = (
+	uploadMethod: 'transaction' | 'session',
+	transactionId: string,
+	binaryPropertyName = 'data',
+) => ({
 	resource: 'transcription',
 	operation: 'uploadAudio',
 	uploadMethod,
 	binaryPropertyName,
 	transactionId,
 	inputLanguages: ['en-IN'],
-	outputTemplates: { templates: [{ template: 'clinical_notes_template', codificationNeeded: false }] },
+	outputTemplates: {
+		templates: [{ template: 'clinical_notes_template', codificationNeeded: false }],
+	},
 	waitForCompletion: true,
 	timeoutMinutes: 2,
 	pollIntervalSeconds: 1,
@@ -115,7 +154,13 @@ function binaryWorkflow(mode: DataMode, setting: Setting, pdfUrl: string): Workf
 	// path 'pdf' does not resolve to a binary data object"); the run's Base64 is checked there instead.
 	const writes = !(mode === 'default' && setting === 'combined');
 	const nodes: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 200], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 200],
+			parameters: {},
+		},
 		clinicNode('Get Prescription', [220, 0], {
 			resource: 'prescription',
 			operation: 'get',
@@ -133,7 +178,11 @@ function binaryWorkflow(mode: DataMode, setting: Setting, pdfUrl: string): Workf
 		},
 		clinicNode('Upload Transaction', [440, 200], uploadParameters('transaction', ids.txnId)),
 		// The plain name in every workflow; the path n8n's own nodes take in a combined one too.
-		clinicNode('Upload Session', [440, 400], uploadParameters('session', ids.sessionId, field('data'))),
+		clinicNode(
+			'Upload Session',
+			[440, 400],
+			uploadParameters('session', ids.sessionId, field('data')),
+		),
 		clinicNode('Get Session Audio', [660, 400], {
 			resource: 'transcription',
 			operation: 'getSessionAudio',
@@ -141,13 +190,22 @@ function binaryWorkflow(mode: DataMode, setting: Setting, pdfUrl: string): Workf
 			binaryPropertyName: 'audio',
 		}),
 	];
-	const connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: 0 }>> }> = {};
-	const link = (from: string, ...to: string[]) => (connections[from] = { main: [to.map((node) => ({ node, type: 'main' as const, index: 0 as const }))] });
+	const connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: 'main'; index: 0 }>> }
+	> = {};
+	const link = (from: string, ...to: string[]) =>
+		(connections[from] = {
+			main: [to.map((node) => ({ node, type: 'main' as const, index: 0 as const }))],
+		});
 	link('Start', 'Get Prescription', 'Read Recordings');
 	link('Read Recordings', 'Upload Transaction', 'Upload Session');
 	link('Upload Session', 'Get Session Audio');
 	if (writes) {
-		nodes.push(writeNode('Write PDF', [440, 0], ids.pdfOut, field('pdf')), writeNode('Write Audio', [880, 400], ids.audioOut, field('audio')));
+		nodes.push(
+			writeNode('Write PDF', [440, 0], ids.pdfOut, field('pdf')),
+			writeNode('Write Audio', [880, 400], ids.audioOut, field('audio')),
+		);
 		link('Get Prescription', 'Write PDF');
 		link('Get Session Audio', 'Write Audio');
 	}
@@ -167,8 +225,16 @@ function filesOf(mode: DataMode, setting: Setting): 'binary' | '_files' {
 	return setting === 'combined' && mode !== 'default' ? '_files' : 'binary';
 }
 
-function binaryOf(item: NodeItem, mode: DataMode, setting: Setting, name: string): Record<string, unknown> | undefined {
-	const where = filesOf(mode, setting) === '_files' ? (item.json._files as Record<string, unknown> | undefined) : item.binary;
+function binaryOf(
+	item: NodeItem,
+	mode: DataMode,
+	setting: Setting,
+	name: string,
+): Record<string, unknown> | undefined {
+	const where =
+		filesOf(mode, setting) === '_files'
+			? (item.json._files as Record<string, unknown> | undefined)
+			: item.binary;
 	return where?.[name] as Record<string, unknown> | undefined;
 }
 
@@ -187,15 +253,21 @@ describe.each(DATA_MODES)("n8n's %s binary data mode", (mode) => {
 			packageTarball: await packedPackageForTests(),
 			env: { N8N_DEFAULT_BINARY_DATA_MODE: mode, N8N_RESTRICT_FILE_ACCESS_TO: dir },
 		});
-		await n8n.importCredentials([{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
+		await n8n.importCredentials([
+			{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+		]);
 		const workflows = SETTINGS.map((setting) => {
 			const ids = idsOf(mode, setting);
-			const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: ids.prescriptionId }, pdfText: `Prescription for ${setting}` });
+			const seeded = fakePrescriptions(api).seed({
+				prescription: { prescription_id: ids.prescriptionId },
+				pdfText: `Prescription for ${setting}`,
+			});
 			pdfs[setting] = fakePrescriptions(api).store.pdfs.get(`${ids.prescriptionId}.pdf`) as Buffer;
 			return binaryWorkflow(mode, setting, seeded.prescription_url);
 		});
 		const workflowIds = await n8n.importWorkflows(workflows);
-		for (const [index, setting] of SETTINGS.entries()) runs[setting] = await n8n.execute(workflowIds[index]);
+		for (const [index, setting] of SETTINGS.entries())
+			runs[setting] = await n8n.execute(workflowIds[index]);
 	});
 
 	afterAll(async () => {
@@ -207,7 +279,9 @@ describe.each(DATA_MODES)("n8n's %s binary data mode", (mode) => {
 		const ids = idsOf(mode, setting);
 
 		test('the run succeeds', () => {
-			const failed = Object.entries(runs[setting].runData).flatMap(([node, nodeRuns]) => nodeRuns.filter((r) => r.error).map((r) => `${node}: ${r.error?.message}`));
+			const failed = Object.entries(runs[setting].runData).flatMap(([node, nodeRuns]) =>
+				nodeRuns.filter((r) => r.error).map((r) => `${node}: ${r.error?.message}`),
+			);
 			expect(failed).toEqual([]);
 			expect(runs[setting].status).toBe('success');
 		});
@@ -216,16 +290,21 @@ describe.each(DATA_MODES)("n8n's %s binary data mode", (mode) => {
 			for (const item of nodeOutput(runs[setting], 'Read Recordings')) {
 				const binary = binaryOf(item, mode, setting, 'data');
 				if (mode === 'default') expect(binary).toMatchObject({ data: expect.any(String) });
-				else expect(String(binary?.id)).toMatch(mode === 'filesystem' ? /^filesystem/ : /^database:/);
+				else
+					expect(String(binary?.id)).toMatch(mode === 'filesystem' ? /^filesystem/ : /^database:/);
 			}
 		});
 
 		test('Upload Audio, Transaction: both recordings reach storage byte for byte, and the notes come back', () => {
 			const [item] = nodeOutput(runs[setting], 'Upload Transaction');
 			expect(item.json).toMatchObject({ session_id: ids.txnId, status: 'completed' });
-			expect((item.json.documents as Record<string, unknown>).clinical_notes_template).toEqual(CLINICAL_NOTES_DOCUMENT);
+			expect((item.json.documents as Record<string, unknown>).clinical_notes_template).toEqual(
+				CLINICAL_NOTES_DOCUMENT,
+			);
 			const txn = transcription.transaction(ids.txnId);
-			expect(txn?.uploads.map((u) => [u.fileName, u.size, u.sha256]).sort()).toEqual(recordings.map((r) => [r.name, r.bytes.length, sha256(r.bytes)]).sort());
+			expect(txn?.uploads.map((u) => [u.fileName, u.size, u.sha256]).sort()).toEqual(
+				recordings.map((r) => [r.name, r.bytes.length, sha256(r.bytes)]).sort(),
+			);
 			expect(transcription.rejectedUploads()).toEqual([]);
 		});
 
@@ -233,24 +312,38 @@ describe.each(DATA_MODES)("n8n's %s binary data mode", (mode) => {
 			const [item] = nodeOutput(runs[setting], 'Upload Session');
 			expect(item.json).toMatchObject({ session_id: ids.sessionId, status: 'completed' });
 			const session = sessions.session(ids.sessionId);
-			expect(session?.uploads.map((u) => [u.size, u.sha256]).sort()).toEqual(recordings.map((r) => [r.bytes.length, sha256(r.bytes)]).sort());
+			expect(session?.uploads.map((u) => [u.size, u.sha256]).sort()).toEqual(
+				recordings.map((r) => [r.bytes.length, sha256(r.bytes)]).sort(),
+			);
 		});
 
 		test('Get Session Audio and Prescription → Get put out binaries that hold what the service served', () => {
 			const audio = sessionAudioBytes(sessions.session(ids.sessionId)!);
 			const [audioItem] = nodeOutput(runs[setting], 'Get Session Audio');
 			const [pdfItem] = nodeOutput(runs[setting], 'Get Prescription');
-			expect(binaryOf(audioItem, mode, setting, 'audio')).toMatchObject({ mimeType: 'audio/wav', bytes: audio.length });
-			expect(binaryOf(pdfItem, mode, setting, 'pdf')).toMatchObject({ mimeType: 'application/pdf', bytes: pdfs[setting].length });
+			expect(binaryOf(audioItem, mode, setting, 'audio')).toMatchObject({
+				mimeType: 'audio/wav',
+				bytes: audio.length,
+			});
+			expect(binaryOf(pdfItem, mode, setting, 'pdf')).toMatchObject({
+				mimeType: 'application/pdf',
+				bytes: pdfs[setting].length,
+			});
 			if (mode === 'default' && setting === 'combined') {
 				// n8n's own nodes cannot read these by name here (see the top of this file): the run's Base64.
-				expect(sha256(Buffer.from(String(binaryOf(audioItem, mode, setting, 'audio')?.data), 'base64'))).toBe(sha256(audio));
-				expect(sha256(Buffer.from(String(binaryOf(pdfItem, mode, setting, 'pdf')?.data), 'base64'))).toBe(sha256(pdfs[setting]));
+				expect(
+					sha256(Buffer.from(String(binaryOf(audioItem, mode, setting, 'audio')?.data), 'base64')),
+				).toBe(sha256(audio));
+				expect(
+					sha256(Buffer.from(String(binaryOf(pdfItem, mode, setting, 'pdf')?.data), 'base64')),
+				).toBe(sha256(pdfs[setting]));
 				return;
 			}
 			// Read back from n8n's binary store by n8n's own Write node.
 			expect(existsSync(ids.audioOut) && sha256(readFileSync(ids.audioOut))).toBe(sha256(audio));
-			expect(existsSync(ids.pdfOut) && sha256(readFileSync(ids.pdfOut))).toBe(sha256(pdfs[setting]));
+			expect(existsSync(ids.pdfOut) && sha256(readFileSync(ids.pdfOut))).toBe(
+				sha256(pdfs[setting]),
+			);
 		});
 	});
 });

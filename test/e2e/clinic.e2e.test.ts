@@ -39,7 +39,12 @@ import {
 	smtpCredentialData,
 	type LocalSetup,
 } from '../../scripts/localExamples';
-import { ENCOUNTER_SYSTEM, VISIT_ADDITIONAL_DATA, VISIT_DOCTOR_IDENTIFIER, VISIT_PATIENT_IDENTIFIER } from '../support/clinicVisit';
+import {
+	ENCOUNTER_SYSTEM,
+	VISIT_ADDITIONAL_DATA,
+	VISIT_DOCTOR_IDENTIFIER,
+	VISIT_PATIENT_IDENTIFIER,
+} from '../support/clinicVisit';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { SESSION_TEMPLATES, startFinishedSession } from '../support/fakeTranscriptionSession';
 import { startFhirServer, type RunningFhirServer } from '../support/fhirServer';
@@ -48,7 +53,13 @@ import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson, nodeOutput, type ExecutionResult } from '../support/n8n/results';
 import { E2E_OWNER, eventually, waitForLog } from '../support/n8n/trigger';
-import { CREDENTIAL_TYPE, newId, readWorkflowFile, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
+import {
+	CREDENTIAL_TYPE,
+	newId,
+	readWorkflowFile,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n/workflows';
 
 // jest ignores testTimeout inside a project's settings; n8n's start takes tens of seconds here.
 jest.setTimeout(10 * 60_000);
@@ -94,9 +105,21 @@ class FlakyEhr {
 			const chunks: Buffer[] = [];
 			req.on('data', (chunk: Buffer) => chunks.push(chunk));
 			req.on('end', () => {
-				const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => ['content-type', 'accept'].includes(name))) as Record<string, string>;
-				fetch(`${this.target}${req.url ?? '/'}`, { method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined })
-					.then(async (answer) => res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer())))
+				const headers = Object.fromEntries(
+					Object.entries(req.headers).filter(([name]) => ['content-type', 'accept'].includes(name)),
+				) as Record<string, string>;
+				fetch(`${this.target}${req.url ?? '/'}`, {
+					method: req.method,
+					headers,
+					body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+				})
+					.then(async (answer) =>
+						res
+							.writeHead(answer.status, {
+								'content-type': answer.headers.get('content-type') ?? 'application/json',
+							})
+							.end(Buffer.from(await answer.arrayBuffer())),
+					)
 					.catch((error: Error) => res.writeHead(502).end(error.message));
 			});
 		});
@@ -116,7 +139,13 @@ class FlakyEhr {
 /** An example as npm start imports it, with this file's id; a Manual Trigger named Start becomes a Webhook node. */
 function example(file: string, role: { id: string; path: string }): WorkflowJson {
 	const copy = localCopy(readWorkflowFile(join(EXAMPLES, file)), setup);
-	return { ...copy, id: role.id, nodes: copy.nodes.map((node) => (node.type === 'n8n-nodes-base.manualTrigger' ? webhookStart(node, role.path) : node)) };
+	return {
+		...copy,
+		id: role.id,
+		nodes: copy.nodes.map((node) =>
+			node.type === 'n8n-nodes-base.manualTrigger' ? webhookStart(node, role.path) : node,
+		),
+	};
 }
 
 function webhookStart(node: WorkflowNode, path: string): WorkflowNode {
@@ -135,13 +164,31 @@ function webhookStart(node: WorkflowNode, path: string): WorkflowNode {
  * Transcribe and Wait: what a user runs to send a visit again. The node keeps the name
  * "Transcribe and Wait", which the leg's expressions read.
  */
-function ehrLegOf(role: { id: string; path: string }, name: string, fhirChoices: Record<string, unknown>, ehrUrl = setup.fhirBaseUrl): WorkflowJson {
+function ehrLegOf(
+	role: { id: string; path: string },
+	name: string,
+	fhirChoices: Record<string, unknown>,
+	ehrUrl = setup.fhirBaseUrl,
+): WorkflowJson {
 	const transcribe = example('transcribe-and-email.json', role);
-	const keep = new Set(['Start', 'Post Bundle to EHR', 'Stored in the EHR?', 'Stored', "EHR's Reasons", 'Stop: EHR Refused']);
+	const keep = new Set([
+		'Start',
+		'Post Bundle to EHR',
+		'Stored in the EHR?',
+		'Stored',
+		"EHR's Reasons",
+		'Stop: EHR Refused',
+	]);
 	const nodes = transcribe.nodes
 		.filter((node) => keep.has(node.name))
-		.map((node) => (node.name === 'Post Bundle to EHR' ? { ...node, parameters: { ...node.parameters, url: ehrUrl } } : node));
-	const source = transcribe.nodes.find((node) => node.name === 'Transcribe and Wait') as WorkflowNode;
+		.map((node) =>
+			node.name === 'Post Bundle to EHR'
+				? { ...node, parameters: { ...node.parameters, url: ehrUrl } }
+				: node,
+		);
+	const source = transcribe.nodes.find(
+		(node) => node.name === 'Transcribe and Wait',
+	) as WorkflowNode;
 	nodes.push({
 		...source,
 		parameters: {
@@ -153,24 +200,40 @@ function ehrLegOf(role: { id: string; path: string }, name: string, fhirChoices:
 			...fhirChoices,
 		},
 	});
-	const leg = Object.fromEntries(Object.entries(transcribe.connections).filter(([from]) => keep.has(from) && from !== 'Start'));
+	const leg = Object.fromEntries(
+		Object.entries(transcribe.connections).filter(([from]) => keep.has(from) && from !== 'Start'),
+	);
 	return {
 		...transcribe,
 		name: `e2e: ${name}`,
 		nodes,
-		connections: { ...leg, Start: { main: [[{ node: 'Transcribe and Wait', type: 'main', index: 0 }]] }, 'Transcribe and Wait': { main: [[{ node: 'Post Bundle to EHR', type: 'main', index: 0 }]] } },
+		connections: {
+			...leg,
+			Start: { main: [[{ node: 'Transcribe and Wait', type: 'main', index: 0 }]] },
+			'Transcribe and Wait': { main: [[{ node: 'Post Bundle to EHR', type: 'main', index: 0 }]] },
+		},
 	};
 }
 
 /** Starts a webhook-started workflow and returns its finished execution. */
-async function run(role: { id: string; path: string }, body: Record<string, unknown> = {}): Promise<ExecutionResult & { id: string }> {
+async function run(
+	role: { id: string; path: string },
+	body: Record<string, unknown> = {},
+): Promise<ExecutionResult & { id: string }> {
 	const before = (await n8n.listExecutions({ workflowId: role.id })).map((e) => e.id);
-	const answer = await fetch(n8n.webhookUrl(role.path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+	const answer = await fetch(n8n.webhookUrl(role.path), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
 	expect(answer.status).toBe(200);
 	let started = '';
 	await eventually(
 		async () => {
-			const finished = (await n8n.listExecutions({ workflowId: role.id })).filter((e) => !before.includes(e.id) && !['running', 'new', 'waiting', 'unknown'].includes(e.status));
+			const finished = (await n8n.listExecutions({ workflowId: role.id })).filter(
+				(e) =>
+					!before.includes(e.id) && !['running', 'new', 'waiting', 'unknown'].includes(e.status),
+			);
 			started = finished[0]?.id ?? '';
 			return started !== '';
 		},
@@ -195,15 +258,22 @@ function referencesIn(value: unknown, found: string[] = []): string[] {
 /** Everything the EHR holds, by type. */
 async function everything(): Promise<Map<string, Resource[]>> {
 	const held = new Map<string, Resource[]>();
-	for (const type of Object.keys(await ehr.counts())) held.set(type, await ehr.search(type, { _count: '1000' }));
+	for (const type of Object.keys(await ehr.counts()))
+		held.set(type, await ehr.search(type, { _count: '1000' }));
 	return held;
 }
 
 /** The visit of a session in the EHR: its Encounter (identified by the session ID) and Composition. */
-async function visitOf(sessionId: string): Promise<{ encounterId: string; composition: Composition } | undefined> {
-	const [encounter] = await ehr.search('Encounter', { identifier: `${ENCOUNTER_SYSTEM}|${sessionId}` });
+async function visitOf(
+	sessionId: string,
+): Promise<{ encounterId: string; composition: Composition } | undefined> {
+	const [encounter] = await ehr.search('Encounter', {
+		identifier: `${ENCOUNTER_SYSTEM}|${sessionId}`,
+	});
 	if (!encounter) return undefined;
-	const [composition] = await ehr.search<Composition>('Composition', { encounter: `Encounter/${encounter.id}` });
+	const [composition] = await ehr.search<Composition>('Composition', {
+		encounter: `Encounter/${encounter.id}`,
+	});
 	return composition ? { encounterId: String(encounter.id), composition } : undefined;
 }
 
@@ -215,11 +285,19 @@ beforeAll(async () => {
 		startFakeClinicApi(),
 		startFhirServer(),
 		startInbox(),
-		N8nInstance.create({ packageTarball: tarball, env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: audioDir } }),
+		N8nInstance.create({
+			packageTarball: tarball,
+			env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: audioDir },
+		}),
 	]);
 	flaky = new FlakyEhr(ehr.url);
 	const flakyUrl = await flaky.listen();
-	setup = { fakeApiUrl: api.url, fhirBaseUrl: ehr.fhirBaseUrl, inboxUrl: inbox.webUrl, recordingPath: RECORDING };
+	setup = {
+		fakeApiUrl: api.url,
+		fhirBaseUrl: ehr.fhirBaseUrl,
+		inboxUrl: inbox.webUrl,
+		recordingPath: RECORDING,
+	};
 	await n8n.importCredentials([
 		{ ...LOCAL_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
 		{ ...LOCAL_SMTP_CREDENTIAL, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(inbox) },
@@ -231,9 +309,17 @@ beforeAll(async () => {
 		example('completed-transcription-to-ehr.json', W.completed),
 		ehrLegOf(W.again, 'the same visit again', {}),
 		// A patient the EHR does not hold: every resource of the bundle refers to it.
-		ehrLegOf(W.refused, 'a bundle the EHR refuses', { fhirPatient: 'ehrPatient', fhirPatientId: 'not-in-this-ehr' }),
+		ehrLegOf(W.refused, 'a bundle the EHR refuses', {
+			fhirPatient: 'ehrPatient',
+			fhirPatientId: 'not-in-this-ehr',
+		}),
 		// Tries 1 s apart instead of the example's 5 s, to keep the test short.
-		{ ...down, nodes: down.nodes.map((node) => (node.name === 'Post Bundle to EHR' ? { ...node, waitBetweenTries: 1000 } : node)) },
+		{
+			...down,
+			nodes: down.nodes.map((node) =>
+				node.name === 'Post Bundle to EHR' ? { ...node, waitBetweenTries: 1000 } : node,
+			),
+		},
 	]);
 	await n8n.start();
 	await waitForLog(n8n, /Editor is now accessible/, 120_000);
@@ -249,7 +335,7 @@ afterAll(async () => {
 	process.stderr.write(`[clinic e2e] timings (ms): ${JSON.stringify(timings)}\n`);
 });
 
-describe('a recording → Upload Audio with Wait → FHIR → the EHR, and the doctor\'s inbox (examples/transcribe-and-email.json)', () => {
+describe("a recording → Upload Audio with Wait → FHIR → the EHR, and the doctor's inbox (examples/transcribe-and-email.json)", () => {
 	let execution: ExecutionResult;
 	let sessionId: string;
 	let patientId: string;
@@ -267,53 +353,113 @@ describe('a recording → Upload Audio with Wait → FHIR → the EHR, and the d
 
 	test('the run posted the bundle once and the EHR answered with every entry stored', async () => {
 		const [item] = nodeJson(execution, 'Transcribe and Wait');
-		expect(item).toMatchObject({ session_id: expect.stringMatching(/^visit-\d{8}-\d{6}$/), status: 'completed', source: 'emr' });
+		expect(item).toMatchObject({
+			session_id: expect.stringMatching(/^visit-\d{8}-\d{6}$/),
+			status: 'completed',
+			source: 'emr',
+		});
 		// The search that finds the patient in the EHR: by the patient directory's ID.
-		expect(decodeURIComponent(String(item.patient))).toBe(`Patient?identifier=${VISIT_PATIENT_IDENTIFIER}`);
+		expect(decodeURIComponent(String(item.patient))).toBe(
+			`Patient?identifier=${VISIT_PATIENT_IDENTIFIER}`,
+		);
 		const [answer] = nodeJson(execution, 'Post Bundle to EHR');
 		expect(answer.statusCode).toBe(200);
 		const response = answer.body as Bundle;
 		expect(response.type).toBe('transaction-response');
-		expect(response.entry?.map((e) => e.response?.status)).toEqual((item.bundle as Bundle).entry?.map(() => expect.stringMatching(/^201/)));
-		process.stderr.write(`[clinic e2e] the visit's bundle: ${String(item.entry_count)} entries, ${JSON.stringify(item.bundle).length} bytes of JSON\n`);
+		expect(response.entry?.map((e) => e.response?.status)).toEqual(
+			(item.bundle as Bundle).entry?.map(() => expect.stringMatching(/^201/)),
+		);
+		process.stderr.write(
+			`[clinic e2e] the visit's bundle: ${String(item.entry_count)} entries, ${JSON.stringify(item.bundle).length} bytes of JSON\n`,
+		);
 		const [stored] = nodeJson(execution, 'Stored');
-		expect(stored).toMatchObject({ session_id: sessionId, encounter: item.encounter, composition: item.composition, patient: expect.stringMatching(/^Patient\/[\w.-]+$/) });
+		expect(stored).toMatchObject({
+			session_id: sessionId,
+			encounter: item.encounter,
+			composition: item.composition,
+			patient: expect.stringMatching(/^Patient\/[\w.-]+$/),
+		});
 		expect(execution.runData["EHR's Reasons"]).toBeUndefined();
 	});
 
 	test('the EHR holds a Composition, an Encounter and the clinical resources, every one tied to the Patient and the Practitioner the upload named', async () => {
 		const [patient] = await ehr.search('Patient', { identifier: VISIT_PATIENT_IDENTIFIER });
-		const [practitioner] = await ehr.search('Practitioner', { identifier: VISIT_DOCTOR_IDENTIFIER });
+		const [practitioner] = await ehr.search('Practitioner', {
+			identifier: VISIT_DOCTOR_IDENTIFIER,
+		});
 		expect(patient?.id).toBe(patientId);
 		practitionerId = String(practitioner?.id);
 		const visit = await visitOf(sessionId);
 		expect(visit).toBeDefined();
 		const held = await everything();
-		expect([...held.keys()].sort()).toEqual(expect.arrayContaining(['Composition', 'Condition', 'Encounter', 'MedicationRequest', 'Observation', 'Patient', 'Practitioner']));
-		expect([held.get('Patient')?.length, held.get('Practitioner')?.length, held.get('Encounter')?.length, held.get('Composition')?.length]).toEqual([1, 1, 1, 1]);
-		const clinical = [...held.entries()].filter(([type]) => !['Patient', 'Practitioner'].includes(type)).flatMap(([, resources]) => resources);
+		expect([...held.keys()].sort()).toEqual(
+			expect.arrayContaining([
+				'Composition',
+				'Condition',
+				'Encounter',
+				'MedicationRequest',
+				'Observation',
+				'Patient',
+				'Practitioner',
+			]),
+		);
+		expect([
+			held.get('Patient')?.length,
+			held.get('Practitioner')?.length,
+			held.get('Encounter')?.length,
+			held.get('Composition')?.length,
+		]).toEqual([1, 1, 1, 1]);
+		const clinical = [...held.entries()]
+			.filter(([type]) => !['Patient', 'Practitioner'].includes(type))
+			.flatMap(([, resources]) => resources);
 		for (const resource of clinical) {
 			const references = referencesIn(resource);
 			// Tied to this patient; any patient or practitioner it names is the chosen one.
-			expect([resource.resourceType, references.includes(`Patient/${patientId}`)]).toEqual([resource.resourceType, true]);
-			expect(references.filter((r) => r.startsWith('Patient/') && r !== `Patient/${patientId}`)).toEqual([]);
-			expect(references.filter((r) => r.startsWith('Practitioner/') && r !== `Practitioner/${practitionerId}`)).toEqual([]);
+			expect([resource.resourceType, references.includes(`Patient/${patientId}`)]).toEqual([
+				resource.resourceType,
+				true,
+			]);
+			expect(
+				references.filter((r) => r.startsWith('Patient/') && r !== `Patient/${patientId}`),
+			).toEqual([]);
+			expect(
+				references.filter(
+					(r) => r.startsWith('Practitioner/') && r !== `Practitioner/${practitionerId}`,
+				),
+			).toEqual([]);
 		}
 		const composition = visit!.composition;
-		expect(composition.author).toEqual([expect.objectContaining({ reference: `Practitioner/${practitionerId}` })]);
+		expect(composition.author).toEqual([
+			expect.objectContaining({ reference: `Practitioner/${practitionerId}` }),
+		]);
 		expect(composition.encounter?.reference).toBe(`Encounter/${visit!.encounterId}`);
 		// The note lists every clinical resource of the visit, and nothing else.
-		const listed = (composition.section ?? []).flatMap((section) => (section.entry ?? []).map((entry) => entry.reference)).sort();
-		const visitResources = clinical.filter((r) => !['Composition', 'Encounter'].includes(r.resourceType)).map((r) => `${r.resourceType}/${r.id}`).sort();
+		const listed = (composition.section ?? [])
+			.flatMap((section) => (section.entry ?? []).map((entry) => entry.reference))
+			.sort();
+		const visitResources = clinical
+			.filter((r) => !['Composition', 'Encounter'].includes(r.resourceType))
+			.map((r) => `${r.resourceType}/${r.id}`)
+			.sort();
 		expect(listed).toEqual(visitResources);
-		expect(composition.section?.map((section) => section.title)).toEqual(expect.arrayContaining(['Diagnoses', 'Medications']));
+		expect(composition.section?.map((section) => section.title)).toEqual(
+			expect.arrayContaining(['Diagnoses', 'Medications']),
+		);
 	});
 
 	test('Condition?subject=Patient/<id> finds the diagnoses', async () => {
-		const conditions = await ehr.search<Condition>('Condition', { subject: `Patient/${patientId}` });
-		const diagnoses = conditions.filter((c) => c.category?.some((category) => category.coding?.some((coding) => coding.code === 'encounter-diagnosis')));
+		const conditions = await ehr.search<Condition>('Condition', {
+			subject: `Patient/${patientId}`,
+		});
+		const diagnoses = conditions.filter((c) =>
+			c.category?.some((category) =>
+				category.coding?.some((coding) => coding.code === 'encounter-diagnosis'),
+			),
+		);
 		expect(diagnoses.length).toBeGreaterThan(0);
-		expect(diagnoses.flatMap((c) => c.code?.coding?.map((coding) => coding.code) ?? [])).toContain('J06.9');
+		expect(diagnoses.flatMap((c) => c.code?.coding?.map((coding) => coding.code) ?? [])).toContain(
+			'J06.9',
+		);
 	});
 
 	test("the doctor's e-mail arrives with the notes in the body: HTML sections and tables, and a text part", async () => {
@@ -336,8 +482,13 @@ describe('a recording → Upload Audio with Wait → FHIR → the EHR, and the d
 		const [answer] = nodeJson(again, 'Post Bundle to EHR');
 		expect(answer.statusCode).toBe(200);
 		// Every entry answered 200 (updated), none 201 (created); the patient and doctor found, not created.
-		expect((answer.body as Bundle).entry?.map((e) => e.response?.status)).toEqual((answer.body as Bundle).entry?.map(() => expect.stringMatching(/^200/)));
-		expect(nodeJson(again, 'Stored')[0]).toMatchObject({ session_id: sessionId, patient: `Patient/${patientId}` });
+		expect((answer.body as Bundle).entry?.map((e) => e.response?.status)).toEqual(
+			(answer.body as Bundle).entry?.map(() => expect.stringMatching(/^200/)),
+		);
+		expect(nodeJson(again, 'Stored')[0]).toMatchObject({
+			session_id: sessionId,
+			patient: `Patient/${patientId}`,
+		});
 		expect(await ehr.counts()).toEqual(before);
 		const updated = (await visitOf(sessionId))!.composition;
 		expect(updated.id).toBe(composition.id);
@@ -350,10 +501,12 @@ describe('faults: the EHR refuses, the EHR is down, no notes yet', () => {
 
 	beforeAll(async () => {
 		sessionId = `visit-e2e-faults-${randomBytes(3).toString('hex')}`;
-		await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, { ...VISIT_ADDITIONAL_DATA });
+		await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, {
+			...VISIT_ADDITIONAL_DATA,
+		});
 	});
 
-	test("a bundle the EHR refuses: the item of \"EHR's Reasons\" says why (the OperationOutcome's issues), the run fails with the reasons, nothing is stored", async () => {
+	test('a bundle the EHR refuses: the item of "EHR\'s Reasons" says why (the OperationOutcome\'s issues), the run fails with the reasons, nothing is stored', async () => {
 		const before = await ehr.counts();
 		const refused = await run(W.refused, { session_id: sessionId });
 		expect(refused.status).toBe('error');
@@ -362,16 +515,30 @@ describe('faults: the EHR refuses, the EHR is down, no notes yet', () => {
 		expect((answer.body as { resourceType: string }).resourceType).toBe('OperationOutcome');
 		const [reasons] = nodeJson(refused, "EHR's Reasons");
 		expect(reasons).toMatchObject({ session_id: sessionId, http_status: 400 });
-		expect(reasons.error).toMatch(new RegExp(`^The EHR did not store the notes of ${sessionId} \\(HTTP 400\\): .*Patient/not-in-this-ehr`));
+		expect(reasons.error).toMatch(
+			new RegExp(
+				`^The EHR did not store the notes of ${sessionId} \\(HTTP 400\\): .*Patient/not-in-this-ehr`,
+			),
+		);
 		expect(reasons.error).toContain('nothing of this visit was stored');
-		expect(reasons.issues).toEqual(expect.arrayContaining([expect.objectContaining({ severity: 'error', where: expect.stringMatching(/^Bundle\.entry\[\d+\]/), text: expect.stringContaining('Patient/not-in-this-ehr') })]));
+		expect(reasons.issues).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({
+					severity: 'error',
+					where: expect.stringMatching(/^Bundle\.entry\[\d+\]/),
+					text: expect.stringContaining('Patient/not-in-this-ehr'),
+				}),
+			]),
+		);
 		expect(refused.error?.message).toBe(reasons.error);
-		process.stderr.write(`[clinic e2e] the refusal as the run shows it: ${String(reasons.error).slice(0, 400)}…\n`);
+		process.stderr.write(
+			`[clinic e2e] the refusal as the run shows it: ${String(reasons.error).slice(0, 400)}…\n`,
+		);
 		expect(refused.lastNodeExecuted).toBe('Stop: EHR Refused');
 		expect(await ehr.counts()).toEqual(before);
 	});
 
-	test('the EHR is down: three tries, then the run fails at the POST with the bundle kept; n8n\'s Retry of that execution stores it once the EHR is back', async () => {
+	test("the EHR is down: three tries, then the run fails at the POST with the bundle kept; n8n's Retry of that execution stores it once the EHR is back", async () => {
 		const before = await ehr.counts();
 		flaky.mode = 'down';
 		flaky.tries = 0;
@@ -390,7 +557,9 @@ describe('faults: the EHR refuses, the EHR is down, no notes yet', () => {
 		flaky.mode = 'up';
 		const transcriptionCalls = api.requests.length;
 		await n8n.rest('POST', `/executions/${failed.id}/retry`, { loadWorkflow: false });
-		const [retried] = (await n8n.listExecutions({ workflowId: W.down.id })).filter((e) => e.id !== failed.id);
+		const [retried] = (await n8n.listExecutions({ workflowId: W.down.id })).filter(
+			(e) => e.id !== failed.id,
+		);
 		const retry = await n8n.getExecution(retried.id);
 		expect(retry.error?.message).toBeUndefined();
 		expect(nodeJson(retry, 'Post Bundle to EHR')[0].statusCode).toBe(200);
@@ -402,26 +571,35 @@ describe('faults: the EHR refuses, the EHR is down, no notes yet', () => {
 
 	test('a visit with no notes yet: the run stops at Get Results saying so; nothing is posted', async () => {
 		const processing = `visit-e2e-processing-${randomBytes(3).toString('hex')}`;
-		await startFinishedSession(api.url, api.validCredentials, processing, SESSION_TEMPLATES, { ...VISIT_ADDITIONAL_DATA });
+		await startFinishedSession(api.url, api.validCredentials, processing, SESSION_TEMPLATES, {
+			...VISIT_ADDITIONAL_DATA,
+		});
 		fakeTranscription(api).script(processing, { processingPolls: 1000, outcome: 'success' });
 		const before = await ehr.counts();
 		const stopped = await run(W.again, { session_id: processing });
 		expect(stopped.status).toBe('error');
 		expect(stopped.lastNodeExecuted).toBe('Transcribe and Wait');
-		expect(stopped.error?.message).toBe(`Session "${processing}" is still being processed, so it has no notes for the EHR yet`);
+		expect(stopped.error?.message).toBe(
+			`Session "${processing}" is still being processed, so it has no notes for the EHR yet`,
+		);
 		expect(stopped.runData['Post Bundle to EHR']).toBeUndefined();
 		expect(await ehr.counts()).toEqual(before);
 	});
 });
 
 describe('the same through the trigger: v2rx.completed with Include Results (examples/completed-transcription-to-ehr.json)', () => {
-	const exampleUrl = () => n8n.webhookUrl(`${String(readWorkflowFile(join(EXAMPLES, 'completed-transcription-to-ehr.json')).nodes[0].webhookId)}/webhook`);
+	const exampleUrl = () =>
+		n8n.webhookUrl(
+			`${String(readWorkflowFile(join(EXAMPLES, 'completed-transcription-to-ehr.json')).nodes[0].webhookId)}/webhook`,
+		);
 
 	/**
 	 * Delivers v2rx.completed for a session; returns the finished execution and the milliseconds
 	 * from the delivery until the visit's Composition was stored (or stored anew: another version).
 	 */
-	async function deliver(sessionId: string): Promise<{ execution: ExecutionResult; storedMs: number | undefined }> {
+	async function deliver(
+		sessionId: string,
+	): Promise<{ execution: ExecutionResult; storedMs: number | undefined }> {
 		const before = (await n8n.listExecutions({ workflowId: W.completed.id })).map((e) => e.id);
 		const earlierVersion = (await visitOf(sessionId))?.composition.meta?.versionId;
 		const sent = performance.now();
@@ -435,12 +613,18 @@ describe('the same through the trigger: v2rx.completed with Include Results (exa
 			}
 			return undefined;
 		})();
-		const report = await fakeWebhooks(api).deliver({ endpoint: exampleUrl(), transactionId: sessionId });
+		const report = await fakeWebhooks(api).deliver({
+			endpoint: exampleUrl(),
+			transactionId: sessionId,
+		});
 		expect(report.attempts.map((a) => a.status)).toEqual([200]);
 		let latest = '';
 		await eventually(
 			async () => {
-				const finished = (await n8n.listExecutions({ workflowId: W.completed.id })).filter((e) => !before.includes(e.id) && !['running', 'new', 'waiting', 'unknown'].includes(e.status));
+				const finished = (await n8n.listExecutions({ workflowId: W.completed.id })).filter(
+					(e) =>
+						!before.includes(e.id) && !['running', 'new', 'waiting', 'unknown'].includes(e.status),
+				);
 				latest = finished[0]?.id ?? '';
 				return latest !== '';
 			},
@@ -456,30 +640,48 @@ describe('the same through the trigger: v2rx.completed with Include Results (exa
 
 	test('a finished visit: stored in the EHR, tied to the patient and doctor the upload named, the e-mail sent; the time from the delivery is printed', async () => {
 		const sessionId = `visit-e2e-trigger-${randomBytes(3).toString('hex')}`;
-		await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, { ...VISIT_ADDITIONAL_DATA });
+		await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, {
+			...VISIT_ADDITIONAL_DATA,
+		});
 		const patientsBefore = (await ehr.counts()).Patient ?? 0;
 		const { execution, storedMs } = await deliver(sessionId);
 		expect(execution.error?.message).toBeUndefined();
 		expect(execution.status).toBe('success');
 		const [item] = nodeJson(execution, 'Transcription Completed');
-		expect(item).toMatchObject({ session_id: sessionId, status: 'completed', event: expect.objectContaining({ event: 'v2rx.completed' }) });
+		expect(item).toMatchObject({
+			session_id: sessionId,
+			status: 'completed',
+			event: expect.objectContaining({ event: 'v2rx.completed' }),
+		});
 		expect(nodeJson(execution, 'Post Bundle to EHR')[0].statusCode).toBe(200);
 
 		const visit = await visitOf(sessionId);
 		expect(visit).toBeDefined();
 		const [patient] = await ehr.search('Patient', { identifier: VISIT_PATIENT_IDENTIFIER });
-		const [practitioner] = await ehr.search('Practitioner', { identifier: VISIT_DOCTOR_IDENTIFIER });
+		const [practitioner] = await ehr.search('Practitioner', {
+			identifier: VISIT_DOCTOR_IDENTIFIER,
+		});
 		// The same patient as the upload's visit: found by its directory ID, not created again.
 		expect((await ehr.counts()).Patient).toBe(Math.max(patientsBefore, 1));
 		expect(visit!.composition.subject?.reference).toBe(`Patient/${patient.id}`);
-		expect(visit!.composition.author).toEqual([expect.objectContaining({ reference: `Practitioner/${practitioner.id}` })]);
-		const listed = (visit!.composition.section ?? []).flatMap((section) => (section.entry ?? []).map((entry) => String(entry.reference)));
+		expect(visit!.composition.author).toEqual([
+			expect.objectContaining({ reference: `Practitioner/${practitioner.id}` }),
+		]);
+		const listed = (visit!.composition.section ?? []).flatMap((section) =>
+			(section.entry ?? []).map((entry) => String(entry.reference)),
+		);
 		for (const reference of listed) {
 			const [type, id] = reference.split('/');
 			const resource = await ehr.read(type, id);
-			expect([reference, referencesIn(resource)]).toEqual([reference, expect.arrayContaining([`Patient/${patient.id}`])]);
+			expect([reference, referencesIn(resource)]).toEqual([
+				reference,
+				expect.arrayContaining([`Patient/${patient.id}`]),
+			]);
 		}
-		const diagnoses = await ehr.search<Condition>('Condition', { subject: `Patient/${patient.id}`, encounter: `Encounter/${visit!.encounterId}` });
+		const diagnoses = await ehr.search<Condition>('Condition', {
+			subject: `Patient/${patient.id}`,
+			encounter: `Encounter/${visit!.encounterId}`,
+		});
 		expect(diagnoses.length).toBeGreaterThan(0);
 
 		const email = await inbox.waitForEmail((e) => e.subject === `Clinical notes: ${sessionId}`);
@@ -487,7 +689,9 @@ describe('the same through the trigger: v2rx.completed with Include Results (exa
 
 		expect(storedMs).toBeDefined();
 		timings.deliveryToStoredMs = Math.round(storedMs!);
-		process.stderr.write(`[clinic e2e] v2rx.completed → the visit stored in the EHR: ${Math.round(storedMs!)} ms (the trigger fetches the results and the patient, builds the bundle; the POST)\n`);
+		process.stderr.write(
+			`[clinic e2e] v2rx.completed → the visit stored in the EHR: ${Math.round(storedMs!)} ms (the trigger fetches the results and the patient, builds the bundle; the POST)\n`,
+		);
 
 		// The same delivery again (the service retries): the same resources, updated, none added.
 		const counts = await ehr.counts();
@@ -495,18 +699,28 @@ describe('the same through the trigger: v2rx.completed with Include Results (exa
 		expect(second.execution.status).toBe('success');
 		expect(await ehr.counts()).toEqual(counts);
 		timings.deliveryToUpdatedMs = Math.round(second.storedMs ?? -1);
-		process.stderr.write(`[clinic e2e] the same visit delivered again → updated in the EHR: ${Math.round(second.storedMs ?? -1)} ms; counts unchanged\n`);
+		process.stderr.write(
+			`[clinic e2e] the same visit delivered again → updated in the EHR: ${Math.round(second.storedMs ?? -1)} ms; counts unchanged\n`,
+		);
 	});
 
 	test('a visit with no notes yet: the item says why, goes to "Not Ready: Nothing Sent", nothing is posted', async () => {
 		const sessionId = `visit-e2e-trigger-wait-${randomBytes(3).toString('hex')}`;
-		await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, { ...VISIT_ADDITIONAL_DATA });
+		await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, {
+			...VISIT_ADDITIONAL_DATA,
+		});
 		fakeTranscription(api).script(sessionId, { processingPolls: 1000, outcome: 'success' });
 		const before = await ehr.counts();
 		const { execution } = await deliver(sessionId);
 		expect(execution.status).toBe('success');
 		const [notReady] = nodeJson(execution, 'Not Ready: Nothing Sent');
-		expect(notReady).toMatchObject({ session_id: sessionId, status: 'processing', error: { message: `Session "${sessionId}" is still being processed, so it has no notes for the EHR yet` } });
+		expect(notReady).toMatchObject({
+			session_id: sessionId,
+			status: 'processing',
+			error: {
+				message: `Session "${sessionId}" is still being processed, so it has no notes for the EHR yet`,
+			},
+		});
 		expect(notReady.bundle).toBeUndefined();
 		expect(execution.runData['Post Bundle to EHR']).toBeUndefined();
 		expect(await ehr.counts()).toEqual(before);
@@ -517,9 +731,17 @@ test('examples/session-transcribe-and-email.json: the notes arrive in the inbox 
 	const execution = await run(W.session);
 	expect(execution.error?.message).toBeUndefined();
 	const [notes] = nodeJson(execution, 'Session Upload and Wait');
-	expect(notes).toMatchObject({ status: 'completed', clinical_notes: expect.stringContaining('Chief complaints:'), clinical_notes_html: expect.stringContaining('<h3') });
-	const email = await inbox.waitForEmail((e) => e.subject === `Clinical notes: ${String(notes.session_id)}`);
+	expect(notes).toMatchObject({
+		status: 'completed',
+		clinical_notes: expect.stringContaining('Chief complaints:'),
+		clinical_notes_html: expect.stringContaining('<h3'),
+	});
+	const email = await inbox.waitForEmail(
+		(e) => e.subject === `Clinical notes: ${String(notes.session_id)}`,
+	);
 	expect(email.text).toContain(String(notes.clinical_notes).split('\n')[0]);
 	expect(await inbox.emailHtml(email.id)).toContain('Chief complaints</h3>');
-	expect(nodeOutput(execution, 'E-mail Notes to Doctor')[0].json).toMatchObject({ accepted: ['doctor@clinic.example.com'] });
+	expect(nodeOutput(execution, 'E-mail Notes to Doctor')[0].json).toMatchObject({
+		accepted: ['doctor@clinic.example.com'],
+	});
 });

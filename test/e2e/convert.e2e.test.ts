@@ -17,7 +17,8 @@ import { CREDENTIAL_TYPE, readWorkflowFile } from '../support/n8n/workflows';
 jest.setTimeout(5 * 60_000);
 
 const CREDENTIAL = { id: 'clinicScribeE2E01', name: 'Clinic Scribe (e2e fake API)' };
-const NOTES = 'Fever for three days with a dry cough. Throat congested, chest clear. Paracetamol 650 mg, rest, fluids.';
+const NOTES =
+	'Fever for three days with a dry cough. Throat congested, chest clear. Paracetamol 650 mg, rest, fluids.';
 
 let api: FakeClinicApi;
 let n8n: N8nInstance;
@@ -26,8 +27,12 @@ let result: ExecutionResult;
 beforeAll(async () => {
 	api = await startFakeClinicApi();
 	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	await n8n.importCredentials([{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
-	const [id] = await n8n.importWorkflows([readWorkflowFile(join(__dirname, 'workflows', 'convert-transcript.json'))]);
+	await n8n.importCredentials([
+		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+	]);
+	const [id] = await n8n.importWorkflows([
+		readWorkflowFile(join(__dirname, 'workflows', 'convert-transcript.json')),
+	]);
 	result = await n8n.execute(id);
 });
 
@@ -45,7 +50,11 @@ describe('typed notes to a document, in n8n', () => {
 	it('outputs the completed session with the decoded document, paired to its item', () => {
 		const items = nodeOutput(result, 'Convert Transcript');
 		expect(items).toHaveLength(1);
-		expect(items[0].json).toMatchObject({ status: 'completed', http_status: 200, documents: { 'tpl-soap-note': customTemplateText('tpl-soap-note') } });
+		expect(items[0].json).toMatchObject({
+			status: 'completed',
+			http_status: 200,
+			documents: { 'tpl-soap-note': customTemplateText('tpl-soap-note') },
+		});
 		expect(String(items[0].json.document_id)).toMatch(/^doc_[0-9a-f]{12}$/);
 		expect(JSON.stringify(items[0].pairedItem)).toBe('{"item":0}');
 	});
@@ -54,10 +63,20 @@ describe('typed notes to a document, in n8n', () => {
 		const sessionId = String(nodeOutput(result, 'Convert Transcript')[0].json.session_id);
 		// The session is created under the node's own id (`n8n` and 29 hex characters), so a lost answer can be repeated.
 		expect(sessionId).toMatch(/^n8n[0-9a-f]{29}$/);
-		expect(api.requestsTo(SESSIONS_PATH, 'POST').map((call) => call.body)).toEqual([{ session_id: sessionId, upload_type: 'single', templates: ['tpl-soap-note'] }]);
-		const converts = api.requests.filter((call) => call.method === 'POST' && call.path.endsWith('/convert-to-template'));
-		expect(converts.map((call) => call.path)).toEqual([expect.stringContaining(`/transaction/${sessionId}/convert-to-template`)]);
-		expect(converts.map((call) => call.body)).toEqual([{ transcript: NOTES, template_id: 'tpl-soap-note' }]);
-		expect(converts.every((call) => /^Bearer /.test(String(call.headers.authorization)))).toBe(true);
+		expect(api.requestsTo(SESSIONS_PATH, 'POST').map((call) => call.body)).toEqual([
+			{ session_id: sessionId, upload_type: 'single', templates: ['tpl-soap-note'] },
+		]);
+		const converts = api.requests.filter(
+			(call) => call.method === 'POST' && call.path.endsWith('/convert-to-template'),
+		);
+		expect(converts.map((call) => call.path)).toEqual([
+			expect.stringContaining(`/transaction/${sessionId}/convert-to-template`),
+		]);
+		expect(converts.map((call) => call.body)).toEqual([
+			{ transcript: NOTES, template_id: 'tpl-soap-note' },
+		]);
+		expect(converts.every((call) => /^Bearer /.test(String(call.headers.authorization)))).toBe(
+			true,
+		);
 	});
 });

@@ -22,7 +22,12 @@ beforeAll(async () => {
 	api = await startFakeClinicApi();
 	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
 	await n8n.start();
-	await n8n.setupOwner({ email: 'owner@clinic-scribe.test', password: 'Credential-Test-1', firstName: 'Cred', lastName: 'Test' });
+	await n8n.setupOwner({
+		email: 'owner@clinic-scribe.test',
+		password: 'Credential-Test-1',
+		firstName: 'Cred',
+		lastName: 'Test',
+	});
 });
 
 afterAll(async () => {
@@ -33,7 +38,9 @@ afterAll(async () => {
 beforeEach(() => api.reset());
 
 /** Saves a credential as the editor does, then presses its Test button. */
-async function testCredential(overrides: Record<string, string>): Promise<{ status: string; message: string }> {
+async function testCredential(
+	overrides: Record<string, string>,
+): Promise<{ status: string; message: string }> {
 	const credential = {
 		name: 'Clinic Scribe (test)',
 		type: CREDENTIAL_TYPE,
@@ -78,7 +85,9 @@ describe('a wrong API Variant: the test says which to pick (the other variant tr
 		api.setOptions({ variant: 'public', rejectOtherTokenFlow: true });
 		const result = await testCredential({});
 		expect(result.status).toBe('Error');
-		expect(result.message).toContain(`set API Variant to ${PUBLIC} in the Clinic Scribe API credential`);
+		expect(result.message).toContain(
+			`set API Variant to ${PUBLIC} in the Clinic Scribe API credential`,
+		);
 		expect(result.message).not.toContain(api.validCredentials.clientSecret);
 		expect(api.requests.map((r) => [r.pathname, r.status])).toEqual([
 			[API_VARIANTS.document.tokenPath, 404],
@@ -90,11 +99,13 @@ describe('a wrong API Variant: the test says which to pick (the other variant tr
 		expect((await testCredential({ apiVariant: 'public' })).status).toBe('OK');
 	});
 
-	it('the API speaks the interface document\'s variant, the credential says public and has no Workspace API Key', async () => {
+	it("the API speaks the interface document's variant, the credential says public and has no Workspace API Key", async () => {
 		api.setOptions({ rejectOtherTokenFlow: true });
 		const result = await testCredential({ apiVariant: 'public', apiKey: '' });
 		expect(result.status).toBe('Error');
-		expect(result.message).toContain(`but it answers the one of ${DOCUMENT}: set API Variant to ${DOCUMENT}`);
+		expect(result.message).toContain(
+			`but it answers the one of ${DOCUMENT}: set API Variant to ${DOCUMENT}`,
+		);
 		expect(result.message).toContain('fill in the Workspace API Key');
 	});
 });
@@ -102,17 +113,27 @@ describe('a wrong API Variant: the test says which to pick (the other variant tr
 it('never follows a redirect: the test fails and the foreign host gets nothing (token exchange, then the test call)', async () => {
 	const foreign = await startForeignHost();
 	try {
-		api.injectFault({ path: '/api/v1/auth/token', fault: { kind: 'redirect', status: 307, location: `${foreign.url}/token` } });
+		api.injectFault({
+			path: '/api/v1/auth/token',
+			fault: { kind: 'redirect', status: 307, location: `${foreign.url}/token` },
+		});
 		const onExchange = await testCredential({});
 		expect(onExchange.status).toBe('Error');
 		expect(onExchange.message).toContain(`redirect (HTTP 307) to ${foreign.host}`);
 
-		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'redirect', status: 302, location: `${foreign.url}/entities` } });
+		api.injectFault({
+			path: '/dr/v1/business/entities',
+			fault: { kind: 'redirect', status: 302, location: `${foreign.url}/entities` },
+		});
 		const onCall = await testCredential({});
 		expect(onCall.status).toBe('Error');
 		expect(api.requestsTo('/dr/v1/business/entities').map((r) => r.fault)).toEqual(['redirect']);
 		expect(foreign.requests).toEqual([]);
-		recordAttack('redirect-credential-test-n8n', 'credential test fails; foreign host got 0 requests', { secretsSeen: 0 });
+		recordAttack(
+			'redirect-credential-test-n8n',
+			'credential test fails; foreign host got 0 requests',
+			{ secretsSeen: 0 },
+		);
 	} finally {
 		await foreign.close();
 	}

@@ -6,7 +6,14 @@
  */
 import { join } from 'node:path';
 
-import { API_VARIANTS, BUSINESS, DOCTORS, PATIENTS_BY_MOBILE, REFRESH_PATH, SERVICES_BY_DOCTOR } from '../fake-api/fixtures';
+import {
+	API_VARIANTS,
+	BUSINESS,
+	DOCTORS,
+	PATIENTS_BY_MOBILE,
+	REFRESH_PATH,
+	SERVICES_BY_DOCTOR,
+} from '../fake-api/fixtures';
 import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../fake-api/server';
 import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
@@ -44,7 +51,13 @@ beforeAll(async () => {
 	]);
 	const files = ['directory-read', 'patient-search', 'patient-search-strict', 'business-entities'];
 	const workflows = files.map((name) => readWorkflowFile(join(WORKFLOWS, `${name}.json`)));
-	workflows.push(withCredential(readWorkflowFile(join(WORKFLOWS, 'doctor-services-many-items.json')), CREDENTIAL_TYPE, TOKEN_CREDENTIAL));
+	workflows.push(
+		withCredential(
+			readWorkflowFile(join(WORKFLOWS, 'doctor-services-many-items.json')),
+			CREDENTIAL_TYPE,
+			TOKEN_CREDENTIAL,
+		),
+	);
 	const ids = await n8n.importWorkflows(workflows);
 	[...files, 'doctor-services-many-items'].forEach((name, i) => (workflowIds[name] = ids[i]));
 });
@@ -83,7 +96,11 @@ describe('directory reads in n8n', () => {
 
 	it('Doctor → Get Services returns one item per service of the doctor', () => {
 		expect(nodeJson(result, 'Get Services')).toEqual(servicesOf('do1001'));
-		expect(nodeOutput(result, 'Get Services').every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(true);
+		expect(
+			nodeOutput(result, 'Get Services').every(
+				(item) => JSON.stringify(item.pairedItem) === '{"item":0}',
+			),
+		).toBe(true);
 	});
 
 	it('Patient → Search by Mobile (profiles form) returns one normalised item per patient', () => {
@@ -93,7 +110,13 @@ describe('directory reads in n8n', () => {
 		expect(patients[0]).toMatchObject({
 			name: expected[0].name,
 			patient_id: expected[0].patient_id,
-			patient_profile: { first_name: 'Ravi', last_name: 'Kumar', gender: 'M', dob: '1985-04-12', mobile: '+919876543210' },
+			patient_profile: {
+				first_name: 'Ravi',
+				last_name: 'Kumar',
+				gender: 'M',
+				dob: '1985-04-12',
+				mobile: '+919876543210',
+			},
 		});
 	});
 
@@ -105,8 +128,13 @@ describe('directory reads in n8n', () => {
 		const [entities, ...rest] = nodeJson(result, 'Get Entities');
 		expect(rest).toHaveLength(0);
 		expect(entities.business).toEqual({ ...BUSINESS });
-		expect((entities.doctors as Array<{ doctor_id: string }>).map((d) => d.doctor_id)).toEqual(DOCTORS.map((d) => d.doctor_id));
-		expect((entities.clinics as Array<{ clinic_id: string }>).map((c) => c.clinic_id)).toEqual(['c-1001', 'c-1002']);
+		expect((entities.doctors as Array<{ doctor_id: string }>).map((d) => d.doctor_id)).toEqual(
+			DOCTORS.map((d) => d.doctor_id),
+		);
+		expect((entities.clinics as Array<{ clinic_id: string }>).map((c) => c.clinic_id)).toEqual([
+			'c-1001',
+			'c-1002',
+		]);
 	});
 
 	it('exchanged one token for all four nodes, sent it in the auth header, and the mobile as 10 digits', () => {
@@ -183,7 +211,12 @@ describe('§7 errors reach the n8n user with the API code and advice', () => {
 	});
 
 	it('500 SERVER_ERROR that persists fails the run after the bounded retries', async () => {
-		api.injectFault({ method: 'GET', path: ENTITIES_PATH, times: Infinity, fault: { kind: 'status', status: 500 } });
+		api.injectFault({
+			method: 'GET',
+			path: ENTITIES_PATH,
+			times: Infinity,
+			fault: { kind: 'status', status: 500 },
+		});
 		const result = await run('business-entities');
 		expect(result.status).toBe('error');
 		expect(result.error?.message).toContain('HTTP 500 SERVER_ERROR');
@@ -192,10 +225,17 @@ describe('§7 errors reach the n8n user with the API code and advice', () => {
 	});
 
 	it('a single 500 is retried and the run succeeds', async () => {
-		api.injectFault({ method: 'GET', path: ENTITIES_PATH, times: 1, fault: { kind: 'status', status: 500 } });
+		api.injectFault({
+			method: 'GET',
+			path: ENTITIES_PATH,
+			times: 1,
+			fault: { kind: 'status', status: 500 },
+		});
 		const result = await run('business-entities');
 		expect(result.error).toBeUndefined();
-		expect(nodeJson(result, 'Get Doctors').map((d) => d.doctor_id)).toEqual(DOCTORS.map((d) => d.doctor_id));
+		expect(nodeJson(result, 'Get Doctors').map((d) => d.doctor_id)).toEqual(
+			DOCTORS.map((d) => d.doctor_id),
+		);
 		expect(api.requestsTo(ENTITIES_PATH).map((r) => r.status)).toEqual([500, 200]);
 	});
 });
@@ -221,7 +261,9 @@ describe('the access token', () => {
 		expect(api.requestsTo(REFRESH_PATH)).toHaveLength(0);
 		const calls = api.requestsTo(SERVICES_PATH, 'GET');
 		// One call per item; several go out at once, so they may arrive in another order.
-		expect(calls.map((r) => decodeURIComponent(r.path.slice(SERVICES_PATH.length))).sort()).toEqual([...IDS].sort());
+		expect(calls.map((r) => decodeURIComponent(r.path.slice(SERVICES_PATH.length))).sort()).toEqual(
+			[...IDS].sort(),
+		);
 		const tokens = new Set(calls.map((r) => r.headers.auth));
 		expect(tokens.size).toBe(1);
 		expect(calls.every((r) => r.status === 200)).toBe(true);
@@ -244,7 +286,9 @@ describe('the access token', () => {
 		api.expireAccessTokens();
 		const result = await run('doctor-services-many-items');
 		expectManyItemsOutput(result);
-		const renewals = api.requests.filter((r) => r.pathname === TOKEN_PATH || r.pathname === REFRESH_PATH);
+		const renewals = api.requests.filter(
+			(r) => r.pathname === TOKEN_PATH || r.pathname === REFRESH_PATH,
+		);
 		expect(renewals).toHaveLength(1);
 		expect(renewals[0].status).toBe(200);
 		expect(api.counters.tokenExchanges + api.counters.tokenRefreshes).toBe(1);

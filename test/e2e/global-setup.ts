@@ -7,7 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { PACKED_TARBALL_ENV, buildPackage, ensureN8nInstalled, packPackage } from '../support/n8n/install';
+import {
+	PACKED_TARBALL_ENV,
+	buildPackage,
+	ensureN8nInstalled,
+	packPackage,
+} from '../support/n8n/install';
 
 export default async function globalSetup(): Promise<void> {
 	const started = Date.now();
@@ -20,5 +25,7 @@ export default async function globalSetup(): Promise<void> {
 	process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
 	const tarball = await packPackage(dir);
 	process.env[PACKED_TARBALL_ENV] = tarball;
-	process.stderr.write(`[e2e setup] packed ${tarball} (${Math.round((Date.now() - started) / 1000)} s)\n`);
+	process.stderr.write(
+		`[e2e setup] packed ${tarball} (${Math.round((Date.now() - started) / 1000)} s)\n`,
+	);
 }

@@ -7,15 +7,32 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { PACKAGE_NAME, REPO_ROOT, packedPackageForTests, type CommunityPackageRecord } from '../support/n8n/install';
+import {
+	PACKAGE_NAME,
+	REPO_ROOT,
+	packedPackageForTests,
+	type CommunityPackageRecord,
+} from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson } from '../support/n8n/results';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, chain, type WorkflowJson } from '../support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_TYPE,
+	chain,
+	type WorkflowJson,
+} from '../support/n8n/workflows';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);
 
-const manualTrigger = { name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+const manualTrigger = {
+	name: 'Start',
+	type: 'n8n-nodes-base.manualTrigger',
+	typeVersion: 1,
+	position: [0, 0] as [number, number],
+	parameters: {},
+};
 
 const setThenNoOp: WorkflowJson = {
 	name: 'rig: set then no-op',
@@ -36,7 +53,13 @@ const setThenNoOp: WorkflowJson = {
 				options: {},
 			},
 		},
-		{ name: 'NoOp', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [400, 0], parameters: {} },
+		{
+			name: 'NoOp',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [400, 0],
+			parameters: {},
+		},
 	],
 	connections: chain('Start', 'Set', 'NoOp'),
 };
@@ -45,7 +68,13 @@ const stopAndError: WorkflowJson = {
 	name: 'rig: stop and error',
 	nodes: [
 		manualTrigger,
-		{ name: 'Fail', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [200, 0], parameters: { errorMessage: 'the rig must see this' } },
+		{
+			name: 'Fail',
+			type: 'n8n-nodes-base.stopAndError',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: { errorMessage: 'the rig must see this' },
+		},
 	],
 	connections: chain('Start', 'Fail'),
 };
@@ -60,9 +89,20 @@ const webhookWorkflow: WorkflowJson = {
 			typeVersion: 2,
 			position: [0, 0],
 			webhookId: '4b0f5a52-8f55-4d0b-9a55-6d3f2c1e0a11',
-			parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'onReceived', options: {} },
+			parameters: {
+				httpMethod: 'POST',
+				path: WEBHOOK_PATH,
+				responseMode: 'onReceived',
+				options: {},
+			},
 		},
-		{ name: 'NoOp', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [200, 0], parameters: {} },
+		{
+			name: 'NoOp',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [200, 0],
+			parameters: {},
+		},
 	],
 	connections: chain('Hook', 'NoOp'),
 };
@@ -72,7 +112,11 @@ const ids: Record<'set' | 'fail' | 'webhook', string> = { set: '', fail: '', web
 
 beforeAll(async () => {
 	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	[ids.set, ids.fail, ids.webhook] = await n8n.importWorkflows([setThenNoOp, stopAndError, webhookWorkflow]);
+	[ids.set, ids.fail, ids.webhook] = await n8n.importWorkflows([
+		setThenNoOp,
+		stopAndError,
+		webhookWorkflow,
+	]);
 });
 
 afterAll(async () => {
@@ -98,7 +142,12 @@ describe('n8n execute', () => {
 });
 
 describe('n8n start', () => {
-	const owner = { email: 'owner@clinic-scribe.test', password: 'Rig-Password-1', firstName: 'Rig', lastName: 'Owner' };
+	const owner = {
+		email: 'owner@clinic-scribe.test',
+		password: 'Rig-Password-1',
+		firstName: 'Rig',
+		lastName: 'Owner',
+	};
 
 	beforeAll(async () => {
 		await n8n.start();
@@ -110,17 +159,34 @@ describe('n8n start', () => {
 	});
 
 	it('loads the packed package as a community package', async () => {
-		expect(await n8n.loadedNodeTypes()).toEqual(expect.arrayContaining([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE]));
+		expect(await n8n.loadedNodeTypes()).toEqual(
+			expect.arrayContaining([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE]),
+		);
 		expect(await n8n.loadedCredentialTypes()).toContain(CREDENTIAL_TYPE);
 	});
 
 	it('lists it under Settings → Community nodes with its version and both nodes, as after an install there', async () => {
-		const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
-		const listed = await n8n.rest<Array<CommunityPackageRecord & { failedLoading: boolean }>>('GET', '/community-packages');
-		expect(listed.map(({ packageName, installedVersion, failedLoading }) => ({ packageName, installedVersion, failedLoading }))).toEqual([
-			{ packageName: PACKAGE_NAME, installedVersion: version, failedLoading: false },
-		]);
-		expect(listed[0].installedNodes.map(({ name, type, latestVersion }) => ({ name, type, latestVersion }))).toEqual(
+		const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+			version: string;
+		};
+		const listed = await n8n.rest<Array<CommunityPackageRecord & { failedLoading: boolean }>>(
+			'GET',
+			'/community-packages',
+		);
+		expect(
+			listed.map(({ packageName, installedVersion, failedLoading }) => ({
+				packageName,
+				installedVersion,
+				failedLoading,
+			})),
+		).toEqual([{ packageName: PACKAGE_NAME, installedVersion: version, failedLoading: false }]);
+		expect(
+			listed[0].installedNodes.map(({ name, type, latestVersion }) => ({
+				name,
+				type,
+				latestVersion,
+			})),
+		).toEqual(
 			expect.arrayContaining([
 				// The action node's newest version (2: Patient's default operation; README "Versions").
 				{ name: 'Clinic Scribe', type: ACTION_NODE_TYPE, latestVersion: 2 },
@@ -133,7 +199,9 @@ describe('n8n start', () => {
 
 	it('logs in with the owner set up at first start', async () => {
 		await n8n.login(owner.email, owner.password);
-		expect(await n8n.rest<{ email: string }>('GET', '/login')).toMatchObject({ email: owner.email });
+		expect(await n8n.rest<{ email: string }>('GET', '/login')).toMatchObject({
+			email: owner.email,
+		});
 	});
 
 	it('publishes a webhook workflow, runs it on a delivery and unpublishes it', async () => {
@@ -155,7 +223,11 @@ describe('n8n start', () => {
 
 		const unpublished = await n8n.deactivateWorkflow(ids.webhook);
 		expect(unpublished?.status).toBe('not_published');
-		const late = await fetch(n8n.webhookUrl(WEBHOOK_PATH), { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+		const late = await fetch(n8n.webhookUrl(WEBHOOK_PATH), {
+			method: 'POST',
+			body: '{}',
+			headers: { 'content-type': 'application/json' },
+		});
 		await late.arrayBuffer();
 		expect(late.status).toBe(404);
 	});

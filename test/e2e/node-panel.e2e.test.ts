@@ -39,7 +39,11 @@ afterAll(async () => {
 function search(query: string): string[] {
 	const needle = query.toLowerCase();
 	return loaded
-		.filter((type) => [type.displayName, ...(type.codex?.alias ?? [])].some((text) => text.toLowerCase().includes(needle)))
+		.filter((type) =>
+			[type.displayName, ...(type.codex?.alias ?? [])].some((text) =>
+				text.toLowerCase().includes(needle),
+			),
+		)
 		.map((type) => type.name);
 }
 
@@ -48,11 +52,16 @@ test('both nodes carry the aliases of their codex files', () => {
 		[ACTION_NODE_TYPE, 'ClinicScribe.node.json'],
 		[TRIGGER_NODE_TYPE, 'ClinicScribeTrigger.node.json'],
 	]) {
-		const codex = JSON.parse(readFileSync(join(REPO_ROOT, 'nodes/ClinicScribe', file), 'utf8')) as { alias: string[] };
+		const codex = JSON.parse(readFileSync(join(REPO_ROOT, 'nodes/ClinicScribe', file), 'utf8')) as {
+			alias: string[];
+		};
 		expect(loaded.find((entry) => entry.name === type)?.codex?.alias).toEqual(codex.alias);
 	}
 });
 
-test.each(['Eka', 'EkaScribe', 'scribe', 'transcription', 'appointment', 'prescription'])('searching "%s" finds both nodes', (query) => {
-	expect(search(query)).toEqual(expect.arrayContaining([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE]));
-});
+test.each(['Eka', 'EkaScribe', 'scribe', 'transcription', 'appointment', 'prescription'])(
+	'searching "%s" finds both nodes',
+	(query) => {
+		expect(search(query)).toEqual(expect.arrayContaining([ACTION_NODE_TYPE, TRIGGER_NODE_TYPE]));
+	},
+);

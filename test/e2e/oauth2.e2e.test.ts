@@ -37,36 +37,68 @@ import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson, type ExecutionResult } from '../support/n8n/results';
 import { eventually } from '../support/n8n/trigger';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, newId, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
-import { connectSignInCredential, oauthRedirectUrl, signInCredentialData, SIGN_IN_CREDENTIAL_TYPE } from '../support/signInCredential';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_TYPE,
+	newId,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n/workflows';
+import {
+	connectSignInCredential,
+	oauthRedirectUrl,
+	signInCredentialData,
+	SIGN_IN_CREDENTIAL_TYPE,
+} from '../support/signInCredential';
 
 jest.setTimeout(10 * 60_000);
 
 const SUBSCRIPTIONS = '/notification/v1/connect/webhook/subscriptions';
 const MAIN = { name: 'Clinic Sign-in (e2e)' } as { id: string; name: string };
-const API_CREDENTIAL = { id: 'clinicScribeOA2api', name: 'Clinic Scribe API (e2e, saved before OAuth2)' };
+const API_CREDENTIAL = {
+	id: 'clinicScribeOA2api',
+	name: 'Clinic Scribe API (e2e, saved before OAuth2)',
+};
 
 let api: FakeClinicApi;
 let foreign: ForeignHost;
 let n8n: N8nInstance;
 let apiKey: string;
 const audioDir = mkdtempSync(join(tmpdir(), 'clinic-scribe-e2e-oauth2-'));
-const recordings = Array.from({ length: 4 }, (_, index) => ({ name: `visit-${index}.wav`, bytes: randomBytes(64 * 1024 + index) }));
+const recordings = Array.from({ length: 4 }, (_, index) => ({
+	name: `visit-${index}.wav`,
+	bytes: randomBytes(64 * 1024 + index),
+}));
 
 beforeAll(async () => {
-	for (const recording of recordings) writeFileSync(join(audioDir, recording.name), recording.bytes);
+	for (const recording of recordings)
+		writeFileSync(join(audioDir, recording.name), recording.bytes);
 	api = await startFakeClinicApi();
 	foreign = await startForeignHost();
 	n8n = await N8nInstance.create({
 		packageTarball: await packedPackageForTests(),
 		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: audioDir },
 	});
-	await n8n.importCredentials([{ ...API_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
+	await n8n.importCredentials([
+		{ ...API_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+	]);
 	await n8n.start();
-	await n8n.setupOwner({ email: 'owner@clinic-scribe.test', password: 'OAuth2-e2e-Owner-1', firstName: 'OAuth', lastName: 'Owner' });
+	await n8n.setupOwner({
+		email: 'owner@clinic-scribe.test',
+		password: 'OAuth2-e2e-Owner-1',
+		firstName: 'OAuth',
+		lastName: 'Owner',
+	});
 	// What the clinic would register with the service: this n8n's OAuth Redirect URL, exactly.
 	fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
-	apiKey = (await n8n.rest<{ rawApiKey: string }>('POST', '/api-keys', { label: 'oauth2 e2e', scopes: ['credential:read'], expiresAt: null })).rawApiKey;
+	apiKey = (
+		await n8n.rest<{ rawApiKey: string }>('POST', '/api-keys', {
+			label: 'oauth2 e2e',
+			scopes: ['credential:read'],
+			expiresAt: null,
+		})
+	).rawApiKey;
 	MAIN.id = await createCredential(MAIN.name);
 });
 
@@ -87,19 +119,33 @@ beforeEach(() => {
 // Helpers
 // ---------------------------------------------------------------------------------------------
 
-async function createCredential(name: string, overrides: Record<string, string> = {}): Promise<string> {
-	const saved = await n8n.rest<{ id: string }>('POST', '/credentials', { name, type: SIGN_IN_CREDENTIAL_TYPE, data: signInCredentialData(api, overrides) });
+async function createCredential(
+	name: string,
+	overrides: Record<string, string> = {},
+): Promise<string> {
+	const saved = await n8n.rest<{ id: string }>('POST', '/credentials', {
+		name,
+		type: SIGN_IN_CREDENTIAL_TYPE,
+		data: signInCredentialData(api, overrides),
+	});
 	return saved.id;
 }
 
 /** n8n's own credential test of the stored credential (its public API: POST /api/v1/credentials/{id}/test). */
 async function credentialTest(id: string): Promise<{ status: string; message: string }> {
-	const response = await fetch(`${n8n.baseUrl}/api/v1/credentials/${id}/test`, { method: 'POST', headers: { 'X-N8N-API-KEY': apiKey } });
+	const response = await fetch(`${n8n.baseUrl}/api/v1/credentials/${id}/test`, {
+		method: 'POST',
+		headers: { 'X-N8N-API-KEY': apiKey },
+	});
 	expect(response.status).toBe(200);
 	return (await response.json()) as { status: string; message: string };
 }
 
-function oauthNode(name: string, parameters: Record<string, unknown>, options: { credential?: { id: string; name: string }; continueOnFail?: boolean } = {}): WorkflowNode {
+function oauthNode(
+	name: string,
+	parameters: Record<string, unknown>,
+	options: { credential?: { id: string; name: string }; continueOnFail?: boolean } = {},
+): WorkflowNode {
 	return {
 		id: randomUUID(),
 		name,
@@ -113,12 +159,29 @@ function oauthNode(name: string, parameters: Record<string, unknown>, options: {
 }
 
 function readFiles(fileSelector: string): WorkflowNode {
-	return { id: randomUUID(), name: 'Read Recordings', type: 'n8n-nodes-base.readWriteFile', typeVersion: 1.1, position: [0, 0], parameters: { operation: 'read', fileSelector, options: {} } };
+	return {
+		id: randomUUID(),
+		name: 'Read Recordings',
+		type: 'n8n-nodes-base.readWriteFile',
+		typeVersion: 1.1,
+		position: [0, 0],
+		parameters: { operation: 'read', fileSelector, options: {} },
+	};
 }
 
 const entities = { resource: 'business', operation: 'getEntities' };
-const doctorServices = { resource: 'doctor', operation: 'getServices', doctorId: { __rl: true, mode: 'id', value: 'do1001' }, returnAll: true, options: {} };
-const templates = { outputTemplates: { templates: [{ template: 'clinical_notes_template', codificationNeeded: false }] } };
+const doctorServices = {
+	resource: 'doctor',
+	operation: 'getServices',
+	doctorId: { __rl: true, mode: 'id', value: 'do1001' },
+	returnAll: true,
+	options: {},
+};
+const templates = {
+	outputTemplates: {
+		templates: [{ template: 'clinical_notes_template', codificationNeeded: false }],
+	},
+};
 const upload = (wait: boolean, extra: Record<string, unknown> = {}) => ({
 	resource: 'transcription',
 	operation: 'uploadAudio',
@@ -143,12 +206,34 @@ interface Published {
 async function publish(name: string, nodes: WorkflowNode[]): Promise<Published> {
 	const path = `oauth2-${randomBytes(6).toString('hex')}`;
 	const all: WorkflowNode[] = [
-		{ id: randomUUID(), name: 'Start', type: 'n8n-nodes-base.webhook', typeVersion: 2, position: [0, 0], webhookId: randomUUID(), parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} } },
-		...nodes.map((node, index) => ({ ...node, position: [(index + 1) * 250, 0] as [number, number] })),
+		{
+			id: randomUUID(),
+			name: 'Start',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		},
+		...nodes.map((node, index) => ({
+			...node,
+			position: [(index + 1) * 250, 0] as [number, number],
+		})),
 	];
 	const connections: Record<string, unknown> = {};
-	for (let i = 0; i + 1 < all.length; i++) connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	const workflow: WorkflowJson = { id: newId(), name, nodes: all, connections, settings: { executionOrder: 'v1', saveDataErrorExecution: 'all', saveDataSuccessExecution: 'all' } };
+	for (let i = 0; i + 1 < all.length; i++)
+		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
+	const workflow: WorkflowJson = {
+		id: newId(),
+		name,
+		nodes: all,
+		connections,
+		settings: {
+			executionOrder: 'v1',
+			saveDataErrorExecution: 'all',
+			saveDataSuccessExecution: 'all',
+		},
+	};
 	await n8n.rest('POST', '/workflows', workflow);
 	await n8n.activateWorkflow(String(workflow.id));
 	return { id: String(workflow.id), path };
@@ -157,21 +242,37 @@ async function publish(name: string, nodes: WorkflowNode[]): Promise<Published> 
 /** Calls a published workflow's webhook and returns the execution n8n stored for it. */
 async function run(workflow: Published): Promise<ExecutionResult> {
 	const before = (await n8n.listExecutions({ workflowId: workflow.id })).length;
-	const response = await fetch(n8n.webhookUrl(workflow.path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+	const response = await fetch(n8n.webhookUrl(workflow.path), {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: '{}',
+	});
 	expect(response.status).toBe(200);
 	const [latest] = await n8n.waitForExecutions(workflow.id, before + 1, { timeoutMs: 120_000 });
 	return await n8n.getExecution(latest.id);
 }
 
-const bearerOf = (request: { headers: Record<string, unknown> }) => String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+const bearerOf = (request: { headers: Record<string, unknown> }) =>
+	String(request.headers.authorization ?? '').replace(/^Bearer /, '');
 
 /** The refresh_token grants the provider received (in this test: api.reset() clears the record). */
-const refreshRequests = () => api.requestsTo(SIGN_IN_ROUTES.token, 'POST').filter((r) => (r.body as Record<string, string>).grant_type === 'refresh_token');
+const refreshRequests = () =>
+	api
+		.requestsTo(SIGN_IN_ROUTES.token, 'POST')
+		.filter((r) => (r.body as Record<string, string>).grant_type === 'refresh_token');
 
 /** The provider's counters from now on (they live as long as the fake). */
-function signInCountersFrom(): () => { refreshGrants: number; codeGrants: number; refusals: number } {
+function signInCountersFrom(): () => {
+	refreshGrants: number;
+	codeGrants: number;
+	refusals: number;
+} {
 	const signIn = fakeSignIn(api);
-	const before = { refreshGrants: signIn.counters.refreshGrants, codeGrants: signIn.counters.codeGrants, refusals: signIn.refusals.length };
+	const before = {
+		refreshGrants: signIn.counters.refreshGrants,
+		codeGrants: signIn.counters.codeGrants,
+		refusals: signIn.refusals.length,
+	};
 	return () => ({
 		refreshGrants: signIn.counters.refreshGrants - before.refreshGrants,
 		codeGrants: signIn.counters.codeGrants - before.codeGrants,
@@ -199,11 +300,16 @@ function knownSecrets(): string[] {
 
 describe('Connect my account', () => {
 	test('n8n sends the browser to the provider with PKCE (S256), state and the fixed scope; the callback exchanges the code with the verifier and the client secret in the body', async () => {
-		expect(await credentialTest(MAIN.id)).toEqual({ status: 'Error', message: expect.stringContaining('No clinic account is connected') });
+		expect(await credentialTest(MAIN.id)).toEqual({
+			status: 'Error',
+			message: expect.stringContaining('No clinic account is connected'),
+		});
 
 		const connected = await connectSignInCredential(n8n, MAIN.id);
 		const query = Object.fromEntries(connected.authorizeUrl.searchParams);
-		expect(`${connected.authorizeUrl.origin}${connected.authorizeUrl.pathname}`).toBe(`${api.url}${SIGN_IN_ROUTES.authorize}`);
+		expect(`${connected.authorizeUrl.origin}${connected.authorizeUrl.pathname}`).toBe(
+			`${api.url}${SIGN_IN_ROUTES.authorize}`,
+		);
 		expect(query).toEqual({
 			client_id: SIGN_IN.clientId,
 			redirect_uri: oauthRedirectUrl(n8n),
@@ -230,27 +336,50 @@ describe('Connect my account', () => {
 			client_id: SIGN_IN.clientId,
 			client_secret: SIGN_IN.clientSecret,
 		});
-		expect(createHash('sha256').update(body.code_verifier).digest('base64url')).toBe(query.code_challenge);
+		expect(createHash('sha256').update(body.code_verifier).digest('base64url')).toBe(
+			query.code_challenge,
+		);
 
-		const stored = await n8n.rest<{ data: Record<string, unknown> }>('GET', `/credentials/${MAIN.id}?includeData=true`);
+		const stored = await n8n.rest<{ data: Record<string, unknown> }>(
+			'GET',
+			`/credentials/${MAIN.id}?includeData=true`,
+		);
 		expect(stored.data.oauthTokenData).toBe(true);
 	});
 
 	test("n8n's credential test passes with one call, signed with the connected account's token", async () => {
-		expect(await credentialTest(MAIN.id)).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await credentialTest(MAIN.id)).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 		const calls = api.requests.filter((r) => !r.pathname.startsWith('/oauth2/'));
-		expect(calls.map((r) => [r.method, r.pathname, r.status])).toEqual([['GET', SUBSCRIPTIONS, 200]]);
-		expect(api.state.tokens.accessTokenSubject(bearerOf(calls[0]))).toMatchObject({ flow: 'signIn', clientId: SIGN_IN.clientId });
+		expect(calls.map((r) => [r.method, r.pathname, r.status])).toEqual([
+			['GET', SUBSCRIPTIONS, 200],
+		]);
+		expect(api.state.tokens.accessTokenSubject(bearerOf(calls[0]))).toMatchObject({
+			flow: 'signIn',
+			clientId: SIGN_IN.clientId,
+		});
 	});
 
 	test('the credential test names the problem: no permission (403), a token the API keeps rejecting (401 after the renewal)', async () => {
 		api.injectFault({ path: SUBSCRIPTIONS, fault: { kind: 'status', status: 403 } });
-		expect(await credentialTest(MAIN.id)).toEqual({ status: 'Error', message: expect.stringContaining('no permission') });
+		expect(await credentialTest(MAIN.id)).toEqual({
+			status: 'Error',
+			message: expect.stringContaining('no permission'),
+		});
 
 		const counted = signInCountersFrom();
 		api.injectFault({ path: SUBSCRIPTIONS, times: 2, fault: { kind: 'status', status: 401 } });
-		expect(await credentialTest(MAIN.id)).toEqual({ status: 'Error', message: expect.stringContaining("rejected the clinic account's token even after renewing it") });
-		expect(api.requests.filter((r) => !r.pathname.startsWith('/__')).map((r) => [r.pathname, r.status])).toEqual([
+		expect(await credentialTest(MAIN.id)).toEqual({
+			status: 'Error',
+			message: expect.stringContaining(
+				"rejected the clinic account's token even after renewing it",
+			),
+		});
+		expect(
+			api.requests.filter((r) => !r.pathname.startsWith('/__')).map((r) => [r.pathname, r.status]),
+		).toEqual([
 			[SUBSCRIPTIONS, 403],
 			[SUBSCRIPTIONS, 401],
 			[SIGN_IN_ROUTES.token, 200],
@@ -271,58 +400,107 @@ describe('workflows with the OAuth2 credential', () => {
 		const script = fakeTranscription(api);
 		everyCall = await publish('e2e oauth2: every kind of call', [
 			readFiles(join(audioDir, 'visit-0.wav')),
-			oauthNode('Transcribe', upload(true, { transactionId: "={{ 'oauth2-visit-' + $execution.id }}" })),
+			oauthNode(
+				'Transcribe',
+				upload(true, { transactionId: "={{ 'oauth2-visit-' + $execution.id }}" }),
+			),
 			oauthNode('Entities', entities),
 			oauthNode('Patient', { resource: 'patient', operation: 'get', patientId: '175074536120088' }),
 			// Saved before the field existed: no `authentication` parameter, the API credential.
-			{ id: randomUUID(), name: 'Saved Before', type: ACTION_NODE_TYPE, typeVersion: 1, position: [0, 0], parameters: entities, credentials: { [CREDENTIAL_TYPE]: API_CREDENTIAL } },
+			{
+				id: randomUUID(),
+				name: 'Saved Before',
+				type: ACTION_NODE_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: entities,
+				credentials: { [CREDENTIAL_TYPE]: API_CREDENTIAL },
+			},
 			oauthNode('Services', doctorServices),
 			// Services gives several items: once is enough.
-			{ ...oauthNode('Templates', { resource: 'template', operation: 'getAll', returnAll: true }), executeOnce: true },
+			{
+				...oauthNode('Templates', { resource: 'template', operation: 'getAll', returnAll: true }),
+				executeOnce: true,
+			},
 		]);
 		script.setOptions({ processingPolls: 0 });
 		const counted = signInCountersFrom();
 		const execution = await run(everyCall);
 		expect(execution.error).toBeUndefined();
 		expect(execution.status).toBe('success');
-		expect(nodeJson(execution, 'Transcribe')[0]).toMatchObject({ status: 'completed', http_status: 200 });
-		expect(nodeJson(execution, 'Entities')[0]).toMatchObject({ business: { business_id: 'b-71523946' } });
+		expect(nodeJson(execution, 'Transcribe')[0]).toMatchObject({
+			status: 'completed',
+			http_status: 200,
+		});
+		expect(nodeJson(execution, 'Entities')[0]).toMatchObject({
+			business: { business_id: 'b-71523946' },
+		});
 		expect(nodeJson(execution, 'Services').length).toBeGreaterThan(0);
 		expect(nodeJson(execution, 'Patient')[0]).toMatchObject({ oid: '175074536120088' });
 		expect(nodeJson(execution, 'Templates').length).toBeGreaterThan(0);
-		expect(nodeJson(execution, 'Saved Before')[0]).toMatchObject({ business: { business_id: 'b-71523946' } });
+		expect(nodeJson(execution, 'Saved Before')[0]).toMatchObject({
+			business: { business_id: 'b-71523946' },
+		});
 
 		const calls = api.requests.filter((r) => !r.pathname.startsWith(STORAGE_PATH));
-		const signedIn = calls.filter((r) => api.state.tokens.accessTokenSubject(bearerOf(r) || String(r.headers.auth ?? ''))?.flow === 'signIn');
+		const signedIn = calls.filter(
+			(r) =>
+				api.state.tokens.accessTokenSubject(bearerOf(r) || String(r.headers.auth ?? ''))?.flow ===
+				'signIn',
+		);
 		const byApiCredential = calls.filter((r) => !signedIn.includes(r));
 		// The one node without the field used the API credential: its exchange and its one call.
-		expect(byApiCredential.map((r) => r.pathname)).toEqual(['/api/v1/auth/token', '/dr/v1/business/entities']);
+		expect(byApiCredential.map((r) => r.pathname)).toEqual([
+			'/api/v1/auth/token',
+			'/dr/v1/business/entities',
+		]);
 		const token = bearerOf(signedIn[0]);
 		for (const request of signedIn) {
 			expect([request.pathname, bearerOf(request)]).toEqual([request.pathname, token]);
-			if (request.pathname.startsWith('/dr/')) expect([request.pathname, request.headers.auth]).toEqual([request.pathname, token]);
+			if (request.pathname.startsWith('/dr/'))
+				expect([request.pathname, request.headers.auth]).toEqual([request.pathname, token]);
 		}
 		expect(signedIn.map((r) => r.pathname)).toEqual(
-			expect.arrayContaining(['/v1/file-upload', '/dr/v1/business/entities', '/dr/v1/doctor/service/do1001', '/profiles/v1/patient/175074536120088', '/voice/api/v1/template']),
+			expect.arrayContaining([
+				'/v1/file-upload',
+				'/dr/v1/business/entities',
+				'/dr/v1/doctor/service/do1001',
+				'/profiles/v1/patient/175074536120088',
+				'/voice/api/v1/template',
+			]),
 		);
-		expect(api.requestsTo('/profiles/').map((r) => r.headers['client-id'])).toEqual([SIGN_IN.clientId]);
+		expect(api.requestsTo('/profiles/').map((r) => r.headers['client-id'])).toEqual([
+			SIGN_IN.clientId,
+		]);
 		// The storage host (another host in production) got no token, no client id.
 		const storage = api.requestsTo(STORAGE_PATH);
 		expect(storage.length).toBe(1);
-		expect(storage.map((r) => [r.headers.authorization, r.headers.auth, r.headers['client-id']])).toEqual([[undefined, undefined, undefined]]);
+		expect(
+			storage.map((r) => [r.headers.authorization, r.headers.auth, r.headers['client-id']]),
+		).toEqual([[undefined, undefined, undefined]]);
 		expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 0, refusals: 0 });
 	});
 });
 
-test('the Doctor picker, as the editor loads it for a node set to the OAuth2 credential, lists the doctors with the account\'s token', async () => {
-	const answer = await n8n.rest<{ results: Array<{ name: string; value: string }> }>('POST', '/dynamic-node-parameters/resource-locator-results', {
-		nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 1 },
-		path: 'parameters.doctorId',
-		methodName: 'searchDoctors',
-		currentNodeParameters: { authentication: SIGN_IN_CREDENTIAL_TYPE, ...doctorServices, doctorId: { __rl: true, mode: 'list', value: '' } },
-		credentials: { [SIGN_IN_CREDENTIAL_TYPE]: MAIN },
-	});
-	expect(answer.results.map((r) => r.value)).toEqual(expect.arrayContaining(['do1001', 'do1002', 'do1003', 'do1004']));
+test("the Doctor picker, as the editor loads it for a node set to the OAuth2 credential, lists the doctors with the account's token", async () => {
+	const answer = await n8n.rest<{ results: Array<{ name: string; value: string }> }>(
+		'POST',
+		'/dynamic-node-parameters/resource-locator-results',
+		{
+			nodeTypeAndVersion: { name: ACTION_NODE_TYPE, version: 1 },
+			path: 'parameters.doctorId',
+			methodName: 'searchDoctors',
+			currentNodeParameters: {
+				authentication: SIGN_IN_CREDENTIAL_TYPE,
+				...doctorServices,
+				doctorId: { __rl: true, mode: 'list', value: '' },
+			},
+			credentials: { [SIGN_IN_CREDENTIAL_TYPE]: MAIN },
+		},
+	);
+	expect(answer.results.map((r) => r.value)).toEqual(
+		expect.arrayContaining(['do1001', 'do1002', 'do1003', 'do1004']),
+	);
 	const [listing] = api.requestsTo('/dr/v1/business/entities');
 	expect(api.state.tokens.accessTokenSubject(String(listing.headers.auth))?.flow).toBe('signIn');
 });
@@ -336,7 +514,10 @@ describe('renewal with rotating refresh tokens', () => {
 	let sessionUpload: Published;
 
 	test('expiry in the middle of a run: four uploads in flight, one renewal for all (never the same refresh token twice), each refused call sent once more with the renewed token, every item done', async () => {
-		uploads = await publish('e2e oauth2: concurrent uploads', [readFiles(join(audioDir, 'visit-*.wav')), oauthNode('Transcribe', upload(false))]);
+		uploads = await publish('e2e oauth2: concurrent uploads', [
+			readFiles(join(audioDir, 'visit-*.wav')),
+			oauthNode('Transcribe', upload(false)),
+		]);
 		const before = await run(uploads);
 		expect(before.status).toBe('success');
 		const statusChecks = () => api.requestsTo('/voice/api/v3/status/');
@@ -353,7 +534,8 @@ describe('renewal with rotating refresh tokens', () => {
 		try {
 			await eventually(
 				() => rejected().length >= 2 && refreshRequests().length === 1,
-				() => `401s: ${rejected().length}, refresh requests: ${refreshRequests().length}; ${JSON.stringify(api.requests.map((r) => [r.method, r.pathname, r.status]))}`,
+				() =>
+					`401s: ${rejected().length}, refresh requests: ${refreshRequests().length}; ${JSON.stringify(api.requests.map((r) => [r.method, r.pathname, r.status]))}`,
 				60_000,
 			);
 		} finally {
@@ -371,9 +553,15 @@ describe('renewal with rotating refresh tokens', () => {
 		// One answered check per transaction, each with the renewed token; the inits too.
 		const renewed = bearerOf(statusChecks().find((r) => r.status !== 401)!);
 		expect(renewed).not.toBe(oldToken);
-		expect(statusChecks().filter((r) => r.status !== 401).map(bearerOf)).toEqual(Array(recordings.length).fill(renewed));
+		expect(
+			statusChecks()
+				.filter((r) => r.status !== 401)
+				.map(bearerOf),
+		).toEqual(Array(recordings.length).fill(renewed));
 		const inits = api.requestsTo('/voice/api/v2/transaction/init/');
-		expect(inits.map((r) => [r.status, bearerOf(r) === renewed])).toEqual(Array(recordings.length).fill([201, true]));
+		expect(inits.map((r) => [r.status, bearerOf(r) === renewed])).toEqual(
+			Array(recordings.length).fill([201, true]),
+		);
 	});
 
 	test('the next execution uses the renewed token without renewing; the next expiry renews with the rotated refresh token (the old one would be refused)', async () => {
@@ -400,10 +588,25 @@ describe('renewal with rotating refresh tokens', () => {
 		sessions.reset();
 		sessionUpload = await publish('e2e oauth2: session upload', [
 			readFiles(join(audioDir, 'visit-1.wav')),
-			oauthNode('Session Upload', upload(false, { uploadMethod: 'session', transactionId: "={{ 'oauth2-session-' + $execution.id }}" })),
+			oauthNode(
+				'Session Upload',
+				upload(false, {
+					uploadMethod: 'session',
+					transactionId: "={{ 'oauth2-session-' + $execution.id }}",
+				}),
+			),
 		]);
 		// Refused twice: the stream, then n8n's try of the buffer with the token it holds, so n8n renews.
-		api.injectFault({ method: 'POST', path: /^\/voice\/v1\/sessions\/[^/]+\/audio\//, times: 2, fault: { kind: 'status', status: 401, body: { error: { code: 'UNAUTHORIZED', message: 'token expired' } } } });
+		api.injectFault({
+			method: 'POST',
+			path: /^\/voice\/v1\/sessions\/[^/]+\/audio\//,
+			times: 2,
+			fault: {
+				kind: 'status',
+				status: 401,
+				body: { error: { code: 'UNAUTHORIZED', message: 'token expired' } },
+			},
+		});
 		const counted = signInCountersFrom();
 		const execution = await run(sessionUpload);
 		expect(execution.error).toBeUndefined();
@@ -416,31 +619,49 @@ describe('renewal with rotating refresh tokens', () => {
 		expect(bearerOf(audio[2])).not.toBe(bearerOf(audio[0]));
 		expect(counted()).toEqual({ refreshGrants: 1, codeGrants: 0, refusals: 0 });
 		const session = sessions.session(String(uploaded.session_id))!;
-		expect(session.uploads.map((u) => [u.size, u.sha256])).toEqual([[recordings[1].bytes.length, createHash('sha256').update(recordings[1].bytes).digest('hex')]]);
+		expect(session.uploads.map((u) => [u.size, u.sha256])).toEqual([
+			[recordings[1].bytes.length, createHash('sha256').update(recordings[1].bytes).digest('hex')],
+		]);
 	});
 
 	test('a refresh token already used elsewhere: the run fails with a plain message to reconnect, naming the credential; reconnecting fixes it', async () => {
-		const workflow = await publish('e2e oauth2: reused refresh token', [oauthNode('Entities', entities)]);
+		const workflow = await publish('e2e oauth2: reused refresh token', [
+			oauthNode('Entities', entities),
+		]);
 		expect(fakeSignIn(api).useRefreshTokensElsewhere()).toBeGreaterThan(0);
 		api.expireAccessTokens();
 		const counted = signInCountersFrom();
 		const execution = await run(workflow);
 		expect(execution.status).toBe('error');
-		expect(execution.error?.message).toBe(`The Clinic Scribe OAuth2 credential "${MAIN.name}" needs to be reconnected: the sign-in provider no longer accepts its refresh token`);
-		expect(execution.error?.description).toContain('sign in with the clinic account again (its Switch account or Connect button)');
+		expect(execution.error?.message).toBe(
+			`The Clinic Scribe OAuth2 credential "${MAIN.name}" needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
+		);
+		expect(execution.error?.description).toContain(
+			'sign in with the clinic account again (its Switch account or Connect button)',
+		);
 		expect(execution.error?.stack ?? '').not.toMatch(/at .*oauth\.js/);
 		expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 0, refusals: 1 });
-		expect(fakeSignIn(api).refusals.at(-1)).toMatchObject({ endpoint: 'token', grant: 'refresh_token', error: 'invalid_grant', reason: expect.stringMatching(/already used/) });
+		expect(fakeSignIn(api).refusals.at(-1)).toMatchObject({
+			endpoint: 'token',
+			grant: 'refresh_token',
+			error: 'invalid_grant',
+			reason: expect.stringMatching(/already used/),
+		});
 
 		await connectSignInCredential(n8n, MAIN.id);
 		expect((await run(workflow)).status).toBe('success');
 	});
 
-	test('a wrong client secret: at Connect n8n shows the provider\'s invalid_client and nothing is stored; after a secret rotation the run names the Client ID or Client Secret', async () => {
-		const wrongId = await createCredential('Clinic Sign-in (wrong secret)', { clientSecret: 'not-the-client-secret-77' });
+	test("a wrong client secret: at Connect n8n shows the provider's invalid_client and nothing is stored; after a secret rotation the run names the Client ID or Client Secret", async () => {
+		const wrongId = await createCredential('Clinic Sign-in (wrong secret)', {
+			clientSecret: 'not-the-client-secret-77',
+		});
 		const attempt = await connectSignInCredential(n8n, wrongId);
 		expect(attempt.callback.text).toContain('invalid_client');
-		expect(fakeSignIn(api).refusals.at(-1)).toMatchObject({ endpoint: 'token', error: 'invalid_client' });
+		expect(fakeSignIn(api).refusals.at(-1)).toMatchObject({
+			endpoint: 'token',
+			error: 'invalid_client',
+		});
 		const test = await credentialTest(wrongId);
 		expect(test.status).toBe('Error');
 		expect(test.message).toContain('No clinic account is connected');
@@ -448,9 +669,20 @@ describe('renewal with rotating refresh tokens', () => {
 		// The client's secret was rotated in the console; the credential still holds the old one.
 		const rotated = await createCredential('Clinic Sign-in (rotated secret)');
 		await connectSignInCredential(n8n, rotated);
-		const current = await n8n.rest<{ name: string; type: string }>('GET', `/credentials/${rotated}`);
-		await n8n.rest('PATCH', `/credentials/${rotated}`, { name: current.name, type: current.type, data: signInCredentialData(api, { clientSecret: 'not-the-client-secret-77' }) });
-		const workflow = await publish('e2e oauth2: rotated secret', [oauthNode('Entities', entities, { credential: { id: rotated, name: 'Clinic Sign-in (rotated secret)' } })]);
+		const current = await n8n.rest<{ name: string; type: string }>(
+			'GET',
+			`/credentials/${rotated}`,
+		);
+		await n8n.rest('PATCH', `/credentials/${rotated}`, {
+			name: current.name,
+			type: current.type,
+			data: signInCredentialData(api, { clientSecret: 'not-the-client-secret-77' }),
+		});
+		const workflow = await publish('e2e oauth2: rotated secret', [
+			oauthNode('Entities', entities, {
+				credential: { id: rotated, name: 'Clinic Sign-in (rotated secret)' },
+			}),
+		]);
 		api.expireAccessTokens();
 		const execution = await run(workflow);
 		expect(execution.status).toBe('error');
@@ -463,9 +695,14 @@ describe('renewal with rotating refresh tokens', () => {
 	});
 
 	test('the sign-in provider failing the renewal (503, then a 400 without an OAuth error): said plainly, the first as not a rejection of the credential', async () => {
-		const workflow = await publish('e2e oauth2: provider down', [oauthNode('Entities', entities, { continueOnFail: true })]);
+		const workflow = await publish('e2e oauth2: provider down', [
+			oauthNode('Entities', entities, { continueOnFail: true }),
+		]);
 		api.expireAccessTokens();
-		api.injectFault({ path: SIGN_IN_ROUTES.token, fault: { kind: 'status', status: 503, body: { message: 'maintenance' } } });
+		api.injectFault({
+			path: SIGN_IN_ROUTES.token,
+			fault: { kind: 'status', status: 503, body: { message: 'maintenance' } },
+		});
 		const down = await run(workflow);
 		expect(nodeJson(down, 'Entities')).toEqual([
 			expect.objectContaining({
@@ -473,10 +710,15 @@ describe('renewal with rotating refresh tokens', () => {
 				description: expect.stringContaining('The credential was not rejected'),
 			}),
 		]);
-		api.injectFault({ path: SIGN_IN_ROUTES.token, fault: { kind: 'status', status: 400, body: { message: 'bad request' } } });
+		api.injectFault({
+			path: SIGN_IN_ROUTES.token,
+			fault: { kind: 'status', status: 400, body: { message: 'bad request' } },
+		});
 		const refused = await run(workflow);
 		expect(nodeJson(refused, 'Entities')).toEqual([
-			expect.objectContaining({ error: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${MAIN.name}" (HTTP 400)` }),
+			expect.objectContaining({
+				error: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${MAIN.name}" (HTTP 400)`,
+			}),
 		]);
 		// Neither failure used the refresh token up: the next run renews and succeeds.
 		const counted = signInCountersFrom();
@@ -486,10 +728,18 @@ describe('renewal with rotating refresh tokens', () => {
 
 	test('a credential never connected: the run says so and nothing is sent', async () => {
 		const neverId = await createCredential('Clinic Sign-in (never connected)');
-		const workflow = await publish('e2e oauth2: never connected', [oauthNode('Entities', entities, { credential: { id: neverId, name: 'Clinic Sign-in (never connected)' }, continueOnFail: true })]);
+		const workflow = await publish('e2e oauth2: never connected', [
+			oauthNode('Entities', entities, {
+				credential: { id: neverId, name: 'Clinic Sign-in (never connected)' },
+				continueOnFail: true,
+			}),
+		]);
 		const execution = await run(workflow);
 		expect(nodeJson(execution, 'Entities')).toEqual([
-			expect.objectContaining({ error: "The Clinic Scribe OAuth2 credential \"Clinic Sign-in (never connected)\" is not connected to a clinic account, so nothing was sent for the business's clinics and doctors" }),
+			expect.objectContaining({
+				error:
+					'The Clinic Scribe OAuth2 credential "Clinic Sign-in (never connected)" is not connected to a clinic account, so nothing was sent for the business\'s clinics and doctors',
+			}),
 		]);
 		expect(api.requests.filter((r) => !r.pathname.startsWith('/oauth2/'))).toEqual([]);
 	});
@@ -499,7 +749,7 @@ describe('renewal with rotating refresh tokens', () => {
 // The trigger
 // ---------------------------------------------------------------------------------------------
 
-test('the trigger subscribes with the account\'s token, verifies a signed delivery, fetches its results, and unsubscribes', async () => {
+test("the trigger subscribes with the account's token, verifies a signed delivery, fetches its results, and unsubscribes", async () => {
 	const webhookId = randomUUID();
 	const workflowId = newId();
 	const workflow: WorkflowJson = {
@@ -513,36 +763,74 @@ test('the trigger subscribes with the account\'s token, verifies a signed delive
 				typeVersion: 1.1,
 				position: [0, 0],
 				webhookId,
-				parameters: { authentication: SIGN_IN_CREDENTIAL_TYPE, events: ['v2rx.completed'], includeResults: true, options: {} },
+				parameters: {
+					authentication: SIGN_IN_CREDENTIAL_TYPE,
+					events: ['v2rx.completed'],
+					includeResults: true,
+					options: {},
+				},
 				credentials: { [SIGN_IN_CREDENTIAL_TYPE]: MAIN },
 			},
-			{ id: randomUUID(), name: 'Next Node', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [300, 0], parameters: {} },
+			{
+				id: randomUUID(),
+				name: 'Next Node',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [300, 0],
+				parameters: {},
+			},
 		],
-		connections: { 'Transcription Completed': { main: [[{ node: 'Next Node', type: 'main', index: 0 }]] } },
+		connections: {
+			'Transcription Completed': { main: [[{ node: 'Next Node', type: 'main', index: 0 }]] },
+		},
 		settings: { executionOrder: 'v1' },
 	};
 	await n8n.rest('POST', '/workflows', workflow);
 	await n8n.activateWorkflow(workflowId);
 	const endpoint = n8n.webhookUrl(`${webhookId}/webhook`);
-	const subscriptions = () => fakeWebhooks(api).subscriptions().filter((s) => s.endpoint === endpoint);
-	expect(subscriptions()).toEqual([expect.objectContaining({ event_names: ['v2rx.completed'], signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) })]);
+	const subscriptions = () =>
+		fakeWebhooks(api)
+			.subscriptions()
+			.filter((s) => s.endpoint === endpoint);
+	expect(subscriptions()).toEqual([
+		expect.objectContaining({
+			event_names: ['v2rx.completed'],
+			signing_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+		}),
+	]);
 	const [registration] = api.requestsTo(SUBSCRIPTIONS, 'POST');
 	expect(api.state.tokens.accessTokenSubject(bearerOf(registration))?.flow).toBe('signIn');
 
 	await startFinishedSession(api.url, api.validCredentials, 'oauth2-trigger-visit');
-	const forged = await fakeWebhooks(api).deliver({ endpoint, transactionId: 'oauth2-trigger-visit', forgery: 'wrong-key' });
+	const forged = await fakeWebhooks(api).deliver({
+		endpoint,
+		transactionId: 'oauth2-trigger-visit',
+		forgery: 'wrong-key',
+	});
 	expect(forged.attempts.map((a) => a.status)).toEqual([401]);
-	const report = await fakeWebhooks(api).deliver({ endpoint, transactionId: 'oauth2-trigger-visit' });
+	const report = await fakeWebhooks(api).deliver({
+		endpoint,
+		transactionId: 'oauth2-trigger-visit',
+	});
 	expect(report.attempts.map((a) => a.status)).toEqual([200]);
 	const [latest] = await n8n.waitForExecutions(workflowId, 1);
 	const execution = await n8n.getExecution(latest.id);
 	expect(execution.status).toBe('success');
-	expect(nodeJson(execution, 'Next Node')).toEqual([expect.objectContaining({ session_id: 'oauth2-trigger-visit', status: 'completed', documents: expect.any(Object) })]);
+	expect(nodeJson(execution, 'Next Node')).toEqual([
+		expect.objectContaining({
+			session_id: 'oauth2-trigger-visit',
+			status: 'completed',
+			documents: expect.any(Object),
+		}),
+	]);
 	const [status] = api.requestsTo('/voice/api/v3/status/oauth2-trigger-visit');
 	expect(api.state.tokens.accessTokenSubject(bearerOf(status))?.flow).toBe('signIn');
 
 	await n8n.deactivateWorkflow(workflowId);
-	await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+	await eventually(
+		() => subscriptions().length === 0,
+		() => JSON.stringify(subscriptions()),
+	);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -550,27 +838,51 @@ test('the trigger subscribes with the account\'s token, verifies a signed delive
 // ---------------------------------------------------------------------------------------------
 
 describe('attacks, with the OAuth2 credential', () => {
-	test.each([302, 307] as const)('a %i redirect to another host on a /dr call and a transcription call: refused naming the host; the foreign host gets nothing', async (status) => {
-		const workflow = await publish(`e2e oauth2: redirect ${status}`, [
-			oauthNode('Directory', doctorServices, { continueOnFail: true }),
-			oauthNode('Transcription', { resource: 'transcription', operation: 'getResults', sessionId: 'visit-redirect', waitForCompletion: false, resultsOutput: 'session' }, { continueOnFail: true }),
-		]);
-		for (const path of ['/dr/v1/doctor/service/', '/voice/api/v3/status/']) {
-			api.injectFault({ path, times: Infinity, fault: { kind: 'redirect', status, location: `${foreign.url}/collect${path}` } });
-		}
-		const execution = await run(workflow);
-		for (const node of ['Directory', 'Transcription']) {
-			expect([node, nodeJson(execution, node).map((item) => String(item.error))]).toEqual([node, [expect.stringContaining(`redirect (HTTP ${status}) to ${foreign.host}`)]]);
-		}
-		expect(api.requestsTo('/dr/v1/doctor/service/').map((r) => r.fault)).toEqual(['redirect']);
-		expect(api.requestsTo('/voice/api/v3/status/').map((r) => r.fault)).toEqual(['redirect']);
-		expect(foreign.requests).toEqual([]);
-		const seen = foreign.secretsSeen(knownSecrets());
-		expect(seen).toEqual([]);
-		for (const family of ['dr', 'transcription']) {
-			recordAttack(`redirect-${status}-${family}-oauth2-n8n`, `refused in n8n with the OAuth2 credential, names ${foreign.host}; foreign host got 0 requests`, { secretsSeen: seen.length });
-		}
-	});
+	test.each([302, 307] as const)(
+		'a %i redirect to another host on a /dr call and a transcription call: refused naming the host; the foreign host gets nothing',
+		async (status) => {
+			const workflow = await publish(`e2e oauth2: redirect ${status}`, [
+				oauthNode('Directory', doctorServices, { continueOnFail: true }),
+				oauthNode(
+					'Transcription',
+					{
+						resource: 'transcription',
+						operation: 'getResults',
+						sessionId: 'visit-redirect',
+						waitForCompletion: false,
+						resultsOutput: 'session',
+					},
+					{ continueOnFail: true },
+				),
+			]);
+			for (const path of ['/dr/v1/doctor/service/', '/voice/api/v3/status/']) {
+				api.injectFault({
+					path,
+					times: Infinity,
+					fault: { kind: 'redirect', status, location: `${foreign.url}/collect${path}` },
+				});
+			}
+			const execution = await run(workflow);
+			for (const node of ['Directory', 'Transcription']) {
+				expect([node, nodeJson(execution, node).map((item) => String(item.error))]).toEqual([
+					node,
+					[expect.stringContaining(`redirect (HTTP ${status}) to ${foreign.host}`)],
+				]);
+			}
+			expect(api.requestsTo('/dr/v1/doctor/service/').map((r) => r.fault)).toEqual(['redirect']);
+			expect(api.requestsTo('/voice/api/v3/status/').map((r) => r.fault)).toEqual(['redirect']);
+			expect(foreign.requests).toEqual([]);
+			const seen = foreign.secretsSeen(knownSecrets());
+			expect(seen).toEqual([]);
+			for (const family of ['dr', 'transcription']) {
+				recordAttack(
+					`redirect-${status}-${family}-oauth2-n8n`,
+					`refused in n8n with the OAuth2 credential, names ${foreign.host}; foreign host got 0 requests`,
+					{ secretsSeen: seen.length },
+				);
+			}
+		},
+	);
 
 	test('a 308 redirect on the webhook subscription call of a trigger activation: activation fails naming the host; the foreign host gets nothing', async () => {
 		const webhookId = randomUUID();
@@ -586,14 +898,22 @@ describe('attacks, with the OAuth2 credential', () => {
 					typeVersion: 1.1,
 					position: [0, 0],
 					webhookId,
-					parameters: { authentication: SIGN_IN_CREDENTIAL_TYPE, events: ['v2rx.completed'], options: {} },
+					parameters: {
+						authentication: SIGN_IN_CREDENTIAL_TYPE,
+						events: ['v2rx.completed'],
+						options: {},
+					},
 					credentials: { [SIGN_IN_CREDENTIAL_TYPE]: MAIN },
 				},
 			],
 			connections: {},
 			settings: { executionOrder: 'v1' },
 		});
-		api.injectFault({ path: SUBSCRIPTIONS, times: Infinity, fault: { kind: 'redirect', status: 308, location: `${foreign.url}/collect${SUBSCRIPTIONS}` } });
+		api.injectFault({
+			path: SUBSCRIPTIONS,
+			times: Infinity,
+			fault: { kind: 'redirect', status: 308, location: `${foreign.url}/collect${SUBSCRIPTIONS}` },
+		});
 		const activation = await n8n.activateWorkflow(workflowId).then(
 			(value) => JSON.stringify(value),
 			(error: unknown) => String(error),
@@ -605,7 +925,11 @@ describe('attacks, with the OAuth2 credential', () => {
 		expect(foreign.requests).toEqual([]);
 		const seen = foreign.secretsSeen(knownSecrets());
 		expect(seen).toEqual([]);
-		recordAttack('redirect-308-webhook-oauth2-n8n', `activation refused in n8n with the OAuth2 credential, names ${foreign.host}; foreign host got 0 requests`, { secretsSeen: seen.length });
+		recordAttack(
+			'redirect-308-webhook-oauth2-n8n',
+			`activation refused in n8n with the OAuth2 credential, names ${foreign.host}; foreign host got 0 requests`,
+			{ secretsSeen: seen.length },
+		);
 	});
 
 	test('an API error that echoes the access token, the refresh token and the client secret leaves none of them in the execution n8n stores', async () => {
@@ -618,17 +942,33 @@ describe('attacks, with the OAuth2 credential', () => {
 		const secrets = knownSecrets();
 		// The fake did echo them: the access token it saw, the live refresh token and the client secret.
 		const [call] = api.requestsTo('/dr/v1/doctor/service/');
-		expect(secrets).toEqual(expect.arrayContaining([bearerOf(call), SIGN_IN.clientSecret, api.state.tokens.refreshTokenIssuedWith(bearerOf(call))]));
+		expect(secrets).toEqual(
+			expect.arrayContaining([
+				bearerOf(call),
+				SIGN_IN.clientSecret,
+				api.state.tokens.refreshTokenIssuedWith(bearerOf(call)),
+			]),
+		);
 		const seen = secrets.filter((secret) => stored.includes(secret));
 		expect(seen).toEqual([]);
-		recordAttack('echoed-secrets-dr-oauth2-n8n', "the execution's stored error shows [redacted] (OAuth2 credential: access, refresh token, client secret)", { secretsSeen: seen.length });
+		recordAttack(
+			'echoed-secrets-dr-oauth2-n8n',
+			"the execution's stored error shows [redacted] (OAuth2 credential: access, refresh token, client secret)",
+			{ secretsSeen: seen.length },
+		);
 	});
 
 	test('the same echo right after a renewal in the same run: the renewed token and the rotated refresh token are scrubbed too', async () => {
-		const workflow = await publish('e2e oauth2: echo after renewal', [oauthNode('Directory', doctorServices)]);
+		const workflow = await publish('e2e oauth2: echo after renewal', [
+			oauthNode('Directory', doctorServices),
+		]);
 		// The call is answered 401, and so is n8n's try of it with the token it holds: n8n renews (new
 		// access and refresh token), and the call once more gets the echo.
-		api.injectFault({ path: '/dr/v1/doctor/service/', times: 2, fault: { kind: 'status', status: 401 } });
+		api.injectFault({
+			path: '/dr/v1/doctor/service/',
+			times: 2,
+			fault: { kind: 'status', status: 401 },
+		});
 		api.injectFault({ path: '/dr/v1/doctor/service/', fault: { kind: 'echo', status: 400 } });
 		const counted = signInCountersFrom();
 		const execution = await run(workflow);
@@ -641,9 +981,18 @@ describe('attacks, with the OAuth2 credential', () => {
 		expect(renewed).not.toBe(bearerOf(first));
 		const stored = JSON.stringify(execution.raw);
 		expect(stored).toContain('[redacted]');
-		const secrets = [renewed, String(api.state.tokens.refreshTokenIssuedWith(renewed)), SIGN_IN.clientSecret, ...knownSecrets()];
+		const secrets = [
+			renewed,
+			String(api.state.tokens.refreshTokenIssuedWith(renewed)),
+			SIGN_IN.clientSecret,
+			...knownSecrets(),
+		];
 		const seen = secrets.filter((secret) => stored.includes(secret));
 		expect(seen).toEqual([]);
-		recordAttack('echoed-secrets-dr-renewed-oauth2-n8n', "renewed in the run, then echoed: the execution's stored error shows [redacted]", { secretsSeen: seen.length });
+		recordAttack(
+			'echoed-secrets-dr-renewed-oauth2-n8n',
+			"renewed in the run, then echoed: the execution's stored error shows [redacted]",
+			{ secretsSeen: seen.length },
+		);
 	});
 });

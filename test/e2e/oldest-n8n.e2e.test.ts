@@ -18,7 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { API_VARIANTS, PATIENTS_BY_MOBILE, REFRESH_PATH } from '../fake-api/fixtures';
-import { fakeTranscription, INIT_PATH, STATUS_PATH, TRANSCRIPT_TEXT, type FakeTranscription } from '../fake-api/routes/transcription';
+import {
+	fakeTranscription,
+	INIT_PATH,
+	STATUS_PATH,
+	TRANSCRIPT_TEXT,
+	type FakeTranscription,
+} from '../fake-api/routes/transcription';
 import { fakeWebhooks, type FakeSubscription } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { startFakeChatModel, type FakeChatModel } from '../support/fakeChatModel';
@@ -26,7 +32,16 @@ import { packedPackageForTests, pinnedN8nVersions, type N8nLine } from '../suppo
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson, nodeOutput, type ExecutionResult } from '../support/n8n/results';
 import { E2E_OWNER, eventually, triggerWorkflow, waitForLog } from '../support/n8n/trigger';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, newId, readWorkflowFile, withCredential, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	chain,
+	newId,
+	readWorkflowFile,
+	withCredential,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 
 // A first run installs this n8n (minutes); every n8n command takes seconds.
@@ -61,13 +76,22 @@ const ids: Record<string, string> = {};
 const audioDir = mkdtempSync(join(tmpdir(), 'clinic-scribe-oldest-audio-'));
 const recording = { name: 'visit-recording.wav', bytes: randomBytes(2 * 1024 * 1024 + 11) };
 /** Recordings sent as separate transactions in one run, several at once. */
-const batch = Array.from({ length: 6 }, (_, i) => ({ name: `batch-${i}.wav`, bytes: randomBytes(64 * 1024 + i) }));
+const batch = Array.from({ length: 6 }, (_, i) => ({
+	name: `batch-${i}.wav`,
+	bytes: randomBytes(64 * 1024 + i),
+}));
 const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
 
 /** Six recordings, one transaction each (Upload Audio sends several at once), no waiting. */
 function batchUploadWorkflow(): WorkflowJson {
 	const nodes: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			name: 'Read Recordings',
 			type: 'n8n-nodes-base.readWriteFile',
@@ -86,19 +110,33 @@ function batchUploadWorkflow(): WorkflowJson {
 				binaryPropertyName: 'data',
 				transactionId: "={{ 'batch-' + $json.fileName.replace('.wav', '') + '-' + $execution.id }}",
 				inputLanguages: ['en-IN'],
-				outputTemplates: { templates: [{ template: 'transcript_template', codificationNeeded: false }] },
+				outputTemplates: {
+					templates: [{ template: 'transcript_template', codificationNeeded: false }],
+				},
 				waitForCompletion: false,
 				options: {},
 			},
 			credentials: { [CREDENTIAL_TYPE]: FRESH_CREDENTIAL },
 		},
 	];
-	return { id: newId(), name: 'oldest n8n: six transactions at once', nodes, connections: chain(...nodes.map((n) => n.name)), settings: { executionOrder: 'v1' } };
+	return {
+		id: newId(),
+		name: 'oldest n8n: six transactions at once',
+		nodes,
+		connections: chain(...nodes.map((n) => n.name)),
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 function uploadWorkflow(transactionId: string): WorkflowJson {
 	const nodes: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			name: 'Read Recording',
 			type: 'n8n-nodes-base.readWriteFile',
@@ -117,7 +155,9 @@ function uploadWorkflow(transactionId: string): WorkflowJson {
 				binaryPropertyName: 'data',
 				transactionId,
 				inputLanguages: ['en-IN'],
-				outputTemplates: { templates: [{ template: 'transcript_template', codificationNeeded: false }] },
+				outputTemplates: {
+					templates: [{ template: 'transcript_template', codificationNeeded: false }],
+				},
 				waitForCompletion: true,
 				timeoutMinutes: 2,
 				pollIntervalSeconds: 1,
@@ -131,23 +171,45 @@ function uploadWorkflow(transactionId: string): WorkflowJson {
 			type: ACTION_NODE_TYPE,
 			typeVersion: 1,
 			position: [600, 0],
-			parameters: { resource: 'transcription', operation: 'getResults', sessionId: '={{ $json.session_id }}', waitForCompletion: false, resultsOutput: 'session' },
+			parameters: {
+				resource: 'transcription',
+				operation: 'getResults',
+				sessionId: '={{ $json.session_id }}',
+				waitForCompletion: false,
+				resultsOutput: 'session',
+			},
 			credentials: { [CREDENTIAL_TYPE]: CREDENTIAL },
 		},
 	];
-	return { id: newId(), name: 'oldest n8n: upload, wait, get results', nodes, connections: chain(...nodes.map((n) => n.name)), settings: { executionOrder: 'v1' } };
+	return {
+		id: newId(),
+		name: 'oldest n8n: upload, wait, get results',
+		nodes,
+		connections: chain(...nodes.map((n) => n.name)),
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 /** Manual Trigger → AI Agent with the fake chat model and Clinic Scribe → Search by Mobile as its one tool. */
 function agentWorkflow(name: string, shareWithAiAgent: boolean): WorkflowJson {
 	const nodes: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			name: 'Agent',
 			type: '@n8n/n8n-nodes-langchain.agent',
 			typeVersion: 2.2,
 			position: [250, 0],
-			parameters: { promptType: 'define', text: `Find the patient with mobile ${MOBILE}.`, options: {} },
+			parameters: {
+				promptType: 'define',
+				text: `Find the patient with mobile ${MOBILE}.`,
+				options: {},
+			},
 		},
 		{
 			name: 'Chat Model',
@@ -200,19 +262,43 @@ beforeAll(async () => {
 	expect(n8n.installation.version).toBe(VERSION);
 	await n8n.importCredentials([
 		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
-		{ ...WRONG_SECRET_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api, { clientSecret: 'not-the-secret-of-this-client' }) },
+		{
+			...WRONG_SECRET_CREDENTIAL,
+			type: CREDENTIAL_TYPE,
+			data: fakeApiCredentialData(api, { clientSecret: 'not-the-secret-of-this-client' }),
+		},
 		{ ...CHAT_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-fake-chat-model', url: llm.url } },
 		{ ...FRESH_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
 	]);
 	const workflows: Record<string, WorkflowJson> = {
-		manyItems: withCredential(readWorkflowFile(join(__dirname, 'workflows', 'doctor-services-many-items.json')), CREDENTIAL_TYPE, CREDENTIAL),
-		directory: withCredential(readWorkflowFile(join(__dirname, 'workflows', 'directory-read.json')), CREDENTIAL_TYPE, CREDENTIAL),
-		wrongSecret: withCredential(readWorkflowFile(join(__dirname, 'workflows', 'business-entities.json')), CREDENTIAL_TYPE, WRONG_SECRET_CREDENTIAL),
+		manyItems: withCredential(
+			readWorkflowFile(join(__dirname, 'workflows', 'doctor-services-many-items.json')),
+			CREDENTIAL_TYPE,
+			CREDENTIAL,
+		),
+		directory: withCredential(
+			readWorkflowFile(join(__dirname, 'workflows', 'directory-read.json')),
+			CREDENTIAL_TYPE,
+			CREDENTIAL,
+		),
+		wrongSecret: withCredential(
+			readWorkflowFile(join(__dirname, 'workflows', 'business-entities.json')),
+			CREDENTIAL_TYPE,
+			WRONG_SECRET_CREDENTIAL,
+		),
 		upload: uploadWorkflow(`visit-oldest-${randomBytes(4).toString('hex')}`),
 		batch: batchUploadWorkflow(),
 		agentShares: agentWorkflow('oldest n8n: agent, patient data shared', true),
 		agentRefused: agentWorkflow('oldest n8n: agent, patient data not shared', false),
-		trigger: withCredential(triggerWorkflow({ id: newId(), name: 'oldest n8n: clinic scribe trigger', webhookId: WEBHOOK_ID }), CREDENTIAL_TYPE, CREDENTIAL),
+		trigger: withCredential(
+			triggerWorkflow({
+				id: newId(),
+				name: 'oldest n8n: clinic scribe trigger',
+				webhookId: WEBHOOK_ID,
+			}),
+			CREDENTIAL_TYPE,
+			CREDENTIAL,
+		),
 	};
 	const imported = await n8n.importWorkflows(Object.values(workflows));
 	Object.keys(workflows).forEach((name, i) => (ids[name] = imported[i]));
@@ -258,10 +344,15 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		const result = await run('manyItems');
 		expect(result.error).toBeUndefined();
 		expect(api.counters.tokenExchanges + api.counters.tokenRefreshes).toBe(1);
-		const renewals = api.requests.filter((r) => r.pathname === TOKEN_PATH || r.pathname === REFRESH_PATH);
+		const renewals = api.requests.filter(
+			(r) => r.pathname === TOKEN_PATH || r.pathname === REFRESH_PATH,
+		);
 		expect(renewals.map((r) => r.status)).toEqual([200]);
 		const calls = api.requestsTo(SERVICES_PATH, 'GET');
-		expect(calls.map((r) => r.status)).toEqual([...Array(RENEWAL_401S).fill(401), ...Array(25).fill(200)]);
+		expect(calls.map((r) => r.status)).toEqual([
+			...Array(RENEWAL_401S).fill(401),
+			...Array(25).fill(200),
+		]);
 		expect(new Set(calls.slice(RENEWAL_401S).map((r) => r.headers.auth)).size).toBe(1);
 		expect(calls[RENEWAL_401S].headers.auth).not.toBe(calls[0].headers.auth);
 
@@ -270,7 +361,9 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		api.reset();
 		expect((await run('manyItems')).error).toBeUndefined();
 		expect(api.counters).toEqual({ tokenExchanges: 0, tokenRefreshes: 0 });
-		expect(new Set(api.requestsTo(SERVICES_PATH).map((r) => r.headers.auth))).toEqual(new Set([renewed]));
+		expect(new Set(api.requestsTo(SERVICES_PATH).map((r) => r.headers.auth))).toEqual(
+			new Set([renewed]),
+		);
 	});
 
 	test('six transactions sent at once by a credential with no token yet: one token exchange, every init authenticated with it', async () => {
@@ -278,17 +371,26 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		expect(result.error).toBeUndefined();
 		expect(nodeJson(result, 'Transcribe Each')).toHaveLength(batch.length);
 		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 0 });
-		const inits = api.requests.filter((r) => r.method === 'POST' && r.pathname.startsWith(INIT_PATH.split(':')[0]));
+		const inits = api.requests.filter(
+			(r) => r.method === 'POST' && r.pathname.startsWith(INIT_PATH.split(':')[0]),
+		);
 		expect(inits.map((r) => r.status)).toEqual(Array(batch.length).fill(201));
 		expect(new Set(inits.map((r) => r.headers.authorization)).size).toBe(1);
-		expect(fake.uploads().map((u) => u.sha256).sort()).toEqual(batch.map((file) => sha256(file.bytes)).sort());
+		expect(
+			fake
+				.uploads()
+				.map((u) => u.sha256)
+				.sort(),
+		).toEqual(batch.map((file) => sha256(file.bytes)).sort());
 	});
 
 	test('directory calls: Doctor → Get Services, Patient → Search by Mobile, Business → Get Entities', async () => {
 		const result = await run('directory');
 		expect(result.error).toBeUndefined();
 		expect(nodeJson(result, 'Get Services').length).toBeGreaterThan(0);
-		expect(nodeJson(result, 'Search Patients').map((p) => p.patient_id)).toEqual(PATIENTS_BY_MOBILE['9876543210'].map((p) => p.patient_id));
+		expect(nodeJson(result, 'Search Patients').map((p) => p.patient_id)).toEqual(
+			PATIENTS_BY_MOBILE['9876543210'].map((p) => p.patient_id),
+		);
 		expect(nodeJson(result, 'Search Unknown Mobile')).toEqual([]);
 		expect(nodeJson(result, 'Get Entities')).toHaveLength(1);
 	});
@@ -308,32 +410,52 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		const result = await run('upload');
 
 		expect(result.error).toBeUndefined();
-		expect(nodeOutput(result, 'Read Recording')[0].binary?.data).toMatchObject({ id: expect.stringMatching(/^filesystem/) });
+		expect(nodeOutput(result, 'Read Recording')[0].binary?.data).toMatchObject({
+			id: expect.stringMatching(/^filesystem/),
+		});
 		const [transcribed] = nodeJson(result, 'Transcribe');
 		expect(transcribed).toMatchObject({ status: 'completed', http_status: 200 });
 		const [results] = nodeJson(result, 'Get Results');
 		expect(results).toMatchObject({ session_id: transcribed.session_id, status: 'completed' });
-		expect((results.documents as Record<string, unknown>).transcript_template).toBe(TRANSCRIPT_TEXT);
+		expect((results.documents as Record<string, unknown>).transcript_template).toBe(
+			TRANSCRIPT_TEXT,
+		);
 
 		const txn = fake.transaction(String(transcribed.session_id))!;
 		// The dropped init was not carried out: sent again, one transcription started.
 		expect([txn.initAttempts, txn.initsStarted]).toEqual([1, 1]);
-		expect(api.requests.filter((r) => r.pathname.startsWith(INIT_PATH.split(':')[0])).map((r) => r.fault ?? r.status)).toEqual(['drop', 201]);
-		const polls = api.requests.filter((r) => r.method === 'GET' && r.pathname.startsWith(STATUS_PATH.split(':')[0]));
+		expect(
+			api.requests
+				.filter((r) => r.pathname.startsWith(INIT_PATH.split(':')[0]))
+				.map((r) => r.fault ?? r.status),
+		).toEqual(['drop', 201]);
+		const polls = api.requests.filter(
+			(r) => r.method === 'GET' && r.pathname.startsWith(STATUS_PATH.split(':')[0]),
+		);
 		expect(polls[0].fault).toBe('drop');
 		expect(polls.slice(1).map((r) => r.status)).toContain(200);
-		expect(txn.uploads).toEqual([expect.objectContaining({ fileName: recording.name, size: recording.bytes.length, sha256: sha256(recording.bytes) })]);
+		expect(txn.uploads).toEqual([
+			expect.objectContaining({
+				fileName: recording.name,
+				size: recording.bytes.length,
+				sha256: sha256(recording.bytes),
+			}),
+		]);
 		expect(fake.rejectedUploads()).toEqual([]);
 	});
 
 	test('an AI agent calls the node as a tool: Search by Mobile answers it with the patients', async () => {
 		const result = await run('agentShares');
 		expect(result.error).toBeUndefined();
-		expect(api.requestsTo(SEARCH_PATH).map((r) => [r.query.mobile, r.status])).toEqual([[MOBILE, 200]]);
+		expect(api.requestsTo(SEARCH_PATH).map((r) => [r.query.mobile, r.status])).toEqual([
+			[MOBILE, 200],
+		]);
 		const answers = llm.toolAnswers();
 		expect(answers).toHaveLength(1);
 		expect(answers[0]).toContain(PATIENTS_BY_MOBILE[MOBILE][0].patient_id);
-		expect(String(nodeJson(result, 'Agent')[0].output)).toContain(PATIENTS_BY_MOBILE[MOBILE][0].patient_id);
+		expect(String(nodeJson(result, 'Agent')[0].output)).toContain(
+			PATIENTS_BY_MOBILE[MOBILE][0].patient_id,
+		);
 	});
 
 	test('with Share Patient Data With the AI Agent off, the tool refuses and nothing is sent', async () => {
@@ -342,7 +464,9 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		expect(api.requests).toEqual([]);
 		// The tool's run failed with the refusal; the model was sent no patient data.
 		const [toolRun] = result.runData['Search Patients'] ?? [];
-		expect(toolRun?.error?.message).toContain('Patient search is not shared with AI agents in this node');
+		expect(toolRun?.error?.message).toContain(
+			'Patient search is not shared with AI agents in this node',
+		);
 		expect(llm.toolAnswers()).toHaveLength(1);
 		expect(llm.toolAnswers()[0]).not.toContain(PATIENTS_BY_MOBILE[MOBILE][0].patient_id);
 	});
@@ -351,7 +475,9 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		const productionUrl = (): string => n8n.webhookUrl(`${WEBHOOK_ID}/webhook`);
 		const subscriptions = (): FakeSubscription[] => fakeWebhooks(api).subscriptions();
 		const finished = async (): Promise<number> =>
-			(await n8n.listExecutions({ workflowId: ids.trigger })).filter((e) => !['running', 'new', 'waiting'].includes(e.status)).length;
+			(await n8n.listExecutions({ workflowId: ids.trigger })).filter(
+				(e) => !['running', 'new', 'waiting'].includes(e.status),
+			).length;
 
 		beforeAll(async () => {
 			await n8n.start();
@@ -360,10 +486,18 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		});
 
 		/** Saves a credential as the editor does, then presses its Test button. */
-		async function testCredential(overrides: Record<string, string>): Promise<{ status: string; message: string }> {
-			const credential = { name: `Clinic Scribe (test ${newId()})`, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api, overrides) };
+		async function testCredential(
+			overrides: Record<string, string>,
+		): Promise<{ status: string; message: string }> {
+			const credential = {
+				name: `Clinic Scribe (test ${newId()})`,
+				type: CREDENTIAL_TYPE,
+				data: fakeApiCredentialData(api, overrides),
+			};
 			const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
-			return await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', { credentials: { id: saved.id, ...credential } });
+			return await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
+				credentials: { id: saved.id, ...credential },
+			});
 		}
 
 		test("the credential's Test button passes with valid credentials and names a rejected Client Secret", async () => {
@@ -378,7 +512,10 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 		});
 
 		/** Delivers one more, different event and checks that it is the only run added after `runsBefore`. */
-		async function expectOnlyNextDeliveryRuns(runsBefore: number, transactionId: string): Promise<void> {
+		async function expectOnlyNextDeliveryRuns(
+			runsBefore: number,
+			transactionId: string,
+		): Promise<void> {
 			const report = await fakeWebhooks(api).deliver({ transactionId });
 			expect(report.attempts.map((a) => a.status)).toEqual([200]);
 			await n8n.waitForExecutions(ids.trigger, runsBefore + 1);
@@ -388,10 +525,14 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 			expect(nodeJson(newest, 'Next Node')).toEqual([expect.objectContaining({ transactionId })]);
 		}
 
-		test('activation subscribes once, for n8n\'s production webhook URL', async () => {
+		test("activation subscribes once, for n8n's production webhook URL", async () => {
 			await n8n.activateWorkflow(ids.trigger);
 			expect(subscriptions()).toEqual([
-				expect.objectContaining({ endpoint: productionUrl(), event_names: ['v2rx.completed'], signing_key: expect.stringMatching(/^[0-9a-f]{64}$/) }),
+				expect.objectContaining({
+					endpoint: productionUrl(),
+					event_names: ['v2rx.completed'],
+					signing_key: expect.stringMatching(/^[0-9a-f]{64}$/),
+				}),
 			]);
 			expect(api.requestsTo(SUBSCRIPTIONS, 'POST')).toHaveLength(1);
 		});
@@ -403,7 +544,13 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 			const [latest] = await n8n.waitForExecutions(ids.trigger, before + 1);
 			const execution = await n8n.getExecution(latest.id);
 			expect(execution.status).toBe('success');
-			expect(nodeJson(execution, 'Next Node')).toEqual([expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-oldest-1', status: 'completed' })]);
+			expect(nodeJson(execution, 'Next Node')).toEqual([
+				expect.objectContaining({
+					event: 'v2rx.completed',
+					transactionId: 'txn-oldest-1',
+					status: 'completed',
+				}),
+			]);
 			expect(n8n.recentServerLog().join('\n')).toMatch(/already accepted/);
 			// n8n starts a run before it answers the delivery, so once a later, different delivery has
 			// run, a run of the replay would be listed too: the count is final, no waiting on a clock.
@@ -419,7 +566,10 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 
 		test('deactivation unsubscribes', async () => {
 			await n8n.deactivateWorkflow(ids.trigger);
-			await eventually(() => subscriptions().length === 0, () => JSON.stringify(subscriptions()));
+			await eventually(
+				() => subscriptions().length === 0,
+				() => JSON.stringify(subscriptions()),
+			);
 		});
 	});
 });

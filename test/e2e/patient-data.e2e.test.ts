@@ -21,7 +21,13 @@ import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson } from '../support/n8n/results';
 import { E2E_OWNER } from '../support/n8n/trigger';
-import { ACTION_NODE_TYPE, CREDENTIAL_TYPE, chain, type WorkflowJson, type WorkflowNode } from '../support/n8n/workflows';
+import {
+	ACTION_NODE_TYPE,
+	CREDENTIAL_TYPE,
+	chain,
+	type WorkflowJson,
+	type WorkflowNode,
+} from '../support/n8n/workflows';
 
 jest.setTimeout(5 * 60_000);
 
@@ -48,13 +54,29 @@ beforeAll(async () => {
 		packageTarball: await packedPackageForTests(),
 		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: audioDir },
 	});
-	await n8n.importCredentials([{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
+	await n8n.importCredentials([
+		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+	]);
 	// Run both workflows (n8n's CLI stores each execution), then start n8n to read them as it serves them.
-	runs.transaction = await run(workflow('e2e: patient data, transaction', [upload('transaction', `visit-${randomBytes(4).toString('hex')}`, true)]));
+	runs.transaction = await run(
+		workflow('e2e: patient data, transaction', [
+			upload('transaction', `visit-${randomBytes(4).toString('hex')}`, true),
+		]),
+	);
 	runs.session = await run(
 		workflow('e2e: patient data, session', [
 			upload('session', sessionId, false),
-			node('Get Audio', ACTION_NODE_TYPE, { resource: 'transcription', operation: 'getSessionAudio', sessionId: '={{ $json.session_id }}', binaryPropertyName: 'audio' }, 660),
+			node(
+				'Get Audio',
+				ACTION_NODE_TYPE,
+				{
+					resource: 'transcription',
+					operation: 'getSessionAudio',
+					sessionId: '={{ $json.session_id }}',
+					binaryPropertyName: 'audio',
+				},
+				660,
+			),
 		]),
 	);
 	await n8n.start();
@@ -76,7 +98,9 @@ async function run(workflowJson: WorkflowJson): Promise<Run> {
 		workflowId,
 		secrets: secretsSeen(),
 		storageStatuses: api.requestsTo(STORAGE_PATH, 'POST').map((request) => request.status ?? 0),
-		mediaStatuses: api.requestsTo(/^\/media\/session-audio\//, 'GET').map((request) => request.status ?? 0),
+		mediaStatuses: api
+			.requestsTo(/^\/media\/session-audio\//, 'GET')
+			.map((request) => request.status ?? 0),
 	};
 }
 
@@ -89,18 +113,47 @@ async function storedExecution(workflowId: string) {
 	return { stored: JSON.stringify(execution.raw), execution };
 }
 
-function node(name: string, type: string, parameters: Record<string, unknown>, x: number): WorkflowNode {
-	const withCredentials = type === ACTION_NODE_TYPE ? { credentials: { [CREDENTIAL_TYPE]: CREDENTIAL } } : {};
-	return { name, type, typeVersion: type === ACTION_NODE_TYPE ? 1 : 1.1, position: [x, 0], parameters, ...withCredentials };
+function node(
+	name: string,
+	type: string,
+	parameters: Record<string, unknown>,
+	x: number,
+): WorkflowNode {
+	const withCredentials =
+		type === ACTION_NODE_TYPE ? { credentials: { [CREDENTIAL_TYPE]: CREDENTIAL } } : {};
+	return {
+		name,
+		type,
+		typeVersion: type === ACTION_NODE_TYPE ? 1 : 1.1,
+		position: [x, 0],
+		parameters,
+		...withCredentials,
+	};
 }
 
 function workflow(name: string, nodes: WorkflowNode[]): WorkflowJson {
 	const all = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} },
-		node('Read Recording', 'n8n-nodes-base.readWriteFile', { operation: 'read', fileSelector: join(audioDir, 'visit.wav'), options: {} }, 220),
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0] as [number, number],
+			parameters: {},
+		},
+		node(
+			'Read Recording',
+			'n8n-nodes-base.readWriteFile',
+			{ operation: 'read', fileSelector: join(audioDir, 'visit.wav'), options: {} },
+			220,
+		),
 		...nodes,
 	];
-	return { name, nodes: all, connections: chain(...all.map((entry) => entry.name)), settings: { executionOrder: 'v1' } };
+	return {
+		name,
+		nodes: all,
+		connections: chain(...all.map((entry) => entry.name)),
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 function upload(uploadMethod: 'transaction' | 'session', id: string, wait: boolean): WorkflowNode {
@@ -114,7 +167,9 @@ function upload(uploadMethod: 'transaction' | 'session', id: string, wait: boole
 			binaryPropertyName: 'data',
 			transactionId: id,
 			inputLanguages: ['en-IN'],
-			outputTemplates: { templates: [{ template: 'clinical_notes_template', codificationNeeded: false }] },
+			outputTemplates: {
+				templates: [{ template: 'clinical_notes_template', codificationNeeded: false }],
+			},
 			waitForCompletion: wait,
 			timeoutMinutes: 2,
 			pollIntervalSeconds: 1,
@@ -145,14 +200,22 @@ function secretsSeen(): Array<[string, string]> {
 test('an upload through presigned storage: the documents are stored, no token, presigned field or storage address is', async () => {
 	const { stored, execution } = await storedExecution(runs.transaction.workflowId);
 	const [output] = nodeJson(execution, 'Upload');
-	expect((output.documents as Record<string, unknown>).clinical_notes_template).toEqual(CLINICAL_NOTES_DOCUMENT);
+	expect((output.documents as Record<string, unknown>).clinical_notes_template).toEqual(
+		CLINICAL_NOTES_DOCUMENT,
+	);
 	expect(runs.transaction.storageStatuses).toEqual([204]);
 
 	const { secrets } = runs.transaction;
 	expect(secrets.filter(([what]) => what.startsWith('token')).length).toBeGreaterThan(0);
 	expect(secrets.filter(([, value]) => stored.includes(value)).map(([what]) => what)).toEqual([]);
 	// The presigned POST's fields and address (the fake's are shaped as S3's).
-	for (const fragment of ['x-amz-signature', 'x-amz-security-token', 'x-amz-credential', 'FwoGZXIvYXdzE', STORAGE_PATH]) {
+	for (const fragment of [
+		'x-amz-signature',
+		'x-amz-security-token',
+		'x-amz-credential',
+		'FwoGZXIvYXdzE',
+		STORAGE_PATH,
+	]) {
 		expect([fragment, stored.includes(fragment)]).toEqual([fragment, false]);
 	}
 });
@@ -160,7 +223,11 @@ test('an upload through presigned storage: the documents are stored, no token, p
 test('a session upload and Get Session Audio: the audio is stored as binary data, its signed download link is not', async () => {
 	const { stored, execution } = await storedExecution(runs.session.workflowId);
 	const [audio] = nodeJson(execution, 'Get Audio');
-	expect(audio).toMatchObject({ session_id: sessionId, content_type: 'audio/wav', expires_in: 86_400 });
+	expect(audio).toMatchObject({
+		session_id: sessionId,
+		content_type: 'audio/wav',
+		expires_in: 86_400,
+	});
 	expect(runs.session.mediaStatuses).toEqual([200]);
 
 	const { secrets } = runs.session;

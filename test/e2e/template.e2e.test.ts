@@ -28,8 +28,12 @@ let result: ExecutionResult;
 beforeAll(async () => {
 	api = await startFakeClinicApi();
 	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	await n8n.importCredentials([{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) }]);
-	const [id] = await n8n.importWorkflows([readWorkflowFile(join(__dirname, 'workflows', 'template-lifecycle.json'))]);
+	await n8n.importCredentials([
+		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+	]);
+	const [id] = await n8n.importWorkflows([
+		readWorkflowFile(join(__dirname, 'workflows', 'template-lifecycle.json')),
+	]);
 	result = await n8n.execute(id);
 });
 
@@ -53,15 +57,24 @@ describe('a template from create to delete, in n8n', () => {
 	});
 
 	it('Create outputs the new template, and sent title, desc and section_ids', () => {
-		expect(nodeJson(result, 'Create Template')).toEqual([{ ...created, message: 'created successfully' }]);
+		expect(nodeJson(result, 'Create Template')).toEqual([
+			{ ...created, message: 'created successfully' },
+		]);
 		expect(api.requestsTo(TEMPLATES, 'POST').map((call) => call.body)).toEqual([
-			{ title: 'Cardiology OPD Note', desc: '## Complaints\n## Findings\n## Plan', section_ids: ['sec_history', 'sec_plan'] },
+			{
+				title: 'Cardiology OPD Note',
+				desc: '## Complaints\n## Findings\n## Plan',
+				section_ids: ['sec_history', 'sec_plan'],
+			},
 		]);
 	});
 
 	it('Get Many lists the seeded templates and the new one, paired to the create', () => {
 		const items = nodeOutput(result, 'Get Many Templates');
-		expect(items.map((item) => item.json.id)).toEqual([...SEEDED_TEMPLATES.map((template) => template.id), 'tpl_fake0001']);
+		expect(items.map((item) => item.json.id)).toEqual([
+			...SEEDED_TEMPLATES.map((template) => template.id),
+			'tpl_fake0001',
+		]);
 		expect(items[3].json).toEqual({ ...created, is_favorite: false });
 		expect(items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(true);
 	});
@@ -72,7 +85,13 @@ describe('a template from create to delete, in n8n', () => {
 
 	it('Update sends only the changed fields and outputs them', () => {
 		expect(nodeJson(result, 'Update Template')).toEqual([
-			{ id: 'tpl_fake0001', updated: true, title: 'Cardiology OPD Note v2', description: '## Plan only', message: 'updated successfully' },
+			{
+				id: 'tpl_fake0001',
+				updated: true,
+				title: 'Cardiology OPD Note v2',
+				description: '## Plan only',
+				message: 'updated successfully',
+			},
 		]);
 		expect(api.requestsTo(`${TEMPLATES}/tpl_fake0001`, 'PATCH').map((call) => call.body)).toEqual([
 			{ title: 'Cardiology OPD Note v2', desc: '## Plan only' },
@@ -80,10 +99,20 @@ describe('a template from create to delete, in n8n', () => {
 	});
 
 	it('Delete archives it: the fake no longer lists it', () => {
-		expect(nodeJson(result, 'Delete Template')).toEqual([{ id: 'tpl_fake0001', deleted: true, message: 'archived successfully' }]);
+		expect(nodeJson(result, 'Delete Template')).toEqual([
+			{ id: 'tpl_fake0001', deleted: true, message: 'archived successfully' },
+		]);
 		const stored = fakeTemplates(api).templates.get('tpl_fake0001');
-		expect(stored).toMatchObject({ title: 'Cardiology OPD Note v2', desc: '## Plan only', archived: true });
-		expect(api.requestsTo(TEMPLATES).every((call) => /^Bearer /.test(String(call.headers.authorization)))).toBe(true);
+		expect(stored).toMatchObject({
+			title: 'Cardiology OPD Note v2',
+			desc: '## Plan only',
+			archived: true,
+		});
+		expect(
+			api
+				.requestsTo(TEMPLATES)
+				.every((call) => /^Bearer /.test(String(call.headers.authorization))),
+		).toBe(true);
 	});
 });
 
@@ -92,44 +121,79 @@ describe('the template pickers, as the editor loads them', () => {
 
 	beforeAll(async () => {
 		await n8n.start();
-		await n8n.setupOwner({ email: 'owner@clinic-scribe.test', password: 'Template-Picker-1', firstName: 'Tem', lastName: 'Plate' });
-		const credential = { name: 'Clinic Scribe (picker)', type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) };
+		await n8n.setupOwner({
+			email: 'owner@clinic-scribe.test',
+			password: 'Template-Picker-1',
+			firstName: 'Tem',
+			lastName: 'Plate',
+		});
+		const credential = {
+			name: 'Clinic Scribe (picker)',
+			type: CREDENTIAL_TYPE,
+			data: fakeApiCredentialData(api),
+		};
 		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
 		credentials = { [CREDENTIAL_TYPE]: { id: saved.id, name: credential.name } };
 	});
 
-	async function listFor(path: string, currentNodeParameters: Record<string, unknown>, filter?: string) {
-		return await n8n.rest<{ results: Array<{ name: string; value: string }> }>('POST', '/dynamic-node-parameters/resource-locator-results', {
-			nodeTypeAndVersion: { name: 'n8n-nodes-clinic-scribe.clinicScribe', version: 1 },
-			path,
-			methodName: 'searchTemplates',
-			// The editor sends every parameter with its default filled in; n8n checks the credential's
-			// display options (Authentication) against what it is sent.
-			currentNodeParameters: { authentication: CREDENTIAL_TYPE, ...currentNodeParameters },
-			credentials,
-			...(filter === undefined ? {} : { filter }),
-		});
+	async function listFor(
+		path: string,
+		currentNodeParameters: Record<string, unknown>,
+		filter?: string,
+	) {
+		return await n8n.rest<{ results: Array<{ name: string; value: string }> }>(
+			'POST',
+			'/dynamic-node-parameters/resource-locator-results',
+			{
+				nodeTypeAndVersion: { name: 'n8n-nodes-clinic-scribe.clinicScribe', version: 1 },
+				path,
+				methodName: 'searchTemplates',
+				// The editor sends every parameter with its default filled in; n8n checks the credential's
+				// display options (Authentication) against what it is sent.
+				currentNodeParameters: { authentication: CREDENTIAL_TYPE, ...currentNodeParameters },
+				credentials,
+				...(filter === undefined ? {} : { filter }),
+			},
+		);
 	}
 
 	it("Template → Get: the workspace's templates, by title, filtered by the search text", async () => {
 		api.reset();
-		const parameters = { resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'list', value: '' } };
+		const parameters = {
+			resource: 'template',
+			operation: 'get',
+			templateId: { __rl: true, mode: 'list', value: '' },
+		};
 		expect((await listFor('parameters.templateId', parameters)).results).toEqual([
 			{ name: 'Clinical Notes (default)', value: 'clinical_notes_template' },
 			{ name: 'SOAP Note', value: 'tpl-soap-note' },
 			{ name: 'Transcript (default)', value: 'transcript_template' },
 		]);
-		expect((await listFor('parameters.templateId', parameters, 'soap')).results).toEqual([{ name: 'SOAP Note', value: 'tpl-soap-note' }]);
+		expect((await listFor('parameters.templateId', parameters, 'soap')).results).toEqual([
+			{ name: 'SOAP Note', value: 'tpl-soap-note' },
+		]);
 		expect(api.requestsTo(TEMPLATES, 'GET').map((call) => call.status)).toEqual([200, 200]);
 	});
 
-	it("Upload Audio: Custom Template ID inside an Output Templates row lists them too", async () => {
+	it('Upload Audio: Custom Template ID inside an Output Templates row lists them too', async () => {
 		const parameters = {
 			resource: 'transcription',
 			operation: 'uploadAudio',
-			outputTemplates: { templates: [{ template: 'custom', customTemplateId: { __rl: true, mode: 'list', value: '' }, codificationNeeded: false }] },
+			outputTemplates: {
+				templates: [
+					{
+						template: 'custom',
+						customTemplateId: { __rl: true, mode: 'list', value: '' },
+						codificationNeeded: false,
+					},
+				],
+			},
 		};
-		const { results } = await listFor('parameters.outputTemplates.templates[0].customTemplateId', parameters, 'note');
+		const { results } = await listFor(
+			'parameters.outputTemplates.templates[0].customTemplateId',
+			parameters,
+			'note',
+		);
 		expect(results).toEqual([
 			{ name: 'Clinical Notes (default)', value: 'clinical_notes_template' },
 			{ name: 'SOAP Note', value: 'tpl-soap-note' },

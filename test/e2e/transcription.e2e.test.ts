@@ -12,7 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { CLINICAL_NOTES_DOCUMENT, fakeTranscription, STORAGE_PATH, TRANSCRIPT_TEXT, type FakeTranscription } from '../fake-api/routes/transcription';
+import {
+	CLINICAL_NOTES_DOCUMENT,
+	fakeTranscription,
+	STORAGE_PATH,
+	TRANSCRIPT_TEXT,
+	type FakeTranscription,
+} from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
@@ -44,7 +50,8 @@ const recordings = [
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 beforeAll(async () => {
-	for (const recording of recordings) writeFileSync(join(audioDir, recording.name), recording.bytes);
+	for (const recording of recordings)
+		writeFileSync(join(audioDir, recording.name), recording.bytes);
 	writeFileSync(join(audioDir, 'notes.txt'), 'not a recording');
 	api = await startFakeClinicApi();
 	fake = fakeTranscription(api);
@@ -72,9 +79,20 @@ beforeEach(() => {
 	fake.reset();
 });
 
-function workflow(name: string, fileSelector: string, transactionId: string, nodes: WorkflowNode[] = []): WorkflowJson {
+function workflow(
+	name: string,
+	fileSelector: string,
+	transactionId: string,
+	nodes: WorkflowNode[] = [],
+): WorkflowJson {
 	const base: WorkflowNode[] = [
-		{ name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		{
 			name: 'Read Recordings',
 			type: 'n8n-nodes-base.readWriteFile',
@@ -109,7 +127,12 @@ function workflow(name: string, fileSelector: string, transactionId: string, nod
 		},
 	];
 	const all = [...base, ...nodes];
-	return { name, nodes: all, connections: chain(...all.map((node) => node.name)), settings: { executionOrder: 'v1' } };
+	return {
+		name,
+		nodes: all,
+		connections: chain(...all.map((node) => node.name)),
+		settings: { executionOrder: 'v1' },
+	};
 }
 
 const notesNode: WorkflowNode = {
@@ -122,9 +145,24 @@ const notesNode: WorkflowNode = {
 		assignments: {
 			assignments: [
 				{ id: 'a1', name: 'session', type: 'string', value: '={{ $json.session_id }}' },
-				{ id: 'a2', name: 'complaints', type: 'string', value: "={{ $json.documents.clinical_notes_template.chief_complaints.join(', ') }}" },
-				{ id: 'a3', name: 'first_medicine', type: 'string', value: '={{ $json.documents.clinical_notes_template.medications[0].name }}' },
-				{ id: 'a4', name: 'transcript', type: 'string', value: '={{ $json.documents.transcript_template }}' },
+				{
+					id: 'a2',
+					name: 'complaints',
+					type: 'string',
+					value: "={{ $json.documents.clinical_notes_template.chief_complaints.join(', ') }}",
+				},
+				{
+					id: 'a3',
+					name: 'first_medicine',
+					type: 'string',
+					value: '={{ $json.documents.clinical_notes_template.medications[0].name }}',
+				},
+				{
+					id: 'a4',
+					name: 'transcript',
+					type: 'string',
+					value: '={{ $json.documents.transcript_template }}',
+				},
 			],
 		},
 		options: {},
@@ -134,12 +172,19 @@ const notesNode: WorkflowNode = {
 test('recordings read from disk are uploaded as one transaction, waited for, and the next node gets the decoded notes', async () => {
 	const txnId = `e2e-visit-${randomBytes(4).toString('hex')}`;
 	fake.setOptions({ processingPolls: 2 });
-	const id = await n8n.importWorkflow(workflow('e2e: transcribe and wait', join(audioDir, '*.wav'), txnId, [notesNode]));
+	const id = await n8n.importWorkflow(
+		workflow('e2e: transcribe and wait', join(audioDir, '*.wav'), txnId, [notesNode]),
+	);
 	const result = await n8n.execute(id);
 
 	expect(result.status).toBe('success');
 	expect(nodeJson(result, 'Notes for Doctor')).toEqual([
-		{ session: txnId, complaints: 'Fever for 3 days, Dry cough', first_medicine: CLINICAL_NOTES_DOCUMENT.medications[0].name, transcript: TRANSCRIPT_TEXT },
+		{
+			session: txnId,
+			complaints: 'Fever for 3 days, Dry cough',
+			first_medicine: CLINICAL_NOTES_DOCUMENT.medications[0].name,
+			transcript: TRANSCRIPT_TEXT,
+		},
 	]);
 	// The binaries live in n8n's filesystem store (an id, no Base64 in the item): the streamed path.
 	for (const read of nodeOutput(result, 'Read Recordings')) {
@@ -147,31 +192,51 @@ test('recordings read from disk are uploaded as one transaction, waited for, and
 	}
 	const [transcribed] = nodeOutput(result, 'Transcribe');
 	expect(transcribed.pairedItem).toEqual([{ item: 0 }, { item: 1 }]);
-	expect(transcribed.json).toMatchObject({ session_id: txnId, status: 'completed', http_status: 200 });
+	expect(transcribed.json).toMatchObject({
+		session_id: txnId,
+		status: 'completed',
+		http_status: 200,
+	});
 
 	// n8n streamed both files out of its filesystem binary store, intact, without the token.
 	expect(fake.rejectedUploads()).toEqual([]);
 	const txn = fake.transaction(txnId)!;
 	expect(txn.presigns).toBe(1);
 	expect(txn.statusCalls).toBe(3);
-	expect([...txn.initBody!.client_generated_files as string[]].sort()).toEqual(recordings.map((r) => r.name));
-	expect(txn.initBody).toMatchObject({ mode: 'consultation', input_language: ['en-IN', 'hi'], batch_s3_url: `${api.url}${STORAGE_PATH}${txn.folderPath}` });
+	expect([...(txn.initBody!.client_generated_files as string[])].sort()).toEqual(
+		recordings.map((r) => r.name),
+	);
+	expect(txn.initBody).toMatchObject({
+		mode: 'consultation',
+		input_language: ['en-IN', 'hi'],
+		batch_s3_url: `${api.url}${STORAGE_PATH}${txn.folderPath}`,
+	});
 	for (const recording of recordings) {
 		const upload = txn.uploads.find((u) => u.fileName === recording.name)!;
-		expect(upload).toMatchObject({ size: recording.bytes.length, sha256: sha256(recording.bytes), contentType: 'audio/wav' });
+		expect(upload).toMatchObject({
+			size: recording.bytes.length,
+			sha256: sha256(recording.bytes),
+			contentType: 'audio/wav',
+		});
 		expect(upload.partOrder[upload.partOrder.length - 1]).toBe('file');
 		expect(upload.contentLength).toBe(upload.bodyBytes);
 		expect(upload.headerNames).not.toContain('authorization');
 		expect(upload.headerNames).not.toContain('transfer-encoding');
 	}
-	expect(api.requestsTo('/voice/api/v2/transaction/init/')[0].headers.authorization).toMatch(/^Bearer /);
+	expect(api.requestsTo('/voice/api/v2/transaction/init/')[0].headers.authorization).toMatch(
+		/^Bearer /,
+	);
 });
 
 test('a file that is not audio stops the run with an error naming the item, before anything is sent', async () => {
-	const id = await n8n.importWorkflow(workflow('e2e: not audio', join(audioDir, '*.txt'), 'e2e-bad-input'));
+	const id = await n8n.importWorkflow(
+		workflow('e2e: not audio', join(audioDir, '*.txt'), 'e2e-bad-input'),
+	);
 	const result = await n8n.execute(id);
 	expect(result.status).toBe('error');
-	expect(result.error?.message).toMatch(/The file in binary field "data" of item 0 is not an audio file the service accepts/);
+	expect(result.error?.message).toMatch(
+		/The file in binary field "data" of item 0 is not an audio file the service accepts/,
+	);
 	expect(api.requests).toEqual([]);
 });
 
@@ -181,31 +246,43 @@ test('Output "FHIR Transaction Bundle for the EHR": the next node, an HTTP Reque
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			received.push({ contentType: req.headers['content-type'], body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-			res.writeHead(200, { 'content-type': 'application/fhir+json' }).end('{"resourceType":"Bundle","type":"transaction-response"}');
+			received.push({
+				contentType: req.headers['content-type'],
+				body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>,
+			});
+			res
+				.writeHead(200, { 'content-type': 'application/fhir+json' })
+				.end('{"resourceType":"Bundle","type":"transaction-response"}');
 		});
 	});
 	await new Promise<void>((resolve) => fhirServer.listen(0, '127.0.0.1', resolve));
 	try {
 		const txnId = `e2e-fhir-${randomBytes(4).toString('hex')}`;
-		const base = workflow('e2e: FHIR bundle to the EHR', join(audioDir, recordings[1].name), txnId, [
-			{
-				name: 'Send to EHR',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [660, 0],
-				parameters: {
-					method: 'POST',
-					url: `http://127.0.0.1:${(fhirServer.address() as AddressInfo).port}/fhir`,
-					sendHeaders: true,
-					headerParameters: { parameters: [{ name: 'Content-Type', value: 'application/fhir+json' }] },
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody: '={{ $json.bundle }}',
-					options: {},
+		const base = workflow(
+			'e2e: FHIR bundle to the EHR',
+			join(audioDir, recordings[1].name),
+			txnId,
+			[
+				{
+					name: 'Send to EHR',
+					type: 'n8n-nodes-base.httpRequest',
+					typeVersion: 4.2,
+					position: [660, 0],
+					parameters: {
+						method: 'POST',
+						url: `http://127.0.0.1:${(fhirServer.address() as AddressInfo).port}/fhir`,
+						sendHeaders: true,
+						headerParameters: {
+							parameters: [{ name: 'Content-Type', value: 'application/fhir+json' }],
+						},
+						sendBody: true,
+						specifyBody: 'json',
+						jsonBody: '={{ $json.bundle }}',
+						options: {},
+					},
 				},
-			},
-		]);
+			],
+		);
 		const nodes = base.nodes.map((node) =>
 			node.name === 'Transcribe'
 				? {
@@ -227,7 +304,13 @@ test('Output "FHIR Transaction Bundle for the EHR": the next node, an HTTP Reque
 		const result = await n8n.execute(id);
 		expect(result.error).toBeUndefined();
 		const [item] = nodeJson(result, 'Transcribe');
-		expect(item).toMatchObject({ session_id: txnId, status: 'completed', source: 'emr', practitioner: 'Practitioner/dr-7', bundle: { resourceType: 'Bundle', type: 'transaction' } });
+		expect(item).toMatchObject({
+			session_id: txnId,
+			status: 'completed',
+			source: 'emr',
+			practitioner: 'Practitioner/dr-7',
+			bundle: { resourceType: 'Bundle', type: 'transaction' },
+		});
 		expect(received).toHaveLength(1);
 		expect(received[0].contentType).toMatch(/^application\/fhir\+json/);
 		expect(received[0].body).toEqual(item.bundle);
@@ -240,17 +323,28 @@ test('Output "FHIR Transaction Bundle for the EHR": the next node, an HTTP Reque
 describe('saved workflows keep their node version (test/e2e/workflows/saved-node-v*.json, as n8n exports them)', () => {
 	/** The fixture pointed at this run's credential and recording. */
 	function savedWorkflow(file: string): WorkflowJson {
-		const saved = withCredential(readWorkflowFile(join(REPO_ROOT, 'test', 'e2e', 'workflows', file)), CREDENTIAL_TYPE, CREDENTIAL);
+		const saved = withCredential(
+			readWorkflowFile(join(REPO_ROOT, 'test', 'e2e', 'workflows', file)),
+			CREDENTIAL_TYPE,
+			CREDENTIAL,
+		);
 		return {
 			...saved,
 			nodes: saved.nodes.map((node) =>
-				node.type === 'n8n-nodes-base.readWriteFile' ? { ...node, parameters: { ...node.parameters, fileSelector: join(audioDir, recordings[1].name) } } : node,
+				node.type === 'n8n-nodes-base.readWriteFile'
+					? {
+							...node,
+							parameters: { ...node.parameters, fileSelector: join(audioDir, recordings[1].name) },
+						}
+					: node,
 			),
 		};
 	}
 
-	const documentSearch = () => api.requests.filter((r) => r.path === '/dr/v1/business/patients/search');
-	const directorySearch = () => api.requests.filter((r) => r.path === '/profiles/v1/patient/by-mobile/');
+	const documentSearch = () =>
+		api.requests.filter((r) => r.path === '/dr/v1/business/patients/search');
+	const directorySearch = () =>
+		api.requests.filter((r) => r.path === '/profiles/v1/patient/by-mobile/');
 
 	test("version 1 (Patient's operation left at its default, Custom Template ID a plain ID as 0.1.0 saved it): the document's search, the workspace template", async () => {
 		const [v1] = await n8n.importWorkflows([savedWorkflow('saved-node-v1.json')]);
@@ -259,9 +353,13 @@ describe('saved workflows keep their node version (test/e2e/workflows/saved-node
 		expect(documentSearch()).toHaveLength(1);
 		expect(directorySearch()).toHaveLength(0);
 		// The document's shape: patient_id and patient_profile.
-		expect(nodeJson(result, 'Find Patient')[0]).toMatchObject({ patient_profile: { first_name: 'Ravi', mobile: '+919876543210' } });
+		expect(nodeJson(result, 'Find Patient')[0]).toMatchObject({
+			patient_profile: { first_name: 'Ravi', mobile: '+919876543210' },
+		});
 		const txn = fake.transaction('visit-saved-v1')!;
-		expect(txn.initBody?.output_format_template).toEqual([{ template_id: 'tpl-soap-note', codification_needed: false }]);
+		expect(txn.initBody?.output_format_template).toEqual([
+			{ template_id: 'tpl-soap-note', codification_needed: false },
+		]);
 		expect(txn.uploads.map((u) => u.sha256)).toEqual([sha256(recordings[1].bytes)]);
 	});
 
@@ -272,9 +370,14 @@ describe('saved workflows keep their node version (test/e2e/workflows/saved-node
 		expect(directorySearch()).toHaveLength(1);
 		expect(documentSearch()).toHaveLength(0);
 		// The directory's shape: oid, fln.
-		expect(nodeJson(result, 'Find Patient').map((p) => [p.oid, p.fln])).toEqual([['175074536120088', 'ravi kumar'], ['175074536120089', 'priya kumar']]);
+		expect(nodeJson(result, 'Find Patient').map((p) => [p.oid, p.fln])).toEqual([
+			['175074536120088', 'ravi kumar'],
+			['175074536120089', 'priya kumar'],
+		]);
 		const txn = fake.transaction('visit-saved-v2')!;
-		expect(txn.initBody?.output_format_template).toEqual([{ template_id: 'tpl-soap-note', codification_needed: false }]);
+		expect(txn.initBody?.output_format_template).toEqual([
+			{ template_id: 'tpl-soap-note', codification_needed: false },
+		]);
 		expect(txn.uploads.map((u) => u.sha256)).toEqual([sha256(recordings[1].bytes)]);
 	});
 });

@@ -41,7 +41,10 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 		handler: (server, _input, query) => {
 			let list = server.requests;
 			const path = query.get('path');
-			if (path !== null) list = server.requestsTo(query.get('regex') === 'true' ? new RegExp(path, query.get('flags') ?? undefined) : path);
+			if (path !== null)
+				list = server.requestsTo(
+					query.get('regex') === 'true' ? new RegExp(path, query.get('flags') ?? undefined) : path,
+				);
 			const wanted = query.get('method')?.toUpperCase();
 			if (wanted) list = list.filter((r) => r.method === wanted);
 			const since = Number(query.get('since') ?? 0);
@@ -57,7 +60,11 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 			return { ok: true };
 		},
 	},
-	{ method: 'GET', action: '/faults', handler: (server) => server.pendingFaults().map(faultToJson) },
+	{
+		method: 'GET',
+		action: '/faults',
+		handler: (server) => server.pendingFaults().map(faultToJson),
+	},
 	{
 		method: 'POST',
 		action: '/faults',
@@ -85,14 +92,19 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 		handler: (server, input) => {
 			if (!isPlainObject(input)) throw new Error('body must be an object');
 			const { access = true, refresh = false } = input as { access?: unknown; refresh?: unknown };
-			if (typeof access !== 'boolean' || typeof refresh !== 'boolean') throw new Error('access and refresh must be booleans');
+			if (typeof access !== 'boolean' || typeof refresh !== 'boolean')
+				throw new Error('access and refresh must be booleans');
 			if (access) server.expireAccessTokens();
 			if (refresh) server.expireRefreshTokens();
 			return { ok: true, access, refresh };
 		},
 	},
 	{ method: 'GET', action: '/options', handler: (server) => server.options },
-	{ method: 'POST', action: '/options', handler: (server, input) => server.setOptions(validateOptionsPatch(input)) },
+	{
+		method: 'POST',
+		action: '/options',
+		handler: (server, input) => server.setOptions(validateOptionsPatch(input)),
+	},
 	{
 		method: 'GET',
 		action: '/stats',
@@ -108,12 +120,25 @@ const BUILT_IN: readonly BuiltInAdmin[] = [
 	{
 		method: 'GET',
 		action: '/credentials',
-		handler: (server) => ({ url: server.url, credentials: server.validCredentials, variants: API_VARIANTS }),
+		handler: (server) => ({
+			url: server.url,
+			credentials: server.validCredentials,
+			variants: API_VARIANTS,
+		}),
 	},
 ];
 
 /** Admin endpoints of route modules. */
-const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [webhookAdmin, transcriptionAdmin, sessionAdmin, ehrReceiverAdmin, prescriptionAdmin, appointmentAdmin, messageGatewayAdmin, signInAdmin];
+const ADMIN_MODULES: ReadonlyArray<readonly AdminDefinition[]> = [
+	webhookAdmin,
+	transcriptionAdmin,
+	sessionAdmin,
+	ehrReceiverAdmin,
+	prescriptionAdmin,
+	appointmentAdmin,
+	messageGatewayAdmin,
+	signInAdmin,
+];
 
 /** Answers one admin request; `action` is the path below /__admin. A thrown Error becomes 400 {error}. */
 export async function handleAdmin(
@@ -144,7 +169,8 @@ export async function handleAdmin(
 		const builtIn = BUILT_IN.find((a) => a.method === method && a.action === action);
 		if (builtIn) return sendJson(res, builtIn.status ?? 200, builtIn.handler(server, input, query));
 		const extra = ADMIN_MODULES.flat().find((a) => a.method === method && a.action === action);
-		if (extra) return sendJson(res, 200, await extra.handler({ state: server.state, input, query }));
+		if (extra)
+			return sendJson(res, 200, await extra.handler({ state: server.state, input, query }));
 		return sendJson(res, 404, { error: `no admin endpoint ${method} ${ADMIN_PREFIX}${action}` });
 	} catch (e) {
 		return sendJson(res, 400, { error: (e as Error).message });

@@ -18,7 +18,10 @@ const USAGE =
 export function parseCliArgs(argv: readonly string[]): FakeClinicApiOptions & { log: boolean } {
 	const options: FakeClinicApiOptions & { log: boolean } = { log: false };
 	for (let i = 0; i < argv.length; i++) {
-		const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s, 2) : [argv[i], undefined];
+		const [flag, inline] =
+			argv[i].startsWith('--') && argv[i].includes('=')
+				? argv[i].split(/=(.*)/s, 2)
+				: [argv[i], undefined];
 		const value = (): string => {
 			const v = inline ?? argv[++i];
 			if (v === undefined) throw new Error(`${flag} needs a value`);
@@ -27,31 +30,36 @@ export function parseCliArgs(argv: readonly string[]): FakeClinicApiOptions & { 
 		switch (flag) {
 			case '--port': {
 				const port = Number(value());
-				if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0..65535');
+				if (!Number.isInteger(port) || port < 0 || port > 65535)
+					throw new Error('--port must be 0..65535');
 				options.port = port;
 				break;
 			}
 			case '--variant': {
 				const v = value();
-				if (v !== 'document' && v !== 'public') throw new Error('--variant must be document or public');
+				if (v !== 'document' && v !== 'public')
+					throw new Error('--variant must be document or public');
 				options.variant = v;
 				break;
 			}
 			case '--patients-form': {
 				const v = value();
-				if (v !== 'profiles' && v !== 'patients') throw new Error('--patients-form must be profiles or patients');
+				if (v !== 'profiles' && v !== 'patients')
+					throw new Error('--patients-form must be profiles or patients');
 				options.patientsForm = v;
 				break;
 			}
 			case '--services-form': {
 				const v = value();
-				if (v !== 'array' && v !== 'object') throw new Error('--services-form must be array or object');
+				if (v !== 'array' && v !== 'object')
+					throw new Error('--services-form must be array or object');
 				options.servicesForm = v;
 				break;
 			}
 			case '--token-lifetime': {
 				const seconds = Number(value());
-				if (!Number.isInteger(seconds) || seconds < 1) throw new Error('--token-lifetime must be a whole number of seconds >= 1');
+				if (!Number.isInteger(seconds) || seconds < 1)
+					throw new Error('--token-lifetime must be a whole number of seconds >= 1');
 				options.accessTokenLifetimeSeconds = seconds;
 				break;
 			}
@@ -65,14 +73,20 @@ export function parseCliArgs(argv: readonly string[]): FakeClinicApiOptions & { 
 	return options;
 }
 
-export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<FakeClinicApi> {
+export async function runCli(
+	argv: readonly string[] = process.argv.slice(2),
+): Promise<FakeClinicApi> {
 	const { log, ...options } = parseCliArgs(argv);
 	if (log) {
 		options.onRequestDone = (r) =>
-			process.stderr.write(`${new Date(r.time).toISOString()} ${r.method} ${r.path} -> ${r.status ?? 'no answer'}${r.fault ? ` (fault ${r.fault})` : ''}\n`);
+			process.stderr.write(
+				`${new Date(r.time).toISOString()} ${r.method} ${r.path} -> ${r.status ?? 'no answer'}${r.fault ? ` (fault ${r.fault})` : ''}\n`,
+			);
 	}
 	const api = await startFakeClinicApi(options);
-	process.stdout.write(`${JSON.stringify({ url: api.url, credentials: api.validCredentials, variant: api.options.variant, pid: process.pid })}\n`);
+	process.stdout.write(
+		`${JSON.stringify({ url: api.url, credentials: api.validCredentials, variant: api.options.variant, pid: process.pid })}\n`,
+	);
 
 	let stopping = false;
 	const stop = (signal: NodeJS.Signals) => {
@@ -81,7 +95,9 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 		api.close().then(
 			() => process.exit(0),
 			(error: unknown) => {
-				process.stderr.write(`fake clinic API: error while stopping on ${signal}: ${String(error)}\n`);
+				process.stderr.write(
+					`fake clinic API: error while stopping on ${signal}: ${String(error)}\n`,
+				);
 				process.exit(1);
 			},
 		);
@@ -93,7 +109,9 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 
 if (require.main === module) {
 	runCli().catch((error: unknown) => {
-		process.stderr.write(`fake clinic API: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+		process.stderr.write(
+			`fake clinic API: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`,
+		);
 		process.exit(2);
 	});
 }

@@ -61,7 +61,10 @@ const DEFAULT_EVENT: Record<ClinicSampleVariant, string> = {
 export const CLINIC_SAMPLE_VARIANTS = Object.keys(DEFAULT_EVENT) as ClinicSampleVariant[];
 
 /** One delivery body of the given documented variant. */
-export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicSampleOptions = {}): Record<string, unknown> {
+export function clinicEventSample(
+	variant: ClinicSampleVariant,
+	options: ClinicSampleOptions = {},
+): Record<string, unknown> {
 	const event = options.event ?? DEFAULT_EVENT[variant];
 	const now = options.now ?? new Date();
 	const seconds = Math.floor(now.getTime() / 1000);
@@ -134,7 +137,11 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 					created_at: seconds,
 					modified_at: seconds,
 					custom_attributes: { label: [] },
-					partner_meta: { appointment_id: ids.partnerAppointmentId, encounter_id: 'enc-1', facility_id: 'fac-1' },
+					partner_meta: {
+						appointment_id: ids.partnerAppointmentId,
+						encounter_id: 'enc-1',
+						facility_id: 'fac-1',
+					},
 				},
 			};
 		case 'appointment-reminder-pw':
@@ -145,7 +152,12 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				event_time: seconds,
 				partition_id: 3,
 				transaction_id: '8y3458734659',
-				data: { appointment_id: appointmentId, doctor_id: ids.doctorId, patient_id: ids.patientId, clinic_id: ids.clinicId },
+				data: {
+					appointment_id: appointmentId,
+					doctor_id: ids.doctorId,
+					patient_id: ids.patientId,
+					clinic_id: ids.clinicId,
+				},
 			};
 		case 'appointment-tele-pw':
 			return {
@@ -155,7 +167,13 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				timestamp: seconds,
 				client_id: ids.clientId,
 				business_id: ids.businessId,
-				data: { appointment_id: appointmentId, doctor_id: ids.doctorId, patient_id: ids.patientId, clinic_id: ids.clinicId, video_connect: { url: 'https://meet.example/abc' } },
+				data: {
+					appointment_id: appointmentId,
+					doctor_id: ids.doctorId,
+					patient_id: ids.patientId,
+					clinic_id: ids.clinicId,
+					video_connect: { url: 'https://meet.example/abc' },
+				},
 			};
 		case 'appointment-envelope':
 			// The envelope of the v2rx.completed samples ([EKA-WH-SAMPLES]), carrying a clinic event.
@@ -202,7 +220,13 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				timestamp: iso,
 				client_id: ids.clientId,
 				business_id: ids.businessId,
-				data: { rx_id: prescriptionId, appointment_id: appointmentId, doctor_id: ids.doctorId, patient_id: ids.patientId, created_at: iso },
+				data: {
+					rx_id: prescriptionId,
+					appointment_id: appointmentId,
+					doctor_id: ids.doctorId,
+					patient_id: ids.patientId,
+					created_at: iso,
+				},
 			};
 		case 'prescription-comms':
 			// [EKA-COMMS]: [EKA-PW]'s fields plus the Eka appointment id.
@@ -309,7 +333,13 @@ export function clinicEventSample(variant: ClinicSampleVariant, options: ClinicS
 				timestamp: seconds,
 				client_id: ids.clientId,
 				business_id: ids.businessId,
-				data: { appointment_id: appointmentId, doctor_id: ids.doctorId, patient_id: ids.patientId, net_amount: 750, url: 'https://pay.example/l/abc' },
+				data: {
+					appointment_id: appointmentId,
+					doctor_id: ids.doctorId,
+					patient_id: ids.patientId,
+					net_amount: 750,
+					url: 'https://pay.example/l/abc',
+				},
 			};
 	}
 }

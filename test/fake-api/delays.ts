@@ -1,6 +1,9 @@
 /** Delay faults: pauses before routing that close() ends at once (the request is then not answered). */
 export class PendingDelays {
-	private readonly delays = new Set<{ timer: NodeJS.Timeout; resolve: (completed: boolean) => void }>();
+	private readonly delays = new Set<{
+		timer: NodeJS.Timeout;
+		resolve: (completed: boolean) => void;
+	}>();
 
 	/** Resolves true after `ms`, or false when cancelled by cancelAll (the server is closing). */
 	sleep(ms: number): Promise<boolean> {

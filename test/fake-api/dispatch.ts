@@ -17,7 +17,20 @@ import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
-export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [authRoutes, directoryRoutes, webhookRoutes, transcriptionRoutes, sessionRoutes, templateRoutes, ehrReceiverRoutes, prescriptionRoutes, patientDirectoryRoutes, appointmentRoutes, messageGatewayRoutes, signInRoutes];
+export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [
+	authRoutes,
+	directoryRoutes,
+	webhookRoutes,
+	transcriptionRoutes,
+	sessionRoutes,
+	templateRoutes,
+	ehrReceiverRoutes,
+	prescriptionRoutes,
+	patientDirectoryRoutes,
+	appointmentRoutes,
+	messageGatewayRoutes,
+	signInRoutes,
+];
 
 export type RouteMatch =
 	| { kind: 'route'; route: RouteDefinition; params: Record<string, string> }
@@ -36,7 +49,9 @@ export class Router {
 	constructor(routes: readonly RouteDefinition[]) {
 		this.compiled = routes.map((route) => ({
 			route,
-			segments: route.pattern.split('/').map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s })),
+			segments: route.pattern
+				.split('/')
+				.map((s) => (s.startsWith(':') ? { param: s.slice(1) } : { literal: s })),
 		}));
 	}
 
@@ -52,7 +67,12 @@ export class Router {
 			allowed.push(route.method);
 			otherMethodStyle ??= route.errorStyle;
 		}
-		if (otherMethodStyle) return { kind: 'method-not-allowed', allowed: [...new Set(allowed)], errorStyle: otherMethodStyle };
+		if (otherMethodStyle)
+			return {
+				kind: 'method-not-allowed',
+				allowed: [...new Set(allowed)],
+				errorStyle: otherMethodStyle,
+			};
 		return { kind: 'not-found' };
 	}
 }

@@ -22,32 +22,70 @@ export interface PendingFault {
 /** Throws on anything injectFault must not accept. Returns a normalised copy. */
 export function validateFaultSpec(spec: FaultSpec): PendingFault {
 	if (!spec || typeof spec !== 'object') throw new Error('fault spec must be an object');
-	if (typeof spec.path !== 'string' && !(spec.path instanceof RegExp)) throw new Error('fault path must be a string or RegExp');
-	if (spec.method !== undefined && typeof spec.method !== 'string') throw new Error('fault method must be a string');
+	if (typeof spec.path !== 'string' && !(spec.path instanceof RegExp))
+		throw new Error('fault path must be a string or RegExp');
+	if (spec.method !== undefined && typeof spec.method !== 'string')
+		throw new Error('fault method must be a string');
 	const times = spec.times ?? 1;
-	if (!(times === Infinity || (Number.isInteger(times) && times >= 1))) throw new Error('fault times must be an integer >= 1 or Infinity');
+	if (!(times === Infinity || (Number.isInteger(times) && times >= 1)))
+		throw new Error('fault times must be an integer >= 1 or Infinity');
 	const f = spec.fault as FaultAction | undefined;
 	if (!f || typeof f !== 'object') throw new Error('fault.fault must be an object');
 	switch (f.kind) {
 		case 'status':
-			if (!Number.isInteger(f.status) || f.status < 200 || f.status > 599) throw new Error('status fault needs an integer status 200..599');
-			if (f.headers !== undefined && (typeof f.headers !== 'object' || f.headers === null || Object.values(f.headers).some((v) => typeof v !== 'string')))
+			if (!Number.isInteger(f.status) || f.status < 200 || f.status > 599)
+				throw new Error('status fault needs an integer status 200..599');
+			if (
+				f.headers !== undefined &&
+				(typeof f.headers !== 'object' ||
+					f.headers === null ||
+					Object.values(f.headers).some((v) => typeof v !== 'string'))
+			)
 				throw new Error('status fault headers must map names to strings');
-			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: 'status', status: f.status, body: f.body, headers: f.headers } };
+			return {
+				method: spec.method?.toUpperCase(),
+				path: spec.path,
+				remaining: times,
+				fault: { kind: 'status', status: f.status, body: f.body, headers: f.headers },
+			};
 		case 'delay':
-			if (typeof f.ms !== 'number' || !(f.ms >= 0) || f.ms > 600_000) throw new Error('delay fault needs ms between 0 and 600000');
-			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: 'delay', ms: f.ms } };
+			if (typeof f.ms !== 'number' || !(f.ms >= 0) || f.ms > 600_000)
+				throw new Error('delay fault needs ms between 0 and 600000');
+			return {
+				method: spec.method?.toUpperCase(),
+				path: spec.path,
+				remaining: times,
+				fault: { kind: 'delay', ms: f.ms },
+			};
 		case 'drop':
 		case 'malformed':
-			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: f.kind } };
+			return {
+				method: spec.method?.toUpperCase(),
+				path: spec.path,
+				remaining: times,
+				fault: { kind: f.kind },
+			};
 		case 'redirect':
-			if (![301, 302, 303, 307, 308].includes(f.status)) throw new Error('redirect fault needs status 301, 302, 303, 307 or 308');
-			if (typeof f.location !== 'string' || f.location === '') throw new Error('redirect fault needs a location');
-			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: 'redirect', status: f.status, location: f.location } };
+			if (![301, 302, 303, 307, 308].includes(f.status))
+				throw new Error('redirect fault needs status 301, 302, 303, 307 or 308');
+			if (typeof f.location !== 'string' || f.location === '')
+				throw new Error('redirect fault needs a location');
+			return {
+				method: spec.method?.toUpperCase(),
+				path: spec.path,
+				remaining: times,
+				fault: { kind: 'redirect', status: f.status, location: f.location },
+			};
 		case 'echo': {
 			const status = f.status ?? 400;
-			if (!Number.isInteger(status) || status < 400 || status > 599) throw new Error('echo fault status must be 400..599');
-			return { method: spec.method?.toUpperCase(), path: spec.path, remaining: times, fault: { kind: 'echo', status } };
+			if (!Number.isInteger(status) || status < 400 || status > 599)
+				throw new Error('echo fault status must be 400..599');
+			return {
+				method: spec.method?.toUpperCase(),
+				path: spec.path,
+				remaining: times,
+				fault: { kind: 'echo', status },
+			};
 		}
 		default:
 			throw new Error(`unknown fault kind ${JSON.stringify((f as { kind?: unknown }).kind)}`);
@@ -70,8 +108,14 @@ export function faultSpecFromJson(input: unknown): FaultSpec {
 		}
 	}
 	const parsedTimes = times === 'Infinity' || times === null ? Infinity : times;
-	if (parsedTimes !== undefined && typeof parsedTimes !== 'number') throw new Error('times must be a number or "Infinity"');
-	return { method: method as string | undefined, path: pattern, times: parsedTimes, fault: fault as FaultAction };
+	if (parsedTimes !== undefined && typeof parsedTimes !== 'number')
+		throw new Error('times must be a number or "Infinity"');
+	return {
+		method: method as string | undefined,
+		path: pattern,
+		times: parsedTimes,
+		fault: fault as FaultAction,
+	};
 }
 
 const DEFAULT_ENVELOPE_CODES: Readonly<Record<number, string>> = {
@@ -93,17 +137,29 @@ const DEFAULT_ENVELOPE_CODES: Readonly<Record<number, string>> = {
 
 function defaultFaultBody(status: number, route: RouteDefinition | undefined): unknown {
 	if (status < 400) return {};
-	const code = route?.faultErrorCodes?.[status] ?? DEFAULT_ENVELOPE_CODES[status] ?? (status >= 500 ? 'SERVER_ERROR' : 'ERROR');
+	const code =
+		route?.faultErrorCodes?.[status] ??
+		DEFAULT_ENVELOPE_CODES[status] ??
+		(status >= 500 ? 'SERVER_ERROR' : 'ERROR');
 	const message = `injected fault: HTTP ${status}`;
-	return route?.errorStyle === 'auth' ? authError(code.toLowerCase(), message) : envelopeError(status, code, message);
+	return route?.errorStyle === 'auth'
+		? authError(code.toLowerCase(), message)
+		: envelopeError(status, code, message);
 }
 
 /** Deliberately truncated JSON sent with a JSON content type and status 200. */
-const MALFORMED_JSON = '{"status_code": 200, "success": true, "data": {"services": [{"service_name": "Gen';
+const MALFORMED_JSON =
+	'{"status_code": 200, "success": true, "data": {"services": [{"service_name": "Gen';
 
 /** Takes the first pending fault for this request (one use of it), or undefined. */
-export function takeFault(faults: PendingFault[], method: string, pathname: string): FaultAction | undefined {
-	const index = faults.findIndex((f) => (!f.method || f.method === method) && pathMatches(f.path, pathname));
+export function takeFault(
+	faults: PendingFault[],
+	method: string,
+	pathname: string,
+): FaultAction | undefined {
+	const index = faults.findIndex(
+		(f) => (!f.method || f.method === method) && pathMatches(f.path, pathname),
+	);
 	if (index === -1) return undefined;
 	const pending = faults[index];
 	pending.remaining -= 1;
@@ -124,7 +180,9 @@ export function applyFault(
 			req.socket.destroy();
 			return;
 		case 'malformed':
-			return sendText(res, 200, MALFORMED_JSON, { 'content-type': 'application/json; charset=utf-8' });
+			return sendText(res, 200, MALFORMED_JSON, {
+				'content-type': 'application/json; charset=utf-8',
+			});
 		case 'status': {
 			const body = fault.body === undefined ? defaultFaultBody(fault.status, route) : fault.body;
 			if (typeof body === 'string') return sendText(res, fault.status, body, fault.headers);
@@ -156,7 +214,8 @@ function sendEcho(
 				: undefined;
 	const refreshToken = presented ? state.tokens.refreshTokenIssuedWith(presented) : undefined;
 	// A token of the sign-in provider: its client's secret is the one that client holds.
-	const signedIn = presented !== undefined && state.tokens.accessTokenSubject(presented)?.flow === 'signIn';
+	const signedIn =
+		presented !== undefined && state.tokens.accessTokenSubject(presented)?.flow === 'signIn';
 	const echoed = {
 		client_secret: signedIn ? SIGN_IN.clientSecret : state.credentials.clientSecret,
 		api_key: state.credentials.apiKey,

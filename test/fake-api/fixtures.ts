@@ -41,7 +41,13 @@ export const DEFAULT_REFRESH_TOKEN_LIFETIME_SECONDS = 30 * 24 * 3600;
 const STATIC_TOKEN =
 	'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.' +
 	Buffer.from(
-		JSON.stringify({ iss: 'fake-clinic-api', sub: 'console', b_id: 'b-71523946', iat: 1704067200, exp: 4102444800 }),
+		JSON.stringify({
+			iss: 'fake-clinic-api',
+			sub: 'console',
+			b_id: 'b-71523946',
+			iat: 1704067200,
+			exp: 4102444800,
+		}),
 	).toString('base64url') +
 	'.c3RhdGljLWNvbnNvbGUtdG9rZW4tc2lnbmF0dXJl';
 
@@ -76,14 +82,26 @@ export const BUSINESS = deepFreeze({ business_id: 'b-71523946', name: 'Sunrise F
 
 export const CLINICS = deepFreeze([
 	{ clinic_id: 'c-1001', name: 'Sunrise Clinic Indiranagar', doctors: ['do1001', 'do1002'] },
-	{ clinic_id: 'c-1002', name: 'Sunrise Clinic Koramangala', doctors: ['do1002', 'do1003', 'do1004'] },
+	{
+		clinic_id: 'c-1002',
+		name: 'Sunrise Clinic Koramangala',
+		doctors: ['do1002', 'do1003', 'do1004'],
+	},
 ]);
 
 export const DOCTORS = deepFreeze([
 	{ name: 'Dr. Asha Rao', doctor_id: 'do1001', pic: 'https://cdn.example.com/doctors/do1001.jpg' },
-	{ name: 'Dr. Vikram Mehta', doctor_id: 'do1002', pic: 'https://cdn.example.com/doctors/do1002.jpg' },
+	{
+		name: 'Dr. Vikram Mehta',
+		doctor_id: 'do1002',
+		pic: 'https://cdn.example.com/doctors/do1002.jpg',
+	},
 	{ name: 'Dr. Neha Iyer', doctor_id: 'do1003', pic: 'https://cdn.example.com/doctors/do1003.jpg' },
-	{ name: 'Dr. Arjun Shah', doctor_id: 'do1004', pic: 'https://cdn.example.com/doctors/do1004.jpg' },
+	{
+		name: 'Dr. Arjun Shah',
+		doctor_id: 'do1004',
+		pic: 'https://cdn.example.com/doctors/do1004.jpg',
+	},
 ]);
 
 /** [IFD §2.1]. */

@@ -37,8 +37,16 @@ export function sendText(
 	res.end(payload);
 }
 
-export function sendJson(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
-	sendText(res, status, JSON.stringify(value), { 'content-type': 'application/json; charset=utf-8', ...lowerKeys(headers) });
+export function sendJson(
+	res: ServerResponse,
+	status: number,
+	value: unknown,
+	headers: Record<string, string> = {},
+): void {
+	sendText(res, status, JSON.stringify(value), {
+		'content-type': 'application/json; charset=utf-8',
+		...lowerKeys(headers),
+	});
 }
 
 function lowerKeys(headers: Record<string, string>): Record<string, string> {
@@ -48,11 +56,15 @@ function lowerKeys(headers: Record<string, string>): Record<string, string> {
 }
 
 /** Parses a Content-Type header value into a lower-case media type and whether it is UTF-8 JSON. */
-export function parseMediaType(contentType: string | undefined): { mediaType: string | undefined; isJson: boolean } {
+export function parseMediaType(contentType: string | undefined): {
+	mediaType: string | undefined;
+	isJson: boolean;
+} {
 	if (!contentType) return { mediaType: undefined, isJson: false };
 	const [type, ...params] = contentType.split(';');
 	const mediaType = type.trim().toLowerCase();
-	const jsonType = mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
+	const jsonType =
+		mediaType === 'application/json' || /^application\/[a-z0-9.+-]+\+json$/.test(mediaType);
 	const charset = params
 		.map((p) => p.trim().toLowerCase())
 		.find((p) => p.startsWith('charset='))
@@ -80,7 +92,10 @@ export function sendError(
 	message: string,
 	headers: Record<string, string> = {},
 ): void {
-	const body = style === 'auth' ? authError(code.toLowerCase(), message) : envelopeError(status, code, message);
+	const body =
+		style === 'auth'
+			? authError(code.toLowerCase(), message)
+			: envelopeError(status, code, message);
 	sendJson(res, status, body, headers);
 }
 
@@ -88,7 +103,10 @@ export function sendNotFound(res: ServerResponse, method: string, rawPath: strin
 	sendJson(res, 404, envelopeError(404, 'NOT_FOUND', `no route for ${method} ${rawPath}`));
 }
 
-export type BoundedRead = { bytes: Buffer; length: number; tooLarge: false } | { length: number; tooLarge: true } | 'aborted';
+export type BoundedRead =
+	| { bytes: Buffer; length: number; tooLarge: false }
+	| { length: number; tooLarge: true }
+	| 'aborted';
 
 /** Reads at most `limit` bytes; beyond that stops buffering and lets the rest drain unread. */
 export function readBoundedBody(req: IncomingMessage, limit: number): Promise<BoundedRead> {
@@ -138,7 +156,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export function interpretJsonBody(contentType: string | undefined, bytes: Buffer): JsonBody {
 	const { mediaType, isJson } = parseMediaType(contentType);
-	const body: JsonBody = { mediaType, isJsonMediaType: isJson, length: bytes.length, value: undefined };
+	const body: JsonBody = {
+		mediaType,
+		isJsonMediaType: isJson,
+		length: bytes.length,
+		value: undefined,
+	};
 	if (!isJson || bytes.length === 0) return body;
 	try {
 		body.value = JSON.parse(utf8.decode(bytes));

@@ -39,7 +39,10 @@ export interface MultipartOptions {
 	/** A field value longer than this is an error. Default 64 KiB. */
 	maxFieldBytes?: number;
 	/** Called when a part's headers are read, before its body: e.g. to check the fields so far. */
-	onPartStart?(part: { name: string; filename: string | undefined; contentType: string | undefined }, before: MultipartPart[]): void;
+	onPartStart?(
+		part: { name: string; filename: string | undefined; contentType: string | undefined },
+		before: MultipartPart[],
+	): void;
 	/** Called as file bytes arrive (running total of this part). */
 	onFileBytes?(bytesSoFar: number): void;
 }
@@ -56,7 +59,10 @@ export function boundaryFromContentType(contentType: string | undefined): string
 		const eq = param.indexOf('=');
 		if (eq === -1) continue;
 		if (param.slice(0, eq).trim().toLowerCase() !== 'boundary') continue;
-		const value = param.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+		const value = param
+			.slice(eq + 1)
+			.trim()
+			.replace(/^"(.*)"$/, '$1');
 		return value.length > 0 && value.length <= 70 ? value : undefined;
 	}
 	return undefined;
@@ -78,7 +84,14 @@ export async function parseMultipart(
 	let buffer: Buffer = Buffer.alloc(0);
 	let current:
 		| { kind: 'field'; name: string; chunks: Buffer[]; length: number }
-		| { kind: 'file'; name: string; filename: string; contentType: string | undefined; hash: Hash; size: number }
+		| {
+				kind: 'file';
+				name: string;
+				filename: string;
+				contentType: string | undefined;
+				hash: Hash;
+				size: number;
+		  }
 		| undefined;
 
 	const fail = (message: string): void => {
@@ -89,7 +102,8 @@ export async function parseMultipart(
 		if (!current || bytes.length === 0) return undefined;
 		if (current.kind === 'field') {
 			current.length += bytes.length;
-			if (current.length > maxField) return `field "${current.name}" is longer than ${maxField} bytes`;
+			if (current.length > maxField)
+				return `field "${current.name}" is longer than ${maxField} bytes`;
 			current.chunks.push(bytes);
 		} else {
 			current.hash.update(bytes);
@@ -102,7 +116,11 @@ export async function parseMultipart(
 	const finishPart = () => {
 		if (!current) return;
 		if (current.kind === 'field') {
-			result.parts.push({ kind: 'field', name: current.name, value: Buffer.concat(current.chunks, current.length).toString('utf8') });
+			result.parts.push({
+				kind: 'field',
+				name: current.name,
+				value: Buffer.concat(current.chunks, current.length).toString('utf8'),
+			});
 		} else {
 			result.parts.push({
 				kind: 'file',
@@ -175,10 +193,20 @@ export async function parseMultipart(
 					break;
 				}
 				const contentType = headers['content-type'];
-				options.onPartStart?.({ name: disposition.name, filename: disposition.filename, contentType }, [...result.parts]);
+				options.onPartStart?.(
+					{ name: disposition.name, filename: disposition.filename, contentType },
+					[...result.parts],
+				);
 				current =
 					disposition.filename !== undefined
-						? { kind: 'file', name: disposition.name, filename: disposition.filename, contentType, hash: createHash('sha256'), size: 0 }
+						? {
+								kind: 'file',
+								name: disposition.name,
+								filename: disposition.filename,
+								contentType,
+								hash: createHash('sha256'),
+								size: 0,
+							}
 						: { kind: 'field', name: disposition.name, chunks: [], length: 0 };
 				state = 'body';
 				continue;
@@ -213,7 +241,12 @@ export async function parseMultipart(
 			break;
 		}
 	}
-	if (!result.error && state !== 'done') fail(state === 'body' ? 'body ended inside a part (no closing boundary)' : 'body ended before the closing boundary');
+	if (!result.error && state !== 'done')
+		fail(
+			state === 'body'
+				? 'body ended inside a part (no closing boundary)'
+				: 'body ended before the closing boundary',
+		);
 	return result;
 }
 
@@ -228,10 +261,14 @@ function parseHeaders(block: string): Record<string, string> {
 }
 
 /** `form-data; name="x"; filename="y"` → {type, name, filename}; quoted values with %22 escapes. */
-export function parseDisposition(value: string | undefined): { type: string; name?: string; filename?: string } | undefined {
+export function parseDisposition(
+	value: string | undefined,
+): { type: string; name?: string; filename?: string } | undefined {
 	if (!value) return undefined;
 	const [type, ...rest] = value.split(';');
-	const result: { type: string; name?: string; filename?: string } = { type: type.trim().toLowerCase() };
+	const result: { type: string; name?: string; filename?: string } = {
+		type: type.trim().toLowerCase(),
+	};
 	const text = rest.join(';');
 	const pattern = /\s*([a-zA-Z*]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]*))\s*;?/g;
 	for (let match = pattern.exec(text); match; match = pattern.exec(text)) {

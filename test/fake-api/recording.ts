@@ -11,7 +11,11 @@ export function pathMatches(pattern: string | RegExp, pathname: string): boolean
 }
 
 /** The records of `requests` for a path (and method, when given). */
-export function requestsTo(requests: readonly RecordedRequest[], path: string | RegExp, method?: string): RecordedRequest[] {
+export function requestsTo(
+	requests: readonly RecordedRequest[],
+	path: string | RegExp,
+	method?: string,
+): RecordedRequest[] {
 	const wanted = method?.toUpperCase();
 	return requests.filter((r) => (!wanted || r.method === wanted) && pathMatches(path, r.pathname));
 }
@@ -21,7 +25,13 @@ export function recordRequest(
 	requests: RecordedRequest[],
 	maxRecords: number,
 	id: number,
-	request: { req: IncomingMessage; method: string; url: string; rawPath: string; query: URLSearchParams },
+	request: {
+		req: IncomingMessage;
+		method: string;
+		url: string;
+		rawPath: string;
+		query: URLSearchParams;
+	},
 ): RecordedRequest {
 	const { req, method, url, rawPath, query } = request;
 	let pathname = rawPath;
@@ -33,7 +43,12 @@ export function recordRequest(
 	const queryObject: Record<string, string | string[]> = {};
 	for (const [key, value] of query) {
 		const existing = queryObject[key];
-		queryObject[key] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
+		queryObject[key] =
+			existing === undefined
+				? value
+				: Array.isArray(existing)
+					? [...existing, value]
+					: [existing, value];
 	}
 	const record: RecordedRequest = {
 		id,

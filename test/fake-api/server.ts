@@ -79,7 +79,15 @@ class FakeClinicApiServer implements AdminServer {
 	private closed = false;
 
 	constructor(options: FakeClinicApiOptions) {
-		const { port: _port, credentials, maxJsonBodyBytes, maxRecordedRequests, extraRoutes, onRequestDone, ...runtime } = options;
+		const {
+			port: _port,
+			credentials,
+			maxJsonBodyBytes,
+			maxRecordedRequests,
+			extraRoutes,
+			onRequestDone,
+			...runtime
+		} = options;
 		this.initialOptions = { ...DEFAULT_RUNTIME_OPTIONS, ...validateOptionsPatch(runtime) };
 		this.options = { ...this.initialOptions };
 		this.validCredentials = Object.freeze({ ...DEFAULT_CREDENTIALS, ...credentials });
@@ -87,7 +95,12 @@ class FakeClinicApiServer implements AdminServer {
 		this.maxRecordedRequests = maxRecordedRequests ?? 10_000;
 		this.onRequestDone = onRequestDone;
 		this.tokens = new TokenStore(this.validCredentials.staticToken);
-		this.state = { options: this.options, credentials: this.validCredentials, tokens: this.tokens, counters: this.counters };
+		this.state = {
+			options: this.options,
+			credentials: this.validCredentials,
+			tokens: this.tokens,
+			counters: this.counters,
+		};
 		this.router = new Router([...(extraRoutes ?? []), ...ROUTE_MODULES.flat()]);
 		this.server = createServer({ requestTimeout: 0 }, (req, res) => {
 			this.handle(req, res).catch((error: unknown) => this.handlerFailed(res, error));
@@ -130,7 +143,12 @@ class FakeClinicApiServer implements AdminServer {
 	}
 
 	pendingFaults(): FaultSpec[] {
-		return this.faults.map((f) => ({ method: f.method, path: f.path, times: f.remaining, fault: f.fault }));
+		return this.faults.map((f) => ({
+			method: f.method,
+			path: f.path,
+			times: f.remaining,
+			fault: f.fault,
+		}));
 	}
 
 	clearFaults(): void {
@@ -142,7 +160,8 @@ class FakeClinicApiServer implements AdminServer {
 		this.faults.length = 0;
 		this.counters.tokenExchanges = 0;
 		this.counters.tokenRefreshes = 0;
-		for (const key of Object.keys(this.options) as Array<keyof RuntimeOptions>) delete this.options[key];
+		for (const key of Object.keys(this.options) as Array<keyof RuntimeOptions>)
+			delete this.options[key];
 		Object.assign(this.options, this.initialOptions);
 	}
 
@@ -165,11 +184,24 @@ class FakeClinicApiServer implements AdminServer {
 		const rawQuery = queryAt === -1 ? '' : target.slice(queryAt + 1);
 
 		if (rawPath === ADMIN_PREFIX || rawPath.startsWith(`${ADMIN_PREFIX}/`)) {
-			return handleAdmin(this, req, res, method, rawPath.slice(ADMIN_PREFIX.length), new URLSearchParams(rawQuery));
+			return handleAdmin(
+				this,
+				req,
+				res,
+				method,
+				rawPath.slice(ADMIN_PREFIX.length),
+				new URLSearchParams(rawQuery),
+			);
 		}
 
 		const query = new URLSearchParams(rawQuery);
-		const record = recordRequest(this.requests, this.maxRecordedRequests, this.nextId++, { req, method, url: target, rawPath, query });
+		const record = recordRequest(this.requests, this.maxRecordedRequests, this.nextId++, {
+			req,
+			method,
+			url: target,
+			rawPath,
+			query,
+		});
 		res.setHeader('x-request-id', String(record.id));
 		linkResponseRecord(res, record);
 		res.once('finish', () => {
@@ -179,13 +211,22 @@ class FakeClinicApiServer implements AdminServer {
 
 		if (!rawPath.startsWith('/')) {
 			await drainCounting(req, record);
-			return sendJson(res, 400, envelopeError(400, 'BAD_REQUEST', 'request target must be an absolute path'));
+			return sendJson(
+				res,
+				400,
+				envelopeError(400, 'BAD_REQUEST', 'request target must be an absolute path'),
+			);
 		}
 
 		const match = this.router.match(method, rawPath);
 		const route = match.kind === 'route' ? match.route : undefined;
 		if (route) record.route = route.pattern;
-		const errorStyle: ErrorStyle = match.kind === 'route' ? match.route.errorStyle : match.kind === 'not-found' ? 'envelope' : match.errorStyle;
+		const errorStyle: ErrorStyle =
+			match.kind === 'route'
+				? match.route.errorStyle
+				: match.kind === 'not-found'
+					? 'envelope'
+					: match.errorStyle;
 		const fault = takeFault(this.faults, method, record.pathname);
 		if (fault) record.fault = fault.kind;
 
@@ -204,7 +245,8 @@ class FakeClinicApiServer implements AdminServer {
 				record.body = read.length;
 			} else {
 				body = interpretJsonBody(req.headers['content-type'], read.bytes);
-				record.body = body.value !== undefined ? body.value : read.length > 0 ? read.length : undefined;
+				record.body =
+					body.value !== undefined ? body.value : read.length > 0 ? read.length : undefined;
 			}
 		} else if (route?.body === 'raw') {
 			// A fault answers at once, as a storage service would, and discards the upload unread.
@@ -219,18 +261,39 @@ class FakeClinicApiServer implements AdminServer {
 			case 'not-found':
 				return sendNotFound(res, method, rawPath);
 			case 'bad-path':
-				return sendError(res, errorStyle, 400, 'BAD_REQUEST', 'path holds an invalid percent-encoding');
+				return sendError(
+					res,
+					errorStyle,
+					400,
+					'BAD_REQUEST',
+					'path holds an invalid percent-encoding',
+				);
 			case 'method-not-allowed':
-				return sendError(res, errorStyle, 405, 'METHOD_NOT_ALLOWED', `method ${method} is not allowed here`, {
-					allow: match.allowed.join(', '),
-				});
+				return sendError(
+					res,
+					errorStyle,
+					405,
+					'METHOD_NOT_ALLOWED',
+					`method ${method} is not allowed here`,
+					{
+						allow: match.allowed.join(', '),
+					},
+				);
 			case 'route':
 				break;
 		}
 		if (tooLarge) {
-			return sendError(res, errorStyle, 413, 'PAYLOAD_TOO_LARGE', `body exceeds ${this.maxJsonBodyBytes} bytes`);
+			return sendError(
+				res,
+				errorStyle,
+				413,
+				'PAYLOAD_TOO_LARGE',
+				`body exceeds ${this.maxJsonBodyBytes} bytes`,
+			);
 		}
-		await match.route.handler(this.context(req, res, record, match.route, match.params, query, body));
+		await match.route.handler(
+			this.context(req, res, record, match.route, match.params, query, body),
+		);
 	}
 
 	private context(
@@ -253,7 +316,8 @@ class FakeClinicApiServer implements AdminServer {
 			body,
 			state: this.state,
 			sendJson: (status, value, headers) => sendJson(res, status, value, headers),
-			sendEnvelopeError: (status, code, message, headers) => sendJson(res, status, envelopeError(status, code, message), headers),
+			sendEnvelopeError: (status, code, message, headers) =>
+				sendJson(res, status, envelopeError(status, code, message), headers),
 			sendAuthError: (status, code, message) => sendJson(res, status, authError(code, message)),
 			sendRouteNotFound: () => sendNotFound(res, record.method, record.path),
 			rawBody: () => {
@@ -277,12 +341,15 @@ class FakeClinicApiServer implements AdminServer {
 
 	private handlerFailed(res: ServerResponse, error: unknown): void {
 		const message = error instanceof Error ? error.message : String(error);
-		if (!res.headersSent) sendJson(res, 500, envelopeError(500, 'SERVER_ERROR', `fake API handler failed: ${message}`));
+		if (!res.headersSent)
+			sendJson(res, 500, envelopeError(500, 'SERVER_ERROR', `fake API handler failed: ${message}`));
 		else res.destroy();
 	}
 }
 
-export async function startFakeClinicApi(options: FakeClinicApiOptions = {}): Promise<FakeClinicApi> {
+export async function startFakeClinicApi(
+	options: FakeClinicApiOptions = {},
+): Promise<FakeClinicApi> {
 	const api = new FakeClinicApiServer(options);
 	await api.listen(options.port ?? 0);
 	return api;

@@ -58,7 +58,12 @@ export class TokenStore {
 		this.refresh.set(refreshToken, { ...base, expiresAtMs: nowMs + refreshSeconds * 1000 });
 		this.pairs.set(accessToken, refreshToken);
 		this.prune();
-		return { accessToken, refreshToken, expiresIn: accessSeconds, refreshExpiresIn: refreshSeconds };
+		return {
+			accessToken,
+			refreshToken,
+			expiresIn: accessSeconds,
+			refreshExpiresIn: refreshSeconds,
+		};
 	}
 
 	checkAccess(token: string | undefined): AccessCheck {
@@ -108,8 +113,14 @@ export class TokenStore {
 		for (const record of this.refresh.values()) record.expired = true;
 	}
 
-	stats(): { accessIssued: number; accessLive: number; refreshIssued: number; refreshLive: number } {
-		const live = (map: Map<string, TokenRecord>) => [...map.values()].filter((r) => this.isLive(r)).length;
+	stats(): {
+		accessIssued: number;
+		accessLive: number;
+		refreshIssued: number;
+		refreshLive: number;
+	} {
+		const live = (map: Map<string, TokenRecord>) =>
+			[...map.values()].filter((r) => this.isLive(r)).length;
 		return {
 			accessIssued: this.access.size,
 			accessLive: live(this.access),
@@ -133,7 +144,9 @@ export class TokenStore {
 			exp: iat + lifetimeSeconds,
 			jti: randomBytes(12).toString('base64url'),
 		});
-		const signature = createHmac('sha256', this.signingKey).update(`${header}.${payload}`).digest('base64url');
+		const signature = createHmac('sha256', this.signingKey)
+			.update(`${header}.${payload}`)
+			.digest('base64url');
 		return `${header}.${payload}.${signature}`;
 	}
 

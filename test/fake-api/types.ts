@@ -134,7 +134,6 @@ export interface FakeClinicApi {
 	readonly state: FakeClinicState;
 }
 
-
 /** How the framework treats a route's request body (see the file comment). */
 export type BodyMode = 'json' | 'raw' | 'none';
 /** Error body shape of a route family: the envelope of [IFD §7], or the auth endpoints' {code, error} ([EKA-AUTH]). */
@@ -192,7 +191,12 @@ export interface RouteContext {
 	readonly state: FakeClinicState;
 	sendJson(status: number, value: unknown, headers?: Record<string, string>): void;
 	/** [IFD §7] envelope: {status_code, success: false, data: {}, error: {code, message}}. */
-	sendEnvelopeError(status: number, code: string, message: string, headers?: Record<string, string>): void;
+	sendEnvelopeError(
+		status: number,
+		code: string,
+		message: string,
+		headers?: Record<string, string>,
+	): void;
 	/** Auth error body {code, error}. */
 	sendAuthError(status: number, code: string, message: string): void;
 	/** Answer exactly as for a path no route serves. */

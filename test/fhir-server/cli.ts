@@ -17,11 +17,15 @@ const USAGE = 'usage: cli.ts [--port <n>] [--log]';
 export function parseCliArgs(argv: readonly string[]): FhirServerOptions & { log: boolean } {
 	const options: FhirServerOptions & { log: boolean } = { log: false };
 	for (let i = 0; i < argv.length; i++) {
-		const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s, 2) : [argv[i], undefined];
+		const [flag, inline] =
+			argv[i].startsWith('--') && argv[i].includes('=')
+				? argv[i].split(/=(.*)/s, 2)
+				: [argv[i], undefined];
 		switch (flag) {
 			case '--port': {
 				const port = Number(inline ?? argv[++i]);
-				if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port must be 0..65535');
+				if (!Number.isInteger(port) || port < 0 || port > 65535)
+					throw new Error('--port must be 0..65535');
 				options.port = port;
 				break;
 			}
@@ -37,7 +41,11 @@ export function parseCliArgs(argv: readonly string[]): FhirServerOptions & { log
 
 export async function runCli(argv: readonly string[] = process.argv.slice(2)): Promise<FhirServer> {
 	const { log, ...options } = parseCliArgs(argv);
-	if (log) options.onRequestDone = (r) => process.stderr.write(`${new Date().toISOString()} ${r.method} ${r.path} -> ${r.status} (${r.ms} ms)\n`);
+	if (log)
+		options.onRequestDone = (r) =>
+			process.stderr.write(
+				`${new Date().toISOString()} ${r.method} ${r.path} -> ${r.status} (${r.ms} ms)\n`,
+			);
 	const server = await startFhirServerInProcess(options);
 	const line = {
 		url: server.url,
@@ -68,7 +76,9 @@ export async function runCli(argv: readonly string[] = process.argv.slice(2)): P
 
 if (require.main === module) {
 	runCli().catch((error: unknown) => {
-		process.stderr.write(`local EHR: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+		process.stderr.write(
+			`local EHR: ${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`,
+		);
 		process.exit(2);
 	});
 }

@@ -30,8 +30,10 @@ export function loadR4Definitions(): { terminology: R4Terminology; loadedInMs: n
 	const codeSystems = new Map<string, CodeSystem>();
 	for (const entry of (readJson('fhir/r4/valuesets.json') as Bundle).entry ?? []) {
 		const resource = entry.resource;
-		if (resource?.resourceType === 'ValueSet' && resource.url) valueSets.set(resource.url, resource);
-		if (resource?.resourceType === 'CodeSystem' && resource.url) codeSystems.set(resource.url, resource);
+		if (resource?.resourceType === 'ValueSet' && resource.url)
+			valueSets.set(resource.url, resource);
+		if (resource?.resourceType === 'CodeSystem' && resource.url)
+			codeSystems.set(resource.url, resource);
 	}
 	terminology = { valueSets, codeSystems };
 	return { terminology, loadedInMs: Math.round(performance.now() - started) };

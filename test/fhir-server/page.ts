@@ -27,7 +27,9 @@ const TYPE_ORDER = [
 
 export function indexPage(repo: EhrRepository, fhirBasePath: string): string {
 	const counts = Object.entries(repo.counts()).sort(([a], [b]) => a.localeCompare(b));
-	const patients = [...repo.allResources()].filter((r): r is Patient => r.resourceType === 'Patient');
+	const patients = [...repo.allResources()].filter(
+		(r): r is Patient => r.resourceType === 'Patient',
+	);
 	const body = [
 		`<h1>Local FHIR EHR</h1>`,
 		`<p class="note">FHIR R4 base: <code>${esc(fhirBasePath)}</code> · in memory, emptied when the server stops · <a href="${esc(fhirBasePath)}/metadata">CapabilityStatement</a></p>`,
@@ -39,19 +41,32 @@ export function indexPage(repo: EhrRepository, fhirBasePath: string): string {
 		counts.length === 0
 			? '<p>Nothing yet.</p>'
 			: `<table><tr><th>Type</th><th>Count</th><th>Search</th></tr>${counts
-					.map(([type, n]) => `<tr><td>${esc(type)}</td><td>${n}</td><td><a href="${esc(`${fhirBasePath}/${type}`)}"><code>${esc(`${fhirBasePath}/${type}`)}</code></a></td></tr>`)
+					.map(
+						([type, n]) =>
+							`<tr><td>${esc(type)}</td><td>${n}</td><td><a href="${esc(`${fhirBasePath}/${type}`)}"><code>${esc(`${fhirBasePath}/${type}`)}</code></a></td></tr>`,
+					)
 					.join('')}</table>`,
 	];
 	return page('Local FHIR EHR', body.join('\n'));
 }
 
 /** The patient's page, or undefined when the EHR holds no such patient. */
-export function patientPage(repo: EhrRepository, id: string, fhirBasePath: string): string | undefined {
+export function patientPage(
+	repo: EhrRepository,
+	id: string,
+	fhirBasePath: string,
+): string | undefined {
 	const all = [...repo.allResources()];
-	const patient = all.find((r) => r.resourceType === 'Patient' && r.id === id) as Patient | undefined;
+	const patient = all.find((r) => r.resourceType === 'Patient' && r.id === id) as
+		| Patient
+		| undefined;
 	if (!patient) return undefined;
 	const key = referenceKey(patient);
-	const linked = all.filter((r) => r !== patient && referencesIn(r).some((ref) => ref.reference === key || ref.reference.endsWith(`/${key}`)));
+	const linked = all.filter(
+		(r) =>
+			r !== patient &&
+			referencesIn(r).some((ref) => ref.reference === key || ref.reference.endsWith(`/${key}`)),
+	);
 	const linkedKeys = new Set(linked.map(referenceKey));
 	// Practitioners, organisations … the patient's records name, shown once below.
 	const named = new Map<string, Resource>();
@@ -62,14 +77,23 @@ export function patientPage(repo: EhrRepository, id: string, fhirBasePath: strin
 		}
 	}
 	const byType = new Map<string, Resource[]>();
-	for (const resource of linked) byType.set(resource.resourceType, [...(byType.get(resource.resourceType) ?? []), resource]);
+	for (const resource of linked)
+		byType.set(resource.resourceType, [...(byType.get(resource.resourceType) ?? []), resource]);
 	const types = [...byType.keys()].sort((a, b) => rank(a) - rank(b) || a.localeCompare(b));
-	const search = (type: string) => `${fhirBasePath}/${type}?${getSearchParameters(type)?.subject ? 'subject' : 'patient'}=${key}`;
+	const search = (type: string) =>
+		`${fhirBasePath}/${type}?${getSearchParameters(type)?.subject ? 'subject' : 'patient'}=${key}`;
 	const byKey = new Map(all.map((r) => [referenceKey(r), r]));
 	/** A reference as a person reads it: the name of what it points to, else its display, else itself. */
-	const nameOfReference = (reference: { reference?: string; display?: string } | undefined): string => {
+	const nameOfReference = (
+		reference: { reference?: string; display?: string } | undefined,
+	): string => {
 		const target = reference?.reference ? byKey.get(reference.reference) : undefined;
-		return nameOf((target as { name?: HumanName[] } | undefined)?.name) || reference?.display || reference?.reference || '';
+		return (
+			nameOf((target as { name?: HumanName[] } | undefined)?.name) ||
+			reference?.display ||
+			reference?.reference ||
+			''
+		);
 	};
 	const body = [
 		`<p><a href="/">← everything the EHR holds</a></p>`,
@@ -80,7 +104,9 @@ export function patientPage(repo: EhrRepository, id: string, fhirBasePath: strin
 			const resources = byType.get(type) ?? [];
 			return `<section><h2>${esc(type)} (${resources.length}) <a class="small" href="${esc(search(type))}"><code>${esc(search(type))}</code></a></h2>${resources.map((r) => card(r, fhirBasePath, nameOfReference)).join('')}</section>`;
 		}),
-		named.size === 0 ? '' : `<section><h2>Named in these records</h2>${[...named.values()].map((r) => card(r, fhirBasePath, nameOfReference)).join('')}</section>`,
+		named.size === 0
+			? ''
+			: `<section><h2>Named in these records</h2>${[...named.values()].map((r) => card(r, fhirBasePath, nameOfReference)).join('')}</section>`,
 	];
 	return page(`${nameOf(patient.name) || key} — Local FHIR EHR`, body.join('\n'));
 }
@@ -91,27 +117,95 @@ function rank(type: string): number {
 }
 
 /** One resource as a heading, a few facts and its own narrative. */
-function card(resource: Resource, fhirBasePath: string, nameOfReference: (reference: { reference?: string; display?: string } | undefined) => string): string {
+function card(
+	resource: Resource,
+	fhirBasePath: string,
+	nameOfReference: (reference: { reference?: string; display?: string } | undefined) => string,
+): string {
 	const r = resource as Record<string, any>;
 	const facts: Array<[string, string]> = [
 		['value', valueText(r)],
-		['components', (r.component ?? []).map((c: any) => `${concept(c.code)}: ${valueText(c)}`).join('; ')],
+		[
+			'components',
+			(r.component ?? []).map((c: any) => `${concept(c.code)}: ${valueText(c)}`).join('; '),
+		],
 		['status', [r.status, r.intent].filter(Boolean).join(', ')],
 		['clinical status', concept(r.clinicalStatus)],
 		['verification', concept(r.verificationStatus)],
-		['category', (Array.isArray(r.category) ? r.category : []).map((c: any) => (typeof c === 'string' ? c : concept(c))).join(', ')],
+		[
+			'category',
+			(Array.isArray(r.category) ? r.category : [])
+				.map((c: any) => (typeof c === 'string' ? c : concept(c)))
+				.join(', '),
+		],
 		['criticality', r.criticality ?? ''],
-		['when', r.effectiveDateTime ?? r.onsetDateTime ?? r.authoredOn ?? r.recordedDate ?? r.start ?? r.date ?? r.period?.start ?? r.occurrenceDateTime ?? ''],
-		['dosage', (r.dosageInstruction ?? []).map((d: any) => d.text).filter(Boolean).join('; ')],
-		['reaction', (r.reaction ?? []).flatMap((x: any) => (x.manifestation ?? []).map(concept)).join(', ')],
+		[
+			'when',
+			r.effectiveDateTime ??
+				r.onsetDateTime ??
+				r.authoredOn ??
+				r.recordedDate ??
+				r.start ??
+				r.date ??
+				r.period?.start ??
+				r.occurrenceDateTime ??
+				'',
+		],
+		[
+			'dosage',
+			(r.dosageInstruction ?? [])
+				.map((d: any) => d.text)
+				.filter(Boolean)
+				.join('; '),
+		],
+		[
+			'reaction',
+			(r.reaction ?? []).flatMap((x: any) => (x.manifestation ?? []).map(concept)).join(', '),
+		],
 		['conditions', (r.condition ?? []).map((c: any) => concept(c.code)).join(', ')],
-		['activities', (r.activity ?? []).map((a: any) => a.detail?.description ?? concept(a.detail?.code)).filter(Boolean).join('; ')],
-		['sections', (r.section ?? []).map((s: any) => `${s.title ?? concept(s.code)} (${(s.entry ?? []).length})`).join(', ')],
-		['note', (r.note ?? []).map((n: any) => n.text).filter(Boolean).join(' · ')],
+		[
+			'activities',
+			(r.activity ?? [])
+				.map((a: any) => a.detail?.description ?? concept(a.detail?.code))
+				.filter(Boolean)
+				.join('; '),
+		],
+		[
+			'sections',
+			(r.section ?? [])
+				.map((s: any) => `${s.title ?? concept(s.code)} (${(s.entry ?? []).length})`)
+				.join(', '),
+		],
+		[
+			'note',
+			(r.note ?? [])
+				.map((n: any) => n.text)
+				.filter(Boolean)
+				.join(' · '),
+		],
 		// `author` and `performer` are one Reference in some resources (CarePlan, MedicationRequest), a list in others.
-		['by', [r.requester, r.recorder, r.asserter, ...listOf(r.author), ...listOf(r.participant).map((p: any) => p.individual ?? p.actor), ...listOf(r.performer).map((p: any) => p.actor ?? p)].map(nameOfReference).filter(Boolean).join(', ')],
+		[
+			'by',
+			[
+				r.requester,
+				r.recorder,
+				r.asserter,
+				...listOf(r.author),
+				...listOf(r.participant).map((p: any) => p.individual ?? p.actor),
+				...listOf(r.performer).map((p: any) => p.actor ?? p),
+			]
+				.map(nameOfReference)
+				.filter(Boolean)
+				.join(', '),
+		],
 	];
-	const narrative = typeof r.text?.div === 'string' ? r.text.div.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '';
+	const narrative =
+		typeof r.text?.div === 'string'
+			? r.text.div
+					.replace(/<[^>]*>/g, ' ')
+					.replace(/\s+/g, ' ')
+					.trim()
+			: '';
 	const key = referenceKey(resource);
 	return [
 		`<div class="card"><div class="head">${esc(headingOf(r))} <a class="small" href="${esc(`${fhirBasePath}/${key}`)}">${esc(key)}</a></div>`,
@@ -146,31 +240,56 @@ function headingOf(r: Record<string, any>): string {
 }
 
 function valueText(r: Record<string, any>): string {
-	if (r.valueQuantity) return [r.valueQuantity.comparator, r.valueQuantity.value, r.valueQuantity.unit ?? r.valueQuantity.code].filter((x) => x !== undefined).join(' ');
+	if (r.valueQuantity)
+		return [
+			r.valueQuantity.comparator,
+			r.valueQuantity.value,
+			r.valueQuantity.unit ?? r.valueQuantity.code,
+		]
+			.filter((x) => x !== undefined)
+			.join(' ');
 	if (r.valueCodeableConcept) return concept(r.valueCodeableConcept);
-	for (const key of ['valueString', 'valueBoolean', 'valueInteger', 'valueDateTime', 'valueTime']) if (r[key] !== undefined) return String(r[key]);
-	if (r.valueRange) return `${r.valueRange.low?.value ?? ''}–${r.valueRange.high?.value ?? ''} ${r.valueRange.high?.unit ?? r.valueRange.low?.unit ?? ''}`.trim();
+	for (const key of ['valueString', 'valueBoolean', 'valueInteger', 'valueDateTime', 'valueTime'])
+		if (r[key] !== undefined) return String(r[key]);
+	if (r.valueRange)
+		return `${r.valueRange.low?.value ?? ''}–${r.valueRange.high?.value ?? ''} ${r.valueRange.high?.unit ?? r.valueRange.low?.unit ?? ''}`.trim();
 	return '';
 }
 
 function concept(value: CodeableConcept | undefined): string {
 	if (!value || typeof value !== 'object') return '';
-	return value.text || (value.coding ?? []).map((c) => c.display || c.code).filter(Boolean).join(' / ');
+	return (
+		value.text ||
+		(value.coding ?? [])
+			.map((c) => c.display || c.code)
+			.filter(Boolean)
+			.join(' / ')
+	);
 }
 
 function nameOf(names: HumanName[] | string | undefined): string {
 	if (typeof names === 'string') return names;
 	const name = Array.isArray(names) ? names[0] : undefined;
 	if (!name) return '';
-	return name.text || [...(name.prefix ?? []), ...(name.given ?? []), name.family].filter(Boolean).join(' ');
+	return (
+		name.text ||
+		[...(name.prefix ?? []), ...(name.given ?? []), name.family].filter(Boolean).join(' ')
+	);
 }
 
-function identifiers(resource: { identifier?: Array<{ system?: string; value?: string }> }): string {
-	return (resource.identifier ?? []).map((i) => `${i.system ? `${i.system}|` : ''}${i.value ?? ''}`).join(', ');
+function identifiers(resource: {
+	identifier?: Array<{ system?: string; value?: string }>;
+}): string {
+	return (resource.identifier ?? [])
+		.map((i) => `${i.system ? `${i.system}|` : ''}${i.value ?? ''}`)
+		.join(', ');
 }
 
 function esc(text: string): string {
-	return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+	return text.replace(
+		/[&<>"']/g,
+		(c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+	);
 }
 
 function page(title: string, body: string): string {

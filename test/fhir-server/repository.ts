@@ -42,14 +42,19 @@ export interface DeferredProblem {
 	issues: OperationOutcomeIssue[];
 }
 
-export const referenceKey = (resource: { resourceType: string; id?: string }): string => `${resource.resourceType}/${resource.id}`;
+export const referenceKey = (resource: { resourceType: string; id?: string }): string =>
+	`${resource.resourceType}/${resource.id}`;
 
 export class EhrRepository extends MemoryRepository {
 	/** This server's FHIR base URL; an absolute reference under it counts as local. */
 	ownBaseUrl: string | undefined;
 	private journal: Journal | undefined;
 
-	override async createResource<T extends Resource>(resource: T, options?: CreateResourceOptions, update = false): Promise<WithId<T>> {
+	override async createResource<T extends Resource>(
+		resource: T,
+		options?: CreateResourceOptions,
+		update = false,
+	): Promise<WithId<T>> {
 		const withId = (resource.id ? resource : { ...resource, id: this.generateId() }) as WithId<T>;
 		this.admit(withId);
 		const stored = await super.createResource(withId, options, update);
@@ -69,14 +74,23 @@ export class EhrRepository extends MemoryRepository {
 		return result;
 	}
 
-	override async deleteResource(resourceType: string, id: string, options?: DeleteResourceOptions): Promise<void> {
+	override async deleteResource(
+		resourceType: string,
+		id: string,
+		options?: DeleteResourceOptions,
+	): Promise<void> {
 		const key = `${resourceType}/${id}`;
 		if (!this.journal) {
 			const referrers = this.referrersOf(key);
 			if (referrers.length > 0) {
-				const named = referrers.slice(0, 10).map((r) => `${r.resource} (${r.path})`).join(', ');
+				const named = referrers
+					.slice(0, 10)
+					.map((r) => `${r.resource} (${r.path})`)
+					.join(', ');
 				throw new OperationOutcomeError(
-					conflict(`${key} cannot be deleted: ${referrers.length} reference(s) to it would resolve to nothing: ${named}${referrers.length > 10 ? ', …' : ''}. Delete or change those resources first.`),
+					conflict(
+						`${key} cannot be deleted: ${referrers.length} reference(s) to it would resolve to nothing: ${named}${referrers.length > 10 ? ', …' : ''}. Delete or change those resources first.`,
+					),
 				);
 			}
 		}
@@ -123,10 +137,14 @@ export class EhrRepository extends MemoryRepository {
 	 * left to what it deleted. `countAsHeld` (`Type/id`) are taken as resolving (entries refused
 	 * for reasons of their own).
 	 */
-	unresolvedAfter(journal: Journal, countAsHeld: ReadonlySet<string> = new Set()): DeferredProblem[] {
+	unresolvedAfter(
+		journal: Journal,
+		countAsHeld: ReadonlySet<string> = new Set(),
+	): DeferredProblem[] {
 		const problems: DeferredProblem[] = [];
 		const { resources } = this.maps();
-		const holds = (type: string, id: string) => this.holds(type, id) || countAsHeld.has(`${type}/${id}`);
+		const holds = (type: string, id: string) =>
+			this.holds(type, id) || countAsHeld.has(`${type}/${id}`);
 		for (const key of journal.written) {
 			const { type, id } = parseLiteralReference(key) as { type: string; id: string };
 			const stored = resources.get(type)?.get(id);
@@ -140,7 +158,16 @@ export class EhrRepository extends MemoryRepository {
 			for (const referrer of this.referrersOf(key)) {
 				problems.push({
 					resource: referrer.resource,
-					issues: [{ severity: 'error', code: 'conflict', details: { text: `${referrer.path} refers to ${key}, which this transaction deletes` }, expression: [referrer.path] }],
+					issues: [
+						{
+							severity: 'error',
+							code: 'conflict',
+							details: {
+								text: `${referrer.path} refers to ${key}, which this transaction deletes`,
+							},
+							expression: [referrer.path],
+						},
+					],
 				});
 			}
 		}
@@ -155,7 +182,8 @@ export class EhrRepository extends MemoryRepository {
 			if (own === key) continue;
 			for (const { path, reference } of referencesIn(resource)) {
 				const parsed = parseLiteralReference(reference, this.ownBaseUrl);
-				if (!('problem' in parsed) && `${parsed.type}/${parsed.id}` === key) found.push({ resource: own, path });
+				if (!('problem' in parsed) && `${parsed.type}/${parsed.id}` === key)
+					found.push({ resource: own, path });
 			}
 		}
 		return found;
@@ -164,8 +192,10 @@ export class EhrRepository extends MemoryRepository {
 	/** Refuses a resource that fails validation, or (outside a unit) whose references resolve to nothing. */
 	private admit(resource: Resource): void {
 		const issues = validationIssues(resource);
-		if (issues.length === 0 && !this.journal) issues.push(...unresolvedReferences(resource, this.holds, this.ownBaseUrl));
-		if (issues.length > 0) throw new OperationOutcomeError({ resourceType: 'OperationOutcome', issue: issues });
+		if (issues.length === 0 && !this.journal)
+			issues.push(...unresolvedReferences(resource, this.holds, this.ownBaseUrl));
+		if (issues.length > 0)
+			throw new OperationOutcomeError({ resourceType: 'OperationOutcome', issue: issues });
 	}
 
 	private maps(): ResourceMaps {
@@ -173,7 +203,9 @@ export class EhrRepository extends MemoryRepository {
 		// @medplum/fhir-router version in package.json; a change there fails here, loudly.
 		const self = this as unknown as Partial<ResourceMaps>;
 		if (!(self.resources instanceof Map) || !(self.history instanceof Map)) {
-			throw new Error('@medplum/fhir-router MemoryRepository no longer keeps its resources in the maps `resources` and `history`: update test/fhir-server/repository.ts');
+			throw new Error(
+				'@medplum/fhir-router MemoryRepository no longer keeps its resources in the maps `resources` and `history`: update test/fhir-server/repository.ts',
+			);
 		}
 		return self as ResourceMaps;
 	}
@@ -182,7 +214,12 @@ export class EhrRepository extends MemoryRepository {
 		const { resources, history } = this.maps();
 		return {
 			resources: new Map([...resources].map(([type, byId]) => [type, new Map(byId)])),
-			history: new Map([...history].map(([type, byId]) => [type, new Map([...byId].map(([id, versions]) => [id, [...versions]]))])),
+			history: new Map(
+				[...history].map(([type, byId]) => [
+					type,
+					new Map([...byId].map(([id, versions]) => [id, [...versions]])),
+				]),
+			),
 		};
 	}
 

@@ -20,7 +20,16 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { badRequest, created, getResourceTypes, getSearchParameters, getStatus, isOk, isResourceType, normalizeOperationOutcome } from '@medplum/core';
+import {
+	badRequest,
+	created,
+	getResourceTypes,
+	getSearchParameters,
+	getStatus,
+	isOk,
+	isResourceType,
+	normalizeOperationOutcome,
+} from '@medplum/core';
 import { FhirRouter } from '@medplum/fhir-router';
 import type { FhirRequest, FhirRouteHandler, HttpMethod } from '@medplum/fhir-router';
 import type { Bundle, CapabilityStatement, OperationOutcome, Resource } from '@medplum/fhirtypes';
@@ -57,9 +66,23 @@ export interface FhirServer {
 
 const FHIR_JSON = 'application/fhir+json; charset=utf-8';
 /** Search parameters every type takes that are not SearchParameters of the type (result and format controls). */
-const RESULT_PARAMETERS = new Set(['_count', '_offset', '_sort', '_total', '_summary', '_elements', '_include', '_revinclude', '_format', '_pretty', '_fields']);
+const RESULT_PARAMETERS = new Set([
+	'_count',
+	'_offset',
+	'_sort',
+	'_total',
+	'_summary',
+	'_elements',
+	'_include',
+	'_revinclude',
+	'_format',
+	'_pretty',
+	'_fields',
+]);
 
-export async function startFhirServerInProcess(options: FhirServerOptions = {}): Promise<FhirServer> {
+export async function startFhirServerInProcess(
+	options: FhirServerOptions = {},
+): Promise<FhirServer> {
 	const { loadedInMs } = loadR4Definitions();
 	const repository = new EhrRepository();
 	const router = ehrRouter();
@@ -70,10 +93,25 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 	const server: Server = createServer((req, res) => {
 		const started = performance.now();
 		res.once('finish', () =>
-			options.onRequestDone?.({ method: req.method ?? '?', path: (req.url ?? '').split('?')[0], status: res.statusCode, ms: Math.round(performance.now() - started) }),
+			options.onRequestDone?.({
+				method: req.method ?? '?',
+				path: (req.url ?? '').split('?')[0],
+				status: res.statusCode,
+				ms: Math.round(performance.now() - started),
+			}),
 		);
 		handle(req, res).catch((error: unknown) => {
-			if (!res.headersSent) sendFhir(res, 500, { resourceType: 'OperationOutcome', issue: [{ severity: 'fatal', code: 'exception', details: { text: `Internal error: ${String(error)}` } }] });
+			if (!res.headersSent)
+				sendFhir(res, 500, {
+					resourceType: 'OperationOutcome',
+					issue: [
+						{
+							severity: 'fatal',
+							code: 'exception',
+							details: { text: `Internal error: ${String(error)}` },
+						},
+					],
+				});
 			else res.destroy();
 		});
 	});
@@ -92,44 +130,96 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 		const method = (req.method ?? 'GET').toUpperCase();
 		const target = new URL(req.url ?? '/', 'http://127.0.0.1');
 		const path = target.pathname;
-		if (path === FHIR_PATH || path.startsWith(`${FHIR_PATH}/`)) return await handleFhir(req, res, method, path.slice(FHIR_PATH.length).replace(/^\/+/, ''), target.search);
-		if (path.startsWith(`${ADMIN_PREFIX}/`)) return await exclusive(() => handleAdmin(res, method, path.slice(ADMIN_PREFIX.length)));
-		if (method === 'GET' && path === '/') return sendHtml(res, 200, await exclusive(() => indexPage(repository, fhirBaseUrl)));
+		if (path === FHIR_PATH || path.startsWith(`${FHIR_PATH}/`))
+			return await handleFhir(
+				req,
+				res,
+				method,
+				path.slice(FHIR_PATH.length).replace(/^\/+/, ''),
+				target.search,
+			);
+		if (path.startsWith(`${ADMIN_PREFIX}/`))
+			return await exclusive(() => handleAdmin(res, method, path.slice(ADMIN_PREFIX.length)));
+		if (method === 'GET' && path === '/')
+			return sendHtml(res, 200, await exclusive(() => indexPage(repository, fhirBaseUrl)));
 		const view = /^\/view\/Patient\/([^/]+)$/.exec(path);
 		if (method === 'GET' && view) {
-			const html = await exclusive(() => patientPage(repository, decodeURIComponent(view[1]), fhirBaseUrl));
-			return html ? sendHtml(res, 200, html) : sendText(res, 404, `This EHR holds no Patient/${view[1]}\n`);
+			const html = await exclusive(() =>
+				patientPage(repository, decodeURIComponent(view[1]), fhirBaseUrl),
+			);
+			return html
+				? sendHtml(res, 200, html)
+				: sendText(res, 404, `This EHR holds no Patient/${view[1]}\n`);
 		}
-		sendText(res, 404, `Nothing at ${method} ${path}. The FHIR base is ${fhirBaseUrl}; what the EHR holds: ${fhirBaseUrl.slice(0, -FHIR_PATH.length)}/\n`);
+		sendText(
+			res,
+			404,
+			`Nothing at ${method} ${path}. The FHIR base is ${fhirBaseUrl}; what the EHR holds: ${fhirBaseUrl.slice(0, -FHIR_PATH.length)}/\n`,
+		);
 	}
 
 	function handleAdmin(res: ServerResponse, method: string, action: string): void {
-		if (method === 'GET' && action === '/counts') return sendText(res, 200, JSON.stringify(repository.counts()), { 'content-type': 'application/json; charset=utf-8' });
+		if (method === 'GET' && action === '/counts')
+			return sendText(res, 200, JSON.stringify(repository.counts()), {
+				'content-type': 'application/json; charset=utf-8',
+			});
 		if (method === 'POST' && action === '/reset') {
 			repository.clear();
-			return sendText(res, 200, JSON.stringify({ ok: true }), { 'content-type': 'application/json; charset=utf-8' });
+			return sendText(res, 200, JSON.stringify({ ok: true }), {
+				'content-type': 'application/json; charset=utf-8',
+			});
 		}
-		sendText(res, 404, `No admin action ${method} ${ADMIN_PREFIX}${action} (GET ${ADMIN_PREFIX}/counts, POST ${ADMIN_PREFIX}/reset)\n`);
+		sendText(
+			res,
+			404,
+			`No admin action ${method} ${ADMIN_PREFIX}${action} (GET ${ADMIN_PREFIX}/counts, POST ${ADMIN_PREFIX}/reset)\n`,
+		);
 	}
 
-	async function handleFhir(req: IncomingMessage, res: ServerResponse, method: string, path: string, search: string): Promise<void> {
+	async function handleFhir(
+		req: IncomingMessage,
+		res: ServerResponse,
+		method: string,
+		path: string,
+		search: string,
+	): Promise<void> {
 		if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) {
-			return sendOutcome(res, 405, `${method} is not a FHIR interaction here (GET, POST, PUT, PATCH, DELETE)`);
+			return sendOutcome(
+				res,
+				405,
+				`${method} is not a FHIR interaction here (GET, POST, PUT, PATCH, DELETE)`,
+			);
 		}
-		if (method === 'GET' && path === 'metadata') return sendFhir(res, 200, capabilityStatement(fhirBaseUrl));
+		if (method === 'GET' && path === 'metadata')
+			return sendFhir(res, 200, capabilityStatement(fhirBaseUrl));
 
 		let body: unknown;
 		if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
 			const read = await readBoundedBody(req, maxBodyBytes);
 			if (read === 'aborted') return;
-			if (read.tooLarge) return sendOutcome(res, 413, `The body is ${read.length} bytes; this server accepts at most ${maxBodyBytes}`);
+			if (read.tooLarge)
+				return sendOutcome(
+					res,
+					413,
+					`The body is ${read.length} bytes; this server accepts at most ${maxBodyBytes}`,
+				);
 			const contentType = req.headers['content-type'];
-			if (method === 'POST' && path.endsWith('/_search') && contentType?.startsWith('application/x-www-form-urlencoded')) {
+			if (
+				method === 'POST' &&
+				path.endsWith('/_search') &&
+				contentType?.startsWith('application/x-www-form-urlencoded')
+			) {
 				body = Object.fromEntries(new URLSearchParams(read.bytes.toString('utf8')));
 			} else {
 				const json = interpretJsonBody(contentType, read.bytes);
-				if (!json.isJsonMediaType) return sendOutcome(res, 415, `Send the body as application/fhir+json (Content-Type was ${contentType ?? 'missing'})`);
-				if (json.parseError) return sendOutcome(res, 400, `The body is not JSON: ${json.parseError}`);
+				if (!json.isJsonMediaType)
+					return sendOutcome(
+						res,
+						415,
+						`Send the body as application/fhir+json (Content-Type was ${contentType ?? 'missing'})`,
+					);
+				if (json.parseError)
+					return sendOutcome(res, 400, `The body is not JSON: ${json.parseError}`);
 				body = json.value;
 			}
 		}
@@ -137,9 +227,20 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 		const queryIssue = method === 'GET' ? searchProblem(path, search) : undefined;
 		if (queryIssue) return sendOutcome(res, 400, queryIssue);
 
-		if (method === 'POST' && path === '' && (body as Bundle | undefined)?.resourceType === 'Bundle' && (body as Bundle).type === 'transaction') {
+		if (
+			method === 'POST' &&
+			path === '' &&
+			(body as Bundle | undefined)?.resourceType === 'Bundle' &&
+			(body as Bundle).type === 'transaction'
+		) {
 			try {
-				return sendFhir(res, 200, await exclusive(() => processTransaction(body as Bundle, { repo: repository, router, baseUrl: fhirBaseUrl })));
+				return sendFhir(
+					res,
+					200,
+					await exclusive(() =>
+						processTransaction(body as Bundle, { repo: repository, router, baseUrl: fhirBaseUrl }),
+					),
+				);
 			} catch (error) {
 				const outcome = normalizeOperationOutcome(error);
 				return sendFhir(res, getStatus(outcome), outcome);
@@ -157,15 +258,33 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
 		};
 		const [outcome, resource] = await exclusive(() => router.handleRequest(request, repository));
 		const status = getStatus(outcome);
-		if (status === 404 && method === 'GET' && /^[A-Za-z]+\/[^/]+$/.test(path)) return sendFhir(res, 404, { ...outcome, issue: [{ severity: 'error', code: 'not-found', details: { text: `This EHR holds no ${path}` } }] });
+		if (status === 404 && method === 'GET' && /^[A-Za-z]+\/[^/]+$/.test(path))
+			return sendFhir(res, 404, {
+				...outcome,
+				issue: [
+					{ severity: 'error', code: 'not-found', details: { text: `This EHR holds no ${path}` } },
+				],
+			});
 		if (!resource) return sendFhir(res, status, outcome);
 		const headers: Record<string, string> = {};
 		const version = resource.meta?.versionId;
 		if (resource.resourceType !== 'Bundle' && version) headers.etag = `W/"${version}"`;
-		if (resource.resourceType !== 'Bundle' && resource.meta?.lastUpdated) headers['last-modified'] = new Date(resource.meta.lastUpdated).toUTCString();
-		if (status === 201 && resource.id) headers.location = `${fhirBaseUrl}/${referenceKey(resource)}${version ? `/_history/${version}` : ''}`;
-		if (resource.resourceType === 'Bundle' && resource.type === 'batch-response') return sendFhir(res, status, bundleResponse('batch-response', resource.entry ?? [], fhirBaseUrl));
-		sendFhir(res, status, withFullUrls(resource, fhirBaseUrl, `${fhirBaseUrl}/${path}${search}`), headers);
+		if (resource.resourceType !== 'Bundle' && resource.meta?.lastUpdated)
+			headers['last-modified'] = new Date(resource.meta.lastUpdated).toUTCString();
+		if (status === 201 && resource.id)
+			headers.location = `${fhirBaseUrl}/${referenceKey(resource)}${version ? `/_history/${version}` : ''}`;
+		if (resource.resourceType === 'Bundle' && resource.type === 'batch-response')
+			return sendFhir(
+				res,
+				status,
+				bundleResponse('batch-response', resource.entry ?? [], fhirBaseUrl),
+			);
+		sendFhir(
+			res,
+			status,
+			withFullUrls(resource, fhirBaseUrl, `${fhirBaseUrl}/${path}${search}`),
+			headers,
+		);
 	}
 
 	await new Promise<void>((resolve, reject) => {
@@ -200,8 +319,16 @@ export async function startFhirServerInProcess(options: FhirServerOptions = {}):
  */
 function ehrRouter(): FhirRouter {
 	const router = new FhirRouter();
-	const update = router.router.routes.find((route) => route.method === 'PUT' && route.path.length === 2 && route.path.every((segment) => segment.param));
-	if (!update) throw new Error('@medplum/fhir-router has no PUT :resourceType/:id route any more: update test/fhir-server/server.ts');
+	const update = router.router.routes.find(
+		(route) =>
+			route.method === 'PUT' &&
+			route.path.length === 2 &&
+			route.path.every((segment) => segment.param),
+	);
+	if (!update)
+		throw new Error(
+			'@medplum/fhir-router has no PUT :resourceType/:id route any more: update test/fhir-server/server.ts',
+		);
 	const medplumUpdate = update.handler;
 	const updateOrCreate: FhirRouteHandler = async (req, repo, fhirRouter, options) => {
 		const { resourceType, id } = req.params;
@@ -224,7 +351,9 @@ function searchProblem(path: string, search: string): string | undefined {
 	for (const name of new URLSearchParams(search).keys()) {
 		const base = name.split(/[:.]/)[0];
 		if (!RESULT_PARAMETERS.has(base) && !(base in known)) {
-			return `Unknown search parameter "${name}" for ${type}. Known: ${Object.keys(known).filter((k) => k !== '_project' && k !== '_compartment').join(', ')}`;
+			return `Unknown search parameter "${name}" for ${type}. Known: ${Object.keys(known)
+				.filter((k) => k !== '_project' && k !== '_compartment')
+				.join(', ')}`;
 		}
 	}
 	return undefined;
@@ -261,20 +390,39 @@ function withFullUrls(resource: Resource, baseUrl: string, self: string): Resour
 	return {
 		...resource,
 		link: [{ relation: 'self', url: self }],
-		entry: resource.entry?.map((entry) => (entry.resource?.id ? { fullUrl: `${baseUrl}/${referenceKey(entry.resource)}`, ...entry } : entry)),
+		entry: resource.entry?.map((entry) =>
+			entry.resource?.id
+				? { fullUrl: `${baseUrl}/${referenceKey(entry.resource)}`, ...entry }
+				: entry,
+		),
 	};
 }
 
 function capabilityStatement(baseUrl: string): CapabilityStatement {
-	const interactions = ['read', 'vread', 'update', 'patch', 'delete', 'history-instance', 'create', 'search-type'] as const;
-	const resourceTypes = getResourceTypes().filter((type) => getSearchParameters(type)).sort();
+	const interactions = [
+		'read',
+		'vread',
+		'update',
+		'patch',
+		'delete',
+		'history-instance',
+		'create',
+		'search-type',
+	] as const;
+	const resourceTypes = getResourceTypes()
+		.filter((type) => getSearchParameters(type))
+		.sort();
 	return {
 		resourceType: 'CapabilityStatement',
 		status: 'active',
 		date: new Date().toISOString(),
 		kind: 'instance',
 		software: { name: 'clinic-scribe local EHR (Medplum FHIR engine, in memory)' },
-		implementation: { description: 'Local FHIR R4 server for development and tests: validates every write, refuses references that resolve to nothing, transactions all or nothing', url: baseUrl },
+		implementation: {
+			description:
+				'Local FHIR R4 server for development and tests: validates every write, refuses references that resolve to nothing, transactions all or nothing',
+			url: baseUrl,
+		},
 		fhirVersion: '4.0.1',
 		format: ['application/fhir+json', 'json'],
 		rest: [
@@ -297,7 +445,12 @@ function capabilityStatement(baseUrl: string): CapabilityStatement {
 	};
 }
 
-function sendFhir(res: ServerResponse, status: number, resource: Resource | OperationOutcome, headers: Record<string, string> = {}): void {
+function sendFhir(
+	res: ServerResponse,
+	status: number,
+	resource: Resource | OperationOutcome,
+	headers: Record<string, string> = {},
+): void {
 	sendText(res, status, JSON.stringify(resource), { 'content-type': FHIR_JSON, ...headers });
 }
 

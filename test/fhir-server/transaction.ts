@@ -17,7 +17,13 @@ import { STATUS_CODES } from 'node:http';
 import { OperationOutcomeError } from '@medplum/core';
 import { processBatch } from '@medplum/fhir-router';
 import type { FhirRouter } from '@medplum/fhir-router';
-import type { Bundle, BundleEntry, OperationOutcome, OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
+import type {
+	Bundle,
+	BundleEntry,
+	OperationOutcome,
+	OperationOutcomeIssue,
+	Resource,
+} from '@medplum/fhirtypes';
 
 import { referenceKey, type EhrRepository } from './repository';
 import { issue, validationIssues } from './validation';
@@ -30,7 +36,10 @@ export interface TransactionContext {
 }
 
 /** Processes a `transaction` Bundle; throws an OperationOutcomeError (nothing stored) when any entry fails. */
-export async function processTransaction(bundle: Bundle, context: TransactionContext): Promise<Bundle> {
+export async function processTransaction(
+	bundle: Bundle,
+	context: TransactionContext,
+): Promise<Bundle> {
 	const envelopeIssues = envelopeProblems(bundle);
 	if (envelopeIssues.length > 0) throw refusal(envelopeIssues);
 	const { repo, router } = context;
@@ -38,7 +47,12 @@ export async function processTransaction(bundle: Bundle, context: TransactionCon
 	const entries = work.entry as BundleEntry[];
 
 	return await repo.atomically(async (journal) => {
-		const answer = await processBatch({ method: 'POST', url: '', pathname: '', body: work, params: {}, query: {} }, repo, router, work);
+		const answer = await processBatch(
+			{ method: 'POST', url: '', pathname: '', body: work, params: {}, query: {} },
+			repo,
+			router,
+			work,
+		);
 		const answers = answer.entry ?? [];
 		// After processing, every entry's target is known: creates got their ids, conditional URLs were resolved.
 		const targets = entries.map(targetOf);
@@ -50,18 +64,38 @@ export async function processTransaction(bundle: Bundle, context: TransactionCon
 			failed.add(index);
 			const outcome = answered.response?.outcome as OperationOutcome | undefined;
 			outcomeIds.add(outcome?.id);
-			issues.push(...inEntry(index, entries[index], outcome?.issue ?? [issue('processing', `refused with status ${answered.response?.status}`, '')]));
+			issues.push(
+				...inEntry(
+					index,
+					entries[index],
+					outcome?.issue ?? [
+						issue('processing', `refused with status ${answered.response?.status}`, ''),
+					],
+				),
+			);
 		});
 		// A reference to an entry that was refused is reported by that entry's own problem.
-		const refusedTargets = new Set([...failed].map((index) => targets[index]).filter((t): t is string => t !== undefined));
+		const refusedTargets = new Set(
+			[...failed].map((index) => targets[index]).filter((t): t is string => t !== undefined),
+		);
 		const deferred = repo.unresolvedAfter(journal, refusedTargets);
 		for (const problem of deferred) {
 			const index = targets.indexOf(problem.resource);
-			issues.push(...(index === -1 ? problem.issues.map((i) => ({ ...i, details: { text: `${problem.resource}: ${i.details?.text}` } })) : inEntry(index, entries[index], problem.issues)));
+			issues.push(
+				...(index === -1
+					? problem.issues.map((i) => ({
+							...i,
+							details: { text: `${problem.resource}: ${i.details?.text}` },
+						}))
+					: inEntry(index, entries[index], problem.issues)),
+			);
 		}
 		if (issues.length > 0) {
 			// The refused entries' status when they share one (412 multiple matches, 409, 404); else 400.
-			throw refusal(issues, deferred.length === 0 && outcomeIds.size === 1 ? [...outcomeIds][0] : undefined);
+			throw refusal(
+				issues,
+				deferred.length === 0 && outcomeIds.size === 1 ? [...outcomeIds][0] : undefined,
+			);
 		}
 		return bundleResponse('transaction-response', answers, context.baseUrl);
 	});
@@ -69,18 +103,34 @@ export async function processTransaction(bundle: Bundle, context: TransactionCon
 
 /** The Bundle itself, entries' resources aside (each is validated when it is written): type, request, fullUrl uniqueness, two entries writing one resource. */
 function envelopeProblems(bundle: Bundle): OperationOutcomeIssue[] {
-	if (!Array.isArray(bundle.entry) || bundle.entry.length === 0) return [issue('required', 'A transaction needs at least one entry', 'Bundle.entry')];
-	const envelope = { ...bundle, entry: bundle.entry.map((entry) => (entry && typeof entry === 'object' ? { ...entry, resource: undefined } : entry)) };
+	if (!Array.isArray(bundle.entry) || bundle.entry.length === 0)
+		return [issue('required', 'A transaction needs at least one entry', 'Bundle.entry')];
+	const envelope = {
+		...bundle,
+		entry: bundle.entry.map((entry) =>
+			entry && typeof entry === 'object' ? { ...entry, resource: undefined } : entry,
+		),
+	};
 	const issues = validationIssues(envelope);
 	const seen = new Map<string, number>();
 	bundle.entry.forEach((entry, index) => {
 		const url = entry?.request?.url;
 		const method = entry?.request?.method;
 		// Only unconditional writes name their target before processing; conditional ones are resolved by Medplum.
-		const target = (method === 'PUT' || method === 'PATCH' || method === 'DELETE') && url && !url.includes('?') ? url.replace(/^\/+/, '') : undefined;
+		const target =
+			(method === 'PUT' || method === 'PATCH' || method === 'DELETE') && url && !url.includes('?')
+				? url.replace(/^\/+/, '')
+				: undefined;
 		if (!target) return;
 		const first = seen.get(target);
-		if (first !== undefined) issues.push(issue('duplicate', `Bundle.entry[${index}] writes ${target}, as Bundle.entry[${first}] does: one entry per resource in a transaction`, `Bundle.entry[${index}].request.url`));
+		if (first !== undefined)
+			issues.push(
+				issue(
+					'duplicate',
+					`Bundle.entry[${index}] writes ${target}, as Bundle.entry[${first}] does: one entry per resource in a transaction`,
+					`Bundle.entry[${index}].request.url`,
+				),
+			);
 		else seen.set(target, index);
 	});
 	return issues;
@@ -89,22 +139,34 @@ function envelopeProblems(bundle: Bundle): OperationOutcomeIssue[] {
 function targetOf(entry: BundleEntry): string | undefined {
 	const method = entry.request?.method;
 	if (method === 'POST' && entry.resource?.id) return referenceKey(entry.resource);
-	if ((method === 'PUT' || method === 'PATCH' || method === 'DELETE') && entry.request?.url && !entry.request.url.includes('?')) {
+	if (
+		(method === 'PUT' || method === 'PATCH' || method === 'DELETE') &&
+		entry.request?.url &&
+		!entry.request.url.includes('?')
+	) {
 		return entry.request.url.replace(/^\/+/, '').split('/').slice(0, 2).join('/');
 	}
 	return undefined;
 }
 
 /** Issues of one entry, with the entry named: expressions become paths in the Bundle. */
-function inEntry(index: number, entry: BundleEntry, issues: OperationOutcomeIssue[]): OperationOutcomeIssue[] {
+function inEntry(
+	index: number,
+	entry: BundleEntry,
+	issues: OperationOutcomeIssue[],
+): OperationOutcomeIssue[] {
 	const type = entry.resource?.resourceType;
 	const label = `Bundle.entry[${index}] (${entry.request?.method ?? '?'} ${entry.request?.url ?? '?'})`;
 	const inBundle = (expression: string) =>
-		type && (expression === type || expression.startsWith(`${type}.`)) ? `Bundle.entry[${index}].resource${expression.slice(type.length)}` : `Bundle.entry[${index}]${expression ? `.${expression}` : ''}`;
+		type && (expression === type || expression.startsWith(`${type}.`))
+			? `Bundle.entry[${index}].resource${expression.slice(type.length)}`
+			: `Bundle.entry[${index}]${expression ? `.${expression}` : ''}`;
 	return issues.map((i) => ({
 		...i,
 		details: { ...i.details, text: `${label}: ${i.details?.text ?? i.diagnostics ?? 'refused'}` },
-		...(i.expression ? { expression: i.expression.map(inBundle) } : { expression: [`Bundle.entry[${index}]`] }),
+		...(i.expression
+			? { expression: i.expression.map(inBundle) }
+			: { expression: [`Bundle.entry[${index}]`] }),
 	}));
 }
 
@@ -113,11 +175,19 @@ function statusOf(entry: BundleEntry): number {
 }
 
 function refusal(issues: OperationOutcomeIssue[], outcomeId?: string): OperationOutcomeError {
-	return new OperationOutcomeError({ resourceType: 'OperationOutcome', ...(outcomeId ? { id: outcomeId } : {}), issue: issues });
+	return new OperationOutcomeError({
+		resourceType: 'OperationOutcome',
+		...(outcomeId ? { id: outcomeId } : {}),
+		issue: issues,
+	});
 }
 
 /** Medplum's batch answer as R4 writes it: "201 Created", versioned locations, fullUrls (transaction and batch alike). */
-export function bundleResponse(type: 'transaction-response' | 'batch-response', answers: BundleEntry[], baseUrl: string): Bundle {
+export function bundleResponse(
+	type: 'transaction-response' | 'batch-response',
+	answers: BundleEntry[],
+	baseUrl: string,
+): Bundle {
 	return {
 		resourceType: 'Bundle',
 		type,
@@ -130,7 +200,9 @@ export function bundleResponse(type: 'transaction-response' | 'batch-response', 
 				...(resource ? { resource } : {}),
 				response: {
 					status: `${status} ${STATUS_CODES[status] ?? ''}`.trim(),
-					...(resource?.id ? { location: `${referenceKey(resource)}${version ? `/_history/${version}` : ''}` } : {}),
+					...(resource?.id
+						? { location: `${referenceKey(resource)}${version ? `/_history/${version}` : ''}` }
+						: {}),
 					...(version ? { etag: `W/"${version}"` } : {}),
 					...(resource?.meta?.lastUpdated ? { lastModified: resource.meta.lastUpdated } : {}),
 					...(answered.response?.outcome ? { outcome: answered.response.outcome } : {}),

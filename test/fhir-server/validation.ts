@@ -27,10 +27,19 @@ let bindings: RequiredBindings | undefined;
 
 /** The reasons a resource may not be stored (empty when it may). */
 export function validationIssues(resource: unknown): OperationOutcomeIssue[] {
-	if (typeof resource !== 'object' || resource === null || Array.isArray(resource)) return [issue('structure', 'The body is not a FHIR resource (a JSON object with resourceType)', '')];
+	if (typeof resource !== 'object' || resource === null || Array.isArray(resource))
+		return [
+			issue('structure', 'The body is not a FHIR resource (a JSON object with resourceType)', ''),
+		];
 	const { resourceType } = resource as { resourceType?: unknown };
 	if (typeof resourceType !== 'string' || !isResourceType(resourceType)) {
-		return [issue('structure', `Unknown resourceType ${JSON.stringify(resourceType)}: not an R4 resource type`, 'resourceType')];
+		return [
+			issue(
+				'structure',
+				`Unknown resourceType ${JSON.stringify(resourceType)}: not an R4 resource type`,
+				'resourceType',
+			),
+		];
 	}
 	bindings ??= new RequiredBindings(loadR4Definitions().terminology);
 	const tokens: Record<string, TypedValueWithPath[]> = {};
@@ -54,15 +63,33 @@ function idIssues(resource: Resource): OperationOutcomeIssue[] {
 	const issues: OperationOutcomeIssue[] = [];
 	const check = (id: unknown, path: string) => {
 		if (id !== undefined && (typeof id !== 'string' || !FHIR_ID.test(id))) {
-			issues.push(issue('value', `${JSON.stringify(id)} is not a FHIR id (letters, digits, "-" and "." only, 1 to 64 of them)`, path));
+			issues.push(
+				issue(
+					'value',
+					`${JSON.stringify(id)} is not a FHIR id (letters, digits, "-" and "." only, 1 to 64 of them)`,
+					path,
+				),
+			);
 		}
 	};
 	check(resource.id, `${resource.resourceType}.id`);
 	const contained = (resource as { contained?: Resource[] }).contained;
-	if (Array.isArray(contained)) contained.forEach((inner, index) => check(inner?.id, `${resource.resourceType}.contained[${index}].id`));
+	if (Array.isArray(contained))
+		contained.forEach((inner, index) =>
+			check(inner?.id, `${resource.resourceType}.contained[${index}].id`),
+		);
 	return issues;
 }
 
-export function issue(code: OperationOutcomeIssue['code'], text: string, expression: string): OperationOutcomeIssue {
-	return { severity: 'error', code, details: { text }, ...(expression ? { expression: [expression] } : {}) };
+export function issue(
+	code: OperationOutcomeIssue['code'],
+	text: string,
+	expression: string,
+): OperationOutcomeIssue {
+	return {
+		severity: 'error',
+		code,
+		details: { text },
+		...(expression ? { expression: [expression] } : {}),
+	};
 }

@@ -15,7 +15,13 @@
  * or LOINC (not enumerable here).
  */
 import type { TypedValueWithPath } from '@medplum/core';
-import type { Coding, CodeSystem, CodeSystemConcept, OperationOutcomeIssue, ValueSet } from '@medplum/fhirtypes';
+import type {
+	Coding,
+	CodeSystem,
+	CodeSystemConcept,
+	OperationOutcomeIssue,
+	ValueSet,
+} from '@medplum/fhirtypes';
 
 import type { R4Terminology } from './definitions';
 
@@ -39,7 +45,13 @@ export class RequiredBindings {
 			if ('notEnumerable' in expansion) continue;
 			for (const value of values) {
 				const problem = problemWith(value, expansion.codes);
-				if (problem) issues.push(bindingIssue(value.path, `${problem}: not in the value set ${url}, which R4 requires here (${allowed(expansion.codes)})`));
+				if (problem)
+					issues.push(
+						bindingIssue(
+							value.path,
+							`${problem}: not in the value set ${url}, which R4 requires here (${allowed(expansion.codes)})`,
+						),
+					);
 			}
 		}
 		return issues;
@@ -52,7 +64,9 @@ export class RequiredBindings {
 		// A value set that includes itself through others would recurse: mark it first.
 		this.expansions.set(url, { notEnumerable: `${url} includes itself` });
 		const valueSet = this.terminology.valueSets.get(url);
-		const expansion = valueSet ? this.expandValueSet(valueSet) : { notEnumerable: `${url} is not among R4's value sets` };
+		const expansion = valueSet
+			? this.expandValueSet(valueSet)
+			: { notEnumerable: `${url} is not among R4's value sets` };
 		this.expansions.set(url, expansion);
 		return expansion;
 	}
@@ -65,8 +79,10 @@ export class RequiredBindings {
 			set.add(code);
 		};
 		for (const include of valueSet.compose?.include ?? []) {
-			if (include.filter?.length) return { notEnumerable: `${valueSet.url} selects codes by filter` };
-			if (include.valueSet?.length && include.system) return { notEnumerable: `${valueSet.url} intersects value sets` };
+			if (include.filter?.length)
+				return { notEnumerable: `${valueSet.url} selects codes by filter` };
+			if (include.valueSet?.length && include.system)
+				return { notEnumerable: `${valueSet.url} intersects value sets` };
 			for (const other of include.valueSet ?? []) {
 				const inner = this.expand(other.split('|')[0]);
 				if ('notEnumerable' in inner) return inner;
@@ -78,7 +94,10 @@ export class RequiredBindings {
 				continue;
 			}
 			const codeSystem = this.terminology.codeSystems.get(include.system);
-			if (!codeSystem || codeSystem.content !== 'complete') return { notEnumerable: `${valueSet.url} takes every code of ${include.system}, which R4 does not list` };
+			if (!codeSystem || codeSystem.content !== 'complete')
+				return {
+					notEnumerable: `${valueSet.url} takes every code of ${include.system}, which R4 does not list`,
+				};
 			for (const code of allCodes(codeSystem)) add(include.system, code);
 		}
 		for (const exclude of valueSet.compose?.exclude ?? []) {
@@ -86,7 +105,8 @@ export class RequiredBindings {
 			if (!exclude.concept?.length) codes.delete(exclude.system);
 			for (const concept of exclude.concept ?? []) codes.get(exclude.system)?.delete(concept.code);
 		}
-		if (codes.size === 0) return { notEnumerable: `${valueSet.url} has no composition to enumerate` };
+		if (codes.size === 0)
+			return { notEnumerable: `${valueSet.url} has no composition to enumerate` };
 		return { codes };
 	}
 }
@@ -104,17 +124,25 @@ function allCodes(codeSystem: CodeSystem): string[] {
 }
 
 /** What is wrong with one bound value, or undefined when it is a code of the value set. */
-function problemWith(value: TypedValueWithPath, codes: ReadonlyMap<string, ReadonlySet<string>>): string | undefined {
-	const inValueSet = (coding: Coding) => coding.system !== undefined && coding.code !== undefined && codes.get(coding.system)?.has(coding.code) === true;
+function problemWith(
+	value: TypedValueWithPath,
+	codes: ReadonlyMap<string, ReadonlySet<string>>,
+): string | undefined {
+	const inValueSet = (coding: Coding) =>
+		coding.system !== undefined &&
+		coding.code !== undefined &&
+		codes.get(coding.system)?.has(coding.code) === true;
 	switch (value.type) {
 		case 'Coding': {
 			const coding = value.value as Coding;
 			return inValueSet(coding) ? undefined : describeCoding(coding);
 		}
 		case 'CodeableConcept': {
-			const codings = ((value.value as { coding?: Coding[] }).coding ?? []);
+			const codings = (value.value as { coding?: Coding[] }).coding ?? [];
 			if (codings.some(inValueSet)) return undefined;
-			return codings.length === 0 ? 'no coding (text alone does not meet a required binding)' : codings.map(describeCoding).join(', ');
+			return codings.length === 0
+				? 'no coding (text alone does not meet a required binding)'
+				: codings.map(describeCoding).join(', ');
 		}
 		case 'Quantity': {
 			const quantity = value.value as { system?: string; code?: string };

@@ -5,7 +5,10 @@
  * (npm start runs them against the fake API), demo:complete and the e2e tests make visits with them,
  * and the FHIR output finds or creates the Patient and Practitioner in the EHR by these IDs.
  */
-import { DIRECTORY_PATIENT_SYSTEM, DOCTOR_SYSTEM } from '../../nodes/ClinicScribe/shared/fhir/participants';
+import {
+	DIRECTORY_PATIENT_SYSTEM,
+	DOCTOR_SYSTEM,
+} from '../../nodes/ClinicScribe/shared/fhir/participants';
 import { DOCTORS } from '../fake-api/fixtures';
 import { SEEDED_PROFILES } from '../fake-api/routes/patientDirectory';
 

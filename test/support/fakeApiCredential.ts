@@ -4,7 +4,10 @@ export interface FakeApiAddress {
 	validCredentials: { clientId: string; clientSecret: string; apiKey: string };
 }
 
-export function fakeApiCredentialData(api: FakeApiAddress, overrides: Record<string, string> = {}): Record<string, string> {
+export function fakeApiCredentialData(
+	api: FakeApiAddress,
+	overrides: Record<string, string> = {},
+): Record<string, string> {
 	return {
 		apiVariant: 'document',
 		environment: 'custom',

@@ -33,7 +33,12 @@ export async function startFinishedSession(
 		await fetch(`${baseUrl}/__admin/transcription/script`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ txn_id: txnId, processingPolls: 0, processingMs: 0, outcome: 'success' }),
+			body: JSON.stringify({
+				txn_id: txnId,
+				processingPolls: 0,
+				processingMs: 0,
+				outcome: 'success',
+			}),
 		}),
 		'script the session',
 	);
@@ -41,7 +46,11 @@ export async function startFinishedSession(
 		await fetch(`${baseUrl}/api/v1/auth/token`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', 'x-api-key': credentials.apiKey },
-			body: JSON.stringify({ client_id: credentials.clientId, client_secret: credentials.clientSecret, grant_type: 'client_credentials' }),
+			body: JSON.stringify({
+				client_id: credentials.clientId,
+				client_secret: credentials.clientSecret,
+				grant_type: 'client_credentials',
+			}),
 		}),
 		'token',
 	);
@@ -62,17 +71,29 @@ export async function startFinishedSession(
 	const parts: Buffer[] = [];
 	for (const [name, value] of Object.entries(uploadData.fields)) {
 		const fieldValue = name === 'key' ? `${folderPath}${fileName}` : value;
-		parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${fieldValue}\r\n`));
+		parts.push(
+			Buffer.from(
+				`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${fieldValue}\r\n`,
+			),
+		);
 	}
-	parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: audio/mpeg\r\n\r\n`));
+	parts.push(
+		Buffer.from(
+			`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: audio/mpeg\r\n\r\n`,
+		),
+	);
 	parts.push(randomBytes(2048), Buffer.from(`\r\n--${boundary}--\r\n`));
 	const body = Buffer.concat(parts);
 	const stored = await fetch(uploadData.url, {
 		method: 'POST',
-		headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': String(body.length) },
+		headers: {
+			'content-type': `multipart/form-data; boundary=${boundary}`,
+			'content-length': String(body.length),
+		},
 		body,
 	});
-	if (stored.status !== 204) throw new Error(`storage POST: HTTP ${stored.status} ${await stored.text()}`);
+	if (stored.status !== 204)
+		throw new Error(`storage POST: HTTP ${stored.status} ${await stored.text()}`);
 
 	await json(
 		await fetch(`${baseUrl}/voice/api/v2/transaction/init/${encodeURIComponent(txnId)}`, {

@@ -42,7 +42,11 @@ export const VISIT_URNS = {
 
 /** Patient, Practitioner, Encounter, Condition, Observation, MedicationRequest, Composition: 7 entries. */
 export function visitTransaction(visit: Visit): Bundle {
-	const put = (fullUrl: string, resource: Resource & { id: string }): BundleEntry => ({ fullUrl, resource, request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` } });
+	const put = (fullUrl: string, resource: Resource & { id: string }): BundleEntry => ({
+		fullUrl,
+		resource,
+		request: { method: 'PUT', url: `${resource.resourceType}/${resource.id}` },
+	});
 	// fresh objects per entry, so a test can change one entry's reference alone
 	const subject = () => ({ reference: VISIT_URNS.patient });
 	const encounter = () => ({ reference: VISIT_URNS.encounter });
@@ -59,18 +63,34 @@ export function visitTransaction(visit: Visit): Bundle {
 					gender: 'female',
 					birthDate: '1980-04-02',
 				},
-				request: { method: 'POST', url: 'Patient', ifNoneExist: `identifier=${PATIENT_SYSTEM}|${visit.patientIdentifier}` },
+				request: {
+					method: 'POST',
+					url: 'Patient',
+					ifNoneExist: `identifier=${PATIENT_SYSTEM}|${visit.patientIdentifier}`,
+				},
 			},
 			{
 				fullUrl: VISIT_URNS.practitioner,
-				resource: { resourceType: 'Practitioner', identifier: [{ system: DOCTOR_SYSTEM, value: visit.doctorIdentifier }], name: [{ prefix: ['Dr.'], given: ['Ravi'], family: 'Kumar' }] },
-				request: { method: 'POST', url: 'Practitioner', ifNoneExist: `identifier=${DOCTOR_SYSTEM}|${visit.doctorIdentifier}` },
+				resource: {
+					resourceType: 'Practitioner',
+					identifier: [{ system: DOCTOR_SYSTEM, value: visit.doctorIdentifier }],
+					name: [{ prefix: ['Dr.'], given: ['Ravi'], family: 'Kumar' }],
+				},
+				request: {
+					method: 'POST',
+					url: 'Practitioner',
+					ifNoneExist: `identifier=${DOCTOR_SYSTEM}|${visit.doctorIdentifier}`,
+				},
 			},
 			put(VISIT_URNS.encounter, {
 				resourceType: 'Encounter',
 				id: `${visit.id}`,
 				status: 'finished',
-				class: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'AMB', display: 'ambulatory' },
+				class: {
+					system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
+					code: 'AMB',
+					display: 'ambulatory',
+				},
 				subject: subject(),
 				participant: [{ individual: { reference: VISIT_URNS.practitioner } }],
 				period: { start: '2026-11-27T10:00:00+05:30' },
@@ -78,9 +98,29 @@ export function visitTransaction(visit: Visit): Bundle {
 			put(VISIT_URNS.condition, {
 				resourceType: 'Condition',
 				id: `${visit.id}-dx-1`,
-				clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' }] },
-				verificationStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-ver-status', code: 'provisional' }] },
-				category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-category', code: 'encounter-diagnosis' }] }],
+				clinicalStatus: {
+					coding: [
+						{ system: 'http://terminology.hl7.org/CodeSystem/condition-clinical', code: 'active' },
+					],
+				},
+				verificationStatus: {
+					coding: [
+						{
+							system: 'http://terminology.hl7.org/CodeSystem/condition-ver-status',
+							code: 'provisional',
+						},
+					],
+				},
+				category: [
+					{
+						coding: [
+							{
+								system: 'http://terminology.hl7.org/CodeSystem/condition-category',
+								code: 'encounter-diagnosis',
+							},
+						],
+					},
+				],
 				code: { text: 'बुखार (fever)' },
 				subject: subject(),
 				encounter: encounter(),
@@ -89,11 +129,27 @@ export function visitTransaction(visit: Visit): Bundle {
 				resourceType: 'Observation',
 				id: `${visit.id}-vital-1`,
 				status: 'preliminary',
-				category: [{ coding: [{ system: 'http://terminology.hl7.org/CodeSystem/observation-category', code: 'vital-signs' }] }],
-				code: { coding: [{ system: 'http://loinc.org', code: '8310-5', display: 'Body temperature' }] },
+				category: [
+					{
+						coding: [
+							{
+								system: 'http://terminology.hl7.org/CodeSystem/observation-category',
+								code: 'vital-signs',
+							},
+						],
+					},
+				],
+				code: {
+					coding: [{ system: 'http://loinc.org', code: '8310-5', display: 'Body temperature' }],
+				},
 				subject: subject(),
 				encounter: encounter(),
-				valueQuantity: { value: 38.5, unit: 'Cel', system: 'http://unitsofmeasure.org', code: 'Cel' },
+				valueQuantity: {
+					value: 38.5,
+					unit: 'Cel',
+					system: 'http://unitsofmeasure.org',
+					code: 'Cel',
+				},
 			}),
 			put(VISIT_URNS.medication, {
 				resourceType: 'MedicationRequest',
@@ -110,7 +166,9 @@ export function visitTransaction(visit: Visit): Bundle {
 				resourceType: 'Composition',
 				id: `${visit.id}-note`,
 				status: 'preliminary',
-				type: { coding: [{ system: 'http://loinc.org', code: '11488-4', display: 'Consult note' }] },
+				type: {
+					coding: [{ system: 'http://loinc.org', code: '11488-4', display: 'Consult note' }],
+				},
 				subject: subject(),
 				encounter: encounter(),
 				date: '2026-11-27T10:30:00+05:30',
@@ -155,21 +213,32 @@ export function serviceShapedBundle(): Bundle {
 	const subject = { reference: SERVICE_PATIENT, display: 'dummy_patient' };
 	const encounter = { reference: SERVICE_ENCOUNTER };
 	const practitioner = { reference: 'Practitioner/', display: 'dummy doctor' };
-	const local = (code: string, display: string) => ({ coding: [{ system: EKA_LOCAL, code, display }] });
+	const local = (code: string, display: string) => ({
+		coding: [{ system: EKA_LOCAL, code, display }],
+	});
 	const verification = ['suspected', 'confirmed', 'suspected', 'confirmed', 'refuted', 'suspected'];
 	let n = 100;
 	const entries: BundleEntry[] = [];
 	for (const [type, count] of SERVICE_SHAPE) {
 		for (let i = 0; i < count; i++) {
 			const id = uuidFor(n++);
-			const resource = serviceResource(type, id, i, { subject, encounter, practitioner, local, verification: verification[i] });
+			const resource = serviceResource(type, id, i, {
+				subject,
+				encounter,
+				practitioner,
+				local,
+				verification: verification[i],
+			});
 			entries.push({ resource, request: { method: 'PUT', url: `${type}/${id}` } });
 		}
 	}
 	const byType = new Map<string, string[]>();
 	for (const entry of entries) {
 		const resource = entry.resource as Resource;
-		byType.set(resource.resourceType, [...(byType.get(resource.resourceType) ?? []), `${resource.resourceType}/${resource.id}`]);
+		byType.set(resource.resourceType, [
+			...(byType.get(resource.resourceType) ?? []),
+			`${resource.resourceType}/${resource.id}`,
+		]);
 	}
 	entries.push({
 		resource: {
@@ -180,7 +249,10 @@ export function serviceShapedBundle(): Bundle {
 			date: '2026-11-20T10:34:14+00:00',
 			author: [practitioner],
 			title: 'Prescription',
-			section: [...byType].map(([title, references]) => ({ title, entry: references.map((reference) => ({ reference })) })),
+			section: [...byType].map(([title, references]) => ({
+				title,
+				entry: references.map((reference) => ({ reference })),
+			})),
 		},
 		request: { method: 'POST', url: 'Composition' },
 	});
@@ -191,16 +263,42 @@ interface ServiceParts {
 	subject: { reference: string; display: string };
 	encounter: { reference: string };
 	practitioner: { reference: string; display: string };
-	local: (code: string, display: string) => { coding: Array<{ system: string; code: string; display: string }> };
+	local: (
+		code: string,
+		display: string,
+	) => { coding: Array<{ system: string; code: string; display: string }> };
 	verification: string;
 }
 
 function serviceResource(type: string, id: string, i: number, p: ServiceParts): Resource {
 	switch (type) {
 		case 'AllergyIntolerance':
-			return { resourceType: type, id, patient: p.subject, asserter: p.practitioner, code: p.local('allergy-1', 'Peanut allergy'), criticality: 'high', clinicalStatus: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical', code: 'active' }] } };
+			return {
+				resourceType: type,
+				id,
+				patient: p.subject,
+				asserter: p.practitioner,
+				code: p.local('allergy-1', 'Peanut allergy'),
+				criticality: 'high',
+				clinicalStatus: {
+					coding: [
+						{
+							system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical',
+							code: 'active',
+						},
+					],
+				},
+			};
 		case 'Appointment':
-			return { resourceType: type, id, status: 'proposed', description: 'Follow-up in one week', start: '2026-11-27T10:00:00+00:00', end: '2026-11-27T10:15:00+00:00', participant: [{ actor: p.subject, status: 'needs-action' }] };
+			return {
+				resourceType: type,
+				id,
+				status: 'proposed',
+				description: 'Follow-up in one week',
+				start: '2026-11-27T10:00:00+00:00',
+				end: '2026-11-27T10:15:00+00:00',
+				participant: [{ actor: p.subject, status: 'needs-action' }],
+			};
 		case 'Condition':
 			return {
 				resourceType: type,
@@ -208,29 +306,72 @@ function serviceResource(type: string, id: string, i: number, p: ServiceParts): 
 				subject: p.subject,
 				encounter: p.encounter,
 				asserter: p.practitioner,
-				code: p.local(`condition-${i}`, ['Fever', 'Headache', 'Cough', 'Hypertension', 'Migraine', 'Gastritis'][i]),
+				code: p.local(
+					`condition-${i}`,
+					['Fever', 'Headache', 'Cough', 'Hypertension', 'Migraine', 'Gastritis'][i],
+				),
 				clinicalStatus: { coding: [{ system: CLINICAL, code: 'active' }] },
 				// the example's defect: a code of the clinical-status system as the verification status
 				verificationStatus: { coding: [{ system: CLINICAL, code: p.verification }] },
 			};
 		case 'CarePlan':
-			return { resourceType: type, id, status: 'active', intent: i % 2 ? 'proposal' : 'plan', subject: p.subject, encounter: p.encounter, author: p.practitioner, description: `Advice ${i + 1}: rest and fluids` };
+			return {
+				resourceType: type,
+				id,
+				status: 'active',
+				intent: i % 2 ? 'proposal' : 'plan',
+				subject: p.subject,
+				encounter: p.encounter,
+				author: p.practitioner,
+				description: `Advice ${i + 1}: rest and fluids`,
+			};
 		case 'ServiceRequest':
-			return { resourceType: type, id, status: 'active', intent: 'order', subject: p.subject, encounter: p.encounter, requester: p.practitioner, code: p.local(`lab-${i}`, `Lab test ${i + 1}`) };
+			return {
+				resourceType: type,
+				id,
+				status: 'active',
+				intent: 'order',
+				subject: p.subject,
+				encounter: p.encounter,
+				requester: p.practitioner,
+				code: p.local(`lab-${i}`, `Lab test ${i + 1}`),
+			};
 		case 'Observation': {
 			// the last one refers to the visit by its care-context id, as four of the example's do
-			const encounter = i === 12 ? { reference: 'Encounter/care-context-2026-11-20-visit' } : p.encounter;
-			return { resourceType: type, id, status: 'preliminary', subject: p.subject, encounter, performer: [p.practitioner], code: p.local(`symptom-${i}`, `Symptom ${i + 1}`) };
+			const encounter =
+				i === 12 ? { reference: 'Encounter/care-context-2026-11-20-visit' } : p.encounter;
+			return {
+				resourceType: type,
+				id,
+				status: 'preliminary',
+				subject: p.subject,
+				encounter,
+				performer: [p.practitioner],
+				code: p.local(`symptom-${i}`, `Symptom ${i + 1}`),
+			};
 		}
 		case 'MedicationRequest':
-			return { resourceType: type, id, status: 'active', intent: 'order', subject: p.subject, encounter: p.encounter, requester: { reference: 'Practitioner/None' }, medicationCodeableConcept: p.local(`drug-${i}`, `Medicine ${i + 1}`) };
+			return {
+				resourceType: type,
+				id,
+				status: 'active',
+				intent: 'order',
+				subject: p.subject,
+				encounter: p.encounter,
+				requester: { reference: 'Practitioner/None' },
+				medicationCodeableConcept: p.local(`drug-${i}`, `Medicine ${i + 1}`),
+			};
 		default:
 			throw new Error(`no shape for ${type}`);
 	}
 }
 
 /** The verification status R4 has for each of the service's words (the table of eka-docs `ekascribe/resources/fhir-structure.mdx`). */
-const VERIFICATION: Record<string, string> = { suspected: 'unconfirmed', confirmed: 'confirmed', refuted: 'refuted' };
+const VERIFICATION: Record<string, string> = {
+	suspected: 'unconfirmed',
+	confirmed: 'confirmed',
+	refuted: 'refuted',
+};
 
 /**
  * serviceShapedBundle with its defects mended (what the node is to do): a transaction with a
@@ -245,14 +386,24 @@ export function repairedServiceBundle(visit: Visit): Bundle {
 		[SERVICE_ENCOUNTER]: VISIT_URNS.encounter,
 		'Encounter/care-context-2026-11-20-visit': VISIT_URNS.encounter,
 	};
-	const mended = JSON.parse(JSON.stringify(serviceShapedBundle()), (key, value) => (key === 'reference' && typeof value === 'string' && value in replacements ? replacements[value] : value)) as Bundle;
+	const mended = JSON.parse(JSON.stringify(serviceShapedBundle()), (key, value) =>
+		key === 'reference' && typeof value === 'string' && value in replacements
+			? replacements[value]
+			: value,
+	) as Bundle;
 	for (const entry of mended.entry ?? []) {
-		const resource = entry.resource as Resource & { verificationStatus?: { coding: Array<{ system: string; code: string }> } };
+		const resource = entry.resource as Resource & {
+			verificationStatus?: { coding: Array<{ system: string; code: string }> };
+		};
 		for (const coding of resource.verificationStatus?.coding ?? []) {
 			coding.system = 'http://terminology.hl7.org/CodeSystem/condition-ver-status';
 			coding.code = VERIFICATION[coding.code];
 		}
 	}
 	const visitEntries = visitTransaction(visit).entry ?? [];
-	return { resourceType: 'Bundle', type: 'transaction', entry: [...visitEntries.slice(0, 3), ...(mended.entry ?? [])] };
+	return {
+		resourceType: 'Bundle',
+		type: 'transaction',
+		entry: [...visitEntries.slice(0, 3), ...(mended.entry ?? [])],
+	};
 }

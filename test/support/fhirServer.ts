@@ -56,14 +56,25 @@ export class FhirClient {
 	}
 
 	/** Any FHIR interaction: `path` is relative to the FHIR base (`Patient/p1`, `Condition?subject=…`). */
-	async request<T = Resource>(method: string, path: string, body?: unknown): Promise<FhirAnswer<T>> {
+	async request<T = Resource>(
+		method: string,
+		path: string,
+		body?: unknown,
+	): Promise<FhirAnswer<T>> {
 		const response = await fetch(`${this.fhirBaseUrl}/${path.replace(/^\/+/, '')}`, {
 			method,
-			headers: { accept: 'application/fhir+json', ...(body === undefined ? {} : { 'content-type': 'application/fhir+json' }) },
+			headers: {
+				accept: 'application/fhir+json',
+				...(body === undefined ? {} : { 'content-type': 'application/fhir+json' }),
+			},
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
 		const text = await response.text();
-		return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T | OperationOutcome, headers: response.headers };
+		return {
+			status: response.status,
+			body: (text ? JSON.parse(text) : undefined) as T | OperationOutcome,
+			headers: response.headers,
+		};
 	}
 
 	/** POST a transaction (or batch) Bundle to the base. */
@@ -75,15 +86,20 @@ export class FhirClient {
 	async read<T extends Resource = Resource>(type: string, id: string): Promise<T | undefined> {
 		const answer = await this.request<T>('GET', `${type}/${encodeURIComponent(id)}`);
 		if (answer.status === 404) return undefined;
-		if (answer.status !== 200) throw new Error(`GET ${type}/${id}: ${answer.status} ${outcomeText(answer.body)}`);
+		if (answer.status !== 200)
+			throw new Error(`GET ${type}/${id}: ${answer.status} ${outcomeText(answer.body)}`);
 		return answer.body as T;
 	}
 
 	/** A search's matching resources (throws with the server's reasons when it refuses the search). */
-	async search<T extends Resource = Resource>(type: string, parameters: Record<string, string> = {}): Promise<T[]> {
+	async search<T extends Resource = Resource>(
+		type: string,
+		parameters: Record<string, string> = {},
+	): Promise<T[]> {
 		const query = new URLSearchParams(parameters).toString();
 		const answer = await this.request<Bundle<T>>('GET', `${type}${query ? `?${query}` : ''}`);
-		if (answer.status !== 200) throw new Error(`GET ${type}?${query}: ${answer.status} ${outcomeText(answer.body)}`);
+		if (answer.status !== 200)
+			throw new Error(`GET ${type}?${query}: ${answer.status} ${outcomeText(answer.body)}`);
 		return ((answer.body as Bundle<T>).entry ?? []).map((entry) => entry.resource as T);
 	}
 
@@ -121,10 +137,23 @@ export interface RunningFhirServer extends FhirClient {
 	stop(): Promise<void>;
 }
 
-export async function startFhirServer(options: FhirServerStartOptions = {}): Promise<RunningFhirServer> {
+export async function startFhirServer(
+	options: FhirServerStartOptions = {},
+): Promise<RunningFhirServer> {
 	const nodeBin = options.nodeBin ?? (await ensureNode24());
-	const args = ['--import', 'tsx', join('test', 'fhir-server', 'cli.ts'), '--port', String(options.port ?? 0), ...(options.onRequestLog ? ['--log'] : [])];
-	const service = spawnService(nodeBin, args, { cwd: REPO_ROOT, env: envWithNode(nodeBin), what: 'the local FHIR server' });
+	const args = [
+		'--import',
+		'tsx',
+		join('test', 'fhir-server', 'cli.ts'),
+		'--port',
+		String(options.port ?? 0),
+		...(options.onRequestLog ? ['--log'] : []),
+	];
+	const service = spawnService(nodeBin, args, {
+		cwd: REPO_ROOT,
+		env: envWithNode(nodeBin),
+		what: 'the local FHIR server',
+	});
 	let stdout = '';
 	service.child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
 	if (options.onRequestLog) forwardLines(service.child.stderr, options.onRequestLog);
@@ -135,7 +164,9 @@ export async function startFhirServer(options: FhirServerStartOptions = {}): Pro
 			return line ? (JSON.parse(line) as ReadyLine) : undefined;
 		});
 		const client = new FhirClient(ready.fhirBaseUrl);
-		await pollUntil(service, 'the local FHIR server', timeoutMs, async () => ((await client.request('GET', 'metadata')).status === 200 ? true : undefined));
+		await pollUntil(service, 'the local FHIR server', timeoutMs, async () =>
+			(await client.request('GET', 'metadata')).status === 200 ? true : undefined,
+		);
 		return Object.assign(client, {
 			port: Number(new URL(ready.url).port),
 			pid: service.pid,
@@ -152,7 +183,9 @@ export async function startFhirServer(options: FhirServerStartOptions = {}): Pro
 /** The text of an OperationOutcome's issues, for error messages. */
 export function outcomeText(body: unknown): string {
 	const issues = (body as OperationOutcome | undefined)?.issue;
-	return issues ? issues.map((i) => i.details?.text ?? i.diagnostics ?? i.code).join('; ') : JSON.stringify(body)?.slice(0, 500);
+	return issues
+		? issues.map((i) => i.details?.text ?? i.diagnostics ?? i.code).join('; ')
+		: JSON.stringify(body)?.slice(0, 500);
 }
 
 function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {

@@ -29,7 +29,12 @@ export async function startForeignHost(): Promise<ForeignHost> {
 		const chunks: Buffer[] = [];
 		req.on('data', (chunk: Buffer) => chunks.push(chunk));
 		req.on('end', () => {
-			requests.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: { ...req.headers }, body: Buffer.concat(chunks).toString('utf8') });
+			requests.push({
+				method: req.method ?? 'GET',
+				url: req.url ?? '/',
+				headers: { ...req.headers },
+				body: Buffer.concat(chunks).toString('utf8'),
+			});
 			// A plausible success, so a client that followed would carry on.
 			res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":{}}');
 		});

@@ -72,7 +72,8 @@ export class InboxClient {
 	/** GET /api/email/:id/html: the HTML part as maildev serves it to its page. */
 	async emailHtml(id: string): Promise<string> {
 		const response = await fetch(`${this.webUrl}/api/email/${encodeURIComponent(id)}/html`);
-		if (!response.ok) throw new Error(`GET /api/email/${id}/html: ${response.status} ${await response.text()}`);
+		if (!response.ok)
+			throw new Error(`GET /api/email/${id}/html: ${response.status} ${await response.text()}`);
 		return await response.text();
 	}
 
@@ -82,14 +83,19 @@ export class InboxClient {
 	}
 
 	/** Polls the inbox until a message matches (default: any); fails after timeoutMs listing what arrived. */
-	async waitForEmail(matches: (email: InboxEmail) => boolean = () => true, timeoutMs = 30_000): Promise<InboxEmail> {
+	async waitForEmail(
+		matches: (email: InboxEmail) => boolean = () => true,
+		timeoutMs = 30_000,
+	): Promise<InboxEmail> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const emails = await this.emails();
 			const found = emails.find(matches);
 			if (found) return found;
 			if (Date.now() > deadline) {
-				throw new Error(`No matching e-mail within ${timeoutMs} ms; the inbox holds ${emails.length}: ${emails.map((e) => JSON.stringify(e.subject)).join(', ') || 'none'}`);
+				throw new Error(
+					`No matching e-mail within ${timeoutMs} ms; the inbox holds ${emails.length}: ${emails.map((e) => JSON.stringify(e.subject)).join(', ') || 'none'}`,
+				);
 			}
 			await delay(100);
 		}
@@ -103,7 +109,8 @@ export class InboxClient {
 
 	private async json(method: string, path: string): Promise<unknown> {
 		const response = await fetch(`${this.webUrl}${path}`, { method });
-		if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+		if (!response.ok)
+			throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
 		return await response.json();
 	}
 }
@@ -135,24 +142,60 @@ export async function startInbox(options: InboxStartOptions = {}): Promise<Runni
 	}
 }
 
-async function startMaildev(nodeBin: string, smtpPort: number, webPort: number, options: InboxStartOptions): Promise<RunningInbox> {
+async function startMaildev(
+	nodeBin: string,
+	smtpPort: number,
+	webPort: number,
+	options: InboxStartOptions,
+): Promise<RunningInbox> {
 	const folder = mkdtempSync(join(tmpdir(), 'clinic-scribe-inbox-'));
 	const config = join(folder, 'maildev.json');
 	writeFileSync(config, '{}\n');
 	const mailDirectory = join(folder, 'mail');
-	const args = [MAILDEV_BIN, '--config', config, '--ip', '127.0.0.1', '--web-ip', '127.0.0.1', '-s', String(smtpPort), '-w', String(webPort), '--mail-directory', mailDirectory];
-	if (options.maxMessageBytes !== undefined) args.push('--max-message-size', String(options.maxMessageBytes));
+	const args = [
+		MAILDEV_BIN,
+		'--config',
+		config,
+		'--ip',
+		'127.0.0.1',
+		'--web-ip',
+		'127.0.0.1',
+		'-s',
+		String(smtpPort),
+		'-w',
+		String(webPort),
+		'--mail-directory',
+		mailDirectory,
+	];
+	if (options.maxMessageBytes !== undefined)
+		args.push('--max-message-size', String(options.maxMessageBytes));
 	const env = envWithNode(nodeBin);
 	for (const name of Object.keys(env)) if (name.startsWith('MAILDEV_')) delete env[name];
-	const service = spawnService(nodeBin, args, { cwd: folder, env, what: 'the local inbox (maildev)' });
+	const service = spawnService(nodeBin, args, {
+		cwd: folder,
+		env,
+		what: 'the local inbox (maildev)',
+	});
 	const client = new InboxClient(`http://127.0.0.1:${webPort}`);
 	const stop = async () => {
 		await service.stop();
 		rmSync(folder, { recursive: true, force: true });
 	};
 	try {
-		await pollUntil(service, 'the local inbox (maildev)', options.startTimeoutMs ?? 60_000, async () => ((await client.healthy()) ? true : undefined));
-		return Object.assign(client, { smtpHost: '127.0.0.1' as const, smtpPort, webPort, pid: service.pid, folder, stop });
+		await pollUntil(
+			service,
+			'the local inbox (maildev)',
+			options.startTimeoutMs ?? 60_000,
+			async () => ((await client.healthy()) ? true : undefined),
+		);
+		return Object.assign(client, {
+			smtpHost: '127.0.0.1' as const,
+			smtpPort,
+			webPort,
+			pid: service.pid,
+			folder,
+			stop,
+		});
 	} catch (error) {
 		await stop();
 		throw error;

@@ -19,7 +19,8 @@ export function listeningAddresses(port: number): string[] | undefined {
 			const [, local, , state] = line.trim().split(/\s+/);
 			if (!local || state !== LISTEN) continue;
 			const [hexAddress, hexPort] = local.split(':');
-			if (Number.parseInt(hexPort, 16) === port) addresses.push(hexAddress.length === 8 ? ipv4(hexAddress) : ipv6(hexAddress));
+			if (Number.parseInt(hexPort, 16) === port)
+				addresses.push(hexAddress.length === 8 ? ipv4(hexAddress) : ipv6(hexAddress));
 		}
 	}
 	return addresses;

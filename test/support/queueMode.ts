@@ -14,7 +14,16 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { chownSync, createWriteStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+	chownSync,
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+} from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -43,7 +52,9 @@ export function queueServicesPresent(): boolean {
 	const onPath = (name: string) =>
 		(process.env.PATH ?? '').split(':').some((dir) => dir !== '' && existsSync(join(dir, name)));
 	const postgresBin = existsSync('/usr/lib/postgresql')
-		? readdirSync('/usr/lib/postgresql').some((version) => existsSync(join('/usr/lib/postgresql', version, 'bin', 'initdb')))
+		? readdirSync('/usr/lib/postgresql').some((version) =>
+				existsSync(join('/usr/lib/postgresql', version, 'bin', 'initdb')),
+			)
 		: false;
 	return (onPath('redis-server') || existsSync('/usr/bin/redis-server')) && postgresBin;
 }
@@ -58,11 +69,16 @@ export async function ensureQueueServicesInstalled(): Promise<QueueServicesInsta
 		what: 'scripts/install-queue-services.sh',
 	});
 	if (result.code !== 0) {
-		throw new Error(`scripts/install-queue-services.sh failed (exit ${result.code}):\n${(result.stderr + result.stdout).trim().split('\n').slice(-30).join('\n')}`);
+		throw new Error(
+			`scripts/install-queue-services.sh failed (exit ${result.code}):\n${(result.stderr + result.stdout).trim().split('\n').slice(-30).join('\n')}`,
+		);
 	}
 	const value = (name: string): string => {
 		const line = result.stdout.split('\n').find((l) => l.startsWith(`${name}=`));
-		if (!line) throw new Error(`scripts/install-queue-services.sh did not print ${name}=…; output:\n${result.stdout}`);
+		if (!line)
+			throw new Error(
+				`scripts/install-queue-services.sh did not print ${name}=…; output:\n${result.stdout}`,
+			);
 		return line.slice(name.length + 1).trim();
 	};
 	installed = { redisServerBin: value('REDIS_SERVER_BIN'), pgBinDir: value('PG_BIN_DIR') };
@@ -127,12 +143,14 @@ export class ServiceProcess {
 		private readonly child: ChildProcess,
 		log: WriteStream,
 	) {
-		if (child.pid === undefined) throw new Error(`${options.name}: spawning ${options.command} gave no PID`);
+		if (child.pid === undefined)
+			throw new Error(`${options.name}: spawning ${options.command} gave no PID`);
 		this.pid = child.pid;
 		this.log = log;
 		const remember = (chunk: Buffer) => {
 			log.write(chunk);
-			for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) this.recent.push(line);
+			for (const line of chunk.toString('utf8').split('\n'))
+				if (line.trim()) this.recent.push(line);
 			if (this.recent.length > 2000) this.recent.splice(0, this.recent.length - 2000);
 		};
 		child.stdout?.on('data', remember);
@@ -179,12 +197,17 @@ export class ServiceProcess {
 	}
 
 	/** Polls until check() is true; throws with this process's log after timeoutMs or when it exits. */
-	async waitUntil(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+	async waitUntil(
+		what: string,
+		check: () => boolean | Promise<boolean>,
+		timeoutMs: number,
+	): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			if (await check()) return;
 			if (this.hasExited) throw new Error(`${this.name} exited before ${what}: ${this.describe()}`);
-			if (Date.now() > deadline) throw new Error(`${this.name}: not ${what} within ${timeoutMs} ms: ${this.describe()}`);
+			if (Date.now() > deadline)
+				throw new Error(`${this.name}: not ${what} within ${timeoutMs} ms: ${this.describe()}`);
 			await delay(250);
 		}
 	}
@@ -192,7 +215,11 @@ export class ServiceProcess {
 	/** Waits until a printed line matches; returns it. */
 	async waitForLine(pattern: RegExp, timeoutMs: number): Promise<string> {
 		let found: string | undefined;
-		await this.waitUntil(`printing ${pattern}`, () => (found = this.recent.find((l) => pattern.test(l))) !== undefined, timeoutMs);
+		await this.waitUntil(
+			`printing ${pattern}`,
+			() => (found = this.recent.find((l) => pattern.test(l))) !== undefined,
+			timeoutMs,
+		);
 		return found as string;
 	}
 
@@ -236,18 +263,43 @@ async function redisPongs(port: number): Promise<boolean> {
 }
 
 /** A redis-server on 127.0.0.1:<free port>, nothing persisted, working files in dir. */
-export async function startRedis(redisServerBin: string, dir: string, options: { timeoutMs?: number } = {}): Promise<{ port: number; process: ServiceProcess }> {
+export async function startRedis(
+	redisServerBin: string,
+	dir: string,
+	options: { timeoutMs?: number } = {},
+): Promise<{ port: number; process: ServiceProcess }> {
 	mkdirSync(dir, { recursive: true });
 	const port = await freePort();
 	const redis = ServiceProcess.start({
 		name: 'redis-server',
 		command: redisServerBin,
-		args: ['--port', String(port), '--bind', '127.0.0.1', '--protected-mode', 'yes', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir, '--logfile', ''],
+		args: [
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--protected-mode',
+			'yes',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--daemonize',
+			'no',
+			'--dir',
+			dir,
+			'--logfile',
+			'',
+		],
 		cwd: dir,
 		logFile: join(dir, 'redis.log'),
 		stopGroup: false,
 	});
-	await redis.waitUntil(`answering PING on port ${port}`, async () => await redisPongs(port), options.timeoutMs ?? 30_000);
+	await redis.waitUntil(
+		`answering PING on port ${port}`,
+		async () => await redisPongs(port),
+		options.timeoutMs ?? 30_000,
+	);
 	return { port, process: redis };
 }
 
@@ -275,7 +327,10 @@ export interface PrivatePostgres {
  * fsync: it is thrown away) with a database for n8n. As root it runs as the `postgres` user
  * (PostgreSQL refuses root); otherwise as the current user.
  */
-export async function startPostgres(pgBinDir: string, options: { database?: string; timeoutMs?: number } = {}): Promise<PrivatePostgres> {
+export async function startPostgres(
+	pgBinDir: string,
+	options: { database?: string; timeoutMs?: number } = {},
+): Promise<PrivatePostgres> {
 	const timeoutMs = options.timeoutMs ?? 60_000;
 	const database = options.database ?? 'n8n';
 	const asRoot = process.getuid?.() === 0;
@@ -283,18 +338,36 @@ export async function startPostgres(pgBinDir: string, options: { database?: stri
 	const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-pg-'));
 	if (user) chownSync(dir, user.uid, user.gid);
 	const dataDir = join(dir, 'data');
-	const env: NodeJS.ProcessEnv = { PATH: `${pgBinDir}:/usr/bin:/bin`, HOME: dir, LANG: 'C', LC_ALL: 'C' };
+	const env: NodeJS.ProcessEnv = {
+		PATH: `${pgBinDir}:/usr/bin:/bin`,
+		HOME: dir,
+		LANG: 'C',
+		LC_ALL: 'C',
+	};
 
 	// One-shot commands as the postgres user (or as ourselves), bounded by timeoutMs.
 	const asPostgres = async (bin: string, args: string[], what: string) => {
-		const result = spawnSync(join(pgBinDir, bin), args, { cwd: dir, env, encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL', ...(user ?? {}) });
+		const result = spawnSync(join(pgBinDir, bin), args, {
+			cwd: dir,
+			env,
+			encoding: 'utf8',
+			timeout: timeoutMs,
+			killSignal: 'SIGKILL',
+			...(user ?? {}),
+		});
 		if (result.status !== 0) {
 			const why = result.error ? result.error.message : `exit ${result.status ?? result.signal}`;
-			throw new Error(`${what} failed (${why}):\n${`${result.stdout ?? ''}${result.stderr ?? ''}`.trim()}`);
+			throw new Error(
+				`${what} failed (${why}):\n${`${result.stdout ?? ''}${result.stderr ?? ''}`.trim()}`,
+			);
 		}
 	};
 	try {
-		await asPostgres('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'], 'initdb');
+		await asPostgres(
+			'initdb',
+			['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+			'initdb',
+		);
 	} catch (error) {
 		rmSync(dir, { recursive: true, force: true });
 		throw error;
@@ -302,7 +375,11 @@ export async function startPostgres(pgBinDir: string, options: { database?: stri
 
 	const port = await freePort();
 	const isReady = async () => {
-		const check = spawnSync(join(pgBinDir, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-t', '2'], { env, encoding: 'utf8', timeout: 5000 });
+		const check = spawnSync(
+			join(pgBinDir, 'pg_isready'),
+			['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-t', '2'],
+			{ env, encoding: 'utf8', timeout: 5000 },
+		);
 		return check.status === 0;
 	};
 	let postgres: ServiceProcess | undefined;
@@ -311,14 +388,22 @@ export async function startPostgres(pgBinDir: string, options: { database?: stri
 			name: 'postgres',
 			command: join(pgBinDir, 'postgres'),
 			args: [
-				'-D', dataDir,
-				'-p', String(port),
-				'-c', 'listen_addresses=127.0.0.1',
-				'-c', 'unix_socket_directories=',
-				'-c', 'fsync=off',
-				'-c', 'synchronous_commit=off',
-				'-c', 'full_page_writes=off',
-				'-c', 'max_connections=100',
+				'-D',
+				dataDir,
+				'-p',
+				String(port),
+				'-c',
+				'listen_addresses=127.0.0.1',
+				'-c',
+				'unix_socket_directories=',
+				'-c',
+				'fsync=off',
+				'-c',
+				'synchronous_commit=off',
+				'-c',
+				'full_page_writes=off',
+				'-c',
+				'max_connections=100',
 			],
 			cwd: dir,
 			env,
@@ -328,7 +413,11 @@ export async function startPostgres(pgBinDir: string, options: { database?: stri
 			stopSignal: 'SIGINT',
 		});
 		await postgres.waitUntil(`accepting connections on port ${port}`, isReady, timeoutMs);
-		await asPostgres('createdb', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database], `createdb ${database}`);
+		await asPostgres(
+			'createdb',
+			['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database],
+			`createdb ${database}`,
+		);
 	} catch (error) {
 		await postgres?.stop();
 		rmSync(dir, { recursive: true, force: true });
@@ -402,7 +491,12 @@ export class QueueModeN8n {
 				return port;
 			};
 			const [mainPort, mainBroker, webhookPort, webhookBroker, workerPort, workerBroker] = [
-				await distinctPort(), await distinctPort(), await distinctPort(), await distinctPort(), await distinctPort(), await distinctPort(),
+				await distinctPort(),
+				await distinctPort(),
+				await distinctPort(),
+				await distinctPort(),
+				await distinctPort(),
+				await distinctPort(),
 			];
 			const main = await N8nInstance.create({
 				userFolder: join(dir, 'n8n'),
@@ -426,7 +520,16 @@ export class QueueModeN8n {
 					...options.env,
 				},
 			});
-			const queue = new QueueModeN8n(dir, redis, postgres, main, webhookPort, webhookBroker, workerPort, workerBroker);
+			const queue = new QueueModeN8n(
+				dir,
+				redis,
+				postgres,
+				main,
+				webhookPort,
+				webhookBroker,
+				workerPort,
+				workerBroker,
+			);
 			Object.assign(queue.timings, timings);
 			return queue;
 		} catch (error) {
@@ -439,8 +542,17 @@ export class QueueModeN8n {
 	}
 
 	/** Environment of the webhook process or the worker: main's, on ports of their own. */
-	private envFor(port: number, brokerPort: number, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-		return { ...this.main.env(), N8N_PORT: String(port), N8N_RUNNERS_BROKER_PORT: String(brokerPort), ...extra };
+	private envFor(
+		port: number,
+		brokerPort: number,
+		extra: Record<string, string> = {},
+	): NodeJS.ProcessEnv {
+		return {
+			...this.main.env(),
+			N8N_PORT: String(port),
+			N8N_RUNNERS_BROKER_PORT: String(brokerPort),
+			...extra,
+		};
 	}
 
 	private startN8nProcess(kind: 'webhook' | 'worker', env: NodeJS.ProcessEnv): ServiceProcess {
@@ -459,7 +571,11 @@ export class QueueModeN8n {
 	async restartWorker(options: { timeoutMs?: number } = {}): Promise<void> {
 		await this.worker?.stop();
 		this.worker = this.startWorker();
-		await this.worker.waitUntil(`ready on port ${this.workerPort}`, async () => await isReady(`http://127.0.0.1:${this.workerPort}/healthz/readiness`), options.timeoutMs ?? 180_000);
+		await this.worker.waitUntil(
+			`ready on port ${this.workerPort}`,
+			async () => await isReady(`http://127.0.0.1:${this.workerPort}/healthz/readiness`),
+			options.timeoutMs ?? 180_000,
+		);
 	}
 
 	private startWorker(): ServiceProcess {
@@ -481,11 +597,22 @@ export class QueueModeN8n {
 		this.timings['main ready'] = Date.now() - started;
 
 		started = Date.now();
-		this.webhook = this.startN8nProcess('webhook', this.envFor(this.webhookPort, this.webhookBrokerPort));
+		this.webhook = this.startN8nProcess(
+			'webhook',
+			this.envFor(this.webhookPort, this.webhookBrokerPort),
+		);
 		this.worker = this.startWorker();
 		await Promise.all([
-			this.webhook.waitUntil(`ready on ${this.webhookBaseUrl}`, async () => await isReady(`${this.webhookBaseUrl}/healthz/readiness`), timeoutMs),
-			this.worker.waitUntil(`ready on port ${this.workerPort}`, async () => await isReady(`http://127.0.0.1:${this.workerPort}/healthz/readiness`), timeoutMs),
+			this.webhook.waitUntil(
+				`ready on ${this.webhookBaseUrl}`,
+				async () => await isReady(`${this.webhookBaseUrl}/healthz/readiness`),
+				timeoutMs,
+			),
+			this.worker.waitUntil(
+				`ready on port ${this.workerPort}`,
+				async () => await isReady(`http://127.0.0.1:${this.workerPort}/healthz/readiness`),
+				timeoutMs,
+			),
 		]);
 		this.timings['webhook + worker ready'] = Date.now() - started;
 	}
@@ -522,4 +649,3 @@ async function isReady(url: string): Promise<boolean> {
 		return false;
 	}
 }
-

@@ -28,10 +28,15 @@ const common = (local: string) => ({
 	identifier: [{ system: 'https://www.eka.care', value: `${CARE_CONTEXT}#${local}` }],
 });
 
-const code = (local: string, display: string, system = 'https://www.eka.care') => ({ coding: [{ code: local, display, system }] });
+const code = (local: string, display: string, system = 'https://www.eka.care') => ({
+	coding: [{ code: local, display, system }],
+});
 
 function entry(resource: Record<string, unknown>): Record<string, unknown> {
-	return { request: { method: 'PUT', url: `${String(resource.resourceType)}/${String(resource.id)}` }, resource };
+	return {
+		request: { method: 'PUT', url: `${String(resource.resourceType)}/${String(resource.id)}` },
+		resource,
+	};
 }
 
 function symptom(name: string, note: string) {
@@ -39,7 +44,9 @@ function symptom(name: string, note: string) {
 	return entry({
 		id: uuidOf(`symptom ${name}`),
 		...common(local),
-		category: [{ coding: [{ code: 'symptom', display: 'symptom', system: 'https://www.custom.code' }] }],
+		category: [
+			{ coding: [{ code: 'symptom', display: 'symptom', system: 'https://www.custom.code' }] },
+		],
 		code: code(local, name),
 		encounter: { reference: ENCOUNTER },
 		note: [{ text: note }],
@@ -54,8 +61,24 @@ function vital(id: string, name: string, snomed: string, value: Record<string, u
 	return entry({
 		id: uuidOf(`vital ${name}`),
 		...common(id),
-		category: [{ coding: [{ code: 'vital-signs', display: 'Vital Signs', system: 'http://terminology.hl7.org/CodeSystem/observation-category' }], text: 'Vital Signs' }],
-		code: { coding: [{ code: id, display: name, system: 'https://www.custom.code/technical' }, { code: snomed, display: name, system: 'http://snomed.info/sct' }] },
+		category: [
+			{
+				coding: [
+					{
+						code: 'vital-signs',
+						display: 'Vital Signs',
+						system: 'http://terminology.hl7.org/CodeSystem/observation-category',
+					},
+				],
+				text: 'Vital Signs',
+			},
+		],
+		code: {
+			coding: [
+				{ code: id, display: name, system: 'https://www.custom.code/technical' },
+				{ code: snomed, display: name, system: 'http://snomed.info/sct' },
+			],
+		},
 		effectiveDateTime: WHEN,
 		// The example's vitals name the visit by its care-context id, the rest by a uuid: two encounters, neither in the bundle.
 		encounter: { reference: `Encounter/${CARE_CONTEXT}` },
@@ -72,7 +95,18 @@ function examination(name: string) {
 	return entry({
 		id: uuidOf(`exam ${name}`),
 		...common(local),
-		category: [{ coding: [{ code: 'exam', display: 'exam', system: 'http://terminology.hl7.org/CodeSystem/observation-category' }], text: 'exam' }],
+		category: [
+			{
+				coding: [
+					{
+						code: 'exam',
+						display: 'exam',
+						system: 'http://terminology.hl7.org/CodeSystem/observation-category',
+					},
+				],
+				text: 'exam',
+			},
+		],
 		code: code(local, name),
 		encounter: { reference: ENCOUNTER },
 		performer: [DOCTOR],
@@ -88,7 +122,11 @@ function carePlan(text: string, kind: 'advice' | 'note') {
 		id: uuidOf(`careplan ${text}`),
 		...common(local),
 		author: DOCTOR,
-		category: [kind === 'advice' ? code('386464006', 'Medical advice', 'http://snomed.info/sct') : code('371530004', 'Clinical note', 'http://snomed.info/sct')],
+		category: [
+			kind === 'advice'
+				? code('386464006', 'Medical advice', 'http://snomed.info/sct')
+				: code('371530004', 'Clinical note', 'http://snomed.info/sct'),
+		],
 		created: WHEN,
 		description: text,
 		encounter: { reference: ENCOUNTER },
@@ -117,39 +155,112 @@ function order(name: string, category: [string, string], note?: string) {
 	});
 }
 
-function condition(name: string, category: 'encounter-diagnosis' | 'problem-list-item', clinical: string, verification: string, note?: string) {
+function condition(
+	name: string,
+	category: 'encounter-diagnosis' | 'problem-list-item',
+	clinical: string,
+	verification: string,
+	note?: string,
+) {
 	const local = `locale-${uuidOf(name).replace(/-/g, '').slice(0, 32)}`;
 	return entry({
 		id: uuidOf(`condition ${name}`),
 		...common(local),
 		asserter: DOCTOR,
-		category: [{ coding: [{ code: category, display: category === 'encounter-diagnosis' ? 'Encounter Diagnosis' : 'Problem List Item', system: 'http://terminology.hl7.org/CodeSystem/condition-category' }] }],
-		clinicalStatus: { coding: [{ code: clinical, display: clinical, system: 'http://terminology.hl7.org/CodeSystem/condition-clinical' }] },
+		category: [
+			{
+				coding: [
+					{
+						code: category,
+						display:
+							category === 'encounter-diagnosis' ? 'Encounter Diagnosis' : 'Problem List Item',
+						system: 'http://terminology.hl7.org/CodeSystem/condition-category',
+					},
+				],
+			},
+		],
+		clinicalStatus: {
+			coding: [
+				{
+					code: clinical,
+					display: clinical,
+					system: 'http://terminology.hl7.org/CodeSystem/condition-clinical',
+				},
+			],
+		},
 		code: code(local, name),
 		encounter: { reference: ENCOUNTER },
-		evidence: [{ code: [{ coding: [{ code: CARE_CONTEXT, system: 'https://www.eka.care/prescriptions' }] }] }],
+		evidence: [
+			{
+				code: [{ coding: [{ code: CARE_CONTEXT, system: 'https://www.eka.care/prescriptions' }] }],
+			},
+		],
 		...(note ? { note: [{ text: note }] } : {}),
 		recordedDate: WHEN,
 		subject: PATIENT,
 		// The service writes its verification statuses in the clinical-status system.
-		verificationStatus: { coding: [{ code: verification, display: verification, system: 'http://terminology.hl7.org/CodeSystem/condition-clinical' }] },
+		verificationStatus: {
+			coding: [
+				{
+					code: verification,
+					display: verification,
+					system: 'http://terminology.hl7.org/CodeSystem/condition-clinical',
+				},
+			],
+		},
 		resourceType: 'Condition',
 	});
 }
 
-function medication(name: string, pattern: string, perDay: number, days: number, when: string, instruction: string) {
+function medication(
+	name: string,
+	pattern: string,
+	perDay: number,
+	days: number,
+	when: string,
+	instruction: string,
+) {
 	const local = `locale-${uuidOf(name).replace(/-/g, '').slice(0, 32)}`;
 	return entry({
 		id: uuidOf(`medication ${name}`),
 		...common(local),
 		authoredOn: WHEN,
-		dispenseRequest: { quantity: { system: 'https://www.eka.care/mdb', unit: 'tablet', value: perDay * days } },
+		dispenseRequest: {
+			quantity: { system: 'https://www.eka.care/mdb', unit: 'tablet', value: perDay * days },
+		},
 		dosageInstruction: [
 			{
-				additionalInstruction: [{ coding: [{ display: pattern, system: 'https://www.eka.care/' }] }],
-				doseAndRate: [{ doseQuantity: { system: 'https://www.eka.care/mdb', unit: 'tablet', value: 1 }, type: { coding: [{ code: 'ordered', display: 'Ordered', system: 'http://terminology.hl7.org/CodeSystem/dose-rate-type' }] } }],
+				additionalInstruction: [
+					{ coding: [{ display: pattern, system: 'https://www.eka.care/' }] },
+				],
+				doseAndRate: [
+					{
+						doseQuantity: { system: 'https://www.eka.care/mdb', unit: 'tablet', value: 1 },
+						type: {
+							coding: [
+								{
+									code: 'ordered',
+									display: 'Ordered',
+									system: 'http://terminology.hl7.org/CodeSystem/dose-rate-type',
+								},
+							],
+						},
+					},
+				],
 				text: instruction,
-				timing: { code: { coding: [{ code: 'tpr1$ta5', display: 'after meal', system: 'https://www.eka.care/' }] }, repeat: { duration: days, durationUnit: 'd', frequency: perDay, period: 1, periodUnit: 'd', when: [when] } },
+				timing: {
+					code: {
+						coding: [{ code: 'tpr1$ta5', display: 'after meal', system: 'https://www.eka.care/' }],
+					},
+					repeat: {
+						duration: days,
+						durationUnit: 'd',
+						frequency: perDay,
+						period: 1,
+						periodUnit: 'd',
+						when: [when],
+					},
+				},
 			},
 		],
 		encounter: { reference: ENCOUNTER },
@@ -169,20 +280,44 @@ export function serviceFhirExample(): Record<string, unknown> {
 			...common('locale-sulfa'),
 			asserter: DOCTOR,
 			category: ['medication'],
-			clinicalStatus: { coding: [{ code: 'active', display: 'Active', system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical' }] },
+			clinicalStatus: {
+				coding: [
+					{
+						code: 'active',
+						display: 'Active',
+						system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-clinical',
+					},
+				],
+			},
 			code: code('locale-sulfa', 'Sulfa drug allergy', 'https://www.eka.care/local'),
 			criticality: 'high',
 			note: [{ text: 'त्वचा पर चकत्ते' }],
 			patient: PATIENT,
 			recordedDate: WHEN,
 			type: 'allergy',
-			verificationStatus: { coding: [{ code: 'confirmed', display: 'Confirmed', system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-verification' }] },
+			verificationStatus: {
+				coding: [
+					{
+						code: 'confirmed',
+						display: 'Confirmed',
+						system: 'http://terminology.hl7.org/CodeSystem/allergyintolerance-verification',
+					},
+				],
+			},
 			resourceType: 'AllergyIntolerance',
 		}),
 		entry({
 			id: uuidOf('appointment'),
 			extension: [{ url: 'https://www.eka.care/care_context_id', valueString: CARE_CONTEXT }],
-			appointmentType: { coding: [{ code: 'FOLLOWUP', display: 'Follow-up', system: 'http://terminology.hl7.org/CodeSystem/v2-0276' }] },
+			appointmentType: {
+				coding: [
+					{
+						code: 'FOLLOWUP',
+						display: 'Follow-up',
+						system: 'http://terminology.hl7.org/CodeSystem/v2-0276',
+					},
+				],
+			},
 			created: WHEN,
 			description: 'Review with the sugar report in one week',
 			end: '2026-12-04T00:00:00+00:00',
@@ -192,12 +327,30 @@ export function serviceFhirExample(): Record<string, unknown> {
 			status: 'proposed',
 			resourceType: 'Appointment',
 		}),
-		condition('Acute bronchitis', 'encounter-diagnosis', 'inactive', 'suspected', 'Working diagnosis from the chest findings'),
+		condition(
+			'Acute bronchitis',
+			'encounter-diagnosis',
+			'inactive',
+			'suspected',
+			'Working diagnosis from the chest findings',
+		),
 		condition('Viral upper respiratory infection', 'encounter-diagnosis', 'inactive', 'suspected'),
-		condition('Uncontrolled type 2 diabetes', 'encounter-diagnosis', 'inactive', 'suspected', 'Sugar 240 mg/dL at home'),
+		condition(
+			'Uncontrolled type 2 diabetes',
+			'encounter-diagnosis',
+			'inactive',
+			'suspected',
+			'Sugar 240 mg/dL at home',
+		),
 		condition('Type 2 diabetes mellitus', 'problem-list-item', 'active', 'confirmed'),
 		condition('Hypertension', 'problem-list-item', 'active', 'confirmed'),
-		condition('Pulmonary tuberculosis', 'problem-list-item', 'inactive', 'refuted', 'Treated in 2015, no recurrence'),
+		condition(
+			'Pulmonary tuberculosis',
+			'problem-list-item',
+			'inactive',
+			'refuted',
+			'Treated in 2015, no recurrence',
+		),
 		...[
 			'Take the medicines after meals',
 			'Check blood sugar before breakfast daily',
@@ -211,7 +364,10 @@ export function serviceFhirExample(): Record<string, unknown> {
 			'Stop smoking',
 			'Return at once if breathless',
 		].map((text) => carePlan(text, 'advice')),
-		carePlan('Cough and fever for four days with raised sugars. Started on antibiotics and a cough syrup; sugar control reinforced. Chest X-ray and sugar profile ordered.', 'note'),
+		carePlan(
+			'Cough and fever for four days with raised sugars. Started on antibiotics and a cough syrup; sugar control reinforced. Chest X-ray and sugar profile ordered.',
+			'note',
+		),
 		order('Complete blood count', ['108252007', 'Laboratory procedure'], 'To look for infection'),
 		order('Fasting blood sugar', ['108252007', 'Laboratory procedure']),
 		order('HbA1c', ['108252007', 'Laboratory procedure']),
@@ -229,13 +385,51 @@ export function serviceFhirExample(): Record<string, unknown> {
 		].map(([name, note]) => symptom(name, note)),
 		vital('v-1365277675', 'Blood pressure', '75367002', {
 			component: [
-				{ code: { coding: [{ code: 'lb-8296133834', display: 'Diastolic Blood Pressure', system: 'https://www.custom.code/technical' }] }, valueQuantity: { code: 'lu-736638821', system: 'https://www.eka.care/mdb/technical', unit: 'mmHg', value: 86 } },
-				{ code: { coding: [{ code: 'lb-9242267093', display: 'Systolic Blood Pressure', system: 'https://www.custom.code/technical' }] }, valueQuantity: { code: 'lu-736638821', system: 'https://www.eka.care/mdb/technical', unit: 'mmHg', value: 138 } },
+				{
+					code: {
+						coding: [
+							{
+								code: 'lb-8296133834',
+								display: 'Diastolic Blood Pressure',
+								system: 'https://www.custom.code/technical',
+							},
+						],
+					},
+					valueQuantity: {
+						code: 'lu-736638821',
+						system: 'https://www.eka.care/mdb/technical',
+						unit: 'mmHg',
+						value: 86,
+					},
+				},
+				{
+					code: {
+						coding: [
+							{
+								code: 'lb-9242267093',
+								display: 'Systolic Blood Pressure',
+								system: 'https://www.custom.code/technical',
+							},
+						],
+					},
+					valueQuantity: {
+						code: 'lu-736638821',
+						system: 'https://www.eka.care/mdb/technical',
+						unit: 'mmHg',
+						value: 138,
+					},
+				},
 			],
 		}),
-		vital('lb-1201285132', 'Pulse rate', '78564009', { valueQuantity: { system: 'https://www.eka.care/mdb/technical', unit: 'bpm', value: 96.0 } }),
-		vital('lb-199711567', 'Temperature', '386725007', { valueQuantity: { system: 'https://www.eka.care/mdb/technical', unit: '°F', value: 100.6 } }),
-		vital('lb-1771358750', 'Oxygen saturation', '431314004', { valueQuantity: { system: 'https://www.eka.care/mdb/technical', unit: '%', value: 96.0 } }),
+		vital('lb-1201285132', 'Pulse rate', '78564009', {
+			valueQuantity: { system: 'https://www.eka.care/mdb/technical', unit: 'bpm', value: 96.0 },
+		}),
+		vital('lb-199711567', 'Temperature', '386725007', {
+			valueQuantity: { system: 'https://www.eka.care/mdb/technical', unit: '°F', value: 100.6 },
+		}),
+		vital('lb-1771358750', 'Oxygen saturation', '431314004', {
+			valueQuantity: { system: 'https://www.eka.care/mdb/technical', unit: '%', value: 96.0 },
+		}),
 		examination('Chest examination'),
 		examination('Throat examination'),
 		examination('Foot examination'),
@@ -254,7 +448,11 @@ export function serviceFhirExample(): Record<string, unknown> {
 			status: 'preliminary',
 			subject: PATIENT,
 			title: 'Prescription',
-			type: { coding: [{ code: '440545006', display: 'Prescription record', system: 'http://snomed.info/sct' }] },
+			type: {
+				coding: [
+					{ code: '440545006', display: 'Prescription record', system: 'http://snomed.info/sct' },
+				],
+			},
 			resourceType: 'Composition',
 		},
 	};
@@ -265,7 +463,13 @@ export function serviceFhirExample(): Record<string, unknown> {
 function sectionsOf(entries: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
 	const byType = new Map<string, string[]>();
 	for (const { resource } of entries as Array<{ resource: { resourceType: string; id: string } }>) {
-		byType.set(resource.resourceType, [...(byType.get(resource.resourceType) ?? []), `${resource.resourceType}/${resource.id}`]);
+		byType.set(resource.resourceType, [
+			...(byType.get(resource.resourceType) ?? []),
+			`${resource.resourceType}/${resource.id}`,
+		]);
 	}
-	return [...byType].map(([title, references]) => ({ entry: references.map((reference) => ({ reference })), title }));
+	return [...byType].map(([title, references]) => ({
+		entry: references.map((reference) => ({ reference })),
+		title,
+	}));
 }

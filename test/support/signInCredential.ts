@@ -9,7 +9,10 @@ import type { N8nInstance } from './n8n/instance';
 
 export const SIGN_IN_CREDENTIAL_TYPE = 'clinicScribeOAuth2Api';
 
-export function signInCredentialData(api: { url: string }, overrides: Record<string, string> = {}): Record<string, string> {
+export function signInCredentialData(
+	api: { url: string },
+	overrides: Record<string, string> = {},
+): Record<string, string> {
 	return {
 		clientId: SIGN_IN.clientId,
 		clientSecret: SIGN_IN.clientSecret,
@@ -46,10 +49,15 @@ export async function connectSignInCredential(
 	credentialId: string,
 	account: { username: string; password: string } = SIGN_IN.user,
 ): Promise<ConnectResult> {
-	const authorizeUrl = new URL(await n8n.rest<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`));
+	const authorizeUrl = new URL(
+		await n8n.rest<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`),
+	);
 	const start = await fetch(authorizeUrl, { redirect: 'manual' });
 	await start.arrayBuffer();
-	if (start.status !== 307) throw new Error(`the sign-in provider answered the authorize URL with ${start.status}, not 307 to its login page`);
+	if (start.status !== 307)
+		throw new Error(
+			`the sign-in provider answered the authorize URL with ${start.status}, not 307 to its login page`,
+		);
 	const loginPage = new URL(String(start.headers.get('location')), authorizeUrl);
 	const page = await (await fetch(loginPage)).text();
 	const challenge = /name="login_challenge" value="([^"]+)"/.exec(page)?.[1];
@@ -57,11 +65,16 @@ export async function connectSignInCredential(
 	const login = await fetch(new URL(SIGN_IN_ROUTES.login, authorizeUrl), {
 		method: 'POST',
 		headers: { 'content-type': 'application/x-www-form-urlencoded' },
-		body: new URLSearchParams({ login_challenge: challenge, username: account.username, password: account.password }).toString(),
+		body: new URLSearchParams({
+			login_challenge: challenge,
+			username: account.username,
+			password: account.password,
+		}).toString(),
 		redirect: 'manual',
 	});
 	await login.arrayBuffer();
-	if (login.status !== 303) throw new Error(`the login answered ${login.status}, not 303 back to n8n`);
+	if (login.status !== 303)
+		throw new Error(`the login answered ${login.status}, not 303 back to n8n`);
 	const callbackUrl = new URL(String(login.headers.get('location')));
 	const callback = await n8n.getPage(callbackUrl.toString());
 	return { authorizeUrl, callbackUrl, callback };

@@ -58,7 +58,10 @@ export async function sendMail(mail: MailToSend): Promise<string> {
 	const reply = (expected: number, after: string) =>
 		new Promise<string>((resolve, reject) => {
 			if (failure) return reject(failure);
-			const check = (text: string) => (text.startsWith(String(expected)) ? resolve(text) : reject(new Error(`SMTP ${after}: expected ${expected}, got "${text}"`)));
+			const check = (text: string) =>
+				text.startsWith(String(expected))
+					? resolve(text)
+					: reject(new Error(`SMTP ${after}: expected ${expected}, got "${text}"`));
 			const ready = takeReply();
 			if (ready !== undefined) check(ready);
 			else waiting = { resolve: check, reject };
@@ -86,8 +89,19 @@ export async function sendMail(mail: MailToSend): Promise<string> {
 
 function mimeMessage(mail: MailToSend): string {
 	const boundary = `=_clinic-scribe-${randomUUID()}`;
-	const base64Lines = (text: string) => (Buffer.from(text, 'utf8').toString('base64').match(/.{1,76}/g) ?? []).join('\r\n');
-	const part = (type: string, text: string) => [`Content-Type: ${type}; charset=utf-8`, 'Content-Transfer-Encoding: base64', '', base64Lines(text)].join('\r\n');
+	const base64Lines = (text: string) =>
+		(
+			Buffer.from(text, 'utf8')
+				.toString('base64')
+				.match(/.{1,76}/g) ?? []
+		).join('\r\n');
+	const part = (type: string, text: string) =>
+		[
+			`Content-Type: ${type}; charset=utf-8`,
+			'Content-Transfer-Encoding: base64',
+			'',
+			base64Lines(text),
+		].join('\r\n');
 	const headers = [
 		`From: <${mail.from}>`,
 		`To: ${mail.to.map((to) => `<${to}>`).join(', ')}`,
@@ -97,7 +111,15 @@ function mimeMessage(mail: MailToSend): string {
 		'MIME-Version: 1.0',
 	];
 	const body = mail.html
-		? [`Content-Type: multipart/alternative; boundary="${boundary}"`, '', `--${boundary}`, part('text/plain', mail.text), `--${boundary}`, part('text/html', mail.html), `--${boundary}--`].join('\r\n')
+		? [
+				`Content-Type: multipart/alternative; boundary="${boundary}"`,
+				'',
+				`--${boundary}`,
+				part('text/plain', mail.text),
+				`--${boundary}`,
+				part('text/html', mail.html),
+				`--${boundary}--`,
+			].join('\r\n')
 		: part('text/plain', mail.text);
 	// base64 lines never start with "."; no dot-stuffing needed
 	return `${[...headers, body].join('\r\n')}\r\n`;

@@ -12,7 +12,9 @@ type RetryPolicy = TransportPolicy['retry'];
 type RequestTimeouts = TransportPolicy['timeouts'];
 
 const shipped: TransportPolicy = (
-	jest.requireActual('../../nodes/ClinicScribe/transport/retryPolicy') as { PRODUCTION_POLICY: TransportPolicy }
+	jest.requireActual('../../nodes/ClinicScribe/transport/retryPolicy') as {
+		PRODUCTION_POLICY: TransportPolicy;
+	}
 ).PRODUCTION_POLICY;
 
 export interface PolicyChanges {
@@ -24,7 +26,10 @@ export interface PolicyChanges {
 }
 
 /** The shipped policy (or `base`) with these changes. */
-export function transportPolicy(changes: PolicyChanges, base: TransportPolicy = shipped): TransportPolicy {
+export function transportPolicy(
+	changes: PolicyChanges,
+	base: TransportPolicy = shipped,
+): TransportPolicy {
 	return {
 		retry: { ...base.retry, ...changes.retry },
 		timeouts: { ...base.timeouts, ...changes.timeouts },

@@ -27,7 +27,9 @@ export const TRIGGER_NODE: INode = {
 };
 
 /** Parameters as the node's defaults give them, overridable. */
-export function triggerParameters(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function triggerParameters(
+	overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
 	return {
 		events: ['v2rx.completed'],
 		includeResults: false,
@@ -52,7 +54,8 @@ function parameterReader(parameters: Record<string, unknown>) {
 }
 
 function logger(logs: LogEntry[]) {
-	const at = (level: LogEntry['level']) => (message: string, meta?: unknown) => logs.push({ level, message, meta });
+	const at = (level: LogEntry['level']) => (message: string, meta?: unknown) =>
+		logs.push({ level, message, meta });
 	return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 
@@ -73,7 +76,11 @@ export interface HookContext {
 }
 
 export function createHookContext(options: HookContextOptions): HookContext {
-	const { context: execute } = createExecuteContext({ credentials: options.credentials, parameters: {}, nodeName: TRIGGER_NODE.name });
+	const { context: execute } = createExecuteContext({
+		credentials: options.credentials,
+		parameters: {},
+		nodeName: TRIGGER_NODE.name,
+	});
 	const logs: LogEntry[] = [];
 	const context = {
 		getNode: () => TRIGGER_NODE,
@@ -124,7 +131,9 @@ export interface WebhookContext {
 
 export function createWebhookContext(options: WebhookContextOptions): WebhookContext {
 	const logs: LogEntry[] = [];
-	const response: { status?: number; body?: unknown; headers: Record<string, string> } = { headers: {} };
+	const response: { status?: number; body?: unknown; headers: Record<string, string> } = {
+		headers: {},
+	};
 	const staticDataWrites: string[] = [];
 	const readOnly = new Proxy(options.staticData, {
 		set(_target, key) {
@@ -137,7 +146,11 @@ export function createWebhookContext(options: WebhookContextOptions): WebhookCon
 		},
 	});
 	const execute = options.credentials
-		? createExecuteContext({ credentials: options.credentials, parameters: {}, nodeName: TRIGGER_NODE.name }).context
+		? createExecuteContext({
+				credentials: options.credentials,
+				parameters: {},
+				nodeName: TRIGGER_NODE.name,
+			}).context
 		: undefined;
 	const contentType = String(options.request.headers['content-type'] ?? '');
 	let parsedBody: IDataObject = {};
@@ -172,14 +185,20 @@ export function createWebhookContext(options: WebhookContextOptions): WebhookCon
 		getWebhookName: () => 'default',
 		getNodeParameter: parameterReader(triggerParameters(options.parameters)),
 		getWorkflowStaticData: () => readOnly,
-		getRequestObject: () => ({ headers: options.request.headers, rawBody: options.request.rawBody, body: parsedBody }),
+		getRequestObject: () => ({
+			headers: options.request.headers,
+			rawBody: options.request.rawBody,
+			body: parsedBody,
+		}),
 		getResponseObject: () => responseObject,
 		getBodyData: () => parsedBody,
 		getHeaderData: () => options.request.headers,
 		getMode: () => options.receiver?.mode ?? 'webhook',
-		getCredentials: execute?.getCredentials ?? (async () => {
-			throw new Error('test context: no credentials given');
-		}),
+		getCredentials:
+			execute?.getCredentials ??
+			(async () => {
+				throw new Error('test context: no credentials given');
+			}),
 		getExecutionCancelSignal: () => undefined,
 		logger: logger(logs),
 		helpers: execute?.helpers ?? {},

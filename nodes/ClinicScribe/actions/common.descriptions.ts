@@ -1,4 +1,9 @@
-import type { IDisplayOptions, INodeProperties, INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
+import type {
+	IDisplayOptions,
+	INodeProperties,
+	INodePropertyCollection,
+	INodePropertyOptions,
+} from 'n8n-workflow';
 
 /** "Return All" + "Limit", as every n8n list operation offers them. */
 export function returnAllAndLimit(show: IDisplayOptions['show']): INodeProperties[] {
@@ -24,8 +29,13 @@ export function returnAllAndLimit(show: IDisplayOptions['show']): INodePropertie
 }
 
 /** The options of every property named `name` (an operation is one property per resource). */
-export function optionsOf(properties: INodeProperties[], name: string): Array<INodePropertyOptions | INodeProperties | INodePropertyCollection> {
-	return properties.filter((property) => property.name === name).flatMap((property) => property.options ?? []);
+export function optionsOf(
+	properties: INodeProperties[],
+	name: string,
+): Array<INodePropertyOptions | INodeProperties | INodePropertyCollection> {
+	return properties
+		.filter((property) => property.name === name)
+		.flatMap((property) => property.options ?? []);
 }
 
 export const SHARE_WITH_AGENT_PARAMETER = 'shareWithAiAgent';

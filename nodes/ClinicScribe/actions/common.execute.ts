@@ -1,4 +1,9 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { SHARE_WITH_AGENT_PARAMETER } from './common.descriptions';
 
@@ -30,7 +35,8 @@ export function pageBoundError(
 	itemIndex: number,
 	facts: { records: string; pages: number; read: number; narrow: string },
 ): NodeOperationError {
-	const asked = ctx.getNodeParameter('returnAll', itemIndex, false) === true ? 'Return All' : 'The Limit';
+	const asked =
+		ctx.getNodeParameter('returnAll', itemIndex, false) === true ? 'Return All' : 'The Limit';
 	const pages = facts.pages.toLocaleString('en-US');
 	return new NodeOperationError(
 		ctx.getNode(),
@@ -43,14 +49,22 @@ export function pageBoundError(
 }
 
 /** Refuses, before any request, an agent's call the user did not allow to receive patient data. */
-export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex: number, operation: string): void {
+export function assertPatientDataMayGoToAgent(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	operation: string,
+): void {
 	if (!isToolRun(ctx)) return;
 	if (ctx.getNodeParameter(SHARE_WITH_AGENT_PARAMETER, itemIndex, true) !== false) return;
-	throw new NodeOperationError(ctx.getNode(), `${operation} is not shared with AI agents in this node`, {
-		description:
-			"Share Patient Data With the AI Agent is off, so no patient data goes to the agent's model provider. Turn it on in the node to allow it.",
-		itemIndex,
-	});
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${operation} is not shared with AI agents in this node`,
+		{
+			description:
+				"Share Patient Data With the AI Agent is off, so no patient data goes to the agent's model provider. Turn it on in the node to allow it.",
+			itemIndex,
+		},
+	);
 }
 
 /**
@@ -59,7 +73,11 @@ export function assertPatientDataMayGoToAgent(ctx: IExecuteFunctions, itemIndex:
  * items count from it, so N items wait "Timeout" in all, not N times it.
  */
 export interface ItemOperation {
-	execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult>;
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		runStartedAt: number,
+	): Promise<OperationResult>;
 	/**
 	 * Set by an operation that only reads (GET calls, no wait, no file): its items go out several
 	 * at once, in item order (the router's readItemsAtOnce).
@@ -72,7 +90,11 @@ export interface ItemOperation {
  * items; the router pairs them with the item and applies Continue On Fail.
  */
 export interface ItemDataOperation {
-	executeData(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<INodeExecutionData[]>;
+	executeData(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		runStartedAt: number,
+	): Promise<INodeExecutionData[]>;
 }
 
 /**

@@ -1,6 +1,11 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 
-import type { BatchOperation, ItemDataOperation, ItemOperation, OperationResult } from './common.execute';
+import type {
+	BatchOperation,
+	ItemDataOperation,
+	ItemOperation,
+	OperationResult,
+} from './common.execute';
 import { asNodeError, errorRecord } from './errorItems';
 import * as appointment from './appointment';
 import * as business from './business';
@@ -29,15 +34,21 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
 	const items = this.getInputData();
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
-	const operation = ownEntry(operationsByResource, resource) && ownEntry(operationsByResource[resource], operationName)
-		? operationsByResource[resource][operationName]
-		: undefined;
+	const operation =
+		ownEntry(operationsByResource, resource) &&
+		ownEntry(operationsByResource[resource], operationName)
+			? operationsByResource[resource][operationName]
+			: undefined;
 	if (!operation) {
-		throw new NodeOperationError(this.getNode(), `The operation "${operationName}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			this.getNode(),
+			`The operation "${operationName}" of "${resource}" is not supported`,
+		);
 	}
 	if ('executeBatch' in operation) return [await operation.executeBatch.call(this, items)];
 	const runStartedAt = Date.now();
-	if ('execute' in operation && operation.readsOnly) return [await readItemsAtOnce(this, operation, items.length, runStartedAt)];
+	if ('execute' in operation && operation.readsOnly)
+		return [await readItemsAtOnce(this, operation, items.length, runStartedAt)];
 
 	const output: INodeExecutionData[] = [];
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
@@ -65,22 +76,31 @@ export async function route(this: IExecuteFunctions): Promise<INodeExecutionData
  * another gives: in item order, and without Continue On Fail the error of the first failed item,
  * with no item after it started once it failed (items already sent only read).
  */
-async function readItemsAtOnce(ctx: IExecuteFunctions, operation: ItemOperation, itemCount: number, runStartedAt: number): Promise<INodeExecutionData[]> {
+async function readItemsAtOnce(
+	ctx: IExecuteFunctions,
+	operation: ItemOperation,
+	itemCount: number,
+	runStartedAt: number,
+): Promise<INodeExecutionData[]> {
 	const gate = concurrencyGate(PRODUCTION_POLICY.readConcurrency);
 	const outcomes: Array<{ records: OperationResult } | { error: unknown }> = new Array(itemCount);
 	let firstFailure = Infinity;
 	await Promise.all(
-		Array.from({ length: itemCount }, async (_, itemIndex) =>
-			await gate(async () => {
-				if (itemIndex > firstFailure) return;
-				try {
-					outcomes[itemIndex] = { records: await operation.execute.call(ctx, itemIndex, runStartedAt) };
-				} catch (error) {
-					outcomes[itemIndex] = { error };
-					if (!ctx.continueOnFail()) firstFailure = Math.min(firstFailure, itemIndex);
-					await scrubCredentialSecrets(ctx, error);
-				}
-			}),
+		Array.from(
+			{ length: itemCount },
+			async (_, itemIndex) =>
+				await gate(async () => {
+					if (itemIndex > firstFailure) return;
+					try {
+						outcomes[itemIndex] = {
+							records: await operation.execute.call(ctx, itemIndex, runStartedAt),
+						};
+					} catch (error) {
+						outcomes[itemIndex] = { error };
+						if (!ctx.continueOnFail()) firstFailure = Math.min(firstFailure, itemIndex);
+						await scrubCredentialSecrets(ctx, error);
+					}
+				}),
 		),
 	);
 	const output: INodeExecutionData[] = [];

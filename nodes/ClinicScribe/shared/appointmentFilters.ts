@@ -22,7 +22,12 @@ export interface ListFilterInput {
 }
 
 export type ListFilterPlan =
-	| { ok: true; set: 'patient' | 'doctor+dates' | 'clinic+dates' | 'doctor+clinic+dates' | 'dates'; query: Record<string, string>; pageSize: number }
+	| {
+			ok: true;
+			set: 'patient' | 'doctor+dates' | 'clinic+dates' | 'doctor+clinic+dates' | 'dates';
+			query: Record<string, string>;
+			pageSize: number;
+	  }
 	| { ok: false; problem: string; fix: string };
 
 const COMBINATIONS =
@@ -34,16 +39,35 @@ export function planListFilters(input: ListFilterInput): ListFilterPlan {
 	const hasDates = startDate !== undefined || endDate !== undefined;
 	if (patientId !== undefined) {
 		if (doctorId !== undefined || clinicId !== undefined || hasDates) {
-			return { ok: false, problem: 'Patient ID cannot be combined with a doctor, a clinic or dates', fix: `Leave the others empty, or leave Patient ID empty. ${COMBINATIONS}` };
+			return {
+				ok: false,
+				problem: 'Patient ID cannot be combined with a doctor, a clinic or dates',
+				fix: `Leave the others empty, or leave Patient ID empty. ${COMBINATIONS}`,
+			};
 		}
-		return { ok: true, set: 'patient', query: { patient_id: patientId }, pageSize: LIST_PAGE_SIZES.patient };
+		return {
+			ok: true,
+			set: 'patient',
+			query: { patient_id: patientId },
+			pageSize: LIST_PAGE_SIZES.patient,
+		};
 	}
 	if (startDate === undefined || endDate === undefined) {
-		const missing = startDate === undefined && endDate === undefined ? 'Start Date and End Date are' : startDate === undefined ? 'Start Date is' : 'End Date is';
+		const missing =
+			startDate === undefined && endDate === undefined
+				? 'Start Date and End Date are'
+				: startDate === undefined
+					? 'Start Date is'
+					: 'End Date is';
 		return { ok: false, problem: `${missing} missing`, fix: COMBINATIONS };
 	}
 	const span = daysBetween(startDate, endDate);
-	if (span < 0) return { ok: false, problem: `End Date ${endDate} is before Start Date ${startDate}`, fix: 'Give an End Date on or after the Start Date.' };
+	if (span < 0)
+		return {
+			ok: false,
+			problem: `End Date ${endDate} is before Start Date ${startDate}`,
+			fix: 'Give an End Date on or after the Start Date.',
+		};
 	if (span + 1 > LIST_MAX_SPAN_DAYS) {
 		return {
 			ok: false,
@@ -56,8 +80,20 @@ export function planListFilters(input: ListFilterInput): ListFilterPlan {
 	if (clinicId !== undefined) query.clinic_id = clinicId;
 	query.start_date = startDate;
 	query.end_date = endDate;
-	const set = doctorId !== undefined && clinicId !== undefined ? 'doctor+clinic+dates' : doctorId !== undefined ? 'doctor+dates' : clinicId !== undefined ? 'clinic+dates' : 'dates';
-	return { ok: true, set, query, pageSize: set === 'dates' ? LIST_PAGE_SIZES.datesOnly : LIST_PAGE_SIZES.doctorOrClinic };
+	const set =
+		doctorId !== undefined && clinicId !== undefined
+			? 'doctor+clinic+dates'
+			: doctorId !== undefined
+				? 'doctor+dates'
+				: clinicId !== undefined
+					? 'clinic+dates'
+					: 'dates';
+	return {
+		ok: true,
+		set,
+		query,
+		pageSize: set === 'dates' ? LIST_PAGE_SIZES.datesOnly : LIST_PAGE_SIZES.doctorOrClinic,
+	};
 }
 
 /** Whether another page may follow: the service gives no total, so a full page means "maybe". */

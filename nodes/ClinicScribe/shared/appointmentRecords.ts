@@ -6,7 +6,14 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { dateInZone, epochOfWallClock, isKnownTimeZone, isoInZone, pad, type WallClock } from './timeZones';
+import {
+	dateInZone,
+	epochOfWallClock,
+	isKnownTimeZone,
+	isoInZone,
+	pad,
+	type WallClock,
+} from './timeZones';
 import { isRecord, textOf } from './values';
 
 /**
@@ -16,7 +23,9 @@ import { isRecord, textOf } from './values';
 export const DEFAULT_CLINIC_TIME_ZONE = 'Asia/Kolkata';
 
 /** Status codes as [EKA-DT]'s descriptions list them (its schema enum has fewer), with a readable label and their group. */
-export const APPOINTMENT_STATUSES: Readonly<Record<string, { label: string; group: AppointmentStatusGroup }>> = Object.freeze({
+export const APPOINTMENT_STATUSES: Readonly<
+	Record<string, { label: string; group: AppointmentStatusGroup }>
+> = Object.freeze({
 	BK: { label: 'Booked', group: 'booked' },
 	CK: { label: 'Checked In', group: 'booked' },
 	RV: { label: 'Reserved (Follow-up Confirmed)', group: 'booked' },
@@ -39,7 +48,12 @@ export const APPOINTMENT_STATUSES: Readonly<Record<string, { label: string; grou
 	RED: { label: 'Rescheduled by Doctor', group: 'rescheduled' },
 });
 
-export type AppointmentStatusGroup = 'booked' | 'ongoing' | 'completed' | 'cancelled' | 'rescheduled';
+export type AppointmentStatusGroup =
+	| 'booked'
+	| 'ongoing'
+	| 'completed'
+	| 'cancelled'
+	| 'rescheduled';
 
 /** The readable label of a status code; an unknown code is shown as itself (never hidden). */
 export function statusLabel(code: unknown): string | null {
@@ -50,7 +64,9 @@ export function statusLabel(code: unknown): string | null {
 }
 
 function ownStatus(code: string): { label: string; group: AppointmentStatusGroup } | undefined {
-	return Object.prototype.hasOwnProperty.call(APPOINTMENT_STATUSES, code) ? APPOINTMENT_STATUSES[code] : undefined;
+	return Object.prototype.hasOwnProperty.call(APPOINTMENT_STATUSES, code)
+		? APPOINTMENT_STATUSES[code]
+		: undefined;
 }
 
 /**
@@ -64,7 +80,9 @@ export function statusCodeOf(value: unknown): string | undefined {
 	if (ownStatus(upper)) return upper;
 	const squash = (s: string) => s.toLowerCase().replace(/[^a-z]/g, '');
 	const wanted = squash(text);
-	return Object.keys(APPOINTMENT_STATUSES).find((code) => squash(APPOINTMENT_STATUSES[code].label) === wanted);
+	return Object.keys(APPOINTMENT_STATUSES).find(
+		(code) => squash(APPOINTMENT_STATUSES[code].label) === wanted,
+	);
 }
 
 /**
@@ -95,16 +113,23 @@ const ISO_PATTERN =
  * or epoch seconds (a number or a string of digits). A date alone is refused unless `allowDateOnly`
  * (then it is midnight at the clinic). Milliseconds are refused: they would book year 50 000.
  */
-export function readTimeInput(value: unknown, timeZone: string, allowDateOnly = false): TimeReading {
+export function readTimeInput(
+	value: unknown,
+	timeZone: string,
+	allowDateOnly = false,
+): TimeReading {
 	if (value instanceof Date) {
 		const ms = value.getTime();
-		return Number.isFinite(ms) ? { ok: true, epoch: Math.floor(ms / 1000) } : { ok: false, problem: 'is not a valid date' };
+		return Number.isFinite(ms)
+			? { ok: true, epoch: Math.floor(ms / 1000) }
+			: { ok: false, problem: 'is not a valid date' };
 	}
 	if (isRecord(value) || (typeof value === 'object' && value !== null)) {
 		const candidate = value as { toMillis?: unknown; toISO?: unknown; isValid?: unknown };
 		if (typeof candidate.toMillis === 'function') {
 			const ms = (candidate.toMillis as () => number)();
-			if (candidate.isValid === false || !Number.isFinite(ms)) return { ok: false, problem: 'is not a valid date-time' };
+			if (candidate.isValid === false || !Number.isFinite(ms))
+				return { ok: false, problem: 'is not a valid date-time' };
 			return { ok: true, epoch: Math.floor(ms / 1000) };
 		}
 		return { ok: false, problem: 'is not a date-time, an ISO 8601 text or epoch seconds' };
@@ -115,25 +140,47 @@ export function readTimeInput(value: unknown, timeZone: string, allowDateOnly = 
 	if (text === '') return { ok: false, problem: 'is empty' };
 	if (/^\d+(\.\d+)?$/.test(text)) return epochSeconds(Number(text));
 	const match = ISO_PATTERN.exec(text);
-	if (!match) return { ok: false, problem: `"${text}" is not a date-time: give ISO 8601 (2026-11-24T10:30:00+05:30) or epoch seconds` };
+	if (!match)
+		return {
+			ok: false,
+			problem: `"${text}" is not a date-time: give ISO 8601 (2026-11-24T10:30:00+05:30) or epoch seconds`,
+		};
 	const [, y, mo, d, h, mi, s, zone] = match;
 	if (h === undefined && !allowDateOnly) {
-		return { ok: false, problem: `"${text}" is a date without a time of day: give the time too (2026-11-24T10:30:00)` };
+		return {
+			ok: false,
+			problem: `"${text}" is a date without a time of day: give the time too (2026-11-24T10:30:00)`,
+		};
 	}
-	const wall = { year: Number(y), month: Number(mo), day: Number(d), hour: Number(h ?? 0), minute: Number(mi ?? 0), second: Number(s ?? 0) };
-	if (!validWallClock(wall)) return { ok: false, problem: `"${text}" is not a real date or time of day` };
+	const wall = {
+		year: Number(y),
+		month: Number(mo),
+		day: Number(d),
+		hour: Number(h ?? 0),
+		minute: Number(mi ?? 0),
+		second: Number(s ?? 0),
+	};
+	if (!validWallClock(wall))
+		return { ok: false, problem: `"${text}" is not a real date or time of day` };
 	if (zone) {
-		const ms = Date.parse(`${y}-${mo}-${d}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${normalizeZone(zone)}`);
-		if (!Number.isFinite(ms)) return { ok: false, problem: `"${text}" has an offset that is not valid` };
+		const ms = Date.parse(
+			`${y}-${mo}-${d}T${pad(wall.hour)}:${pad(wall.minute)}:${pad(wall.second)}${normalizeZone(zone)}`,
+		);
+		if (!Number.isFinite(ms))
+			return { ok: false, problem: `"${text}" has an offset that is not valid` };
 		return { ok: true, epoch: Math.floor(ms / 1000) };
 	}
 	return { ok: true, epoch: epochOfWallClock(wall, timeZone) };
 }
 
 function epochSeconds(value: number): TimeReading {
-	if (!Number.isFinite(value) || value < 0) return { ok: false, problem: 'is not a valid epoch in seconds' };
+	if (!Number.isFinite(value) || value < 0)
+		return { ok: false, problem: 'is not a valid epoch in seconds' };
 	if (value > MAX_EPOCH_SECONDS) {
-		return { ok: false, problem: `${value} looks like milliseconds: give epoch seconds (divide by 1000) or an ISO 8601 date-time` };
+		return {
+			ok: false,
+			problem: `${value} looks like milliseconds: give epoch seconds (divide by 1000) or an ISO 8601 date-time`,
+		};
 	}
 	return { ok: true, epoch: Math.floor(value) };
 }
@@ -144,7 +191,15 @@ function normalizeZone(zone: string): string {
 }
 
 function validWallClock(wall: WallClock): boolean {
-	if (wall.month < 1 || wall.month > 12 || wall.day < 1 || wall.hour > 23 || wall.minute > 59 || wall.second > 59) return false;
+	if (
+		wall.month < 1 ||
+		wall.month > 12 ||
+		wall.day < 1 ||
+		wall.hour > 23 ||
+		wall.minute > 59 ||
+		wall.second > 59
+	)
+		return false;
 	const days = new Date(Date.UTC(wall.year, wall.month, 0)).getUTCDate();
 	return wall.day <= days;
 }
@@ -182,7 +237,8 @@ export function addDays(date: string, days: number): string {
  * events) divided; an ISO text (older endpoints, webhook samples) parsed. Null when absent or unreadable.
  */
 export function epochOfAnswer(value: unknown): number | null {
-	if (typeof value === 'number' && Number.isFinite(value)) return value > MAX_EPOCH_SECONDS ? Math.floor(value / 1000) : value;
+	if (typeof value === 'number' && Number.isFinite(value))
+		return value > MAX_EPOCH_SECONDS ? Math.floor(value / 1000) : value;
 	if (typeof value === 'string' && value.trim() !== '') {
 		const text = value.trim();
 		if (/^\d+(\.\d+)?$/.test(text)) return epochOfAnswer(Number(text));
@@ -196,7 +252,12 @@ export function epochOfAnswer(value: unknown): number | null {
 // The appointment object
 
 /** Time fields of an appointment that get a readable twin. */
-export const APPOINTMENT_TIME_FIELDS = ['start_time', 'end_time', 'created_at', 'modified_at'] as const;
+export const APPOINTMENT_TIME_FIELDS = [
+	'start_time',
+	'end_time',
+	'created_at',
+	'modified_at',
+] as const;
 
 /**
  * An appointment as the node returns it (and the trigger's events use it): every field the
@@ -205,7 +266,10 @@ export const APPOINTMENT_TIME_FIELDS = ['start_time', 'end_time', 'created_at', 
  * spelling (`mode_raw` keeps what was sent when that differs). Fields the service left out are
  * not invented, except the two readable twins, null when their source is absent.
  */
-export function normalizeAppointment(raw: IDataObject, timeZone: string = DEFAULT_CLINIC_TIME_ZONE): IDataObject {
+export function normalizeAppointment(
+	raw: IDataObject,
+	timeZone: string = DEFAULT_CLINIC_TIME_ZONE,
+): IDataObject {
 	const zone = isKnownTimeZone(timeZone) ? timeZone : DEFAULT_CLINIC_TIME_ZONE;
 	const out: IDataObject = { ...raw };
 	for (const field of APPOINTMENT_TIME_FIELDS) {

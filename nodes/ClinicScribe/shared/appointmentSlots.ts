@@ -32,9 +32,15 @@ export function readSlots(body: unknown, context: SlotContext): IDataObject[] | 
 	if (!isRecord(schedule)) return undefined;
 	const services = isRecord(data.services) ? data.services : {};
 	// The answer is keyed by the clinic; a single other key is read too (an answer for one clinic).
-	const blocks = schedule[context.clinicId] ?? (Object.keys(schedule).length === 1 ? Object.values(schedule)[0] : undefined);
+	const blocks =
+		schedule[context.clinicId] ??
+		(Object.keys(schedule).length === 1 ? Object.values(schedule)[0] : undefined);
 	if (blocks === undefined || blocks === null) return [];
-	const blockList = Array.isArray(blocks) ? blocks : isRecord(blocks) ? Object.values(blocks).flat() : undefined;
+	const blockList = Array.isArray(blocks)
+		? blocks
+		: isRecord(blocks)
+			? Object.values(blocks).flat()
+			: undefined;
 	if (!blockList) return undefined;
 	const out: IDataObject[] = [];
 	for (const block of blockList.filter(isRecord)) {
@@ -45,7 +51,12 @@ export function readSlots(body: unknown, context: SlotContext): IDataObject[] | 
 			if (start === null) continue;
 			if (dateInZone(start, context.timeZone) !== context.date) continue;
 			const confId = firstText(slot.conf_id) ?? null;
-			const service = confId !== null && Object.prototype.hasOwnProperty.call(services, confId) && isRecord(services[confId]) ? (services[confId] as IDataObject) : {};
+			const service =
+				confId !== null &&
+				Object.prototype.hasOwnProperty.call(services, confId) &&
+				isRecord(services[confId])
+					? (services[confId] as IDataObject)
+					: {};
 			out.push({
 				doctor_id: context.doctorId,
 				clinic_id: context.clinicId,
@@ -57,7 +68,8 @@ export function readSlots(body: unknown, context: SlotContext): IDataObject[] | 
 				available: slot.available === true || slot.available === 'true',
 				slots_booked: typeof slot.slots_booked === 'number' ? slot.slots_booked : null,
 				conf_id: confId,
-				service_name: firstText(block.service_name, block.service_type, service.service_name) ?? null,
+				service_name:
+					firstText(block.service_name, block.service_type, service.service_name) ?? null,
 				price: typeof service.price === 'number' ? service.price : (block.fee ?? null),
 				currency: firstText(service.currency) ?? null,
 				time_zone: context.timeZone,

@@ -50,7 +50,14 @@ const AUDIO_MIME_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** MIME types that say only "some bytes": the file's first bytes may then tell. */
-const GENERIC_MIME_TYPES: ReadonlySet<string> = new Set(['', 'application/octet-stream', 'binary/octet-stream', 'application/binary', 'application/x-binary', 'application/unknown']);
+const GENERIC_MIME_TYPES: ReadonlySet<string> = new Set([
+	'',
+	'application/octet-stream',
+	'binary/octet-stream',
+	'application/binary',
+	'application/x-binary',
+	'application/unknown',
+]);
 
 /** Extensions for a MIME type, used when a file's own name has no accepted one. */
 const EXTENSION_BY_CONTENT_TYPE: Readonly<Record<string, string>> = {
@@ -80,17 +87,29 @@ function bareMimeType(mimeType: string | undefined): string {
  * else from n8n's MIME type, else (a generic or no MIME type) from the file's first bytes;
  * undefined when none says audio.
  */
-export function audioContentType(fileName: string | undefined, mimeType: string | undefined, firstBytes?: Uint8Array): string | undefined {
+export function audioContentType(
+	fileName: string | undefined,
+	mimeType: string | undefined,
+	firstBytes?: Uint8Array,
+): string | undefined {
 	const byExtension = AUDIO_CONTENT_TYPES[extensionOf(fileName)];
 	if (byExtension) return byExtension;
 	const byMimeType = AUDIO_MIME_TYPES[bareMimeType(mimeType)];
 	if (byMimeType) return byMimeType;
-	return firstBytes && GENERIC_MIME_TYPES.has(bareMimeType(mimeType)) ? audioSignatureType(firstBytes) : undefined;
+	return firstBytes && GENERIC_MIME_TYPES.has(bareMimeType(mimeType))
+		? audioSignatureType(firstBytes)
+		: undefined;
 }
 
 /** True when only the file's first bytes can tell whether it is audio (worth reading them). */
-export function needsSignature(fileName: string | undefined, mimeType: string | undefined): boolean {
-	return audioContentType(fileName, mimeType) === undefined && GENERIC_MIME_TYPES.has(bareMimeType(mimeType));
+export function needsSignature(
+	fileName: string | undefined,
+	mimeType: string | undefined,
+): boolean {
+	return (
+		audioContentType(fileName, mimeType) === undefined &&
+		GENERIC_MIME_TYPES.has(bareMimeType(mimeType))
+	);
 }
 
 /** The audio container the first bytes announce (each format's own signature), if any. */
@@ -99,9 +118,11 @@ export function audioSignatureType(bytes: Uint8Array): string | undefined {
 	if (text(0, 4) === 'OggS') return 'audio/ogg';
 	if (text(0, 4) === 'RIFF' && text(8, 12) === 'WAVE') return 'audio/wav';
 	if (text(4, 8) === 'ftyp') return 'audio/mp4';
-	if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3) return 'audio/webm';
+	if (bytes[0] === 0x1a && bytes[1] === 0x45 && bytes[2] === 0xdf && bytes[3] === 0xa3)
+		return 'audio/webm';
 	// ID3 tags, or an MPEG audio layer III frame header (11 sync bits, layer bits 01).
-	if (text(0, 3) === 'ID3' || (bytes[0] === 0xff && (bytes[1] & 0xe6) === 0xe2)) return 'audio/mpeg';
+	if (text(0, 3) === 'ID3' || (bytes[0] === 0xff && (bytes[1] & 0xe6) === 0xe2))
+		return 'audio/mpeg';
 	return undefined;
 }
 
@@ -123,7 +144,10 @@ export function audioFileProblem(file: AudioFileFacts): string | undefined {
 	if (file.size <= 0) return 'is empty (0 bytes)';
 	if (!audioContentType(file.fileName, file.mimeType, file.firstBytes)) {
 		const extension = extensionOf(file.fileName);
-		const said = [extension ? `extension ".${extension}"` : 'no extension', file.mimeType ? `type ${file.mimeType}` : 'no type']
+		const said = [
+			extension ? `extension ".${extension}"` : 'no extension',
+			file.mimeType ? `type ${file.mimeType}` : 'no type',
+		]
 			.filter(Boolean)
 			.join(', ');
 		return `is not an audio file the service accepts (${said})`;
@@ -138,12 +162,16 @@ export function audioFileProblem(file: AudioFileFacts): string | undefined {
  * `recording-<n>.<ext>`; repeated names get `-2`, `-3`… so no file overwrites another in the
  * transaction's folder.
  */
-export function storageFileNames(files: Array<{ fileName: string | undefined; contentType: string }>): string[] {
+export function storageFileNames(
+	files: Array<{ fileName: string | undefined; contentType: string }>,
+): string[] {
 	const used = new Set<string>();
 	return files.map((file, index) => {
 		const extension = EXTENSION_BY_CONTENT_TYPE[file.contentType] ?? 'audio';
 		const own = cleanFileName(file.fileName);
-		const base = own ? withAcceptedExtension(own, extension) : `recording-${index + 1}.${extension}`;
+		const base = own
+			? withAcceptedExtension(own, extension)
+			: `recording-${index + 1}.${extension}`;
 		let candidate = base;
 		for (let n = 2; used.has(candidate.toLowerCase()); n++) candidate = withSuffix(base, n);
 		used.add(candidate.toLowerCase());
@@ -155,7 +183,8 @@ export function storageFileNames(files: Array<{ fileName: string | undefined; co
 function withAcceptedExtension(fileName: string, extension: string): string {
 	const own = extensionOf(fileName);
 	if (ACCEPTED_EXTENSIONS.includes(own)) return fileName;
-	if (AUDIO_CONTENT_TYPES[own]) return `${fileName.slice(0, fileName.length - own.length)}${extension}`;
+	if (AUDIO_CONTENT_TYPES[own])
+		return `${fileName.slice(0, fileName.length - own.length)}${extension}`;
 	return `${fileName}.${extension}`;
 }
 
@@ -164,7 +193,9 @@ function cleanFileName(fileName: string | undefined): string {
 	const base = fileName.split(/[\\/]/).pop() ?? '';
 	// Control characters, quotes and characters with a meaning in URLs or storage keys go.
 	return [...base]
-		.map((character) => (isControlCharacter(character) || FILE_NAME_UNSAFE.has(character) ? '_' : character))
+		.map((character) =>
+			isControlCharacter(character) || FILE_NAME_UNSAFE.has(character) ? '_' : character,
+		)
 		.join('')
 		.replace(/^\.+/, '')
 		.trim()
@@ -203,13 +234,19 @@ export const INPUT_LANGUAGES: ReadonlyArray<{ id: string; name: string }> = [
  * those that are not among [IFD §2.5]'s (matched case-insensitively and returned as documented).
  */
 export function readInputLanguages(value: unknown): { ids: string[]; unknown: string[] } {
-	const raw: unknown[] = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[,;\s]+/) : [];
+	const raw: unknown[] = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(/[,;\s]+/)
+			: [];
 	const ids: string[] = [];
 	const unknown: string[] = [];
 	for (const entry of raw) {
 		const wanted = String(entry ?? '').trim();
 		if (wanted === '') continue;
-		const match = INPUT_LANGUAGES.find((language) => language.id.toLowerCase() === wanted.toLowerCase());
+		const match = INPUT_LANGUAGES.find(
+			(language) => language.id.toLowerCase() === wanted.toLowerCase(),
+		);
 		if (!match) unknown.push(wanted);
 		else if (!ids.includes(match.id)) ids.push(match.id);
 	}

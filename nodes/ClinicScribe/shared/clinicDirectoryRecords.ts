@@ -91,7 +91,8 @@ export type MobileCheck = { ok: true; digits: string } | { ok: false; problem: s
  * formatting and are dropped; anything else is refused before a request is made.
  */
 export function checkTenDigitMobile(value: unknown): MobileCheck {
-	const raw = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+	const raw =
+		typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
 	if (raw === '') return { ok: false, problem: 'is empty' };
 	const digits = raw.replace(/[\s\-.()]/g, '');
 	if (!/^\d+$/.test(digits)) {

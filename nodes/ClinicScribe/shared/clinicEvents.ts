@@ -46,28 +46,117 @@ export function clinicEventKind(eventName: string): ClinicEventKind | undefined 
 
 /** The documented clinic events ([EKA-WH]'s list and [EKA-PW]'s payloads), as the trigger offers them. */
 export const CLINIC_EVENTS: ReadonlyArray<{ value: string; name: string; description: string }> = [
-	{ value: 'appointment.created', name: 'Appointment Created', description: 'An appointment was booked, in any mode (appointment.created)' },
-	{ value: 'appointment.updated', name: 'Appointment Updated', description: 'An appointment was changed, e.g. cancelled (appointment.updated)' },
-	{ value: 'appointment.statuschange', name: 'Appointment Status Changed', description: 'An appointment changed status, e.g. completed or no-show (appointment.statuschange)' },
-	{ value: 'appointment.assessments.taken', name: 'Appointment Assessments Taken', description: 'Assessments were recorded for an appointment (appointment.assessments.taken)' },
-	{ value: 'appointment.tele.dr_joined', name: 'Appointment Doctor Joined Teleconsultation', description: 'The doctor joined a teleconsultation (appointment.tele.dr_joined)' },
-	{ value: 'appointment.reminder_instant', name: 'Appointment Reminder', description: 'The clinic sent an appointment reminder (appointment.reminder_instant)' },
-	{ value: 'appointment.followup_reminder_instant', name: 'Appointment Follow-Up Reminder', description: 'The clinic sent a follow-up reminder (appointment.followup_reminder_instant)' },
-	{ value: 'prescription.created', name: 'Prescription Created', description: 'A prescription was finished (prescription.created)' },
-	{ value: 'prescription.updated', name: 'Prescription Updated', description: 'A saved prescription was edited (prescription.updated)' },
-	{ value: 'prescription.communication', name: 'Prescription Sent to Patient', description: 'A prescription was sent to the patient (prescription.communication)' },
-	{ value: 'receipt.created', name: 'Receipt Created', description: 'A receipt was created (receipt.created)' },
-	{ value: 'receipt.updated', name: 'Receipt Updated', description: 'A receipt was changed (receipt.updated)' },
-	{ value: 'receipt.deleted', name: 'Receipt Deleted', description: 'A receipt was deleted (receipt.deleted)' },
-	{ value: 'receipt_payment.requested', name: 'Receipt Payment Requested', description: 'A payment link was requested for an appointment (receipt_payment.requested)' },
-	{ value: 'schedule.start_practice', name: 'Schedule Practice Started', description: 'A doctor started practice (schedule.start_practice)' },
-	{ value: 'schedule.stop_practice', name: 'Schedule Practice Stopped', description: 'A doctor stopped practice (schedule.stop_practice)' },
-	{ value: 'schedule.available_for_consultation', name: 'Schedule Available for Consultation', description: 'A doctor became available for consultation (schedule.available_for_consultation)' },
-	{ value: 'mcert.created', name: 'Medical Certificate Created', description: 'A medical certificate was created (mcert.created)' },
-	{ value: 'mcert.updated', name: 'Medical Certificate Updated', description: 'A medical certificate was changed (mcert.updated)' },
-	{ value: 'google_review.request', name: 'Review Requested', description: 'A Google review was requested from a patient (google_review.request)' },
-	{ value: 'google_review.request_manual', name: 'Review Requested Manually', description: 'Staff requested a Google review by hand (google_review.request_manual)' },
-	{ value: 'vaccination.reminder', name: 'Vaccination Reminder', description: 'A vaccination reminder is due (vaccination.reminder)' },
+	{
+		value: 'appointment.created',
+		name: 'Appointment Created',
+		description: 'An appointment was booked, in any mode (appointment.created)',
+	},
+	{
+		value: 'appointment.updated',
+		name: 'Appointment Updated',
+		description: 'An appointment was changed, e.g. cancelled (appointment.updated)',
+	},
+	{
+		value: 'appointment.statuschange',
+		name: 'Appointment Status Changed',
+		description:
+			'An appointment changed status, e.g. completed or no-show (appointment.statuschange)',
+	},
+	{
+		value: 'appointment.assessments.taken',
+		name: 'Appointment Assessments Taken',
+		description: 'Assessments were recorded for an appointment (appointment.assessments.taken)',
+	},
+	{
+		value: 'appointment.tele.dr_joined',
+		name: 'Appointment Doctor Joined Teleconsultation',
+		description: 'The doctor joined a teleconsultation (appointment.tele.dr_joined)',
+	},
+	{
+		value: 'appointment.reminder_instant',
+		name: 'Appointment Reminder',
+		description: 'The clinic sent an appointment reminder (appointment.reminder_instant)',
+	},
+	{
+		value: 'appointment.followup_reminder_instant',
+		name: 'Appointment Follow-Up Reminder',
+		description: 'The clinic sent a follow-up reminder (appointment.followup_reminder_instant)',
+	},
+	{
+		value: 'prescription.created',
+		name: 'Prescription Created',
+		description: 'A prescription was finished (prescription.created)',
+	},
+	{
+		value: 'prescription.updated',
+		name: 'Prescription Updated',
+		description: 'A saved prescription was edited (prescription.updated)',
+	},
+	{
+		value: 'prescription.communication',
+		name: 'Prescription Sent to Patient',
+		description: 'A prescription was sent to the patient (prescription.communication)',
+	},
+	{
+		value: 'receipt.created',
+		name: 'Receipt Created',
+		description: 'A receipt was created (receipt.created)',
+	},
+	{
+		value: 'receipt.updated',
+		name: 'Receipt Updated',
+		description: 'A receipt was changed (receipt.updated)',
+	},
+	{
+		value: 'receipt.deleted',
+		name: 'Receipt Deleted',
+		description: 'A receipt was deleted (receipt.deleted)',
+	},
+	{
+		value: 'receipt_payment.requested',
+		name: 'Receipt Payment Requested',
+		description: 'A payment link was requested for an appointment (receipt_payment.requested)',
+	},
+	{
+		value: 'schedule.start_practice',
+		name: 'Schedule Practice Started',
+		description: 'A doctor started practice (schedule.start_practice)',
+	},
+	{
+		value: 'schedule.stop_practice',
+		name: 'Schedule Practice Stopped',
+		description: 'A doctor stopped practice (schedule.stop_practice)',
+	},
+	{
+		value: 'schedule.available_for_consultation',
+		name: 'Schedule Available for Consultation',
+		description: 'A doctor became available for consultation (schedule.available_for_consultation)',
+	},
+	{
+		value: 'mcert.created',
+		name: 'Medical Certificate Created',
+		description: 'A medical certificate was created (mcert.created)',
+	},
+	{
+		value: 'mcert.updated',
+		name: 'Medical Certificate Updated',
+		description: 'A medical certificate was changed (mcert.updated)',
+	},
+	{
+		value: 'google_review.request',
+		name: 'Review Requested',
+		description: 'A Google review was requested from a patient (google_review.request)',
+	},
+	{
+		value: 'google_review.request_manual',
+		name: 'Review Requested Manually',
+		description: 'Staff requested a Google review by hand (google_review.request_manual)',
+	},
+	{
+		value: 'vaccination.reminder',
+		name: 'Vaccination Reminder',
+		description: 'A vaccination reminder is due (vaccination.reminder)',
+	},
 	{ value: 'user.delete', name: 'User Deleted', description: 'A user was deleted (user.delete)' },
 ];
 
@@ -119,14 +208,22 @@ export function normalizeClinicEvent(body: unknown): ClinicEvent | undefined {
 	if (!isRecord(body)) return undefined;
 	const payload = isRecord(body.payload) ? body.payload : undefined;
 	const nameField: ClinicEvent['nameField'] =
-		firstText(body.event) !== undefined ? 'event' : firstText(body.event_type) !== undefined ? 'event_type' : 'payload.event';
+		firstText(body.event) !== undefined
+			? 'event'
+			: firstText(body.event_type) !== undefined
+				? 'event_type'
+				: 'payload.event';
 	const event = firstText(body.event, body.event_type, payload?.event);
 	if (event === undefined) return undefined;
 	const kind = clinicEventKind(event);
 	if (kind === undefined) return undefined;
 	// The envelope nests everything under `payload`; [EKA-PW] and [EKA-WH-SAMPLES] put `data` at the top.
 	const outer: IDataObject = payload ?? body;
-	const data: IDataObject = isRecord(body.data) ? body.data : isRecord(outer.data) ? outer.data : {};
+	const data: IDataObject = isRecord(body.data)
+		? body.data
+		: isRecord(outer.data)
+			? outer.data
+			: {};
 	const text = (...values: unknown[]): string | null => firstText(...values) ?? null;
 
 	const status = text(data.status);

@@ -53,13 +53,21 @@ export function normalizeCompletionEvent(body: unknown): CompletionEvent | undef
 			data.session_id,
 			body.session_id,
 		) ?? null;
-	const sessionId = firstText(data.session_id, payloadData.session_id, payload.session_id, body.session_id) ?? transactionId;
+	const sessionId =
+		firstText(data.session_id, payloadData.session_id, payload.session_id, body.session_id) ??
+		transactionId;
 	const status =
 		firstText(data.status, payloadData.status, payload.status, body.status) ??
 		// The envelope carries no status; the service sends *.completed only for a finished transaction.
 		(event.endsWith('.completed') ? 'completed' : null);
 	const timestamp = toIsoTimestamp(
-		firstPresent(body.timestamp, payload.event_time, payload.timestamp, body.event_time, data.timestamp),
+		firstPresent(
+			body.timestamp,
+			payload.event_time,
+			payload.timestamp,
+			body.event_time,
+			data.timestamp,
+		),
 	);
 
 	return {
@@ -110,4 +118,3 @@ function fromEpoch(value: number): string | null {
 	const date = new Date(ms);
 	return Number.isNaN(date.getTime()) ? null : date.toISOString();
 }
-

@@ -20,18 +20,24 @@ export const authenticationProperty: INodeProperties = {
 		{
 			name: 'Client ID and Secret',
 			value: API_CREDENTIAL_TYPE,
-			description: 'The Clinic Scribe API credential: a client ID and secret (or a console token) exchanged for tokens',
+			description:
+				'The Clinic Scribe API credential: a client ID and secret (or a console token) exchanged for tokens',
 		},
 		{
 			name: 'Sign In With the Clinic Account (OAuth2)',
 			value: SIGN_IN_CREDENTIAL_TYPE,
-			description: 'The Clinic Scribe OAuth2 API credential: connect once in a browser window, n8n keeps and renews the tokens',
+			description:
+				'The Clinic Scribe OAuth2 API credential: connect once in a browser window, n8n keeps and renews the tokens',
 		},
 	],
 	default: API_CREDENTIAL_TYPE,
 };
 
 /** The credential type a node's parameters choose (a node saved without the field: the API credential). */
-export function chosenCredentialType(parameters: { [AUTHENTICATION_PARAMETER]?: unknown }): ClinicCredentialType {
-	return parameters[AUTHENTICATION_PARAMETER] === SIGN_IN_CREDENTIAL_TYPE ? SIGN_IN_CREDENTIAL_TYPE : API_CREDENTIAL_TYPE;
+export function chosenCredentialType(parameters: {
+	[AUTHENTICATION_PARAMETER]?: unknown;
+}): ClinicCredentialType {
+	return parameters[AUTHENTICATION_PARAMETER] === SIGN_IN_CREDENTIAL_TYPE
+		? SIGN_IN_CREDENTIAL_TYPE
+		: API_CREDENTIAL_TYPE;
 }

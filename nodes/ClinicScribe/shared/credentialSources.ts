@@ -19,16 +19,23 @@ export const SERVICE_PAGES = {
 /** Where each value comes from, in words a field's help and an error message can both use. */
 export const VALUE_SOURCES = {
 	clientCredentials: 'console.eka.care → Manage API Credentials (Client IDs and Secrets)',
-	longLivedToken: 'console.eka.care → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
+	longLivedToken:
+		'console.eka.care → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
 	workspaceKey: "the workspace owner's hub.eka.care → API Token → Create",
 } as const;
 
 /** The credential fields whose value comes from one of those places. */
-export type SourcedField = 'Client ID' | 'Client Secret' | 'Client ID or Client Secret' | 'Workspace API Key' | 'Access Token';
+export type SourcedField =
+	| 'Client ID'
+	| 'Client Secret'
+	| 'Client ID or Client Secret'
+	| 'Workspace API Key'
+	| 'Access Token';
 
 /** Where to copy a field's value again, as a clause ("copy it again from …"). */
 export function whereToGet(field: SourcedField): string {
-	if (field === 'Workspace API Key') return `${VALUE_SOURCES.workspaceKey} (or your API provider, with the interface document)`;
+	if (field === 'Workspace API Key')
+		return `${VALUE_SOURCES.workspaceKey} (or your API provider, with the interface document)`;
 	if (field === 'Access Token') return VALUE_SOURCES.longLivedToken;
 	return VALUE_SOURCES.clientCredentials;
 }

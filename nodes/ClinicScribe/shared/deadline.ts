@@ -39,7 +39,10 @@ export function deadlineSignal(ms: number, cancel?: AbortSignal): DeadlineSignal
  * The promise's outcome, or `{ expired: true }` once the signal fires first, whatever the work is
  * doing then (a token exchange, a pause between retries): the caller's answer never waits longer.
  */
-export async function settledBefore<T>(work: Promise<T>, signal: AbortSignal): Promise<{ value: T } | { error: unknown } | { expired: true }> {
+export async function settledBefore<T>(
+	work: Promise<T>,
+	signal: AbortSignal,
+): Promise<{ value: T } | { error: unknown } | { expired: true }> {
 	if (signal.aborted) {
 		work.catch(() => undefined);
 		return { expired: true };

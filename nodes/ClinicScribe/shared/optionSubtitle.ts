@@ -5,7 +5,10 @@ import type { INodeProperties, INodePropertyCollection, INodePropertyOptions } f
  * (say "Upload Audio", not "uploadAudio"; several joined by commas). A value without a name (an
  * expression's result) is shown as it is.
  */
-export function optionNameSubtitle(parameter: string, options: Array<INodePropertyOptions | INodeProperties | INodePropertyCollection>): string {
+export function optionNameSubtitle(
+	parameter: string,
+	options: Array<INodePropertyOptions | INodeProperties | INodePropertyCollection>,
+): string {
 	const names: Record<string, string> = {};
 	for (const option of options) {
 		if ('value' in option && typeof option.value === 'string') names[option.value] = option.name;

@@ -24,17 +24,33 @@ export interface DirectoryMobile {
  * (also written 0…, 91… or 0091…) gets +91; a number with another country code is sent as given.
  */
 export function checkDirectoryMobile(value: unknown): Checked<DirectoryMobile> {
-	const raw = typeof value === 'number' && Number.isFinite(value) ? String(value) : typeof value === 'string' ? value.trim() : '';
+	const raw =
+		typeof value === 'number' && Number.isFinite(value)
+			? String(value)
+			: typeof value === 'string'
+				? value.trim()
+				: '';
 	if (raw === '') return { ok: false, problem: 'is empty' };
 	const compact = raw.replace(/[\s\-.()]/g, '');
 	if (!/^(\+|00)?\d+$/.test(compact)) {
-		return { ok: false, problem: 'contains characters other than digits, a leading "+", spaces, dashes, dots and brackets' };
+		return {
+			ok: false,
+			problem:
+				'contains characters other than digits, a leading "+", spaces, dashes, dots and brackets',
+		};
 	}
-	const international = compact.startsWith('+') ? compact.slice(1) : compact.startsWith('00') ? compact.slice(2) : undefined;
+	const international = compact.startsWith('+')
+		? compact.slice(1)
+		: compact.startsWith('00')
+			? compact.slice(2)
+			: undefined;
 	if (international !== undefined) {
 		if (international.startsWith('91')) return indian(international.slice(2));
 		if (international.length < 8 || international.length > 15) {
-			return { ok: false, problem: `has ${international.length} digits after the country code sign: a number with its country code has 8 to 15` };
+			return {
+				ok: false,
+				problem: `has ${international.length} digits after the country code sign: a number with its country code has 8 to 15`,
+			};
 		}
 		return { ok: true, value: { withCountryCode: `+${international}`, national: international } };
 	}
@@ -49,9 +65,16 @@ export function checkDirectoryMobile(value: unknown): Checked<DirectoryMobile> {
 
 function indian(national: string): Checked<DirectoryMobile> {
 	if (!/^\d{10}$/.test(national)) {
-		return { ok: false, problem: `has ${national.length} digits after +91: an Indian mobile number has 10` };
+		return {
+			ok: false,
+			problem: `has ${national.length} digits after +91: an Indian mobile number has 10`,
+		};
 	}
-	if (!/^[6-9]/.test(national)) return { ok: false, problem: 'is not an Indian mobile number (after +91 it must start with 6, 7, 8 or 9)' };
+	if (!/^[6-9]/.test(national))
+		return {
+			ok: false,
+			problem: 'is not an Indian mobile number (after +91 it must start with 6, 7, 8 or 9)',
+		};
 	return { ok: true, value: { withCountryCode: `+91${national}`, national } };
 }
 
@@ -67,12 +90,17 @@ export function checkCalendarDate(value: unknown): Checked<string> {
 		const toISO = (value as { toISO?: unknown }).toISO;
 		text = typeof toISO === 'function' ? textOf((toISO as () => unknown).call(value)) : undefined;
 	} else text = textOf(typeof value === 'number' ? undefined : value);
-	if (text === undefined) return { ok: false, problem: typeof value === 'number' ? 'is a number, not a date' : 'is empty' };
+	if (text === undefined)
+		return {
+			ok: false,
+			problem: typeof value === 'number' ? 'is a number, not a date' : 'is empty',
+		};
 	const match = /^(\d{4})-(\d{2})-(\d{2})(?:$|[T ])/.exec(text);
 	if (!match) return { ok: false, problem: 'is not a date in the form YYYY-MM-DD' };
 	const date = `${match[1]}-${match[2]}-${match[3]}`;
 	const parsed = new Date(`${date}T00:00:00Z`);
-	if (Number.isNaN(parsed.getTime()) || !parsed.toISOString().startsWith(date)) return { ok: false, problem: 'is not a real calendar date' };
+	if (Number.isNaN(parsed.getTime()) || !parsed.toISOString().startsWith(date))
+		return { ok: false, problem: 'is not a real calendar date' };
 	if (parsed.getUTCFullYear() < 1880) return { ok: false, problem: 'is before 1880' };
 	return { ok: true, value: date };
 }
@@ -82,30 +110,46 @@ export function checkCalendarDate(value: unknown): Checked<string> {
  * digits; milliseconds are recognised by size). A date or date-time written without a zone (what
  * n8n's date picker gives) is read in `timeZone` (the workflow's), else UTC.
  */
-export function checkEpochSeconds(value: unknown, now = Date.now(), timeZone = 'UTC'): Checked<number> {
+export function checkEpochSeconds(
+	value: unknown,
+	now = Date.now(),
+	timeZone = 'UTC',
+): Checked<number> {
 	let ms: number | undefined;
 	if (typeof value === 'number' || (typeof value === 'string' && /^\s*\d+\s*$/.test(value))) {
 		const n = Number(value);
 		if (Number.isFinite(n)) ms = n > 1e11 ? n : n * 1000;
 	} else if (value instanceof Date) {
 		ms = value.getTime();
-	} else if (typeof value === 'object' && value !== null && typeof (value as { toMillis?: unknown }).toMillis === 'function') {
+	} else if (
+		typeof value === 'object' &&
+		value !== null &&
+		typeof (value as { toMillis?: unknown }).toMillis === 'function'
+	) {
 		ms = Number((value as { toMillis: () => unknown }).toMillis());
 	} else if (typeof value === 'string' && value.trim() !== '') {
 		const text = value.trim();
-		const local = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/.exec(text);
+		const local = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)?$/.exec(
+			text,
+		);
 		if (local) {
-			const [year, month, day, hour, minute, second] = local.slice(1).map((part) => Number(part ?? 0));
+			const [year, month, day, hour, minute, second] = local
+				.slice(1)
+				.map((part) => Number(part ?? 0));
 			ms = zonedTimeToEpochMs([year, month, day, hour, minute, second], timeZone);
 		} else if (/^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/.test(text)) {
 			ms = Date.parse(text);
 		} else {
-			return { ok: false, problem: 'is not a date and time (for example 2026-01-31T09:00:00+05:30)' };
+			return {
+				ok: false,
+				problem: 'is not a date and time (for example 2026-01-31T09:00:00+05:30)',
+			};
 		}
 	} else {
 		return { ok: false, problem: 'is empty' };
 	}
-	if (ms === undefined || !Number.isFinite(ms)) return { ok: false, problem: 'is not a valid date and time' };
+	if (ms === undefined || !Number.isFinite(ms))
+		return { ok: false, problem: 'is not a valid date and time' };
 	if (ms < 0) return { ok: false, problem: 'is before 1970' };
 	if (ms > now + 24 * 3600 * 1000) return { ok: false, problem: 'is in the future' };
 	return { ok: true, value: Math.floor(ms / 1000) };
@@ -116,7 +160,14 @@ function zonedTimeToEpochMs(parts: number[], timeZone: string): number {
 	const [year, month, day, hour, minute, second] = parts;
 	const asUtc = Date.UTC(year, month - 1, day, hour, minute, second);
 	const check = new Date(asUtc);
-	if (check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) return NaN;
+	if (
+		check.getUTCMonth() !== month - 1 ||
+		check.getUTCDate() !== day ||
+		hour > 23 ||
+		minute > 59 ||
+		second > 59
+	)
+		return NaN;
 	if (!isKnownTimeZone(timeZone)) return NaN;
 	return epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) * 1000;
 }
@@ -129,19 +180,29 @@ export function checkGender(value: unknown): Checked<string> {
 	const text = textOf(value)?.toUpperCase();
 	if (text === undefined) return { ok: false, problem: 'is empty' };
 	const mapped = text === 'MALE' ? 'M' : text === 'FEMALE' ? 'F' : text === 'OTHER' ? 'O' : text;
-	return (GENDERS as readonly string[]).includes(mapped) ? { ok: true, value: mapped } : { ok: false, problem: 'is not M, F or O' };
+	return (GENDERS as readonly string[]).includes(mapped)
+		? { ok: true, value: mapped }
+		: { ok: false, problem: 'is not M, F or O' };
 }
 
 export function checkBloodGroup(value: unknown): Checked<string> {
-	const text = textOf(value)?.toUpperCase().replace(/\s+/g, '').replace(/(POSITIVE|POS|\+VE)$/, '+').replace(/(NEGATIVE|NEG|-VE)$/, '-');
+	const text = textOf(value)
+		?.toUpperCase()
+		.replace(/\s+/g, '')
+		.replace(/(POSITIVE|POS|\+VE)$/, '+')
+		.replace(/(NEGATIVE|NEG|-VE)$/, '-');
 	if (text === undefined) return { ok: false, problem: 'is empty' };
-	return (BLOOD_GROUPS as readonly string[]).includes(text) ? { ok: true, value: text } : { ok: false, problem: `is not one of ${BLOOD_GROUPS.join(', ')}` };
+	return (BLOOD_GROUPS as readonly string[]).includes(text)
+		? { ok: true, value: text }
+		: { ok: false, problem: `is not one of ${BLOOD_GROUPS.join(', ')}` };
 }
 
 export function checkEmail(value: unknown): Checked<string> {
 	const text = textOf(value);
 	if (text === undefined) return { ok: false, problem: 'is empty' };
-	return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text) ? { ok: true, value: text } : { ok: false, problem: 'is not an e-mail address' };
+	return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text)
+		? { ok: true, value: text }
+		: { ok: false, problem: 'is not an e-mail address' };
 }
 
 /** The node's fields of a profile, as the user names them. */
@@ -190,10 +251,16 @@ export interface ProfileBody {
  * `bg`, which is sent. Mobile: sent with its country code ([EKA-PD], [EKA-MCP]), not as digits +
  * `ccd` ([EKA-PDTS]).
  */
-export function buildProfileBody(fields: ProfileFields, mode: 'create' | 'update'): Checked<ProfileBody> {
+export function buildProfileBody(
+	fields: ProfileFields,
+	mode: 'create' | 'update',
+): Checked<ProfileBody> {
 	const body: IDataObject = {};
 	const sensitive: string[] = [];
-	const fail = (field: keyof ProfileFields, problem: string): Checked<ProfileBody> => ({ ok: false, problem: `The ${FIELD_LABELS[field]} ${problem}` });
+	const fail = (field: keyof ProfileFields, problem: string): Checked<ProfileBody> => ({
+		ok: false,
+		problem: `The ${FIELD_LABELS[field]} ${problem}`,
+	});
 	const text = (field: keyof ProfileFields, key: string) => {
 		const value = fields[field];
 		if (!present(value)) return;
@@ -245,7 +312,8 @@ export function buildProfileBody(fields: ProfileFields, mode: 'create' | 'update
 		body.bg = group.value;
 	}
 	if (mode === 'create') {
-		if (body.fn === undefined && body.fln === undefined) return { ok: false, problem: 'The First Name is empty' };
+		if (body.fn === undefined && body.fln === undefined)
+			return { ok: false, problem: 'The First Name is empty' };
 		if (body.dob === undefined) return { ok: false, problem: 'The Date of Birth is empty' };
 		if (body.gen === undefined) return { ok: false, problem: 'The Gender is empty' };
 	} else if (Object.keys(body).length === 0) {
@@ -257,7 +325,9 @@ export function buildProfileBody(fields: ProfileFields, mode: 'create' | 'update
 
 /** Given at all: blank text counts as not given. */
 function present(value: unknown): boolean {
-	return value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '');
+	return (
+		value !== undefined && value !== null && !(typeof value === 'string' && value.trim() === '')
+	);
 }
 
 /**
@@ -303,7 +373,11 @@ export interface ProfilePage {
 export function readProfilePage(body: unknown, pageSize: number): ProfilePage | undefined {
 	const record = asRecord(body);
 	if (!record) return undefined;
-	const list = Array.isArray(record.profiles) ? record.profiles : Array.isArray(record.data) ? record.data : undefined;
+	const list = Array.isArray(record.profiles)
+		? record.profiles
+		: Array.isArray(record.data)
+			? record.data
+			: undefined;
 	if (!list) return undefined;
 	const profiles = list.filter(isRecord);
 	const meta = asRecord(record.currPageMeta);
@@ -312,5 +386,8 @@ export function readProfilePage(body: unknown, pageSize: number): ProfilePage | 
 		return { profiles, nextPage: Number.isInteger(next) && next >= 0 ? next : undefined };
 	}
 	const current = Number(record.page ?? record.pageNo);
-	return { profiles, nextPage: profiles.length >= pageSize && Number.isInteger(current) ? current + 1 : undefined };
+	return {
+		profiles,
+		nextPage: profiles.length >= pageSize && Number.isInteger(current) ? current + 1 : undefined,
+	};
 }

@@ -13,7 +13,8 @@ import { asRecord, firstText, isRecord } from './values';
  */
 export function readPrescription(body: unknown): IDataObject | undefined {
 	for (const candidate of [body, asRecord(body)?.data]) {
-		if (isRecord(candidate) && firstText(candidate.prescription_id, candidate.rx_id) !== undefined) return candidate;
+		if (isRecord(candidate) && firstText(candidate.prescription_id, candidate.rx_id) !== undefined)
+			return candidate;
 	}
 	return undefined;
 }
@@ -42,8 +43,10 @@ export function checkPdfUrl(value: unknown): PdfUrlCheck {
 	} catch {
 		return { ok: false, problem: 'is not a URL' };
 	}
-	if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return { ok: false, problem: 'is not an http(s) address' };
-	if (parsed.username || parsed.password) return { ok: false, problem: 'carries a user name or password, which is not sent' };
+	if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+		return { ok: false, problem: 'is not an http(s) address' };
+	if (parsed.username || parsed.password)
+		return { ok: false, problem: 'carries a user name or password, which is not sent' };
 	return { ok: true, url: parsed.toString(), host: parsed.host };
 }
 

@@ -17,7 +17,10 @@ export function readableText(value: unknown): string {
 function textLines(value: unknown, depth: number): string[] {
 	const pad = '  '.repeat(depth);
 	if (isEmptyValue(value)) return [];
-	if (typeof value !== 'object' || value === null) return String(value).split('\n').map((line) => `${pad}${line}`);
+	if (typeof value !== 'object' || value === null)
+		return String(value)
+			.split('\n')
+			.map((line) => `${pad}${line}`);
 	if (Array.isArray(value)) {
 		const lines: string[] = [];
 		for (const entry of value) {
@@ -52,7 +55,8 @@ const STYLE = {
 	list: 'margin:0 0 8px;padding-left:22px;',
 	table: 'border-collapse:collapse;margin:0 0 8px;',
 	cell: 'border:1px solid #d0d7de;padding:4px 10px;text-align:left;vertical-align:top;',
-	headerCell: 'border:1px solid #d0d7de;padding:4px 10px;text-align:left;vertical-align:top;background:#f6f8fa;',
+	headerCell:
+		'border:1px solid #d0d7de;padding:4px 10px;text-align:left;vertical-align:top;background:#f6f8fa;',
 };
 
 /**
@@ -66,7 +70,10 @@ export function readableHtml(value: unknown): string {
 	if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
 		return Object.entries(value as Record<string, unknown>)
 			.filter(([, entry]) => !isEmptyValue(entry))
-			.map(([key, entry]) => `<h3 style="${STYLE.heading}">${escapeHtml(humanise(key))}</h3>\n${htmlBlock(entry)}`)
+			.map(
+				([key, entry]) =>
+					`<h3 style="${STYLE.heading}">${escapeHtml(humanise(key))}</h3>\n${htmlBlock(entry)}`,
+			)
 			.join('\n');
 	}
 	return htmlBlock(value);
@@ -76,7 +83,8 @@ function htmlBlock(value: unknown): string {
 	if (typeof value !== 'object' || value === null) return paragraphs(String(value));
 	if (Array.isArray(value)) {
 		const entries = value.filter((entry) => !isEmptyValue(entry));
-		if (entries.length > 0 && entries.every(isFlatRecord)) return recordsTable(entries as Array<Record<string, unknown>>);
+		if (entries.length > 0 && entries.every(isFlatRecord))
+			return recordsTable(entries as Array<Record<string, unknown>>);
 		return `<ul style="${STYLE.list}">${entries.map((entry) => `<li>${inlineHtml(entry)}</li>`).join('')}</ul>`;
 	}
 	if (isFlatRecord(value)) return fieldsTable(value as Record<string, unknown>);
@@ -86,14 +94,21 @@ function htmlBlock(value: unknown): string {
 /** Inside a list item: text stays on its line; records and lists nest. */
 function inlineHtml(value: unknown): string {
 	if (typeof value !== 'object' || value === null) return lineBreaks(String(value));
-	if (Array.isArray(value)) return `<ul style="${STYLE.list}">${value.filter((entry) => !isEmptyValue(entry)).map((entry) => `<li>${inlineHtml(entry)}</li>`).join('')}</ul>`;
+	if (Array.isArray(value))
+		return `<ul style="${STYLE.list}">${value
+			.filter((entry) => !isEmptyValue(entry))
+			.map((entry) => `<li>${inlineHtml(entry)}</li>`)
+			.join('')}</ul>`;
 	return `<ul style="${STYLE.list}">${fieldItems(value as Record<string, unknown>)}</ul>`;
 }
 
 function fieldItems(record: Record<string, unknown>): string {
 	return Object.entries(record)
 		.filter(([, entry]) => !isEmptyValue(entry))
-		.map(([key, entry]) => `<li><strong>${escapeHtml(humanise(key))}:</strong> ${inlineHtml(entry)}</li>`)
+		.map(
+			([key, entry]) =>
+				`<li><strong>${escapeHtml(humanise(key))}:</strong> ${inlineHtml(entry)}</li>`,
+		)
 		.join('');
 }
 
@@ -101,24 +116,35 @@ function fieldItems(record: Record<string, unknown>): string {
 function recordsTable(records: Array<Record<string, unknown>>): string {
 	const columns: string[] = [];
 	for (const record of records) {
-		for (const [key, entry] of Object.entries(record)) if (!isEmptyValue(entry) && !columns.includes(key)) columns.push(key);
+		for (const [key, entry] of Object.entries(record))
+			if (!isEmptyValue(entry) && !columns.includes(key)) columns.push(key);
 	}
-	const head = columns.map((key) => `<th style="${STYLE.headerCell}">${escapeHtml(humanise(key))}</th>`).join('');
-	const rows = records.map((record) => `<tr>${columns.map((key) => `<td style="${STYLE.cell}">${isEmptyValue(record[key]) ? '' : lineBreaks(String(record[key]))}</td>`).join('')}</tr>`);
+	const head = columns
+		.map((key) => `<th style="${STYLE.headerCell}">${escapeHtml(humanise(key))}</th>`)
+		.join('');
+	const rows = records.map(
+		(record) =>
+			`<tr>${columns.map((key) => `<td style="${STYLE.cell}">${isEmptyValue(record[key]) ? '' : lineBreaks(String(record[key]))}</td>`).join('')}</tr>`,
+	);
 	return `<table style="${STYLE.table}"><thead><tr>${head}</tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
 
 function fieldsTable(record: Record<string, unknown>): string {
 	const rows = Object.entries(record)
 		.filter(([, entry]) => !isEmptyValue(entry))
-		.map(([key, entry]) => `<tr><th style="${STYLE.headerCell}">${escapeHtml(humanise(key))}</th><td style="${STYLE.cell}">${lineBreaks(String(entry))}</td></tr>`);
+		.map(
+			([key, entry]) =>
+				`<tr><th style="${STYLE.headerCell}">${escapeHtml(humanise(key))}</th><td style="${STYLE.cell}">${lineBreaks(String(entry))}</td></tr>`,
+		);
 	return `<table style="${STYLE.table}"><tbody>${rows.join('')}</tbody></table>`;
 }
 
 /** A record whose every field is a simple value (text, number, true/false) or empty. */
 function isFlatRecord(value: unknown): boolean {
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-	return Object.values(value as Record<string, unknown>).every((entry) => isEmptyValue(entry) || typeof entry !== 'object');
+	return Object.values(value as Record<string, unknown>).every(
+		(entry) => isEmptyValue(entry) || typeof entry !== 'object',
+	);
 }
 
 /** Blank lines separate paragraphs; single line breaks stay. */

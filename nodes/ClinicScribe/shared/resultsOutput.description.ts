@@ -34,12 +34,14 @@ export function resultsOutputProperty(
 			{
 				name: 'One Item per Template',
 				value: 'templates',
-				description: 'One item for each template (clinical notes, EMR, transcript…), ready for an e-mail or EHR node',
+				description:
+					'One item for each template (clinical notes, EMR, transcript…), ready for an e-mail or EHR node',
 			},
 			{
 				name: 'Simple',
 				value: 'simple',
-				description: 'The clinical notes and the transcript as readable text and as HTML for an e-mail, plus any problems in words',
+				description:
+					'The clinical notes and the transcript as readable text and as HTML for an e-mail, plus any problems in words',
 			},
 		],
 		default: defaultOutput,
@@ -50,7 +52,9 @@ export function resultsOutputProperty(
 }
 
 export function isResultsOutput(value: unknown): value is ResultsOutput {
-	return value === 'session' || value === 'templates' || value === 'simple' || value === 'fhirBundle';
+	return (
+		value === 'session' || value === 'templates' || value === 'simple' || value === 'fhirBundle'
+	);
 }
 
 export const RESULTS_SOURCE_PARAMETER = 'resultsSource';
@@ -72,7 +76,8 @@ export function resultsSourceProperty(show?: IDisplayOptions['show']): INodeProp
 			{
 				name: 'Transaction',
 				value: 'transaction',
-				description: 'An upload with Upload Method "Transaction" (the status API, /voice/api/v3/status)',
+				description:
+					'An upload with Upload Method "Transaction" (the status API, /voice/api/v3/status)',
 			},
 			{
 				name: 'Session',
@@ -81,13 +86,15 @@ export function resultsSourceProperty(show?: IDisplayOptions['show']): INodeProp
 			},
 		],
 		default: 'transaction',
-		description: 'Which kind of upload the ID belongs to. After Upload Audio, an expression reading its upload_method field gives it.',
+		description:
+			'Which kind of upload the ID belongs to. After Upload Audio, an expression reading its upload_method field gives it.',
 	};
 	if (show) property.displayOptions = { show };
 	return property;
 }
 
 export function readResultsSource(value: unknown): ResultsSource | undefined {
-	if (value === undefined || value === null || value === '' || value === 'transaction') return 'transaction';
+	if (value === undefined || value === null || value === '' || value === 'transaction')
+		return 'transaction';
 	return value === 'session' ? 'session' : undefined;
 }

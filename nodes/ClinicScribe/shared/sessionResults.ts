@@ -21,7 +21,14 @@ export type ResultsOutput = 'session' | 'templates' | 'simple' | 'fhirBundle';
  * `expired`: a session of the session API that was never ended in time (410), final. `cancelled`: a
  * session of the session API cancelled (Cancel Session), final: it holds no results.
  */
-export type SessionStatus = 'completed' | 'processing' | 'partial' | 'failed' | 'not_found' | 'expired' | 'cancelled';
+export type SessionStatus =
+	| 'completed'
+	| 'processing'
+	| 'partial'
+	| 'failed'
+	| 'not_found'
+	| 'expired'
+	| 'cancelled';
 
 /** How a template's value was read: JSON document, text, or nothing to read. */
 export type TemplateFormat = 'json' | 'text' | 'empty';
@@ -75,7 +82,11 @@ export function isFinalStatus(status: SessionStatus): boolean {
 }
 
 /** A transaction's status call (`GET /voice/api/v3/status/{txn_id}`), decoded; the session API's read is readSessionApiResults. */
-export function readTransactionResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
+export function readTransactionResults(
+	sessionId: string,
+	httpStatus: number,
+	body: unknown,
+): SessionResults {
 	const root = asRecord(body);
 	const data = asRecord(root?.data);
 	const results: SessionResults = {
@@ -151,7 +162,13 @@ export function sessionLifecycle(httpStatus: number, body: unknown): SessionLife
 	const stated = bodyStatusOf(body);
 	if (stated === 'created') return 'open';
 	if (stated === 'expired') return 'expired';
-	if (stated === 'processing' || stated === 'completed' || stated === 'partial' || stated === 'failed') return 'ended';
+	if (
+		stated === 'processing' ||
+		stated === 'completed' ||
+		stated === 'partial' ||
+		stated === 'failed'
+	)
+		return 'ended';
 	return 'unknown';
 }
 
@@ -161,7 +178,8 @@ export function sessionLifecycle(httpStatus: number, body: unknown): SessionLife
  */
 export function sessionAudioFiles(body: unknown): string[] | undefined {
 	const root = asRecord(body);
-	if (Array.isArray(root?.audio_files)) return root.audio_files.filter((name): name is string => typeof name === 'string');
+	if (Array.isArray(root?.audio_files))
+		return root.audio_files.filter((name): name is string => typeof name === 'string');
 	if (root?.audio_files_received === 0) return [];
 	return undefined;
 }
@@ -180,7 +198,9 @@ function bodyStatusOf(body: unknown): string {
 /** Cancelled: the body's status, or either field the cancel sets ([EKA-MSA] cancelSession; [EKA-SCRIBE]'s enums). */
 function isCancelledSession(body: unknown): boolean {
 	const root = asRecord(body);
-	return [root?.status, root?.user_status, root?.processing_status].some((value) => typeof value === 'string' && value.trim().toLowerCase() === 'cancelled');
+	return [root?.status, root?.user_status, root?.processing_status].some(
+		(value) => typeof value === 'string' && value.trim().toLowerCase() === 'cancelled',
+	);
 }
 
 /**
@@ -188,9 +208,18 @@ function isCancelledSession(body: unknown): boolean {
  * (`{"<template_id>": {status, document_id, data, …}}`) whose `data` the service already decoded
  * (an object, or text); the top-level `transcript` becomes the transcript_template entry.
  */
-export function readSessionApiResults(sessionId: string, httpStatus: number, body: unknown): SessionResults {
+export function readSessionApiResults(
+	sessionId: string,
+	httpStatus: number,
+	body: unknown,
+): SessionResults {
 	const root = asRecord(body);
-	const results: SessionResults = { sessionId, status: sessionApiStatus(httpStatus, body), httpStatus, templates: [] };
+	const results: SessionResults = {
+		sessionId,
+		status: sessionApiStatus(httpStatus, body),
+		httpStatus,
+		templates: [],
+	};
 	for (const entry of Array.isArray(root?.templates) ? root.templates : []) {
 		const record = asRecord(entry);
 		if (!record) continue;
@@ -212,7 +241,10 @@ export function readSessionApiResults(sessionId: string, httpStatus: number, bod
 		}
 	}
 	const transcript = textOf(root?.transcript);
-	if (transcript && !results.templates.some((template) => template.templateId === TRANSCRIPT_TEMPLATE_ID)) {
+	if (
+		transcript &&
+		!results.templates.some((template) => template.templateId === TRANSCRIPT_TEMPLATE_ID)
+	) {
 		results.templates.push({
 			templateId: TRANSCRIPT_TEMPLATE_ID,
 			name: 'Transcript',
@@ -228,7 +260,9 @@ export function readSessionApiResults(sessionId: string, httpStatus: number, bod
 	if (root?.patient_details !== undefined) results.patientDetails = root.patient_details;
 	if (root?.created_at !== undefined) results.createdAt = root.created_at;
 	const errors = asList(root?.processing_errors);
-	const error = readApiError(root) ?? (errors.length > 0 ? { message: errors.map(messageOf).filter(Boolean).join('; ') } : undefined);
+	const error =
+		readApiError(root) ??
+		(errors.length > 0 ? { message: errors.map(messageOf).filter(Boolean).join('; ') } : undefined);
 	if (error && (error.code || error.message)) results.error = error;
 	return results;
 }
@@ -296,11 +330,15 @@ function parseJsonOrText(textValue: string): { format: TemplateFormat; value: un
 	return { format: 'text', value: textValue };
 }
 
-function readApiError(root: Record<string, unknown> | undefined): { code?: string; message?: string } | undefined {
+function readApiError(
+	root: Record<string, unknown> | undefined,
+): { code?: string; message?: string } | undefined {
 	if (!root) return undefined;
 	const error = asRecord(root.error);
 	const code = error ? textOf(error.code) : textOf(root.code);
-	const message = error ? (textOf(error.message) ?? textOf(error.msg)) : (textOf(root.message) ?? textOf(root.error));
+	const message = error
+		? (textOf(error.message) ?? textOf(error.msg))
+		: (textOf(root.message) ?? textOf(root.error));
 	if (!code && !message) return undefined;
 	const result: { code?: string; message?: string } = {};
 	if (code) result.code = code;
@@ -313,7 +351,9 @@ export function messageOf(entry: unknown): string {
 	if (typeof entry === 'string') return entry;
 	const record = asRecord(entry);
 	if (!record) return entry === undefined || entry === null ? '' : String(entry);
-	return textOf(record.message) ?? textOf(record.msg) ?? textOf(record.code) ?? JSON.stringify(record);
+	return (
+		textOf(record.message) ?? textOf(record.msg) ?? textOf(record.code) ?? JSON.stringify(record)
+	);
 }
 
 function asList(value: unknown): unknown[] {

@@ -24,9 +24,16 @@ export interface TemplateRecord extends IDataObject {
  */
 export function readTemplateList(body: unknown): TemplateRecord[] | undefined {
 	if (!isRecord(body)) return undefined;
-	const list = Array.isArray(body.items) ? body.items : Array.isArray(body.templates) ? body.templates : undefined;
+	const list = Array.isArray(body.items)
+		? body.items
+		: Array.isArray(body.templates)
+			? body.templates
+			: undefined;
 	if (!list) return undefined;
-	return list.filter(isRecord).map(toTemplateRecord).filter((record): record is TemplateRecord => record !== undefined);
+	return list
+		.filter(isRecord)
+		.map(toTemplateRecord)
+		.filter((record): record is TemplateRecord => record !== undefined);
 }
 
 function toTemplateRecord(entry: IDataObject): TemplateRecord | undefined {
@@ -35,24 +42,40 @@ function toTemplateRecord(entry: IDataObject): TemplateRecord | undefined {
 	return {
 		id,
 		title: firstText(entry.title, entry.name) ?? null,
-		description: typeof entry.desc === 'string' ? entry.desc : typeof entry.description === 'string' ? entry.description : null,
+		description:
+			typeof entry.desc === 'string'
+				? entry.desc
+				: typeof entry.description === 'string'
+					? entry.description
+					: null,
 		sections: sectionIdsOf(entry.section_ids),
 		// [EKA-JS] types items with `is_editable` instead of `default`: the service's own templates
 		// are the ones that cannot be edited ("Template not editable", [EKA-SCRIBE]).
-		default: typeof entry.default === 'boolean' ? entry.default : typeof entry.is_editable === 'boolean' ? !entry.is_editable : null,
+		default:
+			typeof entry.default === 'boolean'
+				? entry.default
+				: typeof entry.is_editable === 'boolean'
+					? !entry.is_editable
+					: null,
 		is_favorite: typeof entry.is_favorite === 'boolean' ? entry.is_favorite : null,
 	};
 }
 
 function sectionIdsOf(value: unknown): string[] {
 	if (!Array.isArray(value)) return [];
-	return value.map((entry) => (isRecord(entry) ? textOf(entry.id) : textOf(entry))).filter((id): id is string => id !== undefined);
+	return value
+		.map((entry) => (isRecord(entry) ? textOf(entry.id) : textOf(entry)))
+		.filter((id): id is string => id !== undefined);
 }
 
 /** The created template's id: `template_id` ([EKA-OAS]), or `id` as some answers spell it. */
 export function readCreatedTemplateId(body: unknown): string | undefined {
 	if (!isRecord(body)) return undefined;
-	return firstText(body.template_id, body.id, isRecord(body.data) ? body.data.template_id : undefined);
+	return firstText(
+		body.template_id,
+		body.id,
+		isRecord(body.data) ? body.data.template_id : undefined,
+	);
 }
 
 /** The service's confirmation text (`msg` in [EKA-OAS], `message` in [EKA-SCRIBE]). */
@@ -70,13 +93,20 @@ export type SectionIdsCheck = { ok: true; ids: string[] } | { ok: false; problem
  */
 export function parseSectionIds(value: unknown): SectionIdsCheck {
 	if (value === undefined || value === null || value === '') return { ok: true, ids: [] };
-	const parts = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : [value];
+	const parts = Array.isArray(value)
+		? value
+		: typeof value === 'string'
+			? value.split(',')
+			: [value];
 	const ids: string[] = [];
 	for (const [position, part] of parts.entries()) {
 		const id = textOf(part);
 		if (id === undefined) {
 			if (typeof part === 'string' && !Array.isArray(value)) continue;
-			return { ok: false, problem: `entry ${position + 1} is ${describeValue(part)}, not a section ID` };
+			return {
+				ok: false,
+				problem: `entry ${position + 1} is ${describeValue(part)}, not a section ID`,
+			};
 		}
 		if (!ids.includes(id)) ids.push(id);
 	}
@@ -97,11 +127,20 @@ export type TemplateRefusal = 'not-found' | 'not-editable' | 'invalid' | 'other'
  * [EKA-SCRIBE] turns every 4xx into 400 and says what in the message ("Template not found or
  * already archived", "Template not editable"). Both are read.
  */
-export function classifyTemplateRefusal(statusCode: number, message: string | undefined): TemplateRefusal {
+export function classifyTemplateRefusal(
+	statusCode: number,
+	message: string | undefined,
+): TemplateRefusal {
 	const text = (message ?? '').toLowerCase();
-	if (/not editable|cannot be (modified|edited|changed|deleted)|read[- ]only/.test(text)) return 'not-editable';
-	if (statusCode === 404 || /not found|archived|does not exist|not available|unknown template/.test(text)) return 'not-found';
-	if (statusCode === 422 || /required|invalid|missing|must|unknown|too long|exceed/.test(text)) return 'invalid';
+	if (/not editable|cannot be (modified|edited|changed|deleted)|read[- ]only/.test(text))
+		return 'not-editable';
+	if (
+		statusCode === 404 ||
+		/not found|archived|does not exist|not available|unknown template/.test(text)
+	)
+		return 'not-found';
+	if (statusCode === 422 || /required|invalid|missing|must|unknown|too long|exceed/.test(text))
+		return 'invalid';
 	return 'other';
 }
 

@@ -52,7 +52,14 @@ function wallClockFormat(timeZone: string): Intl.DateTimeFormat {
 function wallClockAt(epochMs: number, timeZone: string): WallClock {
 	const parts = wallClockFormat(timeZone).formatToParts(new Date(epochMs));
 	const get = (type: string) => Number(parts.find((part) => part.type === type)?.value ?? 0);
-	return { year: get('year'), month: get('month'), day: get('day'), hour: get('hour') % 24, minute: get('minute'), second: get('second') };
+	return {
+		year: get('year'),
+		month: get('month'),
+		day: get('day'),
+		hour: get('hour') % 24,
+		minute: get('minute'),
+		second: get('second'),
+	};
 }
 
 /** Minutes the zone is ahead of UTC at that instant (+330 for Asia/Kolkata). */

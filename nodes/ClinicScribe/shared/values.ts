@@ -21,19 +21,33 @@ export function asRecord(value: unknown): IDataObject | undefined {
 export function sameJsonValue(a: unknown, b: unknown): boolean {
 	if (a === b) return true;
 	if (Array.isArray(a) || Array.isArray(b)) {
-		return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((entry, index) => sameJsonValue(entry, b[index]));
+		return (
+			Array.isArray(a) &&
+			Array.isArray(b) &&
+			a.length === b.length &&
+			a.every((entry, index) => sameJsonValue(entry, b[index]))
+		);
 	}
 	if (!isRecord(a) || !isRecord(b)) return false;
-	const keysOf = (record: IDataObject) => Object.keys(record).filter((key) => record[key] !== undefined);
+	const keysOf = (record: IDataObject) =>
+		Object.keys(record).filter((key) => record[key] !== undefined);
 	const keys = keysOf(a);
-	return keys.length === keysOf(b).length && keys.every((key) => Object.prototype.hasOwnProperty.call(b, key) && sameJsonValue(a[key], b[key]));
+	return (
+		keys.length === keysOf(b).length &&
+		keys.every(
+			(key) => Object.prototype.hasOwnProperty.call(b, key) && sameJsonValue(a[key], b[key]),
+		)
+	);
 }
 
 /**
  * A JSON object parameter, given as JSON text or as an object from an expression: the object, no
  * object when the value is empty (undefined, null or ''), or why it is not one.
  */
-export function readJsonObjectParameter(value: unknown): { object?: IDataObject; problem?: 'is not valid JSON' | 'is not a JSON object' } {
+export function readJsonObjectParameter(value: unknown): {
+	object?: IDataObject;
+	problem?: 'is not valid JSON' | 'is not a JSON object';
+} {
 	if (value === undefined || value === null || value === '') return {};
 	let parsed: unknown = value;
 	if (typeof value === 'string') {

@@ -20,7 +20,11 @@ export function generateSigningKey(): string {
 }
 
 /** Hex HMAC-SHA256 of `<t>.<raw body>`, exactly as the service computes it. */
-export function computeSignature(signingKey: string, timestampSeconds: number | string, rawBody: Buffer | string): string {
+export function computeSignature(
+	signingKey: string,
+	timestampSeconds: number | string,
+	rawBody: Buffer | string,
+): string {
 	const hmac = createHmac('sha256', signingKey);
 	hmac.update(`${timestampSeconds}.`);
 	hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
@@ -28,7 +32,11 @@ export function computeSignature(signingKey: string, timestampSeconds: number | 
 }
 
 /** The full header value the service would send for this body at this time. */
-export function signatureHeaderValue(signingKey: string, timestampSeconds: number, rawBody: Buffer | string): string {
+export function signatureHeaderValue(
+	signingKey: string,
+	timestampSeconds: number,
+	rawBody: Buffer | string,
+): string {
 	return `t=${timestampSeconds},v1=${computeSignature(signingKey, timestampSeconds, rawBody)}`;
 }
 
@@ -52,7 +60,8 @@ export function parseSignatureHeader(value: string): ParsedSignatureHeader | und
 		if (key === 't' && timestampText === undefined) timestampText = item;
 		else if (key === 'v1' && item !== '') signatures.push(item);
 	}
-	if (timestampText === undefined || !/^\d{1,12}$/.test(timestampText) || signatures.length === 0) return undefined;
+	if (timestampText === undefined || !/^\d{1,12}$/.test(timestampText) || signatures.length === 0)
+		return undefined;
 	return { timestampText, timestampSeconds: Number(timestampText), signatures };
 }
 
@@ -96,7 +105,10 @@ export function verifySignature(input: SignatureCheckInput): SignatureCheck {
 	if (Math.abs(input.nowSeconds - parsed.timestampSeconds) > input.toleranceSeconds) {
 		return { valid: false, reason: 'stale' };
 	}
-	const expected = Buffer.from(computeSignature(input.signingKey, parsed.timestampText, input.rawBody), 'hex');
+	const expected = Buffer.from(
+		computeSignature(input.signingKey, parsed.timestampText, input.rawBody),
+		'hex',
+	);
 	let matched = false;
 	for (const candidate of parsed.signatures) {
 		// A value that is not 64 hex digits can never match; it is not compared at all.
@@ -136,8 +148,16 @@ export interface DeliveryReceiver {
  * a replayer who holds a later signed copy) may send the same event again signed with a newer
  * timestamp, and that is the same event, which must not start the same workflow twice.
  */
-export function deliveryKeyOf(receiver: DeliveryReceiver, rawBody: Buffer | undefined, signature: string | undefined): string | undefined {
-	const content = rawBody ? `body:${createHash('sha256').update(rawBody).digest('hex')}` : signature ? `signature:${signature}` : undefined;
+export function deliveryKeyOf(
+	receiver: DeliveryReceiver,
+	rawBody: Buffer | undefined,
+	signature: string | undefined,
+): string | undefined {
+	const content = rawBody
+		? `body:${createHash('sha256').update(rawBody).digest('hex')}`
+		: signature
+			? `signature:${signature}`
+			: undefined;
 	if (content === undefined) return undefined;
 	// JSON keeps the parts apart whatever characters an id holds.
 	return JSON.stringify([receiver.workflowId, receiver.nodeId, receiver.mode, content]);
@@ -182,7 +202,10 @@ export class ReplayGuard {
 		this.prune(nowSeconds);
 		let settled: (started: boolean) => void = () => undefined;
 		// Its timestamp may be up to the tolerance ahead of us: kept until that has passed too.
-		const entry: ReplayEntry = { until: nowSeconds + 2 * toleranceSeconds, pending: new Promise<boolean>((resolve) => (settled = resolve)) };
+		const entry: ReplayEntry = {
+			until: nowSeconds + 2 * toleranceSeconds,
+			pending: new Promise<boolean>((resolve) => (settled = resolve)),
+		};
 		this.entries.delete(key);
 		this.entries.set(key, entry);
 		return {
@@ -200,7 +223,8 @@ export class ReplayGuard {
 	/** Oldest first (insertion order): the expired ones, and the oldest beyond the bound. */
 	private prune(nowSeconds: number): void {
 		for (const [key, entry] of this.entries) {
-			if ((entry.until < nowSeconds && !entry.pending) || this.entries.size >= this.maxEntries) this.entries.delete(key);
+			if ((entry.until < nowSeconds && !entry.pending) || this.entries.size >= this.maxEntries)
+				this.entries.delete(key);
 			else break;
 		}
 	}

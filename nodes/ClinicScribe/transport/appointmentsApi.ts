@@ -7,7 +7,12 @@ import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readAppointmentBody } from '../shared/appointmentRecords';
 import { readErrorFields, unexpectedBodyError } from './errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import {
+	clinicApiRequest,
+	pathSegment,
+	type ClinicApiContext,
+	type ClinicApiResponse,
+} from './request';
 
 const APPOINTMENTS_PATH = '/dr/v1/appointment';
 /** Updates go to v2: [EKA-DT] documents v1 and v2, and [EKA-MCP] uses v2 for every update. */
@@ -33,7 +38,12 @@ interface AppointmentCallOptions {
 /** Refusals read here rather than thrown by the transport, to say what they mean for appointments. */
 const REFUSALS = [400, 403, 404, 409, 422];
 
-function idPath(ctx: ClinicApiContext, prefix: string, appointmentId: string, itemIndex?: number): string {
+function idPath(
+	ctx: ClinicApiContext,
+	prefix: string,
+	appointmentId: string,
+	itemIndex?: number,
+): string {
 	return `${prefix}/${pathSegment(ctx, appointmentId, 'Appointment ID', itemIndex)}`;
 }
 
@@ -69,7 +79,8 @@ export async function getAppointment(
 	});
 	refuseUnlessOk(ctx, response, { purpose, itemIndex: options.itemIndex, appointmentId });
 	const appointment = readAppointmentBody(response.body);
-	if (!appointment) throw unexpectedBodyError(ctx, { purpose, itemIndex: options.itemIndex }, response.statusCode);
+	if (!appointment)
+		throw unexpectedBodyError(ctx, { purpose, itemIndex: options.itemIndex }, response.statusCode);
 	return appointment;
 }
 
@@ -122,7 +133,11 @@ export async function bookAppointment(
 }
 
 /** One page of `GET /dr/v1/appointment` (the filter set is checked by the caller: shared/appointmentFilters.ts). */
-export async function listAppointmentsPage(ctx: ClinicApiContext, qs: IDataObject, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function listAppointmentsPage(
+	ctx: ClinicApiContext,
+	qs: IDataObject,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
 	const purpose = 'the list of appointments';
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
@@ -188,12 +203,20 @@ export async function rescheduleAppointment(
 export type AppointmentAction = 'cancel' | 'complete' | 'park' | 'noShow';
 
 /** The action endpoints ([EKA-DT]). Each sets a state: doing it twice leaves the same state. */
-const ACTIONS: Record<AppointmentAction, { method: 'PUT' | 'POST'; suffix: string; body?: IDataObject; words: string }> = {
+const ACTIONS: Record<
+	AppointmentAction,
+	{ method: 'PUT' | 'POST'; suffix: string; body?: IDataObject; words: string }
+> = {
 	cancel: { method: 'PUT', suffix: 'cancel', words: 'the cancellation' },
 	complete: { method: 'POST', suffix: 'complete', words: 'the completion' },
 	park: { method: 'POST', suffix: 'parked', words: 'the parking' },
 	// "NS" is the only value [EKA-DT] documents for change-status.
-	noShow: { method: 'POST', suffix: 'change-status', body: { status: 'NS' }, words: 'the no-show mark' },
+	noShow: {
+		method: 'POST',
+		suffix: 'change-status',
+		body: { status: 'NS' },
+		words: 'the no-show mark',
+	},
 };
 
 export async function appointmentAction(
@@ -225,13 +248,22 @@ interface AppointmentRequest {
 	redact?: string[];
 }
 
-function refuseUnlessOk(ctx: ClinicApiContext, response: ClinicApiResponse, request: AppointmentRequest): void {
+function refuseUnlessOk(
+	ctx: ClinicApiContext,
+	response: ClinicApiResponse,
+	request: AppointmentRequest,
+): void {
 	if (response.statusCode >= 200 && response.statusCode < 300) return;
 	throw appointmentRefusedError(ctx, request, response.statusCode, response.body);
 }
 
 /** The service's refusal, said as what went wrong and what to do (its own words kept, patient data removed). */
-function appointmentRefusedError(ctx: ClinicApiContext, request: AppointmentRequest, statusCode: number, body: unknown): NodeApiError {
+function appointmentRefusedError(
+	ctx: ClinicApiContext,
+	request: AppointmentRequest,
+	statusCode: number,
+	body: unknown,
+): NodeApiError {
 	const fields = readErrorFields(body);
 	const said = scrub(fields.message, request.redact);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;
@@ -243,9 +275,10 @@ function appointmentRefusedError(ctx: ClinicApiContext, request: AppointmentRequ
 		if (request.appointmentId) {
 			message = `The clinic has no appointment "${request.appointmentId}"${item} (HTTP ${label})${apiSaid}`;
 			description =
-				'Check the Appointment ID, and whether it is Eka\'s appointment ID or your partner appointment ID (ID Type). Appointment → Get Many lists the appointments.';
+				"Check the Appointment ID, and whether it is Eka's appointment ID or your partner appointment ID (ID Type). Appointment → Get Many lists the appointments.";
 		} else {
-			description = 'Check the doctor and clinic IDs (pick them from the lists) and that the doctor works at that clinic.';
+			description =
+				'Check the doctor and clinic IDs (pick them from the lists) and that the doctor works at that clinic.';
 		}
 	} else if (statusCode === 403) {
 		description = /NOT_ALLOWED$/.test(fields.code ?? '')
@@ -258,17 +291,22 @@ function appointmentRefusedError(ctx: ClinicApiContext, request: AppointmentRequ
 		description =
 			'A field is missing or not valid for the service: check the IDs (one complete set), the times (end after start) and the other fields, then run again.';
 	}
-	return new NodeApiError(ctx.getNode(), { status_code: statusCode, code: fields.code ?? null, message: said ?? null } as JsonObject, {
-		message,
-		description,
-		httpCode: String(statusCode),
-		itemIndex: request.itemIndex,
-	});
+	return new NodeApiError(
+		ctx.getNode(),
+		{ status_code: statusCode, code: fields.code ?? null, message: said ?? null } as JsonObject,
+		{
+			message,
+			description,
+			httpCode: String(statusCode),
+			itemIndex: request.itemIndex,
+		},
+	);
 }
 
 function scrub(text: string | undefined, values: string[] | undefined): string | undefined {
 	if (text === undefined || !values) return text;
 	let out = text;
-	for (const value of values.filter((v) => v.length >= 3)) out = out.split(value).join('[redacted]');
+	for (const value of values.filter((v) => v.length >= 3))
+		out = out.split(value).join('[redacted]');
 	return out;
 }

@@ -3,12 +3,26 @@
  * (`readCredentialSettings`), the headers a call carries, and the Clinic Scribe API credential's
  * token exchange. Knows no node context: the credentials use it (n8n runs their hooks without one).
  */
-import type { ICredentialDataDecryptedObject, IDataObject, IHttpRequestOptions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	IHttpRequestOptions,
+} from 'n8n-workflow';
 
-import { API_CREDENTIAL_TYPE, SIGN_IN_CREDENTIAL_TYPE, type ClinicCredentialType } from '../shared/credentialChoice';
+import {
+	API_CREDENTIAL_TYPE,
+	SIGN_IN_CREDENTIAL_TYPE,
+	type ClinicCredentialType,
+} from '../shared/credentialChoice';
 import { whereToGet, type SourcedField } from '../shared/credentialSources';
 import { asRecord, trimmedString } from '../shared/values';
-import { describeNetworkFailure, readErrorFields, redirectTargetHost, scrubSecrets, TokenExchangeError } from './errors';
+import {
+	describeNetworkFailure,
+	readErrorFields,
+	redirectTargetHost,
+	scrubSecrets,
+	TokenExchangeError,
+} from './errors';
 import { mayRetry, PRODUCTION_POLICY, withRetries } from './retryPolicy';
 
 // ─── The API variants and environments ───────────────────────────────────────────────────────────
@@ -68,11 +82,13 @@ function apiVariantSettings(variant: unknown): ApiVariantSettings {
 export const API_VARIANT_OPTIONS: Record<ApiVariant, { name: string; description: string }> = {
 	public: {
 		name: 'Eka Care Developer Docs (developer.eka.care)',
-		description: 'You follow Eka Care\'s public documentation at developer.eka.care and made your client at console.eka.care',
+		description:
+			"You follow Eka Care's public documentation at developer.eka.care and made your client at console.eka.care",
 	},
 	document: {
 		name: 'Interface Document From Your API Provider',
-		description: 'You were given the interface document ("Clinic Directory, Patient Search and Audio Transcription Interface") and an API key for your workspace',
+		description:
+			'You were given the interface document ("Clinic Directory, Patient Search and Audio Transcription Interface") and an API key for your workspace',
 	},
 };
 
@@ -89,9 +105,15 @@ function otherApiVariant(variant: ApiVariant): ApiVariant {
  * For an upload action the API refused: the API Variant option it belongs to and the one to choose
  * instead, quoted as the credential shows them; undefined when it is neither variant's action.
  */
-export function apiVariantSwitchFor(uploadAction: string): { from: string; to: string } | undefined {
-	const variant = (Object.keys(API_VARIANTS) as ApiVariant[]).find((candidate) => API_VARIANTS[candidate].uploadAction === uploadAction);
-	return variant ? { from: apiVariantLabel(variant), to: apiVariantLabel(otherApiVariant(variant)) } : undefined;
+export function apiVariantSwitchFor(
+	uploadAction: string,
+): { from: string; to: string } | undefined {
+	const variant = (Object.keys(API_VARIANTS) as ApiVariant[]).find(
+		(candidate) => API_VARIANTS[candidate].uploadAction === uploadAction,
+	);
+	return variant
+		? { from: apiVariantLabel(variant), to: apiVariantLabel(otherApiVariant(variant)) }
+		: undefined;
 }
 
 // ─── The credentials' fields ─────────────────────────────────────────────────────────────────────
@@ -188,8 +210,14 @@ type HeaderSettings = Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>
  * every other call takes `Authorization: Bearer`. The public service's SDKs also send the client id
  * ([EKA-PYSDK], [EKA-MCP]).
  */
-export function authHeadersFor(url: string, token: string, settings: HeaderSettings): Record<string, string> {
-	const tokenHeaders: Record<string, string> = isDirectoryPath(pathOf(url)) ? { auth: token } : { Authorization: `Bearer ${token}` };
+export function authHeadersFor(
+	url: string,
+	token: string,
+	settings: HeaderSettings,
+): Record<string, string> {
+	const tokenHeaders: Record<string, string> = isDirectoryPath(pathOf(url))
+		? { auth: token }
+		: { Authorization: `Bearer ${token}` };
 	return { ...tokenHeaders, ...clientIdHeaders(url, settings) };
 }
 
@@ -197,15 +225,22 @@ export function authHeadersFor(url: string, token: string, settings: HeaderSetti
  * The same headers for the OAuth2 credential, whose token n8n adds itself as `Authorization: Bearer`:
  * the client-id header, and the one other header that must carry the token (`auth` on `/dr`).
  */
-export function oAuth2HeadersFor(url: string, settings: HeaderSettings): { headers: Record<string, string>; tokenHeader?: 'auth' } {
-	return { headers: clientIdHeaders(url, settings), tokenHeader: isDirectoryPath(pathOf(url)) ? 'auth' : undefined };
+export function oAuth2HeadersFor(
+	url: string,
+	settings: HeaderSettings,
+): { headers: Record<string, string>; tokenHeader?: 'auth' } {
+	return {
+		headers: clientIdHeaders(url, settings),
+		tokenHeader: isDirectoryPath(pathOf(url)) ? 'auth' : undefined,
+	};
 }
 
 /** The patient directory (`/profiles`) requires client-id on every call, whichever variant ([EKA-PD]). */
 function clientIdHeaders(url: string, settings: HeaderSettings): Record<string, string> {
 	const path = pathOf(url);
 	const patientDirectory = path === '/profiles' || path.startsWith('/profiles/');
-	if (settings.clientId && (settings.variantSettings.sendsClientIdHeader || patientDirectory)) return { 'client-id': settings.clientId };
+	if (settings.clientId && (settings.variantSettings.sendsClientIdHeader || patientDirectory))
+		return { 'client-id': settings.clientId };
 	return {};
 }
 
@@ -250,7 +285,10 @@ interface FullResponse {
  * Gets a token for the credential: the ready token as it is, or a refresh when an earlier token
  * (and its refresh token) exist, falling back to a full client-credentials exchange.
  */
-export async function obtainAccessToken(httpRequest: PlainHttpRequest, settings: ClinicScribeSettings): Promise<StoredTokens> {
+export async function obtainAccessToken(
+	httpRequest: PlainHttpRequest,
+	settings: ClinicScribeSettings,
+): Promise<StoredTokens> {
 	if (settings.authMethod === 'accessToken') {
 		if (!settings.staticAccessToken) {
 			throw new TokenExchangeError(
@@ -266,11 +304,18 @@ export async function obtainAccessToken(httpRequest: PlainHttpRequest, settings:
 	return await exchangeClientCredentials(httpRequest, settings);
 }
 
-async function exchangeClientCredentials(httpRequest: PlainHttpRequest, settings: ClinicScribeSettings): Promise<StoredTokens> {
+async function exchangeClientCredentials(
+	httpRequest: PlainHttpRequest,
+	settings: ClinicScribeSettings,
+): Promise<StoredTokens> {
 	assertExchangeFieldsPresent(settings);
 	// Asking for a token again is harmless (each answer is a fresh pair), so failures that say
 	// "not now" are retried like any other call.
-	const response = await postWithRetries(httpRequest, settings, exchangeRequest(settings, settings.variant));
+	const response = await postWithRetries(
+		httpRequest,
+		settings,
+		exchangeRequest(settings, settings.variant),
+	);
 	if (response.statusCode < 200 || response.statusCode >= 300) {
 		const otherVariant = await probeOtherVariant(httpRequest, settings);
 		throw new TokenExchangeError(describeExchangeRejection(response, settings, otherVariant));
@@ -283,12 +328,21 @@ function exchangeRequest(settings: ClinicScribeSettings, variant: ApiVariant): I
 	const variantSettings = apiVariantSettings(variant);
 	const document = variantSettings.tokenExchange === 'documentTokenEndpoint';
 	const body: IDataObject = document
-		? { client_id: settings.clientId, client_secret: settings.clientSecret, grant_type: 'client_credentials' }
+		? {
+				client_id: settings.clientId,
+				client_secret: settings.clientSecret,
+				grant_type: 'client_credentials',
+			}
 		: { client_id: settings.clientId, client_secret: settings.clientSecret };
 	if (!document && settings.apiKey) body.api_key = settings.apiKey;
 	const headers: IDataObject = { 'Content-Type': 'application/json', Accept: 'application/json' };
 	if (document && settings.apiKey) headers['X-API-KEY'] = settings.apiKey;
-	return { method: 'POST', url: `${settings.baseUrl}${variantSettings.exchangePath}`, headers, body };
+	return {
+		method: 'POST',
+		url: `${settings.baseUrl}${variantSettings.exchangePath}`,
+		headers,
+		body,
+	};
 }
 
 /**
@@ -302,7 +356,10 @@ type OtherVariantProbe =
 	| { outcome: 'refused'; variant: ApiVariant; response: FullResponse }
 	| { outcome: 'unknown'; variant: ApiVariant };
 
-async function probeOtherVariant(httpRequest: PlainHttpRequest, settings: ClinicScribeSettings): Promise<OtherVariantProbe> {
+async function probeOtherVariant(
+	httpRequest: PlainHttpRequest,
+	settings: ClinicScribeSettings,
+): Promise<OtherVariantProbe> {
 	const variant = otherApiVariant(settings.variant);
 	let outcome: TokenEndpointOutcome;
 	try {
@@ -315,14 +372,19 @@ async function probeOtherVariant(httpRequest: PlainHttpRequest, settings: Clinic
 	if (response.statusCode >= 200 && response.statusCode < 300) {
 		const body = asRecord(response.body);
 		const token = body?.access_token ?? asRecord(body?.data)?.access_token;
-		return typeof token === 'string' && token !== '' ? { outcome: 'accepted', variant } : { outcome: 'unknown', variant };
+		return typeof token === 'string' && token !== ''
+			? { outcome: 'accepted', variant }
+			: { outcome: 'unknown', variant };
 	}
 	// "Not now" says nothing about the client.
 	if (mayRetry({ status: response.statusCode })) return { outcome: 'unknown', variant };
 	return { outcome: 'refused', variant, response };
 }
 
-async function tryRefresh(httpRequest: PlainHttpRequest, settings: ClinicScribeSettings): Promise<StoredTokens | undefined> {
+async function tryRefresh(
+	httpRequest: PlainHttpRequest,
+	settings: ClinicScribeSettings,
+): Promise<StoredTokens | undefined> {
 	const headers: IDataObject = {
 		'Content-Type': 'application/json',
 		Accept: 'application/json',
@@ -368,7 +430,11 @@ function assertExchangeFieldsPresent(settings: ClinicScribeSettings): void {
 }
 
 /** Posts to a token endpoint until it answers something other than "not now" (5xx, 429, no answer). */
-async function postWithRetries(httpRequest: PlainHttpRequest, settings: ClinicScribeSettings, options: IHttpRequestOptions): Promise<FullResponse> {
+async function postWithRetries(
+	httpRequest: PlainHttpRequest,
+	settings: ClinicScribeSettings,
+	options: IHttpRequestOptions,
+): Promise<FullResponse> {
 	return await withRetries(PRODUCTION_POLICY.retry, async (attempt) => {
 		const outcome = await postToTokenEndpoint(httpRequest, options);
 		if (outcome.kind === 'network') {
@@ -391,13 +457,18 @@ async function postWithRetries(httpRequest: PlainHttpRequest, settings: ClinicSc
 	});
 }
 
-type TokenEndpointOutcome = { kind: 'answer'; response: FullResponse } | { kind: 'network'; failure: unknown };
+type TokenEndpointOutcome =
+	| { kind: 'answer'; response: FullResponse }
+	| { kind: 'network'; failure: unknown };
 
 /**
  * One request to a token endpoint. Redirects are never followed: n8n would carry the API key, the
  * client secret (a 307/308 re-sends the body) or the refresh token to wherever they point.
  */
-async function postToTokenEndpoint(httpRequest: PlainHttpRequest, options: IHttpRequestOptions): Promise<TokenEndpointOutcome> {
+async function postToTokenEndpoint(
+	httpRequest: PlainHttpRequest,
+	options: IHttpRequestOptions,
+): Promise<TokenEndpointOutcome> {
 	let response: unknown;
 	try {
 		response = await httpRequest({
@@ -411,8 +482,16 @@ async function postToTokenEndpoint(httpRequest: PlainHttpRequest, options: IHttp
 	} catch (error) {
 		return { kind: 'network', failure: error };
 	}
-	const full = response as { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> };
-	const result: FullResponse = { statusCode: Number(full.statusCode ?? 0), body: full.body, headers: full.headers ?? {} };
+	const full = response as {
+		statusCode?: number;
+		body?: unknown;
+		headers?: Record<string, string | string[] | undefined>;
+	};
+	const result: FullResponse = {
+		statusCode: Number(full.statusCode ?? 0),
+		body: full.body,
+		headers: full.headers ?? {},
+	};
 	if (result.statusCode >= 300 && result.statusCode < 400) {
 		const host = redirectTargetHost(result.headers?.location, options.url);
 		throw new TokenExchangeError(
@@ -435,14 +514,20 @@ function readTokens(body: unknown, step: string): StoredTokens {
 			'unavailable',
 		);
 	}
-	return { sessionToken: accessToken, refreshToken: typeof refreshToken === 'string' ? refreshToken : '' };
+	return {
+		sessionToken: accessToken,
+		refreshToken: typeof refreshToken === 'string' ? refreshToken : '',
+	};
 }
 
 /** The field a refusal of the token request names, from the status and whatever error text it sent. */
 function rejectedField(response: FullResponse): SourcedField | undefined {
 	const fields = readErrorFields(response.body);
 	const said = `${fields.code ?? ''} ${fields.message ?? ''}`.toLowerCase();
-	if (/api[_ -]?key|sharing[_ -]?key|workspace/.test(said) || (response.statusCode === 403 && !/secret|client/.test(said))) {
+	if (
+		/api[_ -]?key|sharing[_ -]?key|workspace/.test(said) ||
+		(response.statusCode === 403 && !/secret|client/.test(said))
+	) {
 		return 'Workspace API Key';
 	}
 	if (/secret/.test(said)) return 'Client Secret';
@@ -461,7 +546,11 @@ function isMissingEndpoint(response: FullResponse): boolean {
  * say more: that the other API Variant accepts this client, that only the other variant's token
  * request exists here, or that both refused the same client, so the variant is not the cause.
  */
-function describeExchangeRejection(response: FullResponse, settings: ClinicScribeSettings, probe?: OtherVariantProbe): string {
+function describeExchangeRejection(
+	response: FullResponse,
+	settings: ClinicScribeSettings,
+	probe?: OtherVariantProbe,
+): string {
 	const field = rejectedField(response);
 	const rejected = field ? `the ${field}` : 'the credential';
 	const chosen = apiVariantLabel(settings.variant);
@@ -476,7 +565,11 @@ function describeExchangeRejection(response: FullResponse, settings: ClinicScrib
 		}
 		return `${refusal} with API Variant ${chosen}, but it accepts this client with ${other}: ${switchTo}${said}`;
 	}
-	if (probe?.outcome === 'refused' && isMissingEndpoint(response) && !isMissingEndpoint(probe.response)) {
+	if (
+		probe?.outcome === 'refused' &&
+		isMissingEndpoint(response) &&
+		!isMissingEndpoint(probe.response)
+	) {
 		const other = apiVariantLabel(probe.variant);
 		const otherField = rejectedField(probe.response);
 		const then = otherField
@@ -491,7 +584,11 @@ function describeExchangeRejection(response: FullResponse, settings: ClinicScrib
 }
 
 /** What to do about a rejected field, as a clause: where to copy it again (or, for a missing key, fill it in). */
-function fieldAdvice(field: SourcedField, settings: ClinicScribeSettings, variant: ApiVariant): string {
+function fieldAdvice(
+	field: SourcedField,
+	settings: ClinicScribeSettings,
+	variant: ApiVariant,
+): string {
 	if (field === 'Workspace API Key' && !settings.apiKey) {
 		const required = variant === 'document' ? ` (${apiVariantLabel(variant)} requires it)` : '';
 		return `fill in the Workspace API Key${required}, from ${whereToGet(field)}.`;
@@ -502,6 +599,9 @@ function fieldAdvice(field: SourcedField, settings: ClinicScribeSettings, varian
 /** The API's own words, without any secret. */
 function apiSaid(response: FullResponse, settings: ClinicScribeSettings): string {
 	const fields = readErrorFields(response.body);
-	const detail = scrubSecrets([fields.code, fields.message].filter(Boolean).join(': '), credentialSecrets(settings));
+	const detail = scrubSecrets(
+		[fields.code, fields.message].filter(Boolean).join(': '),
+		credentialSecrets(settings),
+	);
 	return detail ? ` The API said: ${detail}.` : '';
 }

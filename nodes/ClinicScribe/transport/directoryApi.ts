@@ -12,7 +12,13 @@ import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readDirectoryProfile } from '../shared/patientDirectoryRecords';
 import { unexpectedBodyError } from './errors';
-import { clinicApiRequest, getClinicSettings, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import {
+	clinicApiRequest,
+	getClinicSettings,
+	pathSegment,
+	type ClinicApiContext,
+	type ClinicApiResponse,
+} from './request';
 
 // ─── The clinic directory ────────────────────────────────────────────────────────────────────────
 
@@ -48,7 +54,10 @@ export async function searchBusinessPatientsByMobile(
 	});
 }
 
-export async function getBusinessEntities(ctx: ClinicApiContext, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function getBusinessEntities(
+	ctx: ClinicApiContext,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
 	return await clinicApiRequest(ctx, {
 		method: 'GET',
 		path: '/dr/v1/business/entities',
@@ -59,10 +68,18 @@ export async function getBusinessEntities(ctx: ClinicApiContext, itemIndex?: num
 }
 
 /** The business's doctors (`doctors[]` of [IFD §2.3]); a body that is not the documented JSON is an error. */
-export async function fetchClinicDoctors(ctx: ClinicApiContext, itemIndex?: number): Promise<IDataObject[]> {
+export async function fetchClinicDoctors(
+	ctx: ClinicApiContext,
+	itemIndex?: number,
+): Promise<IDataObject[]> {
 	const response = await getBusinessEntities(ctx, itemIndex);
 	const entities = readBusinessEntities(response.body);
-	if (!entities) throw unexpectedBodyError(ctx, { purpose: "the business's clinics and doctors", itemIndex }, response.statusCode);
+	if (!entities)
+		throw unexpectedBodyError(
+			ctx,
+			{ purpose: "the business's clinics and doctors", itemIndex },
+			response.statusCode,
+		);
 	return entities.doctors;
 }
 
@@ -74,18 +91,27 @@ const PATIENT_DIRECTORY_PATH = '/profiles/v1/patient';
 async function assertClientId(ctx: ClinicApiContext, itemIndex?: number): Promise<void> {
 	const settings = await getClinicSettings(ctx);
 	if (settings.clientId) return;
-	throw new NodeOperationError(ctx.getNode(), 'The patient directory needs the Client ID of the credential, which is empty', {
-		description:
-			"The directory requires a client-id header on every call. Open the Clinic Scribe API credential and enter the Client ID the access token was issued to; nothing was sent.",
-		itemIndex,
-	});
+	throw new NodeOperationError(
+		ctx.getNode(),
+		'The patient directory needs the Client ID of the credential, which is empty',
+		{
+			description:
+				'The directory requires a client-id header on every call. Open the Clinic Scribe API credential and enter the Client ID the access token was issued to; nothing was sent.',
+			itemIndex,
+		},
+	);
 }
 
 function patientPath(ctx: ClinicApiContext, patientId: string, itemIndex?: number): string {
 	return `${PATIENT_DIRECTORY_PATH}/${pathSegment(ctx, patientId, 'Patient ID', itemIndex)}`;
 }
 
-export async function createPatient(ctx: ClinicApiContext, body: IDataObject, redact: string[], itemIndex?: number): Promise<ClinicApiResponse> {
+export async function createPatient(
+	ctx: ClinicApiContext,
+	body: IDataObject,
+	redact: string[],
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
 	await assertClientId(ctx, itemIndex);
 	return await clinicApiRequest(ctx, {
 		method: 'POST',
@@ -128,7 +154,8 @@ export async function fetchPatientProfile(
 ): Promise<IDataObject> {
 	const response = await getPatient(ctx, patientId, itemIndex, bounds);
 	const profile = readDirectoryProfile(response.body);
-	if (!profile) throw unexpectedBodyError(ctx, { purpose: 'the patient', itemIndex }, response.statusCode);
+	if (!profile)
+		throw unexpectedBodyError(ctx, { purpose: 'the patient', itemIndex }, response.statusCode);
 	return profile;
 }
 
@@ -154,7 +181,11 @@ export async function updatePatient(
 }
 
 /** 404 is returned, not thrown: after a repeat it may mean "archived by the first attempt". */
-export async function archivePatient(ctx: ClinicApiContext, patientId: string, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function archivePatient(
+	ctx: ClinicApiContext,
+	patientId: string,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
 	const path = patientPath(ctx, patientId, itemIndex);
 	await assertClientId(ctx, itemIndex);
 	return await clinicApiRequest(ctx, {
@@ -218,7 +249,11 @@ interface PatientPageQuery {
 	includeArchived?: boolean;
 }
 
-export async function listPatientsPage(ctx: ClinicApiContext, query: PatientPageQuery, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function listPatientsPage(
+	ctx: ClinicApiContext,
+	query: PatientPageQuery,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
 	await assertClientId(ctx, itemIndex);
 	const qs: IDataObject = { pageNo: query.pageNo, pageSize: query.pageSize };
 	if (query.select && query.select.length > 0) qs.select = query.select.join(',');

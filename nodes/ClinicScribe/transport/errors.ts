@@ -15,7 +15,12 @@ import { capitalised, textOf } from '../shared/values';
 export function errorChain(error: unknown): Array<Record<string, unknown>> {
 	const chain: Array<Record<string, unknown>> = [];
 	let current: unknown = error;
-	while (typeof current === 'object' && current !== null && chain.length < 5 && !chain.includes(current as Record<string, unknown>)) {
+	while (
+		typeof current === 'object' &&
+		current !== null &&
+		chain.length < 5 &&
+		!chain.includes(current as Record<string, unknown>)
+	) {
 		chain.push(current as Record<string, unknown>);
 		current = (current as { cause?: unknown }).cause;
 	}
@@ -52,7 +57,10 @@ export function readErrorFields(body: unknown): ErrorFields {
 }
 
 /** The host a redirect's Location header points at (a relative location stays on the request's host). */
-export function redirectTargetHost(location: string | string[] | undefined, requestUrl: string | undefined): string {
+export function redirectTargetHost(
+	location: string | string[] | undefined,
+	requestUrl: string | undefined,
+): string {
 	const value = Array.isArray(location) ? location[0] : location;
 	if (!value) return 'an address it did not give (no Location header)';
 	try {
@@ -108,10 +116,15 @@ const SSRF_BLOCK_NAMES = ['SsrfBlockedIpError', 'SsrfBlockedHostnameError'];
  * more ranges by default), found on the error or its causes; undefined for any other failure.
  */
 function ssrfBlockOf(error: unknown): string | undefined {
-	const record = errorChain(error).find((candidate) => typeof candidate.name === 'string' && SSRF_BLOCK_NAMES.includes(candidate.name));
+	const record = errorChain(error).find(
+		(candidate) => typeof candidate.name === 'string' && SSRF_BLOCK_NAMES.includes(candidate.name),
+	);
 	if (!record) return undefined;
-	const extra = (typeof record.extra === 'object' && record.extra !== null ? record.extra : {}) as Record<string, unknown>;
-	const target = textOf(record.hostname) ?? textOf(extra.hostname) ?? textOf(record.ip) ?? textOf(extra.ip);
+	const extra = (
+		typeof record.extra === 'object' && record.extra !== null ? record.extra : {}
+	) as Record<string, unknown>;
+	const target =
+		textOf(record.hostname) ?? textOf(extra.hostname) ?? textOf(record.ip) ?? textOf(extra.ip);
 	return target ? `"${target}"` : 'the address';
 }
 
@@ -127,14 +140,21 @@ type Redaction = string | RegExp;
  * (`secrets`) as they are, and the values a call sent (`sent`: patient data, a signing key), a
  * 10-digit mobile number in any spelling.
  */
-export function scrubSecrets(text: string, secrets: Array<string | undefined>, sent: string[] = []): string {
+export function scrubSecrets(
+	text: string,
+	secrets: Array<string | undefined>,
+	sent: string[] = [],
+): string {
 	return scrubText(text, redactionsOf(secrets, sent));
 }
 
 function scrubText(text: string, redactions: Redaction[]): string {
 	let result = text;
 	for (const secret of redactions) {
-		result = typeof secret === 'string' ? result.split(secret).join(REDACTED) : result.replace(secret, REDACTED);
+		result =
+			typeof secret === 'string'
+				? result.split(secret).join(REDACTED)
+				: result.replace(secret, REDACTED);
 	}
 	return result;
 }
@@ -144,8 +164,13 @@ function scrubText(text: string, redactions: Redaction[]): string {
  * are skipped. A value a call sent that is a 10-digit mobile number is removed in any spelling.
  */
 function redactionsOf(secrets: Array<string | undefined>, sent: string[]): Redaction[] {
-	const all = [...secrets, ...sent.map((value) => (/^\d{10}$/.test(value) ? mobileNumberPattern(value) : value))];
-	const strings = all.filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
+	const all = [
+		...secrets,
+		...sent.map((value) => (/^\d{10}$/.test(value) ? mobileNumberPattern(value) : value)),
+	];
+	const strings = all
+		.filter((s): s is string => typeof s === 'string' && s.length >= 4)
+		.sort((a, b) => b.length - a.length);
 	const patterns = all.filter((s): s is RegExp => s instanceof RegExp);
 	return [...patterns, ...strings];
 }
@@ -165,7 +190,11 @@ function mobileNumberPattern(digits: string): RegExp {
  * every string, keys included. Used on every error answer as it arrives, so no message built from it
  * can carry a secret.
  */
-export function scrubValue<T>(value: T, secrets: Array<string | undefined>, sent: string[] = []): T {
+export function scrubValue<T>(
+	value: T,
+	secrets: Array<string | undefined>,
+	sent: string[] = [],
+): T {
 	return scrubCopy(value, redactionsOf(secrets, sent), new WeakSet()) as T;
 }
 
@@ -176,7 +205,8 @@ function scrubCopy(value: unknown, redactions: Redaction[], seen: WeakSet<object
 	seen.add(value);
 	if (Array.isArray(value)) return value.map((entry) => scrubCopy(entry, redactions, seen));
 	const copy: Record<string, unknown> = {};
-	for (const [key, entry] of Object.entries(value)) copy[scrubText(key, redactions)] = scrubCopy(entry, redactions, seen);
+	for (const [key, entry] of Object.entries(value))
+		copy[scrubText(key, redactions)] = scrubCopy(entry, redactions, seen);
 	return copy;
 }
 
@@ -185,7 +215,11 @@ function scrubCopy(value: unknown, redactions: Redaction[], seen: WeakSet<object
  * message, description, messages, context, errorResponse, stack and cause, and every object below
  * them (n8n stores these with the execution and shows them).
  */
-export function scrubErrorInPlace(error: unknown, secrets: Array<string | undefined>, sent: string[] = []): void {
+export function scrubErrorInPlace(
+	error: unknown,
+	secrets: Array<string | undefined>,
+	sent: string[] = [],
+): void {
 	const redactions = redactionsOf(secrets, sent);
 	if (redactions.length === 0) return;
 	scrubObjectInPlace(error, redactions, new WeakSet(), 0);
@@ -193,11 +227,19 @@ export function scrubErrorInPlace(error: unknown, secrets: Array<string | undefi
 
 const ERROR_TEXT_KEYS = ['message', 'description', 'stack'];
 
-function scrubObjectInPlace(target: unknown, redactions: Redaction[], seen: WeakSet<object>, depth: number): void {
+function scrubObjectInPlace(
+	target: unknown,
+	redactions: Redaction[],
+	seen: WeakSet<object>,
+	depth: number,
+): void {
 	if (typeof target !== 'object' || target === null || seen.has(target) || depth > 8) return;
 	seen.add(target);
 	const record = target as Record<string, unknown>;
-	const keys = new Set([...Object.keys(record), ...(target instanceof Error ? [...ERROR_TEXT_KEYS, 'cause'] : [])]);
+	const keys = new Set([
+		...Object.keys(record),
+		...(target instanceof Error ? [...ERROR_TEXT_KEYS, 'cause'] : []),
+	]);
 	for (const key of keys) {
 		let entry: unknown;
 		try {
@@ -230,7 +272,8 @@ const ADVICE_BY_CODE: Record<string, string> = {
 		'No patient with this mobile number is registered with the business. Only a full 10-digit number that is already registered can be found.',
 	BUSINESS_NOT_FOUND:
 		'No business matches the token. Check that the credential belongs to the right business and environment (production or sandbox).',
-	SERVER_ERROR: 'The clinic API had an unexpected server error. Try again later; if it persists, contact the API provider.',
+	SERVER_ERROR:
+		'The clinic API had an unexpected server error. Try again later; if it persists, contact the API provider.',
 	txn_limit_exceeded:
 		"The workspace has used its daily transcription quota. Wait until tomorrow, or ask the API provider to raise the workspace's limit.",
 };
@@ -260,9 +303,12 @@ function isUnknownTemplateRefusal(message: string | undefined): boolean {
 
 /** Codes come from the API: only own entries count ("constructor" is no advice). */
 function adviceFor(statusCode: number, code: string | undefined, message?: string): string {
-	if (code && Object.prototype.hasOwnProperty.call(ADVICE_BY_CODE, code)) return ADVICE_BY_CODE[code];
-	if (statusCode >= 400 && statusCode < 500 && isUnknownTemplateRefusal(message)) return UNKNOWN_TEMPLATE_ADVICE;
-	if (Object.prototype.hasOwnProperty.call(ADVICE_BY_STATUS, statusCode)) return ADVICE_BY_STATUS[statusCode];
+	if (code && Object.prototype.hasOwnProperty.call(ADVICE_BY_CODE, code))
+		return ADVICE_BY_CODE[code];
+	if (statusCode >= 400 && statusCode < 500 && isUnknownTemplateRefusal(message))
+		return UNKNOWN_TEMPLATE_ADVICE;
+	if (Object.prototype.hasOwnProperty.call(ADVICE_BY_STATUS, statusCode))
+		return ADVICE_BY_STATUS[statusCode];
 	if (statusCode >= 500) return ADVICE_BY_CODE.SERVER_ERROR;
 	return 'Check the node parameters and the credential, then run again.';
 }
@@ -284,16 +330,27 @@ export interface CallLabel {
 }
 
 /** The error for an HTTP answer the caller cannot use: status, API code and message, and advice. */
-export function clinicApiError(ctx: NodeOwner, call: CallLabel, statusCode: number, body: unknown, attempts = 1): NodeApiError {
+export function clinicApiError(
+	ctx: NodeOwner,
+	call: CallLabel,
+	statusCode: number,
+	body: unknown,
+	attempts = 1,
+): NodeApiError {
 	const fields = readErrorFields(body);
-	if (fields.message !== undefined && call.redact?.length) fields.message = scrubSecrets(fields.message, [], call.redact);
+	if (fields.message !== undefined && call.redact?.length)
+		fields.message = scrubSecrets(fields.message, [], call.redact);
 	const advice = adviceFor(statusCode, fields.code, fields.message);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;
 	const apiSaid = fields.message ? `: ${fields.message}` : '';
 	const retried = attempts > 1 ? ` (tried ${attempts} times)` : '';
 	return new NodeApiError(
 		ctx.getNode(),
-		{ status_code: statusCode, code: fields.code ?? null, message: fields.message ?? null } as JsonObject,
+		{
+			status_code: statusCode,
+			code: fields.code ?? null,
+			message: fields.message ?? null,
+		} as JsonObject,
 		{
 			message: `The clinic API refused ${call.purpose} (HTTP ${label})${apiSaid}`,
 			description: `${advice}${retried}`,
@@ -304,8 +361,14 @@ export function clinicApiError(ctx: NodeOwner, call: CallLabel, statusCode: numb
 }
 
 /** No HTTP answer came (`description` says why: refused, reset, timed out, SSRF protection). */
-export function unreachableError(ctx: NodeOwner, call: CallLabel, description: string, attempts: number): NodeApiError {
-	const advice = "Check that the credential's Base URL is right and the API is reachable from n8n, then run again.";
+export function unreachableError(
+	ctx: NodeOwner,
+	call: CallLabel,
+	description: string,
+	attempts: number,
+): NodeApiError {
+	const advice =
+		"Check that the credential's Base URL is right and the API is reachable from n8n, then run again.";
 	return new NodeApiError(ctx.getNode(), { message: description } as JsonObject, {
 		message: `Could not reach the clinic API for ${call.purpose}: ${description}`,
 		description: attempts > 1 ? `Tried ${attempts} times. ${advice}` : advice,
@@ -339,7 +402,11 @@ export function requestStoppedError(ctx: NodeOwner, call: CallLabel): NodeApiErr
 }
 
 /** The answer had a success status but not the documented JSON (a proxy page, a truncated body). */
-export function unexpectedBodyError(ctx: NodeOwner, call: CallLabel, statusCode: number): NodeApiError {
+export function unexpectedBodyError(
+	ctx: NodeOwner,
+	call: CallLabel,
+	statusCode: number,
+): NodeApiError {
 	return new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
 		message: `The clinic API answered ${call.purpose} with a body that is not the documented JSON (HTTP ${statusCode})`,
 		description:
@@ -350,11 +417,20 @@ export function unexpectedBodyError(ctx: NodeOwner, call: CallLabel, statusCode:
 }
 
 /** A file whose bytes were not the size it was announced with (the upload stopped before more went). */
-export function fileSizeChangedError(ctx: NodeOwner, fileLabel: string, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `${capitalised(fileLabel)} changed size while it was uploaded`, {
-		description: 'The binary data was announced with one size but had another. Run the workflow again.',
-		itemIndex,
-	});
+export function fileSizeChangedError(
+	ctx: NodeOwner,
+	fileLabel: string,
+	itemIndex: number,
+): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`${capitalised(fileLabel)} changed size while it was uploaded`,
+		{
+			description:
+				'The binary data was announced with one size but had another. Run the workflow again.',
+			itemIndex,
+		},
+	);
 }
 
 /**
@@ -362,9 +438,18 @@ export function fileSizeChangedError(ctx: NodeOwner, fileLabel: string, itemInde
  * `txn_limit_exceeded`): the upload's runner sends nothing more after one.
  */
 export class DailyQuotaError extends NodeApiError {
-	constructor(node: INode, of: { transaction: string } | { session: string }, stage: 'beforeUpload' | 'afterUpload', itemIndex: number | undefined) {
-		const named = 'transaction' in of ? `transaction "${of.transaction}"` : `session "${of.session}"`;
-		const uploaded = stage === 'afterUpload' ? 'Its recordings were uploaded but will not be transcribed. ' : 'Nothing was uploaded. ';
+	constructor(
+		node: INode,
+		of: { transaction: string } | { session: string },
+		stage: 'beforeUpload' | 'afterUpload',
+		itemIndex: number | undefined,
+	) {
+		const named =
+			'transaction' in of ? `transaction "${of.transaction}"` : `session "${of.session}"`;
+		const uploaded =
+			stage === 'afterUpload'
+				? 'Its recordings were uploaded but will not be transcribed. '
+				: 'Nothing was uploaded. ';
 		super(node, { status_code: 400, code: 'txn_limit_exceeded' } as JsonObject, {
 			message: `The workspace has used up its daily transcription quota, so ${named} was not started (txn_limit_exceeded)`,
 			description: `${uploaded}Run again tomorrow (the quota resets daily; free workspaces get about 20 transcriptions a day), or ask the API provider to raise the workspace's limit.`,
@@ -427,16 +512,27 @@ export interface TokenProblem {
  */
 function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined {
 	for (const record of errorChain(error)) {
-		if (record.name === 'TokenExchangeError' && typeof record.message === 'string' && record.message) {
+		if (
+			record.name === 'TokenExchangeError' &&
+			typeof record.message === 'string' &&
+			record.message
+		) {
 			const kind = TOKEN_FAILURE_KINDS.find((candidate) => candidate === record.kind) ?? 'rejected';
 			return { message: record.message, kind };
 		}
 	}
 	const wrapped = errorChain(error)[0] ?? {};
-	const kind = TOKEN_FAILURE_KINDS.find((candidate) => wrapped.httpCode === `${TOKEN_FAILURE_CODE_PREFIX}${candidate.toUpperCase()}`);
+	const kind = TOKEN_FAILURE_KINDS.find(
+		(candidate) => wrapped.httpCode === `${TOKEN_FAILURE_CODE_PREFIX}${candidate.toUpperCase()}`,
+	);
 	if (!kind) return undefined;
 	const first = Array.isArray(wrapped.messages) ? wrapped.messages[0] : undefined;
-	const message = typeof first === 'string' && first ? first : typeof wrapped.message === 'string' ? wrapped.message : '';
+	const message =
+		typeof first === 'string' && first
+			? first
+			: typeof wrapped.message === 'string'
+				? wrapped.message
+				: '';
 	return message ? { message, kind } : undefined;
 }
 
@@ -445,12 +541,19 @@ function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined {
  * exchange, or n8n's failed renewal of the OAuth2 credential (`signInCredential`: its name, when the
  * call uses it); undefined for any other failure.
  */
-export function tokenProblemOf(error: unknown, signInCredential?: string): TokenProblem | undefined {
-	return tokenExchangeFailureOf(error) ?? (signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential));
+export function tokenProblemOf(
+	error: unknown,
+	signInCredential?: string,
+): TokenProblem | undefined {
+	return (
+		tokenExchangeFailureOf(error) ??
+		(signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential))
+	);
 }
 
 const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
-	rejected: 'Open the Clinic Scribe API credential, correct it and run its test, then run the workflow again.',
+	rejected:
+		'Open the Clinic Scribe API credential, correct it and run its test, then run the workflow again.',
 	unavailable:
 		'The credential was not rejected: the token service did not answer. Run the workflow again later; if it persists, check that the API is reachable from n8n.',
 	redirected:
@@ -458,7 +561,11 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 };
 
 /** No token could be had or renewed for the call: the problem's message, and what to do. */
-export function tokenProblemError(ctx: NodeOwner, call: CallLabel, problem: TokenProblem): NodeApiError {
+export function tokenProblemError(
+	ctx: NodeOwner,
+	call: CallLabel,
+	problem: TokenProblem,
+): NodeApiError {
 	return new NodeApiError(ctx.getNode(), { message: problem.message } as JsonObject, {
 		message: problem.message,
 		description: problem.description ?? TOKEN_PROBLEM_ADVICE[problem.kind],
@@ -469,15 +576,22 @@ export function tokenProblemError(ctx: NodeOwner, call: CallLabel, problem: Toke
 // ─── The OAuth2 credential's own failures ────────────────────────────────────────────────────────
 
 function signInCredentialLabel(name: string): string {
-	return name ? `the Clinic Scribe OAuth2 credential "${name}"` : 'the Clinic Scribe OAuth2 credential';
+	return name
+		? `the Clinic Scribe OAuth2 credential "${name}"`
+		: 'the Clinic Scribe OAuth2 credential';
 }
 
 /** The credential has no token: nobody connected it (or connecting failed). Nothing was sent. */
-export function notConnectedError(node: INode, credentialName: string, request: { purpose: string; itemIndex?: number }): NodeApiError {
+export function notConnectedError(
+	node: INode,
+	credentialName: string,
+	request: { purpose: string; itemIndex?: number },
+): NodeApiError {
 	const message = `${capitalised(signInCredentialLabel(credentialName))} is not connected to a clinic account, so nothing was sent for ${request.purpose}`;
 	return new NodeApiError(node, { message } as JsonObject, {
 		message,
-		description: 'Open the credential, click Connect ("Connect my account" in older n8n versions) and sign in with the clinic account, then run again.',
+		description:
+			'Open the credential, click Connect ("Connect my account" in older n8n versions) and sign in with the clinic account, then run again.',
 		itemIndex: request.itemIndex,
 	});
 }
@@ -498,9 +612,15 @@ function signInRenewalFailureOf(error: unknown, credentialName: string): TokenPr
 	const reconnect = `Open ${label} and sign in with the clinic account again (its Switch account or Connect button), then run again.`;
 	for (const candidate of errorChain(error)) {
 		const failureCause = (candidate.failure as { cause?: unknown } | undefined)?.cause;
-		const body = (typeof candidate.body === 'object' && candidate.body !== null ? candidate.body : {}) as Record<string, unknown>;
+		const body = (
+			typeof candidate.body === 'object' && candidate.body !== null ? candidate.body : {}
+		) as Record<string, unknown>;
 		const oauthError = typeof body.error === 'string' ? body.error : undefined;
-		if (failureCause === 'credential-invalid' || oauthError === 'invalid_grant' || /no refresh token is available/i.test(String(candidate.message))) {
+		if (
+			failureCause === 'credential-invalid' ||
+			oauthError === 'invalid_grant' ||
+			/no refresh token is available/i.test(String(candidate.message))
+		) {
 			return {
 				message: `${capitalised(label)} needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
 				kind: 'rejected',
@@ -511,7 +631,8 @@ function signInRenewalFailureOf(error: unknown, credentialName: string): TokenPr
 			return {
 				message: `The sign-in provider rejected the Client ID or Client Secret of ${label} when n8n renewed the token (${oauthError})`,
 				kind: 'rejected',
-				description: 'Correct the Client ID and Client Secret in the credential (the secret may have been rotated in the console), then run again.',
+				description:
+					'Correct the Client ID and Client Secret in the credential (the secret may have been rotated in the console), then run again.',
 			};
 		}
 		if (oauthError !== undefined) {
@@ -524,7 +645,11 @@ function signInRenewalFailureOf(error: unknown, credentialName: string): TokenPr
 		// The token endpoint's answer without an OAuth error (client-oauth2's ResponseError), or its 5xx.
 		// The API's own answers other than 401 are returned, not thrown: a thrown 5xx is the token endpoint's.
 		const fromTokenEndpoint = candidate.code === 'ESTATUS';
-		const status = Number(fromTokenEndpoint ? candidate.status : (candidate.response as { status?: unknown } | undefined)?.status);
+		const status = Number(
+			fromTokenEndpoint
+				? candidate.status
+				: (candidate.response as { status?: unknown } | undefined)?.status,
+		);
 		if (Number.isInteger(status) && status >= 400 && (fromTokenEndpoint || status !== 401)) {
 			return {
 				message: `The sign-in provider did not renew the token of ${label} (HTTP ${status})`,

@@ -13,7 +13,12 @@ import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow'
 
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
 import { getFromLink } from './storage';
-import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import {
+	clinicApiRequest,
+	pathSegment,
+	type ClinicApiContext,
+	type ClinicApiResponse,
+} from './request';
 
 const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
@@ -63,7 +68,14 @@ export async function downloadPrescriptionPdf(
 	const purpose = 'the prescription PDF';
 	const answer = await getFromLink(
 		ctx,
-		{ url: target.url, host: target.host, purpose, itemIndex, accept: 'application/pdf', encoding: 'arraybuffer' },
+		{
+			url: target.url,
+			host: target.host,
+			purpose,
+			itemIndex,
+			accept: 'application/pdf',
+			encoding: 'arraybuffer',
+		},
 		(statusCode, attempts) =>
 			new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
 				message: `${target.host} refused ${purpose} (HTTP ${statusCode})`,
@@ -82,7 +94,11 @@ export async function downloadPrescriptionPdf(
 			itemIndex,
 		});
 	}
-	return { data, mimeType: 'application/pdf', fileName: prescriptionPdfFileName(target.url, target.prescriptionId ?? '') };
+	return {
+		data,
+		mimeType: 'application/pdf',
+		fileName: prescriptionPdfFileName(target.url, target.prescriptionId ?? ''),
+	};
 }
 
 function checkedTarget(ctx: ClinicApiContext, link: string, itemIndex?: number): PdfTarget {
@@ -90,14 +106,16 @@ function checkedTarget(ctx: ClinicApiContext, link: string, itemIndex?: number):
 	if (check.ok) return { url: check.url, host: check.host };
 	const item = itemIndex === undefined ? '' : ` of item ${itemIndex}`;
 	throw new NodeOperationError(ctx.getNode(), `The prescription PDF link${item} ${check.problem}`, {
-		description: 'Use the prescription_url of the appointment or of the prescription event (an https:// link to the PDF); nothing was sent.',
+		description:
+			'Use the prescription_url of the appointment or of the prescription event (an https:// link to the PDF); nothing was sent.',
 		itemIndex,
 	});
 }
 
 function pdfAdvice(statusCode: number, attempts: number): string {
 	const retried = attempts > 1 ? ` (tried ${attempts} times)` : '';
-	if (statusCode >= 300 && statusCode < 400) return `The link redirects elsewhere, which is not followed. Use the prescription_url exactly as the appointment or event gave it${retried}.`;
+	if (statusCode >= 300 && statusCode < 400)
+		return `The link redirects elsewhere, which is not followed. Use the prescription_url exactly as the appointment or event gave it${retried}.`;
 	if (statusCode === 403 || statusCode === 404 || statusCode === 410)
 		return `The link may have expired or the PDF been replaced (an edited prescription gets a new link). Get the appointment again, or use the link of the latest prescription event${retried}.`;
 	return `Run again later${retried}.`;

@@ -21,8 +21,17 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { chosenCredentialType, SIGN_IN_CREDENTIAL_TYPE, type ClinicCredentialType } from '../shared/credentialChoice';
-import { credentialSecrets, oAuth2HeadersFor, readCredentialSettings, type ClinicScribeSettings } from './authentication';
+import {
+	chosenCredentialType,
+	SIGN_IN_CREDENTIAL_TYPE,
+	type ClinicCredentialType,
+} from '../shared/credentialChoice';
+import {
+	credentialSecrets,
+	oAuth2HeadersFor,
+	readCredentialSettings,
+	type ClinicScribeSettings,
+} from './authentication';
 import {
 	clinicApiError,
 	describeNetworkFailure,
@@ -39,9 +48,20 @@ import {
 	type CallLabel,
 	type TokenProblem,
 } from './errors';
-import { isTransientNetworkFailure, mayRetry, outcomeUnknown, PRODUCTION_POLICY, withRetries, type RepeatSafety } from './retryPolicy';
+import {
+	isTransientNetworkFailure,
+	mayRetry,
+	outcomeUnknown,
+	PRODUCTION_POLICY,
+	withRetries,
+	type RepeatSafety,
+} from './retryPolicy';
 
-export type ClinicApiContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+export type ClinicApiContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IWebhookFunctions;
 
 interface ClinicApiRequest extends CallLabel, RepeatSafety {
 	method: IHttpRequestMethods;
@@ -99,7 +119,8 @@ export interface ClinicApiResponse<T = unknown> {
 export function pathIdProblem(value: string): string | undefined {
 	const trimmed = value.trim();
 	if (trimmed === '') return 'is empty';
-	if (/^\.+$/.test(trimmed)) return `is "${trimmed}": an ID made only of dots would address another path of the API`;
+	if (/^\.+$/.test(trimmed))
+		return `is "${trimmed}": an ID made only of dots would address another path of the API`;
 	return undefined;
 }
 
@@ -108,7 +129,12 @@ export function pathIdProblem(value: string): string | undefined {
  * else percent-encoded as exactly one segment: "/" is encoded, so "a/../b" stays one segment, and a
  * dot inside a segment stays a dot as RFC 3986 asks (a strict gateway may refuse `%2E`).
  */
-export function pathSegment(ctx: ClinicApiContext, value: string, field: string, itemIndex?: number): string {
+export function pathSegment(
+	ctx: ClinicApiContext,
+	value: string,
+	field: string,
+	itemIndex?: number,
+): string {
 	const problem = pathIdProblem(value);
 	if (problem) {
 		const item = itemIndex === undefined ? '' : ` of item ${itemIndex}`;
@@ -132,7 +158,10 @@ export function executionCancelSignal(ctx: ClinicApiContext): AbortSignal | unde
  * followed (the credential's headers would go with them), and every error and every error answer
  * handed back is scrubbed of the credential's secrets.
  */
-export async function clinicApiRequest<T = unknown>(ctx: ClinicApiContext, request: ClinicApiRequest): Promise<ClinicApiResponse<T>> {
+export async function clinicApiRequest<T = unknown>(
+	ctx: ClinicApiContext,
+	request: ClinicApiRequest,
+): Promise<ClinicApiResponse<T>> {
 	const credential = await credentialOfRun(ctx);
 	const settings = readCredentialSettings(credential.data, credential.type);
 	let lostAnswer = false;
@@ -150,9 +179,22 @@ export async function clinicApiRequest<T = unknown>(ctx: ClinicApiContext, reque
 				const release = await turnToSend(credential);
 				let outcome: AttemptOutcome;
 				try {
-					let answer = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, credential.type, sent, extra)) as HelperAnswer;
-					if (answer.statusCode === 401 && !request.acceptStatuses?.includes(401)) answer = await renewedAnswer(ctx, credential, sent, extra, request);
-					outcome = { kind: 'answer', response: { statusCode: answer.statusCode, body: answer.body, headers: answer.headers ?? {} } };
+					let answer = (await ctx.helpers.httpRequestWithAuthentication.call(
+						ctx,
+						credential.type,
+						sent,
+						extra,
+					)) as HelperAnswer;
+					if (answer.statusCode === 401 && !request.acceptStatuses?.includes(401))
+						answer = await renewedAnswer(ctx, credential, sent, extra, request);
+					outcome = {
+						kind: 'answer',
+						response: {
+							statusCode: answer.statusCode,
+							body: answer.body,
+							headers: answer.headers ?? {},
+						},
+					};
 				} catch (error) {
 					outcome = thrownOutcome(error, credential, sent.url);
 				}
@@ -162,11 +204,20 @@ export async function clinicApiRequest<T = unknown>(ctx: ClinicApiContext, reque
 				if (outcome.kind === 'answer') {
 					const { response } = outcome;
 					const status = response.statusCode;
-					if (status >= 300 && status < 400) throw redirectRefusedError(ctx, request, status, response.headers.location, options.url);
+					if (status >= 300 && status < 400)
+						throw redirectRefusedError(
+							ctx,
+							request,
+							status,
+							response.headers.location,
+							options.url,
+						);
 					const retryAfter = response.headers['retry-after'];
 					if ((status >= 200 && status < 300) || request.acceptStatuses?.includes(status)) {
 						const passing = request.retryAnswer?.(response, attempt);
-						return passing ? { kind: 'retry', error: passing, retryAfter } : { kind: 'done', value: response as ClinicApiResponse<T> };
+						return passing
+							? { kind: 'retry', error: passing, retryAfter }
+							: { kind: 'done', value: response as ClinicApiResponse<T> };
 					}
 					if (outcomeUnknown(status)) lostAnswer = true;
 					const refused = clinicApiError(ctx, request, status, response.body, attempt);
@@ -175,27 +226,41 @@ export async function clinicApiRequest<T = unknown>(ctx: ClinicApiContext, reque
 				}
 				if (outcome.kind === 'unauthorized') {
 					const rejected = clinicApiError(ctx, request, 401, outcome.body, attempt);
-					if (credential.type === SIGN_IN_CREDENTIAL_TYPE) rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
+					if (credential.type === SIGN_IN_CREDENTIAL_TYPE)
+						rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
 					throw rejected;
 				}
 				if (outcome.kind === 'noToken') throw tokenProblemError(ctx, request, outcome.problem);
-				const unreachable = unreachableError(ctx, request, describeNetworkFailure(outcome.error), attempt);
+				const unreachable = unreachableError(
+					ctx,
+					request,
+					describeNetworkFailure(outcome.error),
+					attempt,
+				);
 				if (isTransientNetworkFailure(outcome.error)) {
 					lostAnswer = true;
-					if (mayRetry({ noAnswer: outcome.error }, request)) return { kind: 'retry', error: unreachable };
+					if (mayRetry({ noAnswer: outcome.error }, request))
+						return { kind: 'retry', error: unreachable };
 				}
 				throw withNotRepeatedNote(request, unreachable);
 			},
 			{ signal, stopped: () => requestStoppedError(ctx, request) },
 		);
-		if (response.statusCode >= 200 && response.statusCode < 300) return { ...response, afterLostAnswer: lostAnswer };
+		if (response.statusCode >= 200 && response.statusCode < 300)
+			return { ...response, afterLostAnswer: lostAnswer };
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
-		return { ...response, body: scrubValue(response.body, await callSecrets(ctx, credential, settings), request.redact), afterLostAnswer: lostAnswer };
+		return {
+			...response,
+			body: scrubValue(response.body, await callSecrets(ctx, credential, settings), request.redact),
+			afterLostAnswer: lostAnswer,
+		};
 	} catch (error) {
 		scrubErrorInPlace(error, await callSecrets(ctx, credential, settings), request.redact);
 		// Our errors are NodeApiErrors already (handed back as they are); anything else is wrapped.
 		const failure = new NodeApiError(ctx.getNode(), error as JsonObject);
-		throw lostAnswer && request.failedAfterLostAnswer ? request.failedAfterLostAnswer(failure) : failure;
+		throw lostAnswer && request.failedAfterLostAnswer
+			? request.failedAfterLostAnswer(failure)
+			: failure;
 	}
 }
 
@@ -231,7 +296,10 @@ function helperArguments(
 	// n8n adds the OAuth2 token as Bearer itself; the `/dr` endpoints get it in `auth` too.
 	const { headers, tokenHeader } = oAuth2HeadersFor(url, settings);
 	options.headers = { ...options.headers, ...headers };
-	return { options, extra: tokenHeader ? { oauth2: { keyToIncludeInAccessTokenHeader: tokenHeader } } : undefined };
+	return {
+		options,
+		extra: tokenHeader ? { oauth2: { keyToIncludeInAccessTokenHeader: tokenHeader } } : undefined,
+	};
 }
 
 /**
@@ -256,12 +324,22 @@ async function renewedAnswer(
 		await settledRenewal(credential);
 		const again: IHttpRequestOptions = { ...sent };
 		if (request.rawBody) await withRawBody(again, request.rawBody);
-		const answer = (await ctx.helpers.httpRequestWithAuthentication.call(ctx, credential.type, again, extra)) as HelperAnswer;
+		const answer = (await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			credential.type,
+			again,
+			extra,
+		)) as HelperAnswer;
 		if (answer.statusCode !== 401) return answer;
 	}
 	const renewing: IHttpRequestOptions = { ...sent, ignoreHttpStatusErrors: false };
 	if (request.rawBody) await withRawBody(renewing, request.rawBody, true);
-	const renewal = ctx.helpers.httpRequestWithAuthentication.call(ctx, credential.type, renewing, extra) as Promise<HelperAnswer>;
+	const renewal = ctx.helpers.httpRequestWithAuthentication.call(
+		ctx,
+		credential.type,
+		renewing,
+		extra,
+	) as Promise<HelperAnswer>;
 	credential.renewal = renewal;
 	const done = (): void => {
 		if (credential.renewal === renewal) credential.renewal = undefined;
@@ -309,7 +387,11 @@ function ignore(): void {}
  * which a stream (used up by the first send) cannot be. Only a session file (at most 10 MB) has a
  * raw body.
  */
-async function withRawBody(options: IHttpRequestOptions, raw: RawRequestBody, whole = false): Promise<void> {
+async function withRawBody(
+	options: IHttpRequestOptions,
+	raw: RawRequestBody,
+	whole = false,
+): Promise<void> {
 	const opened = await raw.open();
 	options.body = (whole ? await wholeBody(opened) : opened) as IHttpRequestOptions['body'];
 	options.json = false;
@@ -343,7 +425,12 @@ type AttemptOutcome =
 	/** No answer came (`error` says why). */
 	| { kind: 'noAnswer'; error: unknown };
 
-type ErrorResponse = { status?: number; data?: unknown; headers?: Record<string, string | string[] | undefined>; config?: { url?: unknown } };
+type ErrorResponse = {
+	status?: number;
+	data?: unknown;
+	headers?: Record<string, string | string[] | undefined>;
+	config?: { url?: unknown };
+};
 
 /**
  * What n8n's helper threw, read as an outcome. An HTTP answer that came as an error (every status
@@ -353,18 +440,29 @@ type ErrorResponse = { status?: number; data?: unknown; headers?: Record<string,
  */
 function thrownOutcome(error: unknown, credential: RunCredential, url: string): AttemptOutcome {
 	const chain = errorChain(error);
-	const response = chain.map((record) => record.response as ErrorResponse | undefined).find((found) => found !== undefined);
+	const response = chain
+		.map((record) => record.response as ErrorResponse | undefined)
+		.find((found) => found !== undefined);
 	const httpCode = chain[0]?.httpCode;
 	// httpCode may hold a network error code ("ECONNRESET") rather than a status.
 	const status = Number(response?.status ?? (/^\d{3}$/.test(String(httpCode)) ? httpCode : 0));
 	const body = response?.data ?? (chain[0]?.context as { data?: unknown } | undefined)?.data;
-	const answeredByApi = chain.some((record) => (record.response as ErrorResponse | undefined)?.config?.url === url);
+	const answeredByApi = chain.some(
+		(record) => (record.response as ErrorResponse | undefined)?.config?.url === url,
+	);
 	const problem = answeredByApi
 		? undefined
-		: tokenProblemOf(error, credential.type === SIGN_IN_CREDENTIAL_TYPE ? credential.name : undefined);
+		: tokenProblemOf(
+				error,
+				credential.type === SIGN_IN_CREDENTIAL_TYPE ? credential.name : undefined,
+			);
 	if (status === 401) return { kind: 'unauthorized', body };
 	if (problem) return { kind: 'noToken', problem };
-	if (status !== 0) return { kind: 'answer', response: { statusCode: status, body, headers: response?.headers ?? {} } };
+	if (status !== 0)
+		return {
+			kind: 'answer',
+			response: { statusCode: status, body, headers: response?.headers ?? {} },
+		};
 	return { kind: 'noAnswer', error };
 }
 
@@ -372,9 +470,15 @@ function thrownOutcome(error: unknown, credential: RunCredential, url: string): 
  * A call that is not safe to repeat failed without a clear "not taken" (a 5xx, no answer): the
  * service may have done the work, so the user is told to check before running it again.
  */
-function withNotRepeatedNote(call: RepeatSafety, error: NodeApiError, statusCode?: number): NodeApiError {
-	if (call.idempotent || call.repeatAfterServerError === true || !outcomeUnknown(statusCode)) return error;
-	error.description = `${error.description ?? ''} This request was not repeated automatically: the service may have carried it out before failing, so check (for example list the templates, or Get Results for the session) before running it again.`.trim();
+function withNotRepeatedNote(
+	call: RepeatSafety,
+	error: NodeApiError,
+	statusCode?: number,
+): NodeApiError {
+	if (call.idempotent || call.repeatAfterServerError === true || !outcomeUnknown(statusCode))
+		return error;
+	error.description =
+		`${error.description ?? ''} This request was not repeated automatically: the service may have carried it out before failing, so check (for example list the templates, or Get Results for the session) before running it again.`.trim();
 	return error;
 }
 
@@ -428,7 +532,11 @@ export async function getClinicSettings(ctx: ClinicApiContext): Promise<ClinicSc
  * Every value of the credential before the call and as n8n stores it now (a token renewed during
  * the call is only there: read again, on this error path only).
  */
-async function callSecrets(ctx: ClinicApiContext, credential: RunCredential, before: ClinicScribeSettings): Promise<string[]> {
+async function callSecrets(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	before: ClinicScribeSettings,
+): Promise<string[]> {
 	return [...credentialSecrets(before), ...(await currentCredentialSecrets(ctx, credential))];
 }
 
@@ -436,10 +544,18 @@ async function callSecrets(ctx: ClinicApiContext, credential: RunCredential, bef
  * The credential's secrets as the run read them and as n8n stores them now: n8n keeps a token it
  * renewed during the run only in its database (the run's copy has the old one), so it is read again.
  */
-async function currentCredentialSecrets(ctx: ClinicApiContext, credential: RunCredential): Promise<string[]> {
+async function currentCredentialSecrets(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+): Promise<string[]> {
 	const read = credentialSecrets(readCredentialSettings(credential.data, credential.type));
 	try {
-		return [...read, ...credentialSecrets(readCredentialSettings(await ctx.getCredentials(credential.type), credential.type))];
+		return [
+			...read,
+			...credentialSecrets(
+				readCredentialSettings(await ctx.getCredentials(credential.type), credential.type),
+			),
+		];
 	} catch {
 		// Not readable now: the values read at the start of the run are removed all the same.
 		return read;

@@ -48,7 +48,14 @@ interface TransportPolicy {
 
 export const PRODUCTION_POLICY: TransportPolicy = Object.freeze({
 	retry: Object.freeze({ attempts: 4, baseDelayMs: 500, maxDelayMs: 8_000 }),
-	timeouts: Object.freeze({ apiCallMs: 60_000, tokenMs: 30_000, statusMs: 30_000, presignMs: 60_000, initMs: 60_000, triggerFetchMs: 6_000 }),
+	timeouts: Object.freeze({
+		apiCallMs: 60_000,
+		tokenMs: 30_000,
+		statusMs: 30_000,
+		presignMs: 60_000,
+		initMs: 60_000,
+		triggerFetchMs: 6_000,
+	}),
 	storageRetry: Object.freeze({ attempts: 3, baseDelayMs: 1_000, maxDelayMs: 8_000 }),
 	uploadConcurrency: 6,
 	readConcurrency: 6,
@@ -63,7 +70,15 @@ const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503
 const NOT_TAKEN_STATUSES: ReadonlySet<number> = new Set([408, 429]);
 
 /** No answer, for a reason worth another try: the connection broke or timed out, not the request itself. */
-const TRANSIENT_NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'ESOCKETTIMEDOUT', 'EAI_AGAIN'];
+const TRANSIENT_NETWORK_CODES = [
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+	'EAI_AGAIN',
+];
 
 /** How safe a call is to send again. */
 export interface RepeatSafety {
@@ -85,7 +100,8 @@ type Failure = { status: number } | { noAnswer: unknown };
  * the call is safe to repeat after it (`mayRepeat`).
  */
 export function mayRetry(failure: Failure, call: RepeatSafety = REPEATABLE): boolean {
-	if ('status' in failure) return RETRYABLE_STATUSES.has(failure.status) && mayRepeat(call, failure.status);
+	if ('status' in failure)
+		return RETRYABLE_STATUSES.has(failure.status) && mayRepeat(call, failure.status);
 	return isTransientNetworkFailure(failure.noAnswer) && mayRepeat(call);
 }
 
@@ -104,7 +120,10 @@ export function isTransientNetworkFailure(error: unknown): boolean {
 function mayRepeat(call: RepeatSafety, statusCode?: number): boolean {
 	if (call.idempotent) return true;
 	if (statusCode === undefined) return false;
-	return NOT_TAKEN_STATUSES.has(statusCode) || (call.repeatAfterServerError === true && statusCode >= 500);
+	return (
+		NOT_TAKEN_STATUSES.has(statusCode) ||
+		(call.repeatAfterServerError === true && statusCode >= 500)
+	);
 }
 
 /**
@@ -156,7 +175,11 @@ export async function withRetries<T>(
 }
 
 /** The pause before the next attempt: Retry-After when the API sent one (bounded), else exponential. */
-export function retryDelayMs(attempt: number, retryAfter: string | string[] | undefined, retry: RetryPolicy = PRODUCTION_POLICY.retry): number {
+export function retryDelayMs(
+	attempt: number,
+	retryAfter: string | string[] | undefined,
+	retry: RetryPolicy = PRODUCTION_POLICY.retry,
+): number {
 	const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
 	if (header !== undefined) {
 		const seconds = Number(header);

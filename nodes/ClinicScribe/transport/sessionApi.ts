@@ -11,12 +11,35 @@
  * `audio_url` the service gives (another host) as a link (storage.ts): no token, no auth header.
  */
 import { randomBytes } from 'crypto';
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type JsonObject,
+} from 'n8n-workflow';
 
-import { readSessionApiResults, sessionAudioFiles, sessionLifecycle, type SessionLifecycle, type SessionResults } from '../shared/sessionResults';
+import {
+	readSessionApiResults,
+	sessionAudioFiles,
+	sessionLifecycle,
+	type SessionLifecycle,
+	type SessionResults,
+} from '../shared/sessionResults';
 import { asRecord, textOf } from '../shared/values';
-import { clinicApiError, DailyQuotaError, fileSizeChangedError, isDailyQuotaAnswer, readErrorFields, unexpectedBodyError } from './errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import {
+	clinicApiError,
+	DailyQuotaError,
+	fileSizeChangedError,
+	isDailyQuotaAnswer,
+	readErrorFields,
+	unexpectedBodyError,
+} from './errors';
+import {
+	clinicApiRequest,
+	pathSegment,
+	type ClinicApiContext,
+	type ClinicApiResponse,
+} from './request';
 import { mayRetry, PRODUCTION_POLICY } from './retryPolicy';
 import { getFromLink, rawFileBody, storageTimeoutMs, type StorageFile } from './storage';
 
@@ -66,7 +89,9 @@ export interface SessionCreateBody extends IDataObject {
 
 /** A session id for a session nobody named: `n8n` and 29 random hex characters (the service takes 16 to 32). */
 function newSessionId(): string {
-	return `n8n${randomBytes(15).toString('hex').slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
+	return `n8n${randomBytes(15)
+		.toString('hex')
+		.slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
 }
 
 interface CreatedSession {
@@ -92,7 +117,7 @@ function uploadWording(sessionId: string): CreateWording {
 	return {
 		purpose: `creating session "${sessionId}"`,
 		afterLostCreate:
-			"Nothing of this item was uploaded. Run the node again with the same Session ID (the Transaction ID field; a generated one is kept by n8n's Retry On Fail): while the session is open, the upload continues in it and the session is ended once; if it was never created, it is created then. Get Results with Results Of \"Session\" and this ID shows where it stands.",
+			'Nothing of this item was uploaded. Run the node again with the same Session ID (the Transaction ID field; a generated one is kept by n8n\'s Retry On Fail): while the session is open, the upload continues in it and the session is ended once; if it was never created, it is created then. Get Results with Results Of "Session" and this ID shows where it stands.',
 	};
 }
 
@@ -122,14 +147,30 @@ export async function createSession(
 		purpose,
 		itemIndex,
 		// Sent, and an attempt had no clear answer (a 5xx, none): the session may exist.
-		failedAfterLostAnswer: (error) => sessionMayExistError(ctx, body.session_id, error, wording.afterLostCreate, itemIndex),
+		failedAfterLostAnswer: (error) =>
+			sessionMayExistError(ctx, body.session_id, error, wording.afterLostCreate, itemIndex),
 	});
-	if (response.statusCode === 409 || (response.statusCode === 400 && isSessionExistsAnswer(response.body))) {
-		return { sessionId: body.session_id, alreadyCreated: true, afterLostAnswer: response.afterLostAnswer === true, body: {} };
+	if (
+		response.statusCode === 409 ||
+		(response.statusCode === 400 && isSessionExistsAnswer(response.body))
+	) {
+		return {
+			sessionId: body.session_id,
+			alreadyCreated: true,
+			afterLostAnswer: response.afterLostAnswer === true,
+			body: {},
+		};
 	}
 	// The daily quota, should the session API answer it as the transaction flow does.
-	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { session: body.session_id }, 'beforeUpload', itemIndex);
-	if (response.statusCode === 400) throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body))
+		throw new DailyQuotaError(
+			ctx.getNode(),
+			{ session: body.session_id },
+			'beforeUpload',
+			itemIndex,
+		);
+	if (response.statusCode === 400)
+		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	const answer = (asRecord(response.body) ?? {}) as IDataObject;
 	const sessionId = textOf(answer.session_id);
 	if (!sessionId) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
@@ -142,9 +183,17 @@ function isSessionExistsAnswer(body: unknown): boolean {
 }
 
 /** The create was sent but no clear answer came: the session may exist. */
-function sessionMayExistError(ctx: ClinicApiContext, sessionId: string, cause: NodeApiError, whatToDo: string, itemIndex: number | undefined): NodeApiError {
+function sessionMayExistError(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	cause: NodeApiError,
+	whatToDo: string,
+	itemIndex: number | undefined,
+): NodeApiError {
 	const httpCode = String(cause.httpCode ?? '');
-	const what = /^\d{3}$/.test(httpCode) ? `the clinic API answered HTTP ${httpCode}` : 'no answer came from the clinic API';
+	const what = /^\d{3}$/.test(httpCode)
+		? `the clinic API answered HTTP ${httpCode}`
+		: 'no answer came from the clinic API';
 	return new NodeApiError(ctx.getNode(), { message: what } as JsonObject, {
 		message: `Session "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} may have been created, but ${what} (tried several times)`,
 		description: `The service may have created the session before its answer was lost. ${whatToDo}`,
@@ -191,15 +240,16 @@ export async function uploadSessionAudio(
 	if (response.statusCode === 413) {
 		throw new NodeApiError(ctx.getNode(), { status_code: 413 } as JsonObject, {
 			message: `The clinic API refused ${file.label}: it is larger than a session upload may be (HTTP 413)`,
-			description: 'A session takes files of at most 10 MB each. Choose Upload Method "Transaction" for long recordings, or split the recording into parts.',
+			description:
+				'A session takes files of at most 10 MB each. Choose Upload Method "Transaction" for long recordings, or split the recording into parts.',
 			httpCode: '413',
 			itemIndex,
 		});
 	}
-	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
+	if (response.statusCode >= 400)
+		throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject };
 }
-
 
 /**
  * Ends the session: the service starts processing (the paid step). Repeated after a 5xx or a lost
@@ -225,12 +275,22 @@ export async function endSession(
 		purpose,
 		itemIndex,
 	});
-	if (response.statusCode === 400 && response.afterLostAnswer && /ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))) {
+	if (
+		response.statusCode === 400 &&
+		response.afterLostAnswer &&
+		/ended|committed/i.test(JSON.stringify(readErrorFields(response.body)))
+	) {
 		return { statusCode: 400, body: {}, alreadyEnded: true };
 	}
-	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { session: sessionId }, 'afterUpload', itemIndex);
-	if (response.statusCode >= 400) throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
-	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject, alreadyEnded: false };
+	if (response.statusCode === 400 && isDailyQuotaAnswer(response.body))
+		throw new DailyQuotaError(ctx.getNode(), { session: sessionId }, 'afterUpload', itemIndex);
+	if (response.statusCode >= 400)
+		throw clinicApiError(ctx, { purpose, itemIndex }, response.statusCode, response.body);
+	return {
+		statusCode: response.statusCode,
+		body: (asRecord(response.body) ?? {}) as IDataObject,
+		alreadyEnded: false,
+	};
 }
 
 /** Bounds of one read of a session's results. */
@@ -242,7 +302,13 @@ export interface SessionReadOptions {
 }
 
 /** `GET …/{id}`: 202 processing, 200 done or not yet ended, 206 partial, 410 expired, 404 unknown. */
-async function readSession(ctx: ClinicApiContext, sessionId: string, purpose: string, itemIndex?: number, options: SessionReadOptions = {}): Promise<ClinicApiResponse> {
+async function readSession(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	purpose: string,
+	itemIndex?: number,
+	options: SessionReadOptions = {},
+): Promise<ClinicApiResponse> {
 	return await clinicApiRequest(ctx, {
 		method: 'GET',
 		path: `${SESSIONS_PATH}/${pathSegment(ctx, sessionId, 'Session ID', itemIndex)}`,
@@ -267,7 +333,10 @@ export async function fetchSessionApiResults(
 ): Promise<SessionResults> {
 	const purpose = `the results of session "${sessionId}"`;
 	const response = await readSession(ctx, sessionId, purpose, itemIndex, options);
-	if ((response.statusCode === 200 || response.statusCode === 206) && asRecord(response.body) === undefined) {
+	if (
+		(response.statusCode === 200 || response.statusCode === 206) &&
+		asRecord(response.body) === undefined
+	) {
 		throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 	}
 	return readSessionApiResults(sessionId, response.statusCode, response.body);
@@ -284,12 +353,21 @@ export interface SessionState {
 }
 
 /** One read of the session for an upload: its state from the documented body fields. */
-export async function readSessionState(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionState> {
+export async function readSessionState(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	itemIndex?: number,
+): Promise<SessionState> {
 	const purpose = `the state of session "${sessionId}"`;
 	const response = await readSession(ctx, sessionId, purpose, itemIndex);
 	const body = asRecord(response.body);
-	if (response.statusCode !== 404 && response.statusCode !== 410 && body === undefined) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
-	const state: SessionState = { lifecycle: sessionLifecycle(response.statusCode, body), httpStatus: response.statusCode, bodyStatus: textOf(body?.status) ?? null };
+	if (response.statusCode !== 404 && response.statusCode !== 410 && body === undefined)
+		throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	const state: SessionState = {
+		lifecycle: sessionLifecycle(response.statusCode, body),
+		httpStatus: response.statusCode,
+		bodyStatus: textOf(body?.status) ?? null,
+	};
 	const audioFiles = sessionAudioFiles(body);
 	if (audioFiles) state.audioFiles = audioFiles;
 	return state;
@@ -299,7 +377,11 @@ export async function readSessionState(ctx: ClinicApiContext, sessionId: string,
  * Cancels the session ([EKA-MSA] client.ts `cancelSession`; [EKA-SCRIBE]'s enums allow `cancelled` for both fields).
  * Safe to repeat: it sets the same two fields to the same value.
  */
-export async function cancelSession(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<{ statusCode: number; body: IDataObject }> {
+export async function cancelSession(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	itemIndex?: number,
+): Promise<{ statusCode: number; body: IDataObject }> {
 	const purpose = `cancelling session "${sessionId}"`;
 	const response = await clinicApiRequest(ctx, {
 		method: 'PATCH',
@@ -322,7 +404,8 @@ export async function cancelSession(ctx: ClinicApiContext, sessionId: string, it
 			itemIndex,
 		});
 	}
-	if (response.statusCode === 409) throw clinicApiError(ctx, { purpose, itemIndex }, 409, response.body);
+	if (response.statusCode === 409)
+		throw clinicApiError(ctx, { purpose, itemIndex }, 409, response.body);
 	return { statusCode: response.statusCode, body: (asRecord(response.body) ?? {}) as IDataObject };
 }
 
@@ -333,7 +416,11 @@ interface SessionAudioLink {
 }
 
 /** `GET …/{id}/audio`: a link to the whole session's audio; 403 audio_not_enabled, 404 audio_not_available. */
-async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, itemIndex?: number): Promise<SessionAudioLink> {
+async function getSessionAudioLink(
+	ctx: ClinicApiContext,
+	sessionId: string,
+	itemIndex?: number,
+): Promise<SessionAudioLink> {
 	const purpose = `the audio of session "${sessionId}"`;
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
@@ -346,20 +433,25 @@ async function getSessionAudioLink(ctx: ClinicApiContext, sessionId: string, ite
 	if (response.statusCode === 403 || response.statusCode === 404) {
 		const { code } = readErrorFields(response.body);
 		const notEnabled = response.statusCode === 403;
-		throw new NodeApiError(ctx.getNode(), { status_code: response.statusCode, code: code ?? null } as JsonObject, {
-			message: notEnabled
-				? `The workspace does not keep session audio, so session "${sessionId}" has none to download (HTTP 403${code ? ` ${code}` : ''})`
-				: `Session "${sessionId}" has no audio to download (HTTP 404${code ? ` ${code}` : ''})`,
-			description: notEnabled
-				? 'Session audio is a feature the API provider turns on per workspace. Ask them to enable it; until then keep the recording where it came from.'
-				: 'The audio is kept for 24 hours after the session, and only for sessions that received audio. Check the Session ID, or keep the recording where it came from.',
-			httpCode: String(response.statusCode),
-			itemIndex,
-		});
+		throw new NodeApiError(
+			ctx.getNode(),
+			{ status_code: response.statusCode, code: code ?? null } as JsonObject,
+			{
+				message: notEnabled
+					? `The workspace does not keep session audio, so session "${sessionId}" has none to download (HTTP 403${code ? ` ${code}` : ''})`
+					: `Session "${sessionId}" has no audio to download (HTTP 404${code ? ` ${code}` : ''})`,
+				description: notEnabled
+					? 'Session audio is a feature the API provider turns on per workspace. Ask them to enable it; until then keep the recording where it came from.'
+					: 'The audio is kept for 24 hours after the session, and only for sessions that received audio. Check the Session ID, or keep the recording where it came from.',
+				httpCode: String(response.statusCode),
+				itemIndex,
+			},
+		);
 	}
 	const body = asRecord(response.body);
 	const audioUrl = textOf(body?.audio_url);
-	if (!audioUrl || !/^https?:\/\//i.test(audioUrl)) throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	if (!audioUrl || !/^https?:\/\//i.test(audioUrl))
+		throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
 	const link: SessionAudioLink = { audioUrl };
 	if (typeof body?.expires_in === 'number') link.expiresIn = body.expires_in;
 	if (body?.expires_at !== undefined) link.expiresAt = body.expires_at;
@@ -378,7 +470,11 @@ interface DownloadedAudio {
  * A session's whole audio: the service's link to it, then the audio itself from that link, which
  * points at another host (a presigned storage URL, no token goes there: storage.ts).
  */
-export async function downloadSessionAudio(ctx: IExecuteFunctions, sessionId: string, itemIndex: number): Promise<DownloadedAudio> {
+export async function downloadSessionAudio(
+	ctx: IExecuteFunctions,
+	sessionId: string,
+	itemIndex: number,
+): Promise<DownloadedAudio> {
 	const link = await getSessionAudioLink(ctx, sessionId, itemIndex);
 	let host = 'the audio host';
 	try {
@@ -386,23 +482,41 @@ export async function downloadSessionAudio(ctx: IExecuteFunctions, sessionId: st
 	} catch {
 		// Checked to be http(s) before.
 	}
-	const answer = await getFromLink(ctx, { url: link.audioUrl, host, purpose: `the audio of session "${sessionId}"`, itemIndex, encoding: 'stream' }, (statusCode, attempts) => {
-		const retried = attempts > 1 ? ` (tried ${attempts} times)` : '';
-		return new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
-			message: `Could not download the audio of session "${sessionId}" from ${host} (HTTP ${statusCode})`,
-			description:
-				statusCode >= 300 && statusCode < 400
-					? `The audio link redirected elsewhere, which is not followed. Run again; if it persists, contact the API provider${retried}.`
-					: mayRetry({ status: statusCode })
-						? `The storage host did not serve the audio. Run again later${retried}.`
-						: `The link may have expired (it is valid for 24 hours). Run again to get a fresh link${retried}.`,
-			httpCode: String(statusCode),
+	const answer = await getFromLink(
+		ctx,
+		{
+			url: link.audioUrl,
+			host,
+			purpose: `the audio of session "${sessionId}"`,
 			itemIndex,
-		});
-	});
-	const contentType = String(answer.headers['content-type'] ?? 'audio/wav').split(';')[0].trim() || 'audio/wav';
+			encoding: 'stream',
+		},
+		(statusCode, attempts) => {
+			const retried = attempts > 1 ? ` (tried ${attempts} times)` : '';
+			return new NodeApiError(ctx.getNode(), { status_code: statusCode } as JsonObject, {
+				message: `Could not download the audio of session "${sessionId}" from ${host} (HTTP ${statusCode})`,
+				description:
+					statusCode >= 300 && statusCode < 400
+						? `The audio link redirected elsewhere, which is not followed. Run again; if it persists, contact the API provider${retried}.`
+						: mayRetry({ status: statusCode })
+							? `The storage host did not serve the audio. Run again later${retried}.`
+							: `The link may have expired (it is valid for 24 hours). Run again to get a fresh link${retried}.`,
+				httpCode: String(statusCode),
+				itemIndex,
+			});
+		},
+	);
+	const contentType =
+		String(answer.headers['content-type'] ?? 'audio/wav')
+			.split(';')[0]
+			.trim() || 'audio/wav';
 	const length = Number(answer.headers['content-length']);
-	return { link, stream: answer.body, contentType, ...(Number.isFinite(length) ? { contentLength: length } : {}) };
+	return {
+		link,
+		stream: answer.body,
+		contentType,
+		...(Number.isFinite(length) ? { contentLength: length } : {}),
+	};
 }
 
 // ─── Convert Transcript ──────────────────────────────────────────────────────────────────────────
@@ -411,7 +525,8 @@ const CONVERT_PATH_PREFIX = '/voice/api/v1/transaction/';
 
 const CREATE_WORDING: CreateWording = {
 	purpose: 'creating a session for the transcript',
-	afterLostCreate: 'The transcript was not sent, so no document was made (a session left empty is never processed and expires unused). Run the node again.',
+	afterLostCreate:
+		'The transcript was not sent, so no document was made (a session left empty is never processed and expires unused). Run the node again.',
 };
 
 /**
@@ -419,8 +534,17 @@ const CREATE_WORDING: CreateWording = {
  * so a create whose answer was lost is sent again like the session upload's: "exists" then is the
  * session the first attempt made, and no second one is left behind.
  */
-export async function createTranscriptSession(ctx: ClinicApiContext, templateId: string, itemIndex?: number): Promise<string> {
-	const created = await createSession(ctx, { session_id: newSessionId(), upload_type: 'single', templates: [templateId] }, itemIndex, CREATE_WORDING);
+export async function createTranscriptSession(
+	ctx: ClinicApiContext,
+	templateId: string,
+	itemIndex?: number,
+): Promise<string> {
+	const created = await createSession(
+		ctx,
+		{ session_id: newSessionId(), upload_type: 'single', templates: [templateId] },
+		itemIndex,
+		CREATE_WORDING,
+	);
 	// "Exists" without a lost answer: the new id was taken (it never is in practice); nothing was sent.
 	if (created.alreadyCreated && !created.afterLostAnswer) {
 		const refused = clinicApiError(ctx, { purpose: CREATE_WORDING.purpose, itemIndex }, 409, {});
@@ -462,9 +586,19 @@ export async function convertTranscript(
 		redact: [transcript],
 	});
 	if (response.statusCode === 400 || response.statusCode === 404)
-		throw clinicApiError(ctx, { purpose, itemIndex, redact: [transcript] }, response.statusCode, response.body);
+		throw clinicApiError(
+			ctx,
+			{ purpose, itemIndex, redact: [transcript] },
+			response.statusCode,
+			response.body,
+		);
 	const body = (asRecord(response.body) ?? {}) as IDataObject;
 	// Read document_id, not status: [EKA-OAS] answers "in-progress", [EKA-JS] types "success" | "failed".
-	if (typeof body.document_id !== 'string' || body.document_id === '') throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
-	return { documentId: body.document_id, templateId: typeof body.template_id === 'string' ? body.template_id : templateId, body };
+	if (typeof body.document_id !== 'string' || body.document_id === '')
+		throw unexpectedBodyError(ctx, { purpose, itemIndex }, response.statusCode);
+	return {
+		documentId: body.document_id,
+		templateId: typeof body.template_id === 'string' ? body.template_id : templateId,
+		body,
+	};
 }

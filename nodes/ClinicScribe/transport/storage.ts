@@ -10,9 +10,19 @@
  * Content-Length computed up front, so nothing is held whole in memory (`multipartBody`).
  */
 import { randomBytes } from 'crypto';
-import { NodeApiError, type IExecuteFunctions, type IHttpRequestOptions, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IExecuteFunctions,
+	type IHttpRequestOptions,
+	type JsonObject,
+} from 'n8n-workflow';
 
-import { describeNetworkFailure, fileSizeChangedError, requestStoppedError, type CallLabel } from './errors';
+import {
+	describeNetworkFailure,
+	fileSizeChangedError,
+	requestStoppedError,
+	type CallLabel,
+} from './errors';
 import { executionCancelSignal, type ClinicApiContext } from './request';
 import { mayRetry, PRODUCTION_POLICY, withRetries } from './retryPolicy';
 
@@ -76,11 +86,16 @@ interface MultipartFrame {
  * Everything of the body except the file's bytes: each presigned field (with `key` set to the
  * folder plus the file name), then the file part's header; the tail closes the body.
  */
-export function multipartFrame(target: StorageTarget, file: Pick<StorageFile, 'fileName' | 'contentType' | 'size'>, boundary = newBoundary()): MultipartFrame {
+export function multipartFrame(
+	target: StorageTarget,
+	file: Pick<StorageFile, 'fileName' | 'contentType' | 'size'>,
+	boundary = newBoundary(),
+): MultipartFrame {
 	const fields: Array<[string, string]> = [];
 	const key = `${target.folderPath}${file.fileName}`;
 	if (!Object.prototype.hasOwnProperty.call(target.fields, 'key')) fields.push(['key', key]);
-	for (const [name, value] of Object.entries(target.fields)) fields.push([name, name === 'key' ? key : value]);
+	for (const [name, value] of Object.entries(target.fields))
+		fields.push([name, name === 'key' ? key : value]);
 
 	let head = '';
 	for (const [name, value] of fields) {
@@ -91,7 +106,12 @@ export function multipartFrame(target: StorageTarget, file: Pick<StorageFile, 'f
 		`Content-Type: ${file.contentType}${CRLF}${CRLF}`;
 	const headBytes = Buffer.from(head, 'utf8');
 	const tailBytes = Buffer.from(`${CRLF}--${boundary}--${CRLF}`, 'utf8');
-	return { boundary, head: headBytes, tail: tailBytes, contentLength: headBytes.length + file.size + tailBytes.length };
+	return {
+		boundary,
+		head: headBytes,
+		tail: tailBytes,
+		contentLength: headBytes.length + file.size + tailBytes.length,
+	};
 }
 
 function newBoundary(): string {
@@ -100,7 +120,10 @@ function newBoundary(): string {
 
 /** Raised while the body is produced when the file does not have the size it was announced with. */
 export class FileSizeChanged extends Error {
-	constructor(readonly expected: number, readonly actual: number) {
+	constructor(
+		readonly expected: number,
+		readonly actual: number,
+	) {
 		super(`expected ${expected} bytes, read ${actual}`);
 	}
 }
@@ -136,7 +159,8 @@ export function multipartBody(
 		onSizeChanged(error);
 		return error;
 	};
-	if (Buffer.isBuffer(source) || !isStream(source)) return inMemoryBody(source, frame, size, sizeChanged);
+	if (Buffer.isBuffer(source) || !isStream(source))
+		return inMemoryBody(source, frame, size, sizeChanged);
 	async function* framed(chunks: AsyncIterable<Buffer | string>): AsyncGenerator<Buffer> {
 		if (frame.head.length > 0) yield frame.head;
 		let sent = 0;
@@ -153,7 +177,8 @@ export function multipartBody(
 			}
 			// Passed on as views (no copy) of at most BODY_ITEM_BYTES: the composed stream reads up to
 			// 16 items ahead of a slower socket, so small items keep that read-ahead of fresh reads small.
-			for (let at = 0; at < bytes.length; at += BODY_ITEM_BYTES) yield bytes.subarray(at, at + BODY_ITEM_BYTES);
+			for (let at = 0; at < bytes.length; at += BODY_ITEM_BYTES)
+				yield bytes.subarray(at, at + BODY_ITEM_BYTES);
 		}
 		if (sent !== size) throw sizeChanged(sent);
 		if (frame.tail.length > 0) yield frame.tail;
@@ -171,7 +196,12 @@ const BODY_ITEM_BYTES = 128 * 1024;
  */
 const WHOLE_CHUNK_BYTES = 8 * 1024 * 1024;
 
-const NO_FRAME: MultipartFrame = { boundary: '', head: Buffer.alloc(0), tail: Buffer.alloc(0), contentLength: 0 };
+const NO_FRAME: MultipartFrame = {
+	boundary: '',
+	head: Buffer.alloc(0),
+	tail: Buffer.alloc(0),
+	contentLength: 0,
+};
 
 /**
  * The file's bytes alone (a session's raw audio upload): the same body as the multipart one with
@@ -198,7 +228,12 @@ function isStream(source: BinaryStream | Base64Text): source is BinaryStream {
  * An in-memory file's body as one buffer: the head, the file, the tail. Base64 text is decoded a
  * piece at a time straight into place, so the body is the only copy made.
  */
-function inMemoryBody(source: Buffer | Base64Text, frame: MultipartFrame, size: number, sizeChanged: (actual: number) => FileSizeChanged): Buffer {
+function inMemoryBody(
+	source: Buffer | Base64Text,
+	frame: MultipartFrame,
+	size: number,
+	sizeChanged: (actual: number) => FileSizeChanged,
+): Buffer {
 	if (Buffer.isBuffer(source)) {
 		if (source.length !== size) throw sizeChanged(source.length);
 		return Buffer.concat([frame.head, source, frame.tail]);
@@ -228,10 +263,16 @@ interface SizeWatch {
  * (multipart) or, without a frame, raw. A size change is thrown while the body is produced and
  * noted in `watch`, which is how the caller tells it apart once the HTTP client has wrapped it.
  */
-async function openUploadBody(file: Pick<StorageFile, 'open' | 'size'>, frame: MultipartFrame | undefined, watch: SizeWatch): Promise<UploadBody> {
+async function openUploadBody(
+	file: Pick<StorageFile, 'open' | 'size'>,
+	frame: MultipartFrame | undefined,
+	watch: SizeWatch,
+): Promise<UploadBody> {
 	const opened = await file.open();
 	const noteSizeChange = (error: FileSizeChanged) => (watch.sizeChanged = error);
-	return frame ? multipartBody(opened, frame, file.size, noteSizeChange) : rawBody(opened, file.size, noteSizeChange);
+	return frame
+		? multipartBody(opened, frame, file.size, noteSizeChange)
+		: rawBody(opened, file.size, noteSizeChange);
 }
 
 /**
@@ -245,7 +286,8 @@ export function rawFileBody(file: Pick<StorageFile, 'open' | 'size'>, contentTyp
 		open: async () => await openUploadBody(file, undefined, watch),
 		contentLength: file.size,
 		contentType,
-		changedSize: (error: unknown) => error instanceof FileSizeChanged || watch.sizeChanged !== undefined,
+		changedSize: (error: unknown) =>
+			error instanceof FileSizeChanged || watch.sizeChanged !== undefined,
 	};
 }
 
@@ -262,18 +304,26 @@ export async function uploadToStorage(
 	itemIndex: number,
 ): Promise<StorageUploadOutcome> {
 	const signal = ctx.getExecutionCancelSignal?.();
-	const stopped = () => requestStoppedError(ctx, { purpose: `the upload of ${file.label}`, itemIndex });
+	const stopped = () =>
+		requestStoppedError(ctx, { purpose: `the upload of ${file.label}`, itemIndex });
 	return await withRetries<StorageUploadOutcome>(
 		PRODUCTION_POLICY.storageRetry,
 		async (attempt) => {
 			const watch: SizeWatch = {};
 			const frame = multipartFrame(target, file);
-			let answer: { statusCode?: number; body?: unknown; headers?: Record<string, string | string[] | undefined> };
+			let answer: {
+				statusCode?: number;
+				body?: unknown;
+				headers?: Record<string, string | string[] | undefined>;
+			};
 			try {
 				const body = await openUploadBody(file, frame, watch);
-				answer = (await ctx.helpers.httpRequest(storageRequest(target, frame, body, file.size, signal))) as typeof answer;
+				answer = (await ctx.helpers.httpRequest(
+					storageRequest(target, frame, body, file.size, signal),
+				)) as typeof answer;
 			} catch (error) {
-				if (error instanceof FileSizeChanged || watch.sizeChanged) throw fileSizeChangedError(ctx, file.label, itemIndex);
+				if (error instanceof FileSizeChanged || watch.sizeChanged)
+					throw fileSizeChangedError(ctx, file.label, itemIndex);
 				const failure = describeNetworkFailure(error);
 				const unreachable = new NodeApiError(ctx.getNode(), { message: failure } as JsonObject, {
 					message: `Could not upload ${file.label} to the storage address: ${failure}`,
@@ -285,10 +335,16 @@ export async function uploadToStorage(
 				throw signal?.aborted ? stopped() : unreachable;
 			}
 			const statusCode = Number(answer.statusCode ?? 0);
-			if (statusCode === 200 || statusCode === 201 || statusCode === 204) return { kind: 'done', value: { kind: 'stored', statusCode, attempts: attempt } };
-			if (statusCode === 403) return { kind: 'done', value: { kind: 'refused', statusCode, detail: storageErrorDetail(answer.body) } };
+			if (statusCode === 200 || statusCode === 201 || statusCode === 204)
+				return { kind: 'done', value: { kind: 'stored', statusCode, attempts: attempt } };
+			if (statusCode === 403)
+				return {
+					kind: 'done',
+					value: { kind: 'refused', statusCode, detail: storageErrorDetail(answer.body) },
+				};
 			const rejected = storageStatusError(ctx, file, statusCode, answer.body, attempt, itemIndex);
-			if (mayRetry({ status: statusCode })) return { kind: 'retry', error: rejected, retryAfter: answer.headers?.['retry-after'] };
+			if (mayRetry({ status: statusCode }))
+				return { kind: 'retry', error: rejected, retryAfter: answer.headers?.['retry-after'] };
 			throw rejected;
 		},
 		{ signal, stopped },
@@ -296,7 +352,13 @@ export async function uploadToStorage(
 }
 
 /** One POST of the file to the storage host. */
-function storageRequest(target: StorageTarget, frame: MultipartFrame, body: UploadBody, size: number, signal: AbortSignal | undefined): IHttpRequestOptions {
+function storageRequest(
+	target: StorageTarget,
+	frame: MultipartFrame,
+	body: UploadBody,
+	size: number,
+	signal: AbortSignal | undefined,
+): IHttpRequestOptions {
 	const options: IHttpRequestOptions = {
 		method: 'POST',
 		url: target.url,
@@ -319,7 +381,12 @@ function storageRequest(target: StorageTarget, frame: MultipartFrame, body: Uplo
 
 /** S3 answers errors as XML (`<Code>`, `<Message>`); anything else is shown short. */
 function storageErrorDetail(body: unknown): string {
-	const textBody = typeof body === 'string' ? body : body === undefined || body === null ? '' : JSON.stringify(body);
+	const textBody =
+		typeof body === 'string'
+			? body
+			: body === undefined || body === null
+				? ''
+				: JSON.stringify(body);
 	const code = /<Code>([^<]{1,100})<\/Code>/.exec(textBody)?.[1];
 	const message = /<Message>([^<]{1,300})<\/Message>/.exec(textBody)?.[1];
 	if (code || message) return [code, message].filter(Boolean).join(': ');
@@ -399,13 +466,18 @@ export async function getFromLink(
 			}
 			const statusCode = Number(response.statusCode ?? 0);
 			const headers = response.headers ?? {};
-			if (statusCode >= 200 && statusCode < 300) return { kind: 'done', value: { statusCode, body: response.body, headers } };
+			if (statusCode >= 200 && statusCode < 300)
+				return { kind: 'done', value: { statusCode, body: response.body, headers } };
 			// A stream of an answer that is not used is let go at once (its socket with it).
 			(response.body as { destroy?: () => void } | undefined)?.destroy?.();
 			const error = refused(statusCode, attempt);
 			if (!mayRetry({ status: statusCode })) throw error;
 			const retryAfter = headers['retry-after'];
-			return { kind: 'retry', error, retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined };
+			return {
+				kind: 'retry',
+				error,
+				retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+			};
 		},
 		{ signal, stopped: () => requestStoppedError(ctx, link) },
 	);

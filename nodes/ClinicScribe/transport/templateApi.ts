@@ -6,7 +6,12 @@ import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { classifyTemplateRefusal } from '../shared/templateRecords';
 import { readErrorFields } from './errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext, type ClinicApiResponse } from './request';
+import {
+	clinicApiRequest,
+	pathSegment,
+	type ClinicApiContext,
+	type ClinicApiResponse,
+} from './request';
 
 /** The documented path ([EKA-OAS], [EKA-JS]); [EKA-SCRIBE]'s undocumented `/voice/v1/templates` is not called. */
 const TEMPLATES_PATH = '/voice/api/v1/template';
@@ -14,7 +19,10 @@ const TEMPLATES_PATH = '/voice/api/v1/template';
 /** [EKA-OAS] answers 404/422, [EKA-SCRIBE] 400 for every 4xx: each is read for what it says. */
 const REFUSALS = [400, 404, 422];
 
-export async function listTemplates(ctx: ClinicApiContext, itemIndex?: number): Promise<ClinicApiResponse> {
+export async function listTemplates(
+	ctx: ClinicApiContext,
+	itemIndex?: number,
+): Promise<ClinicApiResponse> {
 	const request = { purpose: "the workspace's templates", itemIndex };
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
@@ -33,7 +41,11 @@ export interface TemplateFields {
 	sectionIds?: string[];
 }
 
-export async function createTemplate(ctx: ClinicApiContext, fields: Required<TemplateFields>, itemIndex: number): Promise<ClinicApiResponse> {
+export async function createTemplate(
+	ctx: ClinicApiContext,
+	fields: Required<TemplateFields>,
+	itemIndex: number,
+): Promise<ClinicApiResponse> {
 	const request = { purpose: 'the new template', itemIndex };
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
@@ -75,7 +87,11 @@ export async function updateTemplate(
 	return refusedOrAnswer(ctx, response, request);
 }
 
-export async function deleteTemplate(ctx: ClinicApiContext, templateId: string, itemIndex: number): Promise<ClinicApiResponse> {
+export async function deleteTemplate(
+	ctx: ClinicApiContext,
+	templateId: string,
+	itemIndex: number,
+): Promise<ClinicApiResponse> {
 	const request = { purpose: `the deletion of template "${templateId}"`, itemIndex, templateId };
 	const response = await clinicApiRequest(ctx, {
 		method: 'DELETE',
@@ -94,13 +110,22 @@ interface TemplateRequest {
 	templateId?: string;
 }
 
-function refusedOrAnswer(ctx: ClinicApiContext, response: ClinicApiResponse, request: TemplateRequest): ClinicApiResponse {
+function refusedOrAnswer(
+	ctx: ClinicApiContext,
+	response: ClinicApiResponse,
+	request: TemplateRequest,
+): ClinicApiResponse {
 	if (response.statusCode >= 200 && response.statusCode < 300) return response;
 	throw templateRefusedError(ctx, request, response.statusCode, response.body);
 }
 
 /** The service's refusal, said as what went wrong and what to do (its own words kept in the message). */
-function templateRefusedError(ctx: ClinicApiContext, request: TemplateRequest, statusCode: number, body: unknown): NodeApiError {
+function templateRefusedError(
+	ctx: ClinicApiContext,
+	request: TemplateRequest,
+	statusCode: number,
+	body: unknown,
+): NodeApiError {
 	const fields = readErrorFields(body);
 	const label = fields.code ? `${statusCode} ${fields.code}` : `${statusCode}`;
 	const apiSaid = fields.message ? `: ${fields.message}` : '';
@@ -116,7 +141,8 @@ function templateRefusedError(ctx: ClinicApiContext, request: TemplateRequest, s
 			break;
 		case 'not-editable':
 			message = `Template ${id}${item} is one of the service's own templates, which cannot be changed or deleted (HTTP ${label}${apiSaid})`;
-			description = 'Create a template of your own (Template → Create), for example from its description, and change that one.';
+			description =
+				'Create a template of your own (Template → Create), for example from its description, and change that one.';
 			break;
 		case 'invalid':
 			message = `The clinic API refused ${request.purpose}${item}: a field is missing or not valid (HTTP ${label}${apiSaid})`;
@@ -125,12 +151,21 @@ function templateRefusedError(ctx: ClinicApiContext, request: TemplateRequest, s
 			break;
 		default:
 			message = `The clinic API refused ${request.purpose}${item} (HTTP ${label}${apiSaid})`;
-			description = 'Check the template fields and the credential (templates need a workspace that has custom templates), then run again.';
+			description =
+				'Check the template fields and the credential (templates need a workspace that has custom templates), then run again.';
 	}
-	return new NodeApiError(ctx.getNode(), { status_code: statusCode, code: fields.code ?? null, message: fields.message ?? null } as JsonObject, {
-		message,
-		description,
-		httpCode: String(statusCode),
-		itemIndex: request.itemIndex,
-	});
+	return new NodeApiError(
+		ctx.getNode(),
+		{
+			status_code: statusCode,
+			code: fields.code ?? null,
+			message: fields.message ?? null,
+		} as JsonObject,
+		{
+			message,
+			description,
+			httpCode: String(statusCode),
+			itemIndex: request.itemIndex,
+		},
+	);
 }

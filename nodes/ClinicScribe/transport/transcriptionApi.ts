@@ -11,7 +11,13 @@ import type { ResultsSource } from '../shared/resultsOutput.description';
 import { readTransactionResults, type SessionResults } from '../shared/sessionResults';
 import { asRecord } from '../shared/values';
 import { apiVariantSwitchFor } from './authentication';
-import { clinicApiError, DailyQuotaError, isDailyQuotaAnswer, readErrorFields, unexpectedBodyError } from './errors';
+import {
+	clinicApiError,
+	DailyQuotaError,
+	isDailyQuotaAnswer,
+	readErrorFields,
+	unexpectedBodyError,
+} from './errors';
 import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
 import { PRODUCTION_POLICY } from './retryPolicy';
 import { fetchSessionApiResults, type SessionReadOptions } from './sessionApi';
@@ -54,8 +60,15 @@ export async function requestUploadTarget(
 		itemIndex,
 	});
 	if (response.statusCode === 400) {
-		if (isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { transaction: request.txnId }, 'beforeUpload', itemIndex);
-		if (isActionRefusal(response.body)) throw actionRefusedError(ctx, request.action, response.body, itemIndex);
+		if (isDailyQuotaAnswer(response.body))
+			throw new DailyQuotaError(
+				ctx.getNode(),
+				{ transaction: request.txnId },
+				'beforeUpload',
+				itemIndex,
+			);
+		if (isActionRefusal(response.body))
+			throw actionRefusedError(ctx, request.action, response.body, itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
 	const target = readUploadTarget(response.body, request.txnId);
@@ -73,19 +86,28 @@ function isActionRefusal(body: unknown): boolean {
  * The upload action is refused: with the OAuth2 credential (whose test cannot tell the variants
  * apart) this is where a wrong API Variant shows, so the error names the option to pick.
  */
-function actionRefusedError(ctx: ClinicApiContext, action: string, body: unknown, itemIndex: number | undefined): NodeApiError {
+function actionRefusedError(
+	ctx: ClinicApiContext,
+	action: string,
+	body: unknown,
+	itemIndex: number | undefined,
+): NodeApiError {
 	const fields = readErrorFields(body);
 	const said = [fields.code, fields.message].filter(Boolean).join(': ');
 	const variant = apiVariantSwitchFor(action);
 	const description = variant
 		? `This API does not take the upload action of API Variant ${variant.from}, so the credential most likely needs the other one: set API Variant to ${variant.to} in the credential (and leave Options → Action empty), then run again. Nothing was uploaded.`
-		: 'Options → Action holds a value the API does not take: leave it empty (the credential\'s API Variant then decides), then run again. Nothing was uploaded.';
-	return new NodeApiError(ctx.getNode(), { status_code: 400, code: fields.code ?? null } as JsonObject, {
-		message: `The clinic API refused the upload action "${action}" (HTTP 400${said ? ` ${said}` : ''})`,
-		description,
-		httpCode: '400',
-		itemIndex,
-	});
+		: "Options → Action holds a value the API does not take: leave it empty (the credential's API Variant then decides), then run again. Nothing was uploaded.";
+	return new NodeApiError(
+		ctx.getNode(),
+		{ status_code: 400, code: fields.code ?? null } as JsonObject,
+		{
+			message: `The clinic API refused the upload action "${action}" (HTTP 400${said ? ` ${said}` : ''})`,
+			description,
+			httpCode: '400',
+			itemIndex,
+		},
+	);
 }
 
 /** `{uploadData: {url, fields}, folderPath, txn_id}`, checked; undefined when the shape is wrong. */
@@ -101,9 +123,15 @@ function readUploadTarget(body: unknown, txnId: string): UploadTarget | undefine
 		else if (typeof value === 'number' || typeof value === 'boolean') fields[name] = String(value);
 		else return undefined;
 	}
-	const folderPath = typeof root?.folderPath === 'string' ? root.folderPath : folderFromKey(fields.key);
+	const folderPath =
+		typeof root?.folderPath === 'string' ? root.folderPath : folderFromKey(fields.key);
 	if (folderPath === undefined) return undefined;
-	return { url, fields, folderPath, txnId: typeof root?.txn_id === 'string' && root.txn_id ? root.txn_id : txnId };
+	return {
+		url,
+		fields,
+		folderPath,
+		txnId: typeof root?.txn_id === 'string' && root.txn_id ? root.txn_id : txnId,
+	};
 }
 
 /** Without a folderPath, the folder is the key up to its `${filename}` placeholder. */
@@ -159,13 +187,19 @@ export async function initTransaction(
 		itemIndex,
 	});
 	if (response.statusCode === 400) {
-		if (isDailyQuotaAnswer(response.body)) throw new DailyQuotaError(ctx.getNode(), { transaction: txnId }, 'afterUpload', itemIndex);
+		if (isDailyQuotaAnswer(response.body))
+			throw new DailyQuotaError(ctx.getNode(), { transaction: txnId }, 'afterUpload', itemIndex);
 		throw clinicApiError(ctx, { purpose, itemIndex }, 400, response.body);
 	}
 	// Our own first init only if an attempt's answer was lost (none, a 5xx); a 408/429 was not taken.
-	if (response.statusCode === 409 && !response.afterLostAnswer) throw transactionIdUsedError(ctx, txnId, 'init', itemIndex);
+	if (response.statusCode === 409 && !response.afterLostAnswer)
+		throw transactionIdUsedError(ctx, txnId, 'init', itemIndex);
 	const responseBody = (asRecord(response.body) ?? {}) as IDataObject;
-	return { alreadyInitialised: response.statusCode === 409, statusCode: response.statusCode, body: responseBody };
+	return {
+		alreadyInitialised: response.statusCode === 409,
+		statusCode: response.statusCode,
+		body: responseBody,
+	};
 }
 
 /**
@@ -173,7 +207,11 @@ export async function initTransaction(
  * answers 400/404 for a transaction it does not know ([EKA-V2] result.mdx) and 200/202/206 once
  * one was started; a failed one answers 500, which stays an error (nothing is uploaded either way).
  */
-export async function isTransactionStarted(ctx: ClinicApiContext, txnId: string, itemIndex?: number): Promise<boolean> {
+export async function isTransactionStarted(
+	ctx: ClinicApiContext,
+	txnId: string,
+	itemIndex?: number,
+): Promise<boolean> {
 	const response = await clinicApiRequest(ctx, {
 		method: 'GET',
 		path: `${STATUS_PATH_PREFIX}${pathSegment(ctx, txnId, 'Transaction ID', itemIndex)}`,
@@ -197,12 +235,16 @@ export function transactionIdUsedError(
 		stage === 'init'
 			? 'The recordings of this item were uploaded but will NOT be transcribed.'
 			: 'Nothing of this item was uploaded.';
-	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'txn_already_initialised' } as JsonObject, {
-		message: `The Transaction ID "${txnId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: a transcription with this ID was started before`,
-		description: `${uploaded} One Transaction ID holds one transcription, so this recording cannot be added to it. To get the earlier transcription's results, use Get Results with session ID "${txnId}". To transcribe this recording, give it a Transaction ID that was never used (or leave the field empty to have one generated).`,
-		httpCode: '409',
-		itemIndex,
-	});
+	return new NodeApiError(
+		ctx.getNode(),
+		{ status_code: 409, code: 'txn_already_initialised' } as JsonObject,
+		{
+			message: `The Transaction ID "${txnId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: a transcription with this ID was started before`,
+			description: `${uploaded} One Transaction ID holds one transcription, so this recording cannot be added to it. To get the earlier transcription's results, use Get Results with session ID "${txnId}". To transcribe this recording, give it a Transaction ID that was never used (or leave the field empty to have one generated).`,
+			httpCode: '409',
+			itemIndex,
+		},
+	);
 }
 
 /**
@@ -240,8 +282,13 @@ async function fetchTransactionResults(
 		// States, not failures: processing, partial, unknown session, all templates failed.
 		acceptStatuses: [202, 206, 400, 404, 500],
 		retryAnswer: (answer, attempt) => {
-			if (answer.statusCode === 500 && !isAllTemplatesFailedAnswer(answer.body)) return clinicApiError(ctx, { purpose, itemIndex }, 500, answer.body, attempt);
-			if ((answer.statusCode === 200 || answer.statusCode === 206) && asRecord(answer.body) === undefined) return unexpectedBodyError(ctx, { purpose, itemIndex }, answer.statusCode);
+			if (answer.statusCode === 500 && !isAllTemplatesFailedAnswer(answer.body))
+				return clinicApiError(ctx, { purpose, itemIndex }, 500, answer.body, attempt);
+			if (
+				(answer.statusCode === 200 || answer.statusCode === 206) &&
+				asRecord(answer.body) === undefined
+			)
+				return unexpectedBodyError(ctx, { purpose, itemIndex }, answer.statusCode);
 			return undefined;
 		},
 		timeoutMs: options.timeoutMs ?? PRODUCTION_POLICY.timeouts.statusMs,
@@ -255,5 +302,9 @@ async function fetchTransactionResults(
 /** The documented failed session: 500 whose data.output lists the templates, each with status "failure". */
 function isAllTemplatesFailedAnswer(body: unknown): boolean {
 	const output = asRecord(asRecord(body)?.data)?.output;
-	return Array.isArray(output) && output.length > 0 && output.every((entry) => asRecord(entry)?.status === 'failure');
+	return (
+		Array.isArray(output) &&
+		output.length > 0 &&
+		output.every((entry) => asRecord(entry)?.status === 'failure')
+	);
 }

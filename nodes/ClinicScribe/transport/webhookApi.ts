@@ -47,7 +47,10 @@ export async function listSubscriptions(ctx: ClinicApiContext): Promise<RemoteSu
  * 400/409 come back as `refused` with the service's message, so the caller can recognise "requested
  * endpoint is already registered" and recover; every other failure throws.
  */
-export async function createSubscription(ctx: ClinicApiContext, subscription: NewSubscription): Promise<CreateOutcome> {
+export async function createSubscription(
+	ctx: ClinicApiContext,
+	subscription: NewSubscription,
+): Promise<CreateOutcome> {
 	const purpose = 'the registration of the webhook subscription';
 	const response = await clinicApiRequest(ctx, {
 		method: 'POST',
@@ -70,7 +73,12 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 		redact: [subscription.signingKey],
 	});
 	if (response.statusCode === 400 || response.statusCode === 409) {
-		return { kind: 'refused', statusCode: response.statusCode, message: readErrorFields(response.body).message, body: response.body };
+		return {
+			kind: 'refused',
+			statusCode: response.statusCode,
+			message: readErrorFields(response.body).message,
+			body: response.body,
+		};
 	}
 	const id = subscriptionIdOf(response.body);
 	if (!id) throw unexpectedBodyError(ctx, { purpose }, response.statusCode);
@@ -78,7 +86,10 @@ export async function createSubscription(ctx: ClinicApiContext, subscription: Ne
 }
 
 /** 404 ("already gone") counts as done. */
-export async function deleteSubscription(ctx: ClinicApiContext, id: string): Promise<'deleted' | 'gone'> {
+export async function deleteSubscription(
+	ctx: ClinicApiContext,
+	id: string,
+): Promise<'deleted' | 'gone'> {
 	const response = await clinicApiRequest(ctx, {
 		method: 'DELETE',
 		path: `${SUBSCRIPTIONS_PATH}/${pathSegment(ctx, id, 'webhook subscription ID')}`,
@@ -95,7 +106,12 @@ export function registrationRefusedError(
 	outcome: Extract<CreateOutcome, { kind: 'refused' }>,
 	endpointTaken: boolean,
 ) {
-	const error = clinicApiError(ctx, { purpose: 'the registration of the webhook subscription' }, outcome.statusCode, outcome.body);
+	const error = clinicApiError(
+		ctx,
+		{ purpose: 'the registration of the webhook subscription' },
+		outcome.statusCode,
+		outcome.body,
+	);
 	if (endpointTaken) {
 		error.description =
 			"The service still holds a subscription for this n8n webhook URL that this credential cannot see or remove (perhaps registered with another workspace). Remove it in the clinic API's developer console, or use a credential of that workspace, then activate the workflow again.";
@@ -118,7 +134,9 @@ function readSubscriptionList(body: unknown): RemoteSubscription[] | undefined {
 		const id = textOf(entry.id) ?? textOf(entry.subscription_id);
 		const endpoint = textOf(entry.endpoint) ?? textOf(entry.url);
 		if (!id || !endpoint) continue;
-		const names = Array.isArray(entry.event_names) ? entry.event_names.filter((n): n is string => typeof n === 'string') : [];
+		const names = Array.isArray(entry.event_names)
+			? entry.event_names.filter((n): n is string => typeof n === 'string')
+			: [];
 		out.push({ id, endpoint, eventNames: names, signingKey: textOf(entry.signing_key) });
 	}
 	return out;

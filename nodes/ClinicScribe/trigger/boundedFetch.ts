@@ -47,8 +47,12 @@ export async function fetchWithinBudget<T>(
 		ctx.logger.warn(
 			`Clinic Scribe Trigger: started the workflow without ${include.what}: ${expired ? `no answer within ${seconds(budgetMs)}` : failure?.httpCode ? `HTTP ${failure.httpCode}` : 'the fetch failed'}`,
 		);
-		const message = expired ? `The clinic API did not give ${include.what} within ${seconds(budgetMs)}` : `Could not fetch ${include.what}: ${failure!.message}`;
-		const advice = expired ? 'The service waits for this answer, so the fetch is not allowed longer.' : failure!.description;
+		const message = expired
+			? `The clinic API did not give ${include.what} within ${seconds(budgetMs)}`
+			: `Could not fetch ${include.what}: ${failure!.message}`;
+		const advice = expired
+			? 'The service waits for this answer, so the fetch is not allowed longer.'
+			: failure!.description;
 		return {
 			error: {
 				message,
@@ -62,12 +66,24 @@ export async function fetchWithinBudget<T>(
 }
 
 /** What a thrown error says: its message, n8n's description, and the HTTP status when it has one. */
-function readThrownError(error: unknown): { message: string; description: string; httpCode: string | null } {
-	const record = (typeof error === 'object' && error !== null ? error : {}) as { message?: unknown; description?: unknown; httpCode?: unknown };
+function readThrownError(error: unknown): {
+	message: string;
+	description: string;
+	httpCode: string | null;
+} {
+	const record = (typeof error === 'object' && error !== null ? error : {}) as {
+		message?: unknown;
+		description?: unknown;
+		httpCode?: unknown;
+	};
 	return {
-		message: typeof record.message === 'string' && record.message !== '' ? record.message : String(error),
+		message:
+			typeof record.message === 'string' && record.message !== '' ? record.message : String(error),
 		description: typeof record.description === 'string' ? record.description : '',
-		httpCode: typeof record.httpCode === 'string' && /^\d{3}$/.test(record.httpCode) ? record.httpCode : null,
+		httpCode:
+			typeof record.httpCode === 'string' && /^\d{3}$/.test(record.httpCode)
+				? record.httpCode
+				: null,
 	};
 }
 

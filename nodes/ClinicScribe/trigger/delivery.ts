@@ -3,11 +3,31 @@
  * session's results or the event's record when Include Results or Include Appointment or
  * Prescription is on.
  */
-import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 
-import { clinicEventKind, deliveryEventName, normalizeClinicEvent, type ClinicEvent } from '../shared/clinicEvents';
-import { chosenEventNames, isChosenEvent, normalizeCompletionEvent, type CompletionEvent } from '../shared/completionEvents';
-import { isResultsOutput, readResultsSource, RESULTS_OUTPUT_PARAMETER, RESULTS_SOURCE_PARAMETER } from '../shared/resultsOutput.description';
+import {
+	clinicEventKind,
+	deliveryEventName,
+	normalizeClinicEvent,
+	type ClinicEvent,
+} from '../shared/clinicEvents';
+import {
+	chosenEventNames,
+	isChosenEvent,
+	normalizeCompletionEvent,
+	type CompletionEvent,
+} from '../shared/completionEvents';
+import {
+	isResultsOutput,
+	readResultsSource,
+	RESULTS_OUTPUT_PARAMETER,
+	RESULTS_SOURCE_PARAMETER,
+} from '../shared/resultsOutput.description';
 import { sessionResultsToRecords } from '../shared/resultsOutput';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
@@ -51,7 +71,9 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	const rawBody = Buffer.isBuffer(request.rawBody) ? request.rawBody : undefined;
 	if (rawBody && rawBody.length > MAX_DELIVERY_BYTES) {
 		// Refused before any check or use of it (n8n's own bound, N8N_PAYLOAD_SIZE_MAX, is far larger).
-		ctx.logger.warn(`Clinic Scribe Trigger: refused a delivery of ${rawBody.length} bytes (at most ${MAX_DELIVERY_BYTES})`);
+		ctx.logger.warn(
+			`Clinic Scribe Trigger: refused a delivery of ${rawBody.length} bytes (at most ${MAX_DELIVERY_BYTES})`,
+		);
 		ctx.getResponseObject().status(413).json({ message: 'Delivery too large' });
 		return { noWebhookResponse: true };
 	}
@@ -59,9 +81,13 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	const nowSeconds = Math.floor(Date.now() / 1000);
 	const signatureHeader = request.headers[SIGNATURE_HEADER] as string | string[] | undefined;
 	const signature = Array.isArray(signatureHeader) ? signatureHeader[0] : signatureHeader;
-	if (ctx.getNodeParameter('verifySignature', true) === false) return await workflowItems(ctx, options);
+	if (ctx.getNodeParameter('verifySignature', true) === false)
+		return await workflowItems(ctx, options);
 
-	const stored = readStored(staticData, staticData.signingKeyInCredential === true ? await credentialSigningKey(ctx) : undefined);
+	const stored = readStored(
+		staticData,
+		staticData.signingKeyInCredential === true ? await credentialSigningKey(ctx) : undefined,
+	);
 	const check = verifySignature({
 		header: signatureHeader,
 		rawBody,
@@ -77,13 +103,23 @@ export async function receiveDelivery(ctx: IWebhookFunctions): Promise<IWebhookR
 	}
 	const deliveryKey = deliveryKeyOf(receiverOf(ctx), rawBody, signature);
 	if (!deliveryKey) return await workflowItems(ctx, options);
-	return await handledOnce(ctx, deliveryKey, nowSeconds, toleranceOf(options), async () => await workflowItems(ctx, options));
+	return await handledOnce(
+		ctx,
+		deliveryKey,
+		nowSeconds,
+		toleranceOf(options),
+		async () => await workflowItems(ctx, options),
+	);
 }
 
 /** This trigger: the same event delivered to another workflow, node or URL (test vs production) is another delivery. */
 function receiverOf(ctx: IWebhookFunctions): DeliveryReceiver {
 	const node = ctx.getNode();
-	return { workflowId: String(ctx.getWorkflow().id ?? ''), nodeId: node.id || node.name, mode: ctx.getMode() };
+	return {
+		workflowId: String(ctx.getWorkflow().id ?? ''),
+		nodeId: node.id || node.name,
+		mode: ctx.getMode(),
+	};
 }
 
 /**
@@ -107,20 +143,28 @@ async function handledOnce(
 			if (claim.kind === 'accepted') {
 				// The very delivery already started this workflow: a replay, or the service delivering again
 				// (perhaps signed afresh). Acknowledged, so a service stops retrying, and dropped.
-				ctx.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)');
+				ctx.logger.warn(
+					'Clinic Scribe Trigger: acknowledged and dropped a delivery already accepted (signature replayed)',
+				);
 				return {};
 			}
 			if (claim.kind === 'in-flight') {
 				const first = await settledBefore(claim.outcome, wait.signal);
 				if ('expired' in first) {
-					ctx.logger.warn('Clinic Scribe Trigger: asked the service to deliver again later: a copy of this delivery is still being handled');
+					ctx.logger.warn(
+						'Clinic Scribe Trigger: asked the service to deliver again later: a copy of this delivery is still being handled',
+					);
 					const response = ctx.getResponseObject();
 					response.setHeader('Retry-After', String(RETRY_AFTER_SECONDS));
-					response.status(503).json({ message: 'A copy of this delivery is still being handled; deliver it again later' });
+					response.status(503).json({
+						message: 'A copy of this delivery is still being handled; deliver it again later',
+					});
 					return { noWebhookResponse: true };
 				}
 				if ('value' in first && first.value) {
-					ctx.logger.warn('Clinic Scribe Trigger: acknowledged and dropped a copy of a delivery that started the workflow meanwhile');
+					ctx.logger.warn(
+						'Clinic Scribe Trigger: acknowledged and dropped a copy of a delivery that started the workflow meanwhile',
+					);
 					return {};
 				}
 				// The first copy started nothing: this one is handled in its place.
@@ -141,7 +185,10 @@ async function handledOnce(
 }
 
 /** The items of a verified delivery, or `{}` (acknowledged, nothing started) for an event not chosen. */
-async function workflowItems(ctx: IWebhookFunctions, options: IDataObject): Promise<IWebhookResponseData> {
+async function workflowItems(
+	ctx: IWebhookFunctions,
+	options: IDataObject,
+): Promise<IWebhookResponseData> {
 	const body = ctx.getBodyData();
 	const chosen = chosenEventNames(ctx.getNodeParameter('events', []), options.additionalEventNames);
 	const name = deliveryEventName(body);
@@ -149,13 +196,25 @@ async function workflowItems(ctx: IWebhookFunctions, options: IDataObject): Prom
 		// A clinic event (appointment, prescription, receipt, …): its own normalised shape.
 		const clinicEvent = normalizeClinicEvent(body);
 		if (!clinicEvent || !chosen.includes(clinicEvent.event)) {
-			ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
+			ctx.logger.debug(
+				'Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen',
+			);
 			return {};
 		}
-		const family = ctx.getNodeParameter('includeRecord', false) === true ? recordFamilyOf(clinicEvent) : undefined;
+		const family =
+			ctx.getNodeParameter('includeRecord', false) === true
+				? recordFamilyOf(clinicEvent)
+				: undefined;
 		if (!family) return { workflowData: [[{ json: clinicEventJson(clinicEvent) }]] };
-		const fetched = await fetchWithinBudget(ctx, includedRecord(family), async (bounds) => await fetchRecord(ctx, clinicEvent, family, bounds));
-		const json = 'value' in fetched ? { ...clinicEventJson(clinicEvent), [family]: fetched.value } : { ...clinicEventJson(clinicEvent), [family]: null, error: fetched.error };
+		const fetched = await fetchWithinBudget(
+			ctx,
+			includedRecord(family),
+			async (bounds) => await fetchRecord(ctx, clinicEvent, family, bounds),
+		);
+		const json =
+			'value' in fetched
+				? { ...clinicEventJson(clinicEvent), [family]: fetched.value }
+				: { ...clinicEventJson(clinicEvent), [family]: null, error: fetched.error };
 		return { workflowData: [[{ json }]] };
 	}
 
@@ -163,7 +222,9 @@ async function workflowItems(ctx: IWebhookFunctions, options: IDataObject): Prom
 	const event = normalizeCompletionEvent(body);
 	if (!event || !isChosenEvent(event, chosen)) {
 		// Not even the event name: it comes from the body, which may be unverified.
-		ctx.logger.debug('Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen');
+		ctx.logger.debug(
+			'Clinic Scribe Trigger: acknowledged and dropped a delivery of an event not chosen',
+		);
 		return {};
 	}
 
@@ -187,24 +248,40 @@ const INCLUDED_RESULTS: IncludedFetch = {
  * The items Transcription → Get Results gives for the session, each with the event under `event`;
  * when they cannot be had in time, one item with the event and an `error` (see boundedFetch.ts).
  */
-async function itemsWithResults(ctx: IWebhookFunctions, event: CompletionEvent): Promise<INodeExecutionData[]> {
+async function itemsWithResults(
+	ctx: IWebhookFunctions,
+	event: CompletionEvent,
+): Promise<INodeExecutionData[]> {
 	const chosen = ctx.getNodeParameter(RESULTS_OUTPUT_PARAMETER, 'session');
 	const output = isResultsOutput(chosen) ? chosen : 'session';
 	// A session of the session API is read there; everything else through the status call.
-	const source = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) ?? 'transaction';
+	const source =
+		readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, 'transaction')) ??
+		'transaction';
 	const sessionId = event.sessionId;
 	if (!sessionId) {
 		const error = {
 			message: 'The delivery names no session, so its results cannot be fetched',
-			description: 'The workflow started with the event alone. Turn off Include Results to receive such deliveries without this error.',
+			description:
+				'The workflow started with the event alone. Turn off Include Results to receive such deliveries without this error.',
 			httpCode: null,
 		};
 		return [{ json: { session_id: null, error, event: eventJson(event) } }];
 	}
-	if (output === 'fhirBundle') return [{ json: { ...(await fhirRecordOfSession(ctx, sessionId, source)), event: eventJson(event) } }];
-	const fetched = await fetchWithinBudget(ctx, INCLUDED_RESULTS, async (bounds) => await fetchResults(ctx, source, sessionId, undefined, bounds));
-	if ('error' in fetched) return [{ json: { session_id: sessionId, error: fetched.error, event: eventJson(event) } }];
-	return sessionResultsToRecords(fetched.value, output).map((record) => ({ json: { ...record, event: eventJson(event) } }));
+	if (output === 'fhirBundle')
+		return [
+			{ json: { ...(await fhirRecordOfSession(ctx, sessionId, source)), event: eventJson(event) } },
+		];
+	const fetched = await fetchWithinBudget(
+		ctx,
+		INCLUDED_RESULTS,
+		async (bounds) => await fetchResults(ctx, source, sessionId, undefined, bounds),
+	);
+	if ('error' in fetched)
+		return [{ json: { session_id: sessionId, error: fetched.error, event: eventJson(event) } }];
+	return sessionResultsToRecords(fetched.value, output).map((record) => ({
+		json: { ...record, event: eventJson(event) },
+	}));
 }
 
 function eventJson(event: CompletionEvent): IDataObject {

@@ -25,7 +25,11 @@ export function recordFamilyOf(event: ClinicEvent): RecordFamily | undefined {
 /** How a record missing from an item is named, and where the user gets it later. */
 export function includedRecord(family: RecordFamily): IncludedFetch {
 	return family === 'appointment'
-		? { what: 'the appointment', later: 'Appointment → Get (its ID is in appointmentId, or in partnerAppointmentId with ID Type "Partner Appointment ID")' }
+		? {
+				what: 'the appointment',
+				later:
+					'Appointment → Get (its ID is in appointmentId, or in partnerAppointmentId with ID Type "Partner Appointment ID")',
+			}
 		: { what: 'the prescription', later: 'Prescription → Get (its ID is in prescriptionId)' };
 }
 
@@ -34,23 +38,36 @@ export function includedRecord(family: RecordFamily): IncludedFetch {
  * prescription event's prescription, as Prescription → Get outputs it. Throws when it cannot be had
  * (the caller then starts the workflow with an `error` instead).
  */
-export async function fetchRecord(ctx: IWebhookFunctions, event: ClinicEvent, family: RecordFamily, bounds: FetchBounds): Promise<IDataObject> {
+export async function fetchRecord(
+	ctx: IWebhookFunctions,
+	event: ClinicEvent,
+	family: RecordFamily,
+	bounds: FetchBounds,
+): Promise<IDataObject> {
 	if (family === 'prescription') {
 		if (!event.prescriptionId) throw missingId(ctx, 'prescription');
 		const response = await getPrescription(ctx, event.prescriptionId, undefined, bounds);
 		const prescription = readPrescription(response.body);
-		if (!prescription) throw unexpectedBodyError(ctx, { purpose: 'the prescription' }, response.statusCode);
+		if (!prescription)
+			throw unexpectedBodyError(ctx, { purpose: 'the prescription' }, response.statusCode);
 		return prescription;
 	}
 	// Eka's id when the event has it; else the partner's own (`?partner_id=1`).
-	const [appointmentId, partnerId] = event.appointmentId ? [event.appointmentId, false] : [event.partnerAppointmentId, true];
+	const [appointmentId, partnerId] = event.appointmentId
+		? [event.appointmentId, false]
+		: [event.partnerAppointmentId, true];
 	if (!appointmentId) throw missingId(ctx, 'appointment');
 	// As Appointment → Get outputs it: epoch times with ISO twins in the clinic's zone, status labels.
 	return normalizeAppointment(await getAppointment(ctx, appointmentId, { partnerId, ...bounds }));
 }
 
 function missingId(ctx: IWebhookFunctions, family: RecordFamily): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `The delivery names no ${family}, so the ${family} cannot be fetched`, {
-		description: 'Turn off Include Appointment or Prescription to receive such deliveries without this error.',
-	});
+	return new NodeOperationError(
+		ctx.getNode(),
+		`The delivery names no ${family}, so the ${family} cannot be fetched`,
+		{
+			description:
+				'Turn off Include Appointment or Prescription to receive such deliveries without this error.',
+		},
+	);
 }

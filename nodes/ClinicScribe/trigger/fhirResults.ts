@@ -9,7 +9,12 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { readFhirSettings } from '../shared/fhir/fields';
-import { buildFhirOutput, planFhirOutput, type FhirFetched, type FhirProblem } from '../shared/fhir/fhirOutput';
+import {
+	buildFhirOutput,
+	planFhirOutput,
+	type FhirFetched,
+	type FhirProblem,
+} from '../shared/fhir/fhirOutput';
 import type { ResultsSource } from '../shared/resultsOutput.description';
 import { fetchPatientProfile } from '../transport/directoryApi';
 import { fetchResults } from '../transport/transcriptionApi';
@@ -17,16 +22,25 @@ import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 
 const INCLUDED_FOR_FHIR: IncludedFetch = {
 	what: 'the results of the session and its patient',
-	later: 'Transcription → Get Results with Output "FHIR Transaction Bundle for the EHR" (the session ID is in sessionId)',
+	later:
+		'Transcription → Get Results with Output "FHIR Transaction Bundle for the EHR" (the session ID is in sessionId)',
 };
 
 /** The item's fields: the bundle and its summary, or `error` (with `session_id` and, when known, `status`). */
-export async function fhirRecordOfSession(ctx: IWebhookFunctions, sessionId: string, source: ResultsSource): Promise<IDataObject> {
-	const settings = readFhirSettings((name, fallback) => ctx.getNodeParameter(name, fallback), 'trigger');
+export async function fhirRecordOfSession(
+	ctx: IWebhookFunctions,
+	sessionId: string,
+	source: ResultsSource,
+): Promise<IDataObject> {
+	const settings = readFhirSettings(
+		(name, fallback) => ctx.getNodeParameter(name, fallback),
+		'trigger',
+	);
 	if (!settings.ok) {
 		return problemRecord(sessionId, undefined, {
 			message: `${settings.problem} (Output "FHIR Transaction Bundle for the EHR")`,
-			description: 'Correct the field in the trigger. The workflow started with the event alone; nothing was fetched.',
+			description:
+				'Correct the field in the trigger. The workflow started with the event alone; nothing was fetched.',
 			notReady: false,
 		});
 	}
@@ -34,7 +48,13 @@ export async function fhirRecordOfSession(ctx: IWebhookFunctions, sessionId: str
 		const results = await fetchResults(ctx, source, sessionId, undefined, bounds);
 		const plan = planFhirOutput(results, settings.value);
 		const extra: FhirFetched = {};
-		if (plan.ok && plan.directoryPatientId) extra.directoryProfile = await fetchPatientProfile(ctx, plan.directoryPatientId, undefined, bounds);
+		if (plan.ok && plan.directoryPatientId)
+			extra.directoryProfile = await fetchPatientProfile(
+				ctx,
+				plan.directoryPatientId,
+				undefined,
+				bounds,
+			);
 		return { results, plan, extra };
 	});
 	if ('error' in fetched) return { session_id: sessionId, error: fetched.error };
@@ -44,9 +64,17 @@ export async function fhirRecordOfSession(ctx: IWebhookFunctions, sessionId: str
 	return built.ok ? built.record : problemRecord(sessionId, results.status, built.problem);
 }
 
-function problemRecord(sessionId: string, status: string | undefined, problem: FhirProblem): IDataObject {
+function problemRecord(
+	sessionId: string,
+	status: string | undefined,
+	problem: FhirProblem,
+): IDataObject {
 	const record: IDataObject = { session_id: sessionId };
 	if (status) record.status = status;
-	record.error = { message: problem.message, description: `The workflow started with the event and no bundle. ${problem.description}`, httpCode: null };
+	record.error = {
+		message: problem.message,
+		description: `The workflow started with the event and no bundle. ${problem.description}`,
+		httpCode: null,
+	};
 	return record;
 }

@@ -9,15 +9,21 @@ import { getClinicSettings } from '../transport/request';
 import type { StoredSubscription } from './subscriptionPlan';
 
 /** The credential's Webhook Signing Key, or undefined when it has none. */
-export async function credentialSigningKey(ctx: IHookFunctions | IWebhookFunctions): Promise<string | undefined> {
+export async function credentialSigningKey(
+	ctx: IHookFunctions | IWebhookFunctions,
+): Promise<string | undefined> {
 	const settings = await getClinicSettings(ctx);
 	return settings.signingKey !== '' ? settings.signingKey : undefined;
 }
 
-export function readStored(staticData: IDataObject, credentialKey: string | undefined): StoredSubscription {
+export function readStored(
+	staticData: IDataObject,
+	credentialKey: string | undefined,
+): StoredSubscription {
 	return {
 		subscriptionId: textOf(staticData.subscriptionId),
-		signingKey: staticData.signingKeyInCredential === true ? credentialKey : textOf(staticData.signingKey),
+		signingKey:
+			staticData.signingKeyInCredential === true ? credentialKey : textOf(staticData.signingKey),
 		endpoint: textOf(staticData.endpoint),
 		eventNames: Array.isArray(staticData.eventNames)
 			? staticData.eventNames.filter((n): n is string => typeof n === 'string')
@@ -25,7 +31,11 @@ export function readStored(staticData: IDataObject, credentialKey: string | unde
 	};
 }
 
-export function writeStored(staticData: IDataObject, subscription: Required<StoredSubscription>, credentialKey: string | undefined): void {
+export function writeStored(
+	staticData: IDataObject,
+	subscription: Required<StoredSubscription>,
+	credentialKey: string | undefined,
+): void {
 	const keyInCredential = credentialKey !== undefined && subscription.signingKey === credentialKey;
 	staticData.subscriptionId = subscription.subscriptionId;
 	if (keyInCredential) {

@@ -3,7 +3,12 @@
  * of subscriptionPlan.ts with the calls of transport/webhookApi.ts and the static data of
  * storedSubscription.ts.
  */
-import { NodeOperationError, type IDataObject, type IHookFunctions, type IWebhookFunctions } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IHookFunctions,
+	type IWebhookFunctions,
+} from 'n8n-workflow';
 
 import { chosenEventNames } from '../shared/completionEvents';
 import { generateSigningKey } from '../shared/webhookSignature';
@@ -34,19 +39,31 @@ export async function subscriptionExists(ctx: IHookFunctions): Promise<boolean> 
 	const wanted = await wantedSubscription(ctx);
 	const staticData = ctx.getWorkflowStaticData('node');
 	const remote = await listSubscriptions(ctx);
-	const decision = decideExists(readStored(staticData, await credentialSigningKey(ctx)), remote, wanted);
+	const decision = decideExists(
+		readStored(staticData, await credentialSigningKey(ctx)),
+		remote,
+		wanted,
+	);
 	switch (decision.kind) {
 		case 'keep':
 			return true;
 		case 'adopt':
 			writeStored(
 				staticData,
-				{ subscriptionId: decision.id, signingKey: decision.signingKey, endpoint: wanted.endpoint, eventNames: wanted.eventNames },
+				{
+					subscriptionId: decision.id,
+					signingKey: decision.signingKey,
+					endpoint: wanted.endpoint,
+					eventNames: wanted.eventNames,
+				},
 				await credentialSigningKey(ctx),
 			);
-			ctx.logger.info('Clinic Scribe Trigger: took over the existing subscription for this webhook URL', {
-				subscriptionId: decision.id,
-			});
+			ctx.logger.info(
+				'Clinic Scribe Trigger: took over the existing subscription for this webhook URL',
+				{
+					subscriptionId: decision.id,
+				},
+			);
 			return true;
 		case 'replace':
 			ctx.logger.debug(`Clinic Scribe Trigger: registering anew: ${decision.reason}`);
@@ -64,7 +81,10 @@ export async function createSubscriptionForWebhook(ctx: IHookFunctions): Promise
 
 	// Anything at our URL is a leftover (checkExists said it cannot be used), and so is the
 	// stored subscription wherever it points (e.g. an old WEBHOOK_URL).
-	await removeSubscriptions(ctx, subscriptionsToRemove(stored, await listSubscriptions(ctx), wanted.endpoint));
+	await removeSubscriptions(
+		ctx,
+		subscriptionsToRemove(stored, await listSubscriptions(ctx), wanted.endpoint),
+	);
 
 	const signingKey = signingKeyForNewSubscription(stored, wanted, generateSigningKey);
 	const register = async (): Promise<CreateOutcome> =>
@@ -76,19 +96,36 @@ export async function createSubscriptionForWebhook(ctx: IHookFunctions): Promise
 		});
 
 	let outcome = await register();
-	if (outcome.kind === 'refused' && isEndpointAlreadyRegistered(outcome.statusCode, outcome.message)) {
+	if (
+		outcome.kind === 'refused' &&
+		isEndpointAlreadyRegistered(outcome.statusCode, outcome.message)
+	) {
 		// Registered meanwhile (another n8n main, a retried request): its key is not ours.
-		ctx.logger.info('Clinic Scribe Trigger: the webhook URL was already registered; replacing that subscription');
-		await removeSubscriptions(ctx, subscriptionsToRemove({}, await listSubscriptions(ctx), wanted.endpoint));
+		ctx.logger.info(
+			'Clinic Scribe Trigger: the webhook URL was already registered; replacing that subscription',
+		);
+		await removeSubscriptions(
+			ctx,
+			subscriptionsToRemove({}, await listSubscriptions(ctx), wanted.endpoint),
+		);
 		outcome = await register();
 	}
 	if (outcome.kind === 'refused') {
-		throw registrationRefusedError(ctx, outcome, isEndpointAlreadyRegistered(outcome.statusCode, outcome.message));
+		throw registrationRefusedError(
+			ctx,
+			outcome,
+			isEndpointAlreadyRegistered(outcome.statusCode, outcome.message),
+		);
 	}
 
 	writeStored(
 		staticData,
-		{ subscriptionId: outcome.id, signingKey, endpoint: wanted.endpoint, eventNames: wanted.eventNames },
+		{
+			subscriptionId: outcome.id,
+			signingKey,
+			endpoint: wanted.endpoint,
+			eventNames: wanted.eventNames,
+		},
 		credentialKey,
 	);
 	return true;
@@ -104,7 +141,9 @@ export async function deleteSubscriptionsForWebhook(ctx: IHookFunctions): Promis
 		remote = await listSubscriptions(ctx);
 	} catch (error) {
 		// The stored id is still deleted below; only leftovers at our URL may stay.
-		ctx.logger.warn(`Clinic Scribe Trigger: could not list subscriptions while deactivating: ${(error as Error).message}`);
+		ctx.logger.warn(
+			`Clinic Scribe Trigger: could not list subscriptions while deactivating: ${(error as Error).message}`,
+		);
 		remote = undefined;
 	}
 	await removeSubscriptions(ctx, subscriptionsToRemove(stored, remote, endpoint));
@@ -120,7 +159,10 @@ async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscripti
 		});
 	}
 	const options = ctx.getNodeParameter('options', {}) as IDataObject;
-	const eventNames = chosenEventNames(ctx.getNodeParameter('events', []), options.additionalEventNames);
+	const eventNames = chosenEventNames(
+		ctx.getNodeParameter('events', []),
+		options.additionalEventNames,
+	);
 	if (eventNames.length === 0) {
 		throw new NodeOperationError(ctx.getNode(), 'No event is chosen', {
 			description: 'Choose at least one event in the Events field of the Clinic Scribe Trigger.',
@@ -133,7 +175,10 @@ async function wantedSubscription(ctx: IHookFunctions): Promise<WantedSubscripti
  * The key the user chose: the credential's Webhook Signing Key (encrypted at rest), else the
  * node option of version 1 nodes (stored in clear in the workflow; read so they keep working).
  */
-async function userSigningKeyOf(ctx: IHookFunctions | IWebhookFunctions, options: IDataObject): Promise<string | undefined> {
+async function userSigningKeyOf(
+	ctx: IHookFunctions | IWebhookFunctions,
+	options: IDataObject,
+): Promise<string | undefined> {
 	const fromCredential = await credentialSigningKey(ctx);
 	if (fromCredential) return fromCredential;
 	return typeof options.signingKey === 'string' ? textOf(options.signingKey) : undefined;
@@ -151,4 +196,3 @@ function warnWhenUnreachable(ctx: IHookFunctions, endpoint: string): void {
 		);
 	}
 }
-

@@ -46,22 +46,29 @@ export function decideExists(
 	wanted: WantedSubscription,
 ): ExistsDecision {
 	const heldKey = wanted.userSigningKey || stored.signingKey;
-	if (wanted.userSigningKey && stored.signingKey && !sameSecret(wanted.userSigningKey, stored.signingKey)) {
+	if (
+		wanted.userSigningKey &&
+		stored.signingKey &&
+		!sameSecret(wanted.userSigningKey, stored.signingKey)
+	) {
 		return { kind: 'replace', reason: 'the signing key in the node settings changed' };
 	}
 	const atOurUrl = remote.filter((s) => sameEndpoint(s.endpoint, wanted.endpoint));
 
 	if (stored.subscriptionId) {
 		const ours = remote.find((s) => s.id === stored.subscriptionId);
-		if (!ours) return orAdopt(atOurUrl, wanted, heldKey, 'the stored subscription is gone from the service');
+		if (!ours)
+			return orAdopt(atOurUrl, wanted, heldKey, 'the stored subscription is gone from the service');
 		if (!sameEndpoint(ours.endpoint, wanted.endpoint)) {
 			return { kind: 'replace', reason: 'the stored subscription points at another URL' };
 		}
 		if (!sameEventNames(ours.eventNames, wanted.eventNames)) {
 			return { kind: 'replace', reason: 'the chosen events changed' };
 		}
-		if (!stored.signingKey) return { kind: 'replace', reason: 'the signing key of the stored subscription is unknown' };
-		if (atOurUrl.length > 1) return { kind: 'replace', reason: 'more than one subscription points at this URL' };
+		if (!stored.signingKey)
+			return { kind: 'replace', reason: 'the signing key of the stored subscription is unknown' };
+		if (atOurUrl.length > 1)
+			return { kind: 'replace', reason: 'more than one subscription points at this URL' };
 		return { kind: 'keep', id: ours.id };
 	}
 	return orAdopt(atOurUrl, wanted, heldKey, 'no subscription is stored for this node');
@@ -99,7 +106,8 @@ export function subscriptionsToRemove(
 	const ids: string[] = [];
 	if (stored.subscriptionId) ids.push(stored.subscriptionId);
 	for (const subscription of remote ?? []) {
-		if (sameEndpoint(subscription.endpoint, endpoint) && !ids.includes(subscription.id)) ids.push(subscription.id);
+		if (sameEndpoint(subscription.endpoint, endpoint) && !ids.includes(subscription.id))
+			ids.push(subscription.id);
 	}
 	return ids;
 }
@@ -131,7 +139,9 @@ export function sameEndpoint(a: string, b: string): boolean {
 export function canonicalEndpoint(value: string): string {
 	try {
 		const url = new URL(value.trim());
-		const defaultPort = (url.protocol === 'https:' && url.port === '443') || (url.protocol === 'http:' && url.port === '80');
+		const defaultPort =
+			(url.protocol === 'https:' && url.port === '443') ||
+			(url.protocol === 'http:' && url.port === '80');
 		const port = url.port && !defaultPort ? `:${url.port}` : '';
 		const path = url.pathname.replace(/\/+$/, '');
 		return `${url.protocol}//${url.hostname.toLowerCase()}${port}${path}${url.search}`;
@@ -147,6 +157,9 @@ export function sameEventNames(a: readonly string[], b: readonly string[]): bool
 }
 
 /** Whether a registration answer says the URL is taken ("requested endpoint is already registered"). */
-export function isEndpointAlreadyRegistered(statusCode: number, message: string | undefined): boolean {
+export function isEndpointAlreadyRegistered(
+	statusCode: number,
+	message: string | undefined,
+): boolean {
 	return (statusCode === 400 || statusCode === 409) && /already\s+registered/i.test(message ?? '');
 }

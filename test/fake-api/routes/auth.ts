@@ -16,34 +16,67 @@ import { API_VARIANTS, BUSINESS, REFRESH_PATH } from '../fixtures';
 import type { ApiVariant, FakeClinicState, RouteContext, RouteDefinition } from '../types';
 
 export const authRoutes: readonly RouteDefinition[] = [
-	{ method: 'POST', pattern: API_VARIANTS.document.tokenPath, body: 'json', errorStyle: 'auth', handler: documentTokenExchange },
-	{ method: 'POST', pattern: API_VARIANTS.public.tokenPath, body: 'json', errorStyle: 'auth', handler: publicLogin },
-	{ method: 'POST', pattern: REFRESH_PATH, body: 'json', errorStyle: 'auth', handler: refreshTokens },
+	{
+		method: 'POST',
+		pattern: API_VARIANTS.document.tokenPath,
+		body: 'json',
+		errorStyle: 'auth',
+		handler: documentTokenExchange,
+	},
+	{
+		method: 'POST',
+		pattern: API_VARIANTS.public.tokenPath,
+		body: 'json',
+		errorStyle: 'auth',
+		handler: publicLogin,
+	},
+	{
+		method: 'POST',
+		pattern: REFRESH_PATH,
+		body: 'json',
+		errorStyle: 'auth',
+		handler: refreshTokens,
+	},
 ];
 
 function documentTokenExchange(ctx: RouteContext): void {
 	if (otherFlowRejected(ctx, 'document')) return;
 	const { credentials } = ctx.state;
 	const apiKey = ctx.req.headers['x-api-key'];
-	if (apiKey === undefined) return ctx.sendAuthError(403, 'invalid_api_key', 'Missing X-API-KEY header');
-	if (apiKey !== credentials.apiKey) return ctx.sendAuthError(403, 'invalid_api_key', 'Invalid API key');
+	if (apiKey === undefined)
+		return ctx.sendAuthError(403, 'invalid_api_key', 'Missing X-API-KEY header');
+	if (apiKey !== credentials.apiKey)
+		return ctx.sendAuthError(403, 'invalid_api_key', 'Invalid API key');
 
 	const body = jsonObjectBody(ctx);
 	if (!body) return;
 	if (!hasExactStringFields(ctx, body, ['client_id', 'client_secret', 'grant_type'], [])) return;
 	if (body.grant_type !== 'client_credentials')
-		return ctx.sendAuthError(400, 'unsupported_grant_type', 'grant_type must be client_credentials');
+		return ctx.sendAuthError(
+			400,
+			'unsupported_grant_type',
+			'grant_type must be client_credentials',
+		);
 	if (!clientCredentialsValid(ctx, body)) return;
 
 	const pair = issue(ctx, 'document');
-	ctx.sendJson(200, { access_token: pair.accessToken, refresh_token: pair.refreshToken, expires_in: pair.expiresIn }, NO_STORE);
+	ctx.sendJson(
+		200,
+		{
+			access_token: pair.accessToken,
+			refresh_token: pair.refreshToken,
+			expires_in: pair.expiresIn,
+		},
+		NO_STORE,
+	);
 }
 
 function publicLogin(ctx: RouteContext): void {
 	if (otherFlowRejected(ctx, 'public')) return;
 	const body = jsonObjectBody(ctx);
 	if (!body) return;
-	if (!hasExactStringFields(ctx, body, ['client_id', 'client_secret'], ['api_key', 'sharing_key'])) return;
+	if (!hasExactStringFields(ctx, body, ['client_id', 'client_secret'], ['api_key', 'sharing_key']))
+		return;
 	for (const field of ['api_key', 'sharing_key'] as const) {
 		if (body[field] !== undefined && body[field] !== ctx.state.credentials.apiKey)
 			return ctx.sendAuthError(403, 'invalid_api_key', 'Invalid API key');
@@ -83,8 +116,12 @@ async function refreshTokens(ctx: RouteContext): Promise<void> {
 	// The sign-in provider's refresh tokens are renewed at its own token endpoint only.
 	if (ctx.state.tokens.refreshTokenSubject(body.refresh_token as string)?.flow === 'signIn')
 		return ctx.sendAuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired');
-	const pair = ctx.state.tokens.refreshPair(body.refresh_token as string, ctx.state.options.rotateRefreshTokens);
-	if (!pair) return ctx.sendAuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired');
+	const pair = ctx.state.tokens.refreshPair(
+		body.refresh_token as string,
+		ctx.state.options.rotateRefreshTokens,
+	);
+	if (!pair)
+		return ctx.sendAuthError(401, 'invalid_refresh_token', 'Refresh token is invalid or expired');
 	ctx.state.counters.tokenRefreshes += 1;
 	ctx.sendJson(200, pairBody(pair), NO_STORE);
 }
@@ -93,7 +130,12 @@ async function refreshTokens(ctx: RouteContext): Promise<void> {
 
 const NO_STORE = { 'cache-control': 'no-store' };
 
-function pairBody(pair: { accessToken: string; refreshToken: string; expiresIn: number; refreshExpiresIn: number }) {
+function pairBody(pair: {
+	accessToken: string;
+	refreshToken: string;
+	expiresIn: number;
+	refreshExpiresIn: number;
+}) {
 	return {
 		access_token: pair.accessToken,
 		expires_in: pair.expiresIn,
@@ -104,8 +146,13 @@ function pairBody(pair: { accessToken: string; refreshToken: string; expiresIn: 
 
 function issue(ctx: RouteContext, flow: ApiVariant) {
 	const { options, credentials, tokens, counters } = ctx.state;
-	const accessSeconds = options.accessTokenLifetimeSeconds ?? API_VARIANTS[flow].defaultAccessTokenLifetimeSeconds;
-	const pair = tokens.issue({ clientId: credentials.clientId, businessId: BUSINESS.business_id, flow }, accessSeconds, options.refreshTokenLifetimeSeconds);
+	const accessSeconds =
+		options.accessTokenLifetimeSeconds ?? API_VARIANTS[flow].defaultAccessTokenLifetimeSeconds;
+	const pair = tokens.issue(
+		{ clientId: credentials.clientId, businessId: BUSINESS.business_id, flow },
+		accessSeconds,
+		options.refreshTokenLifetimeSeconds,
+	);
 	counters.tokenExchanges += 1;
 	return pair;
 }
@@ -157,7 +204,11 @@ function hasExactStringFields(
 	}
 	for (const key of required) {
 		if (typeof body[key] !== 'string' || body[key] === '') {
-			ctx.sendAuthError(400, 'invalid_request', `Field ${key} is required and must be a non-empty string`);
+			ctx.sendAuthError(
+				400,
+				'invalid_request',
+				`Field ${key} is required and must be a non-empty string`,
+			);
 			return false;
 		}
 	}

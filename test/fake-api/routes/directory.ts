@@ -42,7 +42,8 @@ function doctorServices(ctx: RouteContext): void {
 	if (!Object.prototype.hasOwnProperty.call(SERVICES_BY_DOCTOR, ctx.params.doctorId) || !services)
 		return ctx.sendEnvelopeError(404, 'DOCTOR_NOT_FOUND', 'Doctor not found');
 	// The sample's single-object form can only show one service; a doctor without services stays [].
-	const form = ctx.state.options.servicesForm === 'object' && services.length > 0 ? services[0] : services;
+	const form =
+		ctx.state.options.servicesForm === 'object' && services.length > 0 ? services[0] : services;
 	ctx.sendJson(200, { data: { services: form } });
 }
 
@@ -51,9 +52,20 @@ function searchPatients(ctx: RouteContext): void {
 	if (!authenticated(ctx)) return;
 	const mobiles = ctx.query.getAll('mobile');
 	if (mobiles.length !== 1 || !/^\d{10}$/.test(mobiles[0]))
-		return ctx.sendEnvelopeError(400, 'INVALID_MOBILE', 'Query parameter mobile must be exactly one 10-digit number');
-	const found = Object.prototype.hasOwnProperty.call(PATIENTS_BY_MOBILE, mobiles[0]) ? PATIENTS_BY_MOBILE[mobiles[0]] : undefined;
-	if (!found || found.length === 0) return ctx.sendEnvelopeError(404, 'PATIENTS_NOT_FOUND', 'No patients found for this mobile number');
+		return ctx.sendEnvelopeError(
+			400,
+			'INVALID_MOBILE',
+			'Query parameter mobile must be exactly one 10-digit number',
+		);
+	const found = Object.prototype.hasOwnProperty.call(PATIENTS_BY_MOBILE, mobiles[0])
+		? PATIENTS_BY_MOBILE[mobiles[0]]
+		: undefined;
+	if (!found || found.length === 0)
+		return ctx.sendEnvelopeError(
+			404,
+			'PATIENTS_NOT_FOUND',
+			'No patients found for this mobile number',
+		);
 	const data =
 		ctx.state.options.patientsForm === 'patients'
 			? { patients: found.map(alternativePatientForm) }
@@ -68,7 +80,11 @@ function businessEntities(ctx: RouteContext): void {
 	const businessId = subject === 'static' ? BUSINESS.business_id : subject.businessId;
 	if (businessId !== BUSINESS.business_id)
 		return ctx.sendEnvelopeError(404, 'BUSINESS_NOT_FOUND', 'Business not found for this token');
-	ctx.sendJson(200, { status_code: 200, success: true, data: { clinics: CLINICS, doctors: DOCTORS, business: BUSINESS } });
+	ctx.sendJson(200, {
+		status_code: 200,
+		success: true,
+		data: { clinics: CLINICS, doctors: DOCTORS, business: BUSINESS },
+	});
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -17,7 +17,13 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import type {
+	AdminDefinition,
+	FakeClinicApi,
+	FakeClinicState,
+	RouteContext,
+	RouteDefinition,
+} from '../types';
 
 export const EHR_DOCUMENTS_PATH = '/__ehr/clinical-documents';
 
@@ -51,15 +57,24 @@ function storeOf(state: FakeClinicState): EhrDocument[] {
 // ---------------------------------------------------------------------------------------------
 
 export const ehrReceiverRoutes: readonly RouteDefinition[] = [
-	{ method: 'POST', pattern: EHR_DOCUMENTS_PATH, body: 'json', errorStyle: 'envelope', handler: receiveDocument },
+	{
+		method: 'POST',
+		pattern: EHR_DOCUMENTS_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: receiveDocument,
+	},
 ];
 
 function receiveDocument(ctx: RouteContext): void {
 	const body = ctx.body;
-	if (!body || !body.isJsonMediaType) return sendError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
-	if (body.parseError !== undefined || body.length === 0) return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body is not valid JSON');
+	if (!body || !body.isJsonMediaType)
+		return sendError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+	if (body.parseError !== undefined || body.length === 0)
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body is not valid JSON');
 	const value = body.value;
-	if (!isPlainObject(value)) return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body must be a JSON object');
+	if (!isPlainObject(value))
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body must be a JSON object');
 	if (typeof value.session_id !== 'string' || value.session_id.trim() === '')
 		return sendError(ctx, 400, 'INVALID_REQUEST', 'Field session_id must be a non-empty string');
 	const store = storeOf(ctx.state);

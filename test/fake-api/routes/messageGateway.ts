@@ -17,7 +17,13 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import type {
+	AdminDefinition,
+	FakeClinicApi,
+	FakeClinicState,
+	RouteContext,
+	RouteDefinition,
+} from '../types';
 
 export const MESSAGES_PATH = '/__messages';
 
@@ -45,18 +51,35 @@ function storeOf(state: FakeClinicState): GatewayMessage[] {
 }
 
 export const messageGatewayRoutes: readonly RouteDefinition[] = [
-	{ method: 'POST', pattern: MESSAGES_PATH, body: 'json', errorStyle: 'envelope', handler: receiveMessage },
+	{
+		method: 'POST',
+		pattern: MESSAGES_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: receiveMessage,
+	},
 ];
 
 function receiveMessage(ctx: RouteContext): void {
 	const body = ctx.body;
-	if (!body || !body.isJsonMediaType) return sendError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
-	if (body.parseError !== undefined || body.length === 0) return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body is not valid JSON');
+	if (!body || !body.isJsonMediaType)
+		return sendError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+	if (body.parseError !== undefined || body.length === 0)
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body is not valid JSON');
 	const value = body.value;
-	if (!isPlainObject(value)) return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body must be a JSON object');
-	if (!nonEmpty(value.appointment_id)) return sendError(ctx, 400, 'INVALID_REQUEST', 'Field appointment_id must be a non-empty string');
-	if (!nonEmpty(value.text)) return sendError(ctx, 400, 'INVALID_REQUEST', 'Field text must be a non-empty string');
-	if (value.channel !== 'whatsapp' && value.channel !== 'sms') return sendError(ctx, 400, 'INVALID_REQUEST', 'Field channel must be whatsapp or sms');
+	if (!isPlainObject(value))
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body must be a JSON object');
+	if (!nonEmpty(value.appointment_id))
+		return sendError(
+			ctx,
+			400,
+			'INVALID_REQUEST',
+			'Field appointment_id must be a non-empty string',
+		);
+	if (!nonEmpty(value.text))
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Field text must be a non-empty string');
+	if (value.channel !== 'whatsapp' && value.channel !== 'sms')
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Field channel must be whatsapp or sms');
 	const store = storeOf(ctx.state);
 	const message: GatewayMessage = {
 		id: `msg_${randomBytes(8).toString('hex')}`,

@@ -59,19 +59,56 @@ export interface PatientDirectoryStore {
 
 export const SEEDED_PROFILES: readonly FakeProfile[] = Object.freeze([
 	{
-		oid: '175074536120088', wid: WORKSPACE_ID, ps: 'P', c_ate: 1750745358, u_ate: 1750745358, arc: false,
-		fn: 'ravi', ln: 'kumar', fln: 'ravi kumar', gen: 'M', dob: '1985-04-12', mobile: '9876543210', ccd: '+91',
-		email: 'ravi.kumar@example.com', username: 'UHID-0042', s: 'Mr.', bg: 'B+',
+		oid: '175074536120088',
+		wid: WORKSPACE_ID,
+		ps: 'P',
+		c_ate: 1750745358,
+		u_ate: 1750745358,
+		arc: false,
+		fn: 'ravi',
+		ln: 'kumar',
+		fln: 'ravi kumar',
+		gen: 'M',
+		dob: '1985-04-12',
+		mobile: '9876543210',
+		ccd: '+91',
+		email: 'ravi.kumar@example.com',
+		username: 'UHID-0042',
+		s: 'Mr.',
+		bg: 'B+',
 	},
 	{
-		oid: '175074536120089', wid: WORKSPACE_ID, ps: 'P', c_ate: 1750831758, u_ate: 1760000000, arc: false,
-		fn: 'priya', ln: 'kumar', fln: 'priya kumar', gen: 'F', dob: '1988-09-30', mobile: '9876543210', ccd: '+91',
+		oid: '175074536120089',
+		wid: WORKSPACE_ID,
+		ps: 'P',
+		c_ate: 1750831758,
+		u_ate: 1760000000,
+		arc: false,
+		fn: 'priya',
+		ln: 'kumar',
+		fln: 'priya kumar',
+		gen: 'F',
+		dob: '1988-09-30',
+		mobile: '9876543210',
+		ccd: '+91',
 		username: 'UHID-0043',
 	},
 	{
-		oid: '175074536120090', wid: WORKSPACE_ID, ps: 'P', c_ate: 1751918158, u_ate: 1751918158, arc: false,
-		fn: 'arjun', ln: 'mehta', fln: 'arjun mehta', gen: 'M', dob: '1979-01-05', mobile: '9123456780', ccd: '+91',
-		username: 'RAV-100', abha: 'arjun@abdm',
+		oid: '175074536120090',
+		wid: WORKSPACE_ID,
+		ps: 'P',
+		c_ate: 1751918158,
+		u_ate: 1751918158,
+		arc: false,
+		fn: 'arjun',
+		ln: 'mehta',
+		fln: 'arjun mehta',
+		gen: 'M',
+		dob: '1979-01-05',
+		mobile: '9123456780',
+		ccd: '+91',
+		username: 'RAV-100',
+		abha: 'arjun@abdm',
 	},
 ]);
 
@@ -96,22 +133,84 @@ export function resetPatientDirectory(store: PatientDirectoryStore): void {
 }
 
 /** In-process control for tests. */
-export function fakePatientDirectory(api: FakeClinicApi): PatientDirectoryStore & { reset(): void } {
+export function fakePatientDirectory(
+	api: FakeClinicApi,
+): PatientDirectoryStore & { reset(): void } {
 	const store = patientDirectoryOf(api.state);
 	return Object.assign(store, { reset: () => resetPatientDirectory(store) });
 }
 
 export const patientDirectoryRoutes: readonly RouteDefinition[] = [
-	{ method: 'POST', pattern: `${PATIENTS_BASE}/`, body: 'json', errorStyle: 'envelope', handler: createProfile },
-	{ method: 'GET', pattern: `${PATIENTS_BASE}/search`, body: 'none', errorStyle: 'envelope', handler: searchProfiles },
-	{ method: 'GET', pattern: `${PATIENTS_BASE}/by-mobile/`, body: 'none', errorStyle: 'envelope', handler: profilesByMobile },
-	{ method: 'GET', pattern: `${PATIENTS_BASE}/minified/`, body: 'none', errorStyle: 'envelope', handler: listProfiles },
-	{ method: 'GET', pattern: `${PATIENTS_BASE}/:oid`, body: 'none', errorStyle: 'envelope', faultErrorCodes: { 404: 'profile_not_found' }, handler: getProfile },
-	{ method: 'PATCH', pattern: `${PATIENTS_BASE}/:oid`, body: 'json', errorStyle: 'envelope', handler: updateProfile },
-	{ method: 'DELETE', pattern: `${PATIENTS_BASE}/:oid`, body: 'none', errorStyle: 'envelope', handler: archiveProfile },
+	{
+		method: 'POST',
+		pattern: `${PATIENTS_BASE}/`,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: createProfile,
+	},
+	{
+		method: 'GET',
+		pattern: `${PATIENTS_BASE}/search`,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: searchProfiles,
+	},
+	{
+		method: 'GET',
+		pattern: `${PATIENTS_BASE}/by-mobile/`,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: profilesByMobile,
+	},
+	{
+		method: 'GET',
+		pattern: `${PATIENTS_BASE}/minified/`,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: listProfiles,
+	},
+	{
+		method: 'GET',
+		pattern: `${PATIENTS_BASE}/:oid`,
+		body: 'none',
+		errorStyle: 'envelope',
+		faultErrorCodes: { 404: 'profile_not_found' },
+		handler: getProfile,
+	},
+	{
+		method: 'PATCH',
+		pattern: `${PATIENTS_BASE}/:oid`,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: updateProfile,
+	},
+	{
+		method: 'DELETE',
+		pattern: `${PATIENTS_BASE}/:oid`,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: archiveProfile,
+	},
 ];
 
-const WRITABLE = ['fn', 'mn', 'ln', 'fln', 's', 'gen', 'dob', 'email', 'abha', 'mobile', 'ccd', 'username', 'bloodgroup', 'bg', 'is_age', 'extras'];
+const WRITABLE = [
+	'fn',
+	'mn',
+	'ln',
+	'fln',
+	's',
+	'gen',
+	'dob',
+	'email',
+	'abha',
+	'mobile',
+	'ccd',
+	'username',
+	'bloodgroup',
+	'bg',
+	'is_age',
+	'extras',
+];
 const BLOOD_GROUPS = ['A+', 'A-', 'B+', 'B-', 'AB+', 'AB-', 'O+', 'O-'];
 const SELECTABLE = ['abha', 'c_ate', 'dob', 'gen', 'u_ate', 'is_age'];
 
@@ -124,11 +223,22 @@ function createProfile(ctx: RouteContext): void {
 	if (problem) return invalid(ctx, problem);
 	if (typeof body.dob !== 'string') return invalid(ctx, 'dob is required');
 	if (typeof body.gen !== 'string') return invalid(ctx, 'gen is required');
-	if (typeof body.fn !== 'string' && typeof body.fln !== 'string') return invalid(ctx, 'fn or fln is required');
+	if (typeof body.fn !== 'string' && typeof body.fln !== 'string')
+		return invalid(ctx, 'fn or fln is required');
 	const store = patientDirectoryOf(ctx.state);
 	const oid = `17507453612${String(1000 + store.nextOid++)}`;
 	const now = Math.floor(Date.now() / 1000);
-	const profile: FakeProfile = { oid, wid: WORKSPACE_ID, ps: 'P', c_ate: now, u_ate: now, arc: false, fln: '', gen: 'O', dob: '' };
+	const profile: FakeProfile = {
+		oid,
+		wid: WORKSPACE_ID,
+		ps: 'P',
+		c_ate: now,
+		u_ate: now,
+		arc: false,
+		fln: '',
+		gen: 'O',
+		dob: '',
+	};
 	applyFields(profile, body);
 	store.profiles.set(oid, profile);
 	store.accepted.push({ method: 'POST', body });
@@ -170,22 +280,34 @@ function archiveProfile(ctx: RouteContext): void {
 function profilesByMobile(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
 	const unknown = [...ctx.query.keys()].filter((key) => key !== 'mob' && key !== 'full_profile');
-	if (unknown.length > 0) return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
+	if (unknown.length > 0)
+		return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
 	const mobs = ctx.query.getAll('mob');
 	// [EKA-PD]: "+<country_code><number>"; the fake takes only that reading.
-	if (mobs.length !== 1 || !/^\+\d{8,15}$/.test(mobs[0])) return invalid(ctx, 'mob must be one number as +<country code><number>');
+	if (mobs.length !== 1 || !/^\+\d{8,15}$/.test(mobs[0]))
+		return invalid(ctx, 'mob must be one number as +<country code><number>');
 	const full = ctx.query.getAll('full_profile');
-	if (full.length > 1 || (full.length === 1 && full[0] !== 'true')) return invalid(ctx, 'full_profile must be true when given');
-	const found = [...patientDirectoryOf(ctx.state).profiles.values()].filter((p) => !p.arc && p.mobile !== undefined && `${p.ccd ?? ''}${p.mobile}` === mobs[0]);
+	if (full.length > 1 || (full.length === 1 && full[0] !== 'true'))
+		return invalid(ctx, 'full_profile must be true when given');
+	const found = [...patientDirectoryOf(ctx.state).profiles.values()].filter(
+		(p) => !p.arc && p.mobile !== undefined && `${p.ccd ?? ''}${p.mobile}` === mobs[0],
+	);
 	if (found.length === 0) return notFound(ctx);
-	const shaped = found.map((p) => (full.length === 1 ? publicProfile(p) : pick(p, ['oid', 'username', 'fln', 'gen', 'dob', 'abha', 'ccd', 'ps', 'mobile'])));
+	const shaped = found.map((p) =>
+		full.length === 1
+			? publicProfile(p)
+			: pick(p, ['oid', 'username', 'fln', 'gen', 'dob', 'abha', 'ccd', 'ps', 'mobile']),
+	);
 	ctx.sendJson(200, patientDirectoryOf(ctx.state).byMobileForm === 'object' ? shaped[0] : shaped);
 }
 
 function searchProfiles(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
-	const unknown = [...ctx.query.keys()].filter((key) => !['prefix', 'limit', 'select'].includes(key));
-	if (unknown.length > 0) return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
+	const unknown = [...ctx.query.keys()].filter(
+		(key) => !['prefix', 'limit', 'select'].includes(key),
+	);
+	if (unknown.length > 0)
+		return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
 	const prefixes = ctx.query.getAll('prefix');
 	if (prefixes.length !== 1 || prefixes[0].trim() === '') return invalid(ctx, 'prefix is required');
 	const limit = optionalInteger(ctx, 'limit', 1, 50);
@@ -195,7 +317,11 @@ function searchProfiles(ctx: RouteContext): void {
 	const prefix = prefixes[0].toLowerCase();
 	const found = [...patientDirectoryOf(ctx.state).profiles.values()]
 		.filter((p) => !p.arc)
-		.filter((p) => [p.username, p.mobile, p.fln].some((value) => typeof value === 'string' && value.toLowerCase().startsWith(prefix)))
+		.filter((p) =>
+			[p.username, p.mobile, p.fln].some(
+				(value) => typeof value === 'string' && value.toLowerCase().startsWith(prefix),
+			),
+		)
 		.slice(0, limit ?? 100)
 		.map((p) => pick(p, ['username', 'mobile', 'oid', 'fln', ...select]));
 	ctx.sendJson(200, found);
@@ -203,8 +329,11 @@ function searchProfiles(ctx: RouteContext): void {
 
 function listProfiles(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
-	const unknown = [...ctx.query.keys()].filter((key) => !['pageNo', 'pageSize', 'select', 'from', 'arc'].includes(key));
-	if (unknown.length > 0) return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
+	const unknown = [...ctx.query.keys()].filter(
+		(key) => !['pageNo', 'pageSize', 'select', 'from', 'arc'].includes(key),
+	);
+	if (unknown.length > 0)
+		return invalid(ctx, `unexpected query parameter(s): ${[...new Set(unknown)].join(', ')}`);
 	if (ctx.query.getAll('pageNo').length !== 1) return invalid(ctx, 'pageNo is required');
 	const pageNo = optionalInteger(ctx, 'pageNo', 1, 1_000_000);
 	if (pageNo === null || pageNo === undefined) return;
@@ -213,7 +342,8 @@ function listProfiles(ctx: RouteContext): void {
 	const from = optionalInteger(ctx, 'from', 0, 99_999_999_999);
 	if (from === null) return;
 	const arc = ctx.query.getAll('arc');
-	if (arc.length > 1 || (arc.length === 1 && arc[0] !== 'true')) return invalid(ctx, 'arc must be true when given');
+	if (arc.length > 1 || (arc.length === 1 && arc[0] !== 'true'))
+		return invalid(ctx, 'arc must be true when given');
 	const select = selectFields(ctx);
 	if (!select) return;
 	const size = pageSize ?? 500;
@@ -224,36 +354,57 @@ function listProfiles(ctx: RouteContext): void {
 	const page = all.slice((pageNo - 1) * size, pageNo * size);
 	const more = pageNo * size < all.length;
 	ctx.sendJson(200, {
-		profiles: page.map((p) => pick(p, ['mobile', 'oid', 'username', 'fln', 'arc', 'wid', ...select])),
+		profiles: page.map((p) =>
+			pick(p, ['mobile', 'oid', 'username', 'fln', 'arc', 'wid', ...select]),
+		),
 		currPageMeta: { currPageNo: pageNo, pageSize: size, nextPage: more ? pageNo + 1 : -1 },
 	});
 }
 
 // ---------------------------------------------------------------------------------------------
 
-function fieldsProblem(ctx: RouteContext, body: Record<string, unknown>, ownOid: string | undefined): string | undefined {
+function fieldsProblem(
+	ctx: RouteContext,
+	body: Record<string, unknown>,
+	ownOid: string | undefined,
+): string | undefined {
 	const unknown = Object.keys(body).filter((key) => !WRITABLE.includes(key));
 	if (unknown.length > 0) return `unknown field(s): ${unknown.join(', ')}`;
 	for (const key of ['fn', 'mn', 'ln', 'fln', 's', 'email', 'abha', 'username', 'ccd']) {
-		if (body[key] !== undefined && (typeof body[key] !== 'string' || (body[key] as string).trim() === '')) return `${key} must be a non-empty string`;
+		if (
+			body[key] !== undefined &&
+			(typeof body[key] !== 'string' || (body[key] as string).trim() === '')
+		)
+			return `${key} must be a non-empty string`;
 	}
-	if (body.dob !== undefined && (typeof body.dob !== 'string' || !isCalendarDate(body.dob))) return 'dob must be YYYY-MM-DD';
-	if (body.gen !== undefined && !['M', 'F', 'O'].includes(body.gen as string)) return 'Invalid Gender Enum';
-	if (body.bloodgroup !== undefined && body.bg !== undefined) return 'give bloodgroup or bg, not both';
+	if (body.dob !== undefined && (typeof body.dob !== 'string' || !isCalendarDate(body.dob)))
+		return 'dob must be YYYY-MM-DD';
+	if (body.gen !== undefined && !['M', 'F', 'O'].includes(body.gen as string))
+		return 'Invalid Gender Enum';
+	if (body.bloodgroup !== undefined && body.bg !== undefined)
+		return 'give bloodgroup or bg, not both';
 	const group = body.bloodgroup ?? body.bg;
 	if (group !== undefined && !BLOOD_GROUPS.includes(group as string)) return 'invalid blood group';
-	if (body.is_age !== undefined && typeof body.is_age !== 'boolean') return 'is_age must be a boolean';
-	if (body.email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(body.email as string)) return 'invalid email';
+	if (body.is_age !== undefined && typeof body.is_age !== 'boolean')
+		return 'is_age must be a boolean';
+	if (body.email !== undefined && !/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(body.email as string))
+		return 'invalid email';
 	if (body.mobile !== undefined) {
 		if (typeof body.mobile !== 'string') return 'mobile must be a string';
 		// [EKA-PD]: "+<cc><number>"; [EKA-PDTS]: 6–15 digits with ccd.
 		const withCode = /^\+\d{8,15}$/.test(body.mobile);
-		const digitsWithCcd = /^\d{6,15}$/.test(body.mobile) && typeof body.ccd === 'string' && /^\+\d{1,4}$/.test(body.ccd);
-		if (!withCode && !digitsWithCcd) return 'mobile must have its country code (+916000000000), or be digits with ccd';
+		const digitsWithCcd =
+			/^\d{6,15}$/.test(body.mobile) &&
+			typeof body.ccd === 'string' &&
+			/^\+\d{1,4}$/.test(body.ccd);
+		if (!withCode && !digitsWithCcd)
+			return 'mobile must have its country code (+916000000000), or be digits with ccd';
 	} else if (body.ccd !== undefined) return 'ccd without mobile';
 	if (body.extras !== undefined && !isPlainObject(body.extras)) return 'extras must be an object';
 	if (typeof body.username === 'string') {
-		const taken = [...patientDirectoryOf(ctx.state).profiles.values()].some((p) => p.username === body.username && p.oid !== ownOid && !p.arc);
+		const taken = [...patientDirectoryOf(ctx.state).profiles.values()].some(
+			(p) => p.username === body.username && p.oid !== ownOid && !p.arc,
+		);
 		if (taken) return 'username already exists in this workspace';
 	}
 	return undefined;
@@ -261,10 +412,13 @@ function fieldsProblem(ctx: RouteContext, body: Record<string, unknown>, ownOid:
 
 function applyFields(profile: FakeProfile, body: Record<string, unknown>): void {
 	const lower = (value: unknown) => (value as string).trim().toLowerCase();
-	for (const key of ['fn', 'mn', 'ln'] as const) if (body[key] !== undefined) profile[key] = lower(body[key]);
+	for (const key of ['fn', 'mn', 'ln'] as const)
+		if (body[key] !== undefined) profile[key] = lower(body[key]);
 	if (body.fln !== undefined) profile.fln = lower(body.fln);
-	else if (body.fn !== undefined || body.mn !== undefined || body.ln !== undefined) profile.fln = [profile.fn, profile.mn, profile.ln].filter(Boolean).join(' ');
-	for (const key of ['s', 'abha', 'username', 'dob'] as const) if (body[key] !== undefined) profile[key] = body[key] as string;
+	else if (body.fn !== undefined || body.mn !== undefined || body.ln !== undefined)
+		profile.fln = [profile.fn, profile.mn, profile.ln].filter(Boolean).join(' ');
+	for (const key of ['s', 'abha', 'username', 'dob'] as const)
+		if (body[key] !== undefined) profile[key] = body[key] as string;
 	if (body.email !== undefined) profile.email = lower(body.email);
 	if (body.gen !== undefined) profile.gen = body.gen as FakeProfile['gen'];
 	if (body.is_age !== undefined) profile.is_age = body.is_age as boolean;
@@ -291,7 +445,9 @@ function publicProfile(profile: FakeProfile): Record<string, unknown> {
 
 function pick(profile: FakeProfile, keys: string[]): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
-	for (const key of keys) if ((profile as unknown as Record<string, unknown>)[key] !== undefined) out[key] = (profile as unknown as Record<string, unknown>)[key];
+	for (const key of keys)
+		if ((profile as unknown as Record<string, unknown>)[key] !== undefined)
+			out[key] = (profile as unknown as Record<string, unknown>)[key];
 	return out;
 }
 
@@ -312,10 +468,20 @@ function selectFields(ctx: RouteContext): string[] | undefined {
 }
 
 /** The parameter as an integer within bounds; undefined when absent; null after answering 400. */
-function optionalInteger(ctx: RouteContext, name: string, min: number, max: number): number | undefined | null {
+function optionalInteger(
+	ctx: RouteContext,
+	name: string,
+	min: number,
+	max: number,
+): number | undefined | null {
 	const values = ctx.query.getAll(name);
 	if (values.length === 0) return undefined;
-	if (values.length > 1 || !/^\d+$/.test(values[0]) || Number(values[0]) < min || Number(values[0]) > max) {
+	if (
+		values.length > 1 ||
+		!/^\d+$/.test(values[0]) ||
+		Number(values[0]) < min ||
+		Number(values[0]) > max
+	) {
 		invalid(ctx, `${name} must be an integer from ${min} to ${max}`);
 		return null;
 	}
@@ -363,10 +529,13 @@ function authorised(ctx: RouteContext): boolean {
 		ctx.sendJson(401, { message: 'Unauthorized' });
 		return false;
 	}
-	const expectedClient = check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
+	const expectedClient =
+		check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
 	const sent = ctx.req.headers['client-id'];
 	if (sent === undefined) {
-		ctx.sendJson(400, { error: { message: 'client-id header is required', code: 'invalid_request' } });
+		ctx.sendJson(400, {
+			error: { message: 'client-id header is required', code: 'invalid_request' },
+		});
 		return false;
 	}
 	if (sent !== expectedClient) {

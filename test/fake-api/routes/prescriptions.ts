@@ -24,7 +24,13 @@
  * in-process; over HTTP the caller gives it, else only `pdf_path` is answered).
  */
 import { BUSINESS, CLINICS, DOCTORS } from '../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import type {
+	AdminDefinition,
+	FakeClinicApi,
+	FakeClinicState,
+	RouteContext,
+	RouteDefinition,
+} from '../types';
 
 export const PRESCRIPTION_PATH = '/dr/v1/prescription/:prescriptionId';
 export const PRESCRIPTION_STORE_PREFIX = '/prescription-store';
@@ -99,12 +105,24 @@ export function samplePrescription(prescriptionId: string): Record<string, unkno
 				partner_drug_id: 'drug-500',
 				drug_status: 'active',
 				dose: { id: 'd1', value: '1', unit: 'tablet', custom: '' },
-				duration: { unit: 'day', value: 3, custom: '', period: 1, period_unit: 'day', frequency: 2 },
+				duration: {
+					unit: 'day',
+					value: 3,
+					custom: '',
+					period: 1,
+					period_unit: 'day',
+					frequency: 2,
+				},
 				dosage_instruction: { custom: '1-0-1', when: ['MORN', 'NIGHT'] },
 				additional_instructions: [{ type: 'timing', custom: 'After Meal' }],
 				note: '',
 			},
-			{ resource_type: 'advices', advices: 'Drink plenty of water', status: 'active', intent: 'plan' },
+			{
+				resource_type: 'advices',
+				advices: 'Drink plenty of water',
+				status: 'active',
+				intent: 'plan',
+			},
 		],
 	};
 }
@@ -135,7 +153,10 @@ export function minimalPdf(text: string): Buffer {
 
 function seedInto(store: PrescriptionStore, input: SeedInput): SeededPrescription {
 	const given = input.prescription ?? {};
-	const id = typeof given.prescription_id === 'string' && given.prescription_id.trim() !== '' ? given.prescription_id : `P-DW-FAKE-${String(store.nextId++).padStart(4, '0')}`;
+	const id =
+		typeof given.prescription_id === 'string' && given.prescription_id.trim() !== ''
+			? given.prescription_id
+			: `P-DW-FAKE-${String(store.nextId++).padStart(4, '0')}`;
 	const record = { ...samplePrescription(id), ...given, prescription_id: id };
 	const fileName = `${id.replace(/[^\w.-]/g, '_')}.pdf`;
 	const pdfPath = `${PRESCRIPTION_STORE_PREFIX}/${fileName}`;
@@ -166,27 +187,60 @@ export function fakePrescriptions(api: FakeClinicApi): FakePrescriptions {
 }
 
 export const prescriptionRoutes: readonly RouteDefinition[] = [
-	{ method: 'GET', pattern: PRESCRIPTION_PATH, body: 'none', errorStyle: 'envelope', faultErrorCodes: { 404: 'NOT_FOUND', 403: 'FORBIDDEN' }, handler: getPrescription },
-	{ method: 'GET', pattern: PRESCRIPTION_PDF_PATH, body: 'none', errorStyle: 'envelope', handler: getPdf },
+	{
+		method: 'GET',
+		pattern: PRESCRIPTION_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		faultErrorCodes: { 404: 'NOT_FOUND', 403: 'FORBIDDEN' },
+		handler: getPrescription,
+	},
+	{
+		method: 'GET',
+		pattern: PRESCRIPTION_PDF_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: getPdf,
+	},
 ];
 
 function getPrescription(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
-	if ([...ctx.query.keys()].length > 0) return ctx.sendEnvelopeError(400, 'INVALID_REQUEST', 'unexpected query parameter(s)');
-	if (ctx.record.bodyLength > 0) return ctx.sendEnvelopeError(400, 'INVALID_REQUEST', 'GET takes no body');
+	if ([...ctx.query.keys()].length > 0)
+		return ctx.sendEnvelopeError(400, 'INVALID_REQUEST', 'unexpected query parameter(s)');
+	if (ctx.record.bodyLength > 0)
+		return ctx.sendEnvelopeError(400, 'INVALID_REQUEST', 'GET takes no body');
 	const found = prescriptionStoreOf(ctx.state).prescriptions.get(ctx.params.prescriptionId);
-	if (!found) return ctx.sendJson(404, { error: { code: 'NOT_FOUND', message: 'Rx id/Business data missing' } });
+	if (!found)
+		return ctx.sendJson(404, {
+			error: { code: 'NOT_FOUND', message: 'Rx id/Business data missing' },
+		});
 	ctx.sendJson(200, found.record);
 }
 
 function getPdf(ctx: RouteContext): void {
 	const headers = ctx.req.headers;
-	const carried = ['auth', 'authorization', 'client-id', 'cookie', 'x-api-key'].filter((name) => headers[name] !== undefined);
-	if (carried.length > 0) return ctx.sendJson(400, { error: { code: 'CREDENTIAL_SENT', message: `the store takes no credentials; got header(s): ${carried.join(', ')}` } });
-	if ([...ctx.query.keys()].length > 0) return ctx.sendJson(400, { error: { code: 'INVALID_REQUEST', message: 'unexpected query' } });
+	const carried = ['auth', 'authorization', 'client-id', 'cookie', 'x-api-key'].filter(
+		(name) => headers[name] !== undefined,
+	);
+	if (carried.length > 0)
+		return ctx.sendJson(400, {
+			error: {
+				code: 'CREDENTIAL_SENT',
+				message: `the store takes no credentials; got header(s): ${carried.join(', ')}`,
+			},
+		});
+	if ([...ctx.query.keys()].length > 0)
+		return ctx.sendJson(400, { error: { code: 'INVALID_REQUEST', message: 'unexpected query' } });
 	const pdf = prescriptionStoreOf(ctx.state).pdfs.get(ctx.params.fileName);
-	if (!pdf) return ctx.sendJson(404, { error: { code: 'NoSuchKey', message: 'The specified key does not exist.' } });
-	ctx.res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(pdf.length) });
+	if (!pdf)
+		return ctx.sendJson(404, {
+			error: { code: 'NoSuchKey', message: 'The specified key does not exist.' },
+		});
+	ctx.res.writeHead(200, {
+		'content-type': 'application/pdf',
+		'content-length': String(pdf.length),
+	});
 	ctx.res.end(pdf);
 }
 
@@ -198,7 +252,8 @@ function authorised(ctx: RouteContext): boolean {
 		ctx.sendEnvelopeError(401, 'UNAUTHORIZED', 'token expired or invalid');
 		return false;
 	}
-	const expectedClient = check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
+	const expectedClient =
+		check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
 	const sent = ctx.req.headers['client-id'];
 	if (sent === undefined && ctx.state.options.variant === 'public' && check.subject !== 'static') {
 		ctx.sendEnvelopeError(401, 'UNAUTHORIZED', 'client-id header is required');
@@ -216,24 +271,36 @@ export const prescriptionAdmin: readonly AdminDefinition[] = [
 		method: 'POST',
 		action: '/prescriptions',
 		handler: ({ state, input }) => {
-			const value = (typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}) as Record<string, unknown>;
+			const value = (
+				typeof input === 'object' && input !== null && !Array.isArray(input) ? input : {}
+			) as Record<string, unknown>;
 			const prescription = value.prescription;
-			if (prescription !== undefined && (typeof prescription !== 'object' || prescription === null || Array.isArray(prescription)))
+			if (
+				prescription !== undefined &&
+				(typeof prescription !== 'object' || prescription === null || Array.isArray(prescription))
+			)
 				throw new Error('prescription must be an object');
-			if (value.pdfText !== undefined && typeof value.pdfText !== 'string') throw new Error('pdfText must be a string');
-			if (value.baseUrl !== undefined && typeof value.baseUrl !== 'string') throw new Error('baseUrl must be a string');
+			if (value.pdfText !== undefined && typeof value.pdfText !== 'string')
+				throw new Error('pdfText must be a string');
+			if (value.baseUrl !== undefined && typeof value.baseUrl !== 'string')
+				throw new Error('baseUrl must be a string');
 			const seeded: SeededPrescription = seedInto(prescriptionStoreOf(state), {
 				prescription: prescription as Record<string, unknown> | undefined,
 				pdfText: value.pdfText as string | undefined,
 			});
-			if (typeof value.baseUrl === 'string') seeded.prescription_url = `${value.baseUrl.replace(/\/+$/, '')}${seeded.pdf_path}`;
+			if (typeof value.baseUrl === 'string')
+				seeded.prescription_url = `${value.baseUrl.replace(/\/+$/, '')}${seeded.pdf_path}`;
 			return seeded;
 		},
 	},
 	{
 		method: 'GET',
 		action: '/prescriptions',
-		handler: ({ state }) => [...prescriptionStoreOf(state).prescriptions.values()].map((p) => ({ ...p.record, pdf_path: p.pdfPath })),
+		handler: ({ state }) =>
+			[...prescriptionStoreOf(state).prescriptions.values()].map((p) => ({
+				...p.record,
+				pdf_path: p.pdfPath,
+			})),
 	},
 	{
 		method: 'POST',

@@ -34,7 +34,13 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 import { BUSINESS } from '../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import type {
+	AdminDefinition,
+	FakeClinicApi,
+	FakeClinicState,
+	RouteContext,
+	RouteDefinition,
+} from '../types';
 import { templateDocument } from './transcription/documents';
 import { bearerBusiness, isPlainObject, variantOf, voiceError } from './transcription/store';
 
@@ -47,10 +53,24 @@ export const SESSION_MEDIA_PATH = '/media/session-audio/:file';
 export const SESSION_FILE_NAME = /^[a-zA-Z0-9_-]+_\d+\.[a-zA-Z0-9]+$/;
 export const SESSION_FORMATS = ['webm', 'mp3', 'wav', 'ogg', 'm4a', 'mp4'] as const;
 /** The Content-Type values [EKA-OAS] upload-audio lists; generic ones are resolved from the extension. */
-export const SESSION_CONTENT_TYPES = ['audio/webm;codecs=opus', 'audio/mp3', 'audio/wav', 'audio/ogg', 'audio/m4a', 'audio/mp4'] as const;
+export const SESSION_CONTENT_TYPES = [
+	'audio/webm;codecs=opus',
+	'audio/mp3',
+	'audio/wav',
+	'audio/ogg',
+	'audio/m4a',
+	'audio/mp4',
+] as const;
 const GENERIC_CONTENT_TYPES = ['application/octet-stream', 'binary/octet-stream'];
 
-export type SessionState = 'created' | 'processing' | 'completed' | 'partial' | 'failed' | 'expired' | 'cancelled';
+export type SessionState =
+	| 'created'
+	| 'processing'
+	| 'completed'
+	| 'partial'
+	| 'failed'
+	| 'expired'
+	| 'cancelled';
 export type SessionOutcome = 'completed' | 'partial' | 'failed' | 'expired';
 
 export interface SessionOptions {
@@ -135,38 +155,79 @@ const stores = new WeakMap<FakeClinicState, SessionStore>();
 function storeOf(state: FakeClinicState): SessionStore {
 	let store = stores.get(state);
 	if (!store) {
-		store = { options: { ...DEFAULT_SESSION_OPTIONS }, createAnswerLosses: [], sessions: new Map(), rejected: [], mediaRequests: [], signingKey: randomBytes(16), bytesReceived: 0 };
+		store = {
+			options: { ...DEFAULT_SESSION_OPTIONS },
+			createAnswerLosses: [],
+			sessions: new Map(),
+			rejected: [],
+			mediaRequests: [],
+			signingKey: randomBytes(16),
+			bytesReceived: 0,
+		};
 		stores.set(state, store);
 	}
 	return store;
 }
 
 /** Fields of the create body besides upload_type and templates ([EKA-OAS]; [EKA-SCRIBE] adds session_mode, transcript_language). */
-export const SESSION_CREATE_FIELDS = ['session_id', 'language_hint', 'model', 'additional_data', 'patient_details', 'session_mode', 'transcript_language'];
+export const SESSION_CREATE_FIELDS = [
+	'session_id',
+	'language_hint',
+	'model',
+	'additional_data',
+	'patient_details',
+	'session_mode',
+	'transcript_language',
+];
 
 /** What is wrong with the session fields of a create body: [status, code, message], or undefined. */
-export function sessionCreateProblem(state: FakeClinicState, input: Record<string, unknown>): [number, string, string] | undefined {
+export function sessionCreateProblem(
+	state: FakeClinicState,
+	input: Record<string, unknown>,
+): [number, string, string] | undefined {
 	const id = input.session_id;
 	if (id !== undefined) {
 		if (typeof id !== 'string' || id.length < 16 || id.length > 32 || !/^[A-Za-z0-9_-]+$/.test(id))
 			return [400, 'invalid_session_id', 'session_id must be 16 to 32 letters, digits, _ or -'];
-		if (storeOf(state).sessions.has(id)) return [409, 'session_already_exists', `session ${id} already exists`];
+		if (storeOf(state).sessions.has(id))
+			return [409, 'session_already_exists', `session ${id} already exists`];
 	}
 	const hints = input.language_hint;
-	if (hints !== undefined && (!Array.isArray(hints) || hints.length === 0 || hints.some((hint) => typeof hint !== 'string' || hint === '' || hint.length > 20)))
-		return [400, 'invalid_language_hint', 'language_hint must list language codes of at most 20 characters'];
-	if (input.model !== undefined && input.model !== 'pro' && input.model !== 'lite') return [400, 'invalid_model', 'model must be pro or lite'];
-	if (input.session_mode !== undefined && !['consultation', 'dictation'].includes(input.session_mode as string))
+	if (
+		hints !== undefined &&
+		(!Array.isArray(hints) ||
+			hints.length === 0 ||
+			hints.some((hint) => typeof hint !== 'string' || hint === '' || hint.length > 20))
+	)
+		return [
+			400,
+			'invalid_language_hint',
+			'language_hint must list language codes of at most 20 characters',
+		];
+	if (input.model !== undefined && input.model !== 'pro' && input.model !== 'lite')
+		return [400, 'invalid_model', 'model must be pro or lite'];
+	if (
+		input.session_mode !== undefined &&
+		!['consultation', 'dictation'].includes(input.session_mode as string)
+	)
 		return [400, 'invalid_session_mode', 'session_mode must be consultation or dictation'];
 	if (input.additional_data !== undefined) {
-		if (!isPlainObject(input.additional_data)) return [400, 'invalid_additional_data', 'additional_data must be an object'];
-		if (Buffer.byteLength(JSON.stringify(input.additional_data)) > 4096) return [400, 'invalid_additional_data', 'additional_data must be at most 4 KB'];
+		if (!isPlainObject(input.additional_data))
+			return [400, 'invalid_additional_data', 'additional_data must be an object'];
+		if (Buffer.byteLength(JSON.stringify(input.additional_data)) > 4096)
+			return [400, 'invalid_additional_data', 'additional_data must be at most 4 KB'];
 	}
 	return undefined;
 }
 
 /** Called by the create route once the session exists (convert.ts makes the id). */
-export function registerSession(state: FakeClinicState, sessionId: string, businessId: string, input: Record<string, unknown>, createdAt: number): void {
+export function registerSession(
+	state: FakeClinicState,
+	sessionId: string,
+	businessId: string,
+	input: Record<string, unknown>,
+	createdAt: number,
+): void {
 	const store = storeOf(state);
 	const pending = pendingScripts.get(store)?.get(sessionId);
 	store.sessions.set(sessionId, {
@@ -191,9 +252,14 @@ const pendingScripts = new WeakMap<SessionStore, Map<string, NonNullable<FakeSes
  * Called by the create route once the session exists: how its answer is lost, or undefined to
  * answer it. One use of the first matching loss.
  */
-export function takeCreateAnswerLoss(state: FakeClinicState, sessionId: string): CreateAnswerLoss['kind'] | undefined {
+export function takeCreateAnswerLoss(
+	state: FakeClinicState,
+	sessionId: string,
+): CreateAnswerLoss['kind'] | undefined {
 	const losses = storeOf(state).createAnswerLosses;
-	const loss = losses.find((entry) => entry.sessionId === undefined || entry.sessionId === sessionId);
+	const loss = losses.find(
+		(entry) => entry.sessionId === undefined || entry.sessionId === sessionId,
+	);
 	if (!loss) return undefined;
 	if (--loss.times <= 0) losses.splice(losses.indexOf(loss), 1);
 	return loss.kind;
@@ -222,15 +288,32 @@ async function uploadAudio(ctx: RouteContext): Promise<void> {
 	const session = sessionOf(ctx);
 	if (!session) return void body.resume();
 	if (session.state === 'expired') return reject(410, 'session_expired', 'session expired');
-	if (session.state === 'cancelled') return reject(400, 'session_cancelled', 'the session was cancelled: no more audio is accepted');
-	if (session.state !== 'created') return reject(400, session.state === 'processing' ? 'session_ended' : 'session_completed', 'the session was ended: no more audio is accepted');
+	if (session.state === 'cancelled')
+		return reject(400, 'session_cancelled', 'the session was cancelled: no more audio is accepted');
+	if (session.state !== 'created')
+		return reject(
+			400,
+			session.state === 'processing' ? 'session_ended' : 'session_completed',
+			'the session was ended: no more audio is accepted',
+		);
 	const fileName = ctx.params.fileName;
-	if (!SESSION_FILE_NAME.test(fileName)) return reject(400, 'invalid_file_name', 'file name must be <base>_<n>.<ext>');
+	if (!SESSION_FILE_NAME.test(fileName))
+		return reject(400, 'invalid_file_name', 'file name must be <base>_<n>.<ext>');
 	const extension = fileName.slice(fileName.lastIndexOf('.') + 1).toLowerCase();
 	if (!(SESSION_FORMATS as readonly string[]).includes(extension)) {
-		store.rejected.push({ sessionId: session.sessionId, status: 400, code: 'invalid_audio_format', reason: extension, bytesRead: 0 });
+		store.rejected.push({
+			sessionId: session.sessionId,
+			status: 400,
+			code: 'invalid_audio_format',
+			reason: extension,
+			bytesRead: 0,
+		});
 		ctx.sendJson(400, {
-			error: { code: 'invalid_audio_format', message: `unsupported audio format .${extension}`, details: { provided_format: extension, supported_formats: SESSION_FORMATS } },
+			error: {
+				code: 'invalid_audio_format',
+				message: `unsupported audio format .${extension}`,
+				details: { provided_format: extension, supported_formats: SESSION_FORMATS },
+			},
 		});
 		return void body.resume();
 	}
@@ -240,11 +323,16 @@ async function uploadAudio(ctx: RouteContext): Promise<void> {
 	if (contentType !== undefined && !isAcceptedContentType(contentType))
 		return reject(400, 'invalid_audio_format', `Audio format '${contentType}' is not supported`);
 	const declared = ctx.req.headers['content-length'];
-	if (declared === undefined || !/^\d+$/.test(declared)) return reject(411, 'length_required', 'Content-Length is required');
+	if (declared === undefined || !/^\d+$/.test(declared))
+		return reject(411, 'length_required', 'Content-Length is required');
 	if (Number(declared) === 0) return reject(400, 'empty_audio', 'the audio is empty');
 	// As a gateway in front of the service would: refused from the header, before the bytes are read.
 	if (Number(declared) > store.options.maxSingleUploadBytes)
-		return reject(413, 'payload_too_large', `a single upload may be at most ${store.options.maxSingleUploadBytes} bytes`);
+		return reject(
+			413,
+			'payload_too_large',
+			`a single upload may be at most ${store.options.maxSingleUploadBytes} bytes`,
+		);
 	const hash = createHash('sha256');
 	const kept: Buffer[] = [];
 	let size = 0;
@@ -260,7 +348,13 @@ async function uploadAudio(ctx: RouteContext): Promise<void> {
 		body.on('close', () => resolve(ctx.req.complete));
 	});
 	if (!complete) return;
-	if (size !== Number(declared)) return reject(400, 'incomplete_body', `Content-Length was ${declared} but ${size} bytes arrived`, size);
+	if (size !== Number(declared))
+		return reject(
+			400,
+			'incomplete_body',
+			`Content-Length was ${declared} but ${size} bytes arrived`,
+			size,
+		);
 	const n = /_(\d+)\./.exec(fileName)?.[1] ?? '0';
 	const storedAs = `${Number(n)}.${extension}`;
 	const upload: SessionUpload = {
@@ -287,18 +381,28 @@ async function uploadAudio(ctx: RouteContext): Promise<void> {
 function endSession(ctx: RouteContext): void {
 	const session = sessionOf(ctx);
 	if (!session) return;
-	if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	if (session.state === 'expired')
+		return voiceError(ctx, 410, 'session_expired', 'session expired');
 	session.endCalls++;
 	const body = ctx.body;
 	if (body && body.length > 0) {
-		if (!body.isJsonMediaType || !isPlainObject(body.value)) return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object');
+		if (!body.isJsonMediaType || !isPlainObject(body.value))
+			return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object');
 		const sent = body.value.audio_files_sent;
-		if (sent !== undefined && !(Number.isInteger(sent) && (sent as number) >= 0)) return voiceError(ctx, 400, 'invalid_body', 'audio_files_sent must be a whole number');
+		if (sent !== undefined && !(Number.isInteger(sent) && (sent as number) >= 0))
+			return voiceError(ctx, 400, 'invalid_body', 'audio_files_sent must be a whole number');
 		if (sent !== undefined && sent !== session.uploads.length)
-			return voiceError(ctx, 400, 'audio_files_mismatch', `audio_files_sent is ${String(sent)} but ${session.uploads.length} files arrived`);
+			return voiceError(
+				ctx,
+				400,
+				'audio_files_mismatch',
+				`audio_files_sent is ${String(sent)} but ${session.uploads.length} files arrived`,
+			);
 	}
-	if (session.state !== 'created') return voiceError(ctx, 400, 'session_already_ended', 'Session already ended');
-	if (session.uploads.length === 0) return voiceError(ctx, 400, 'no_audio', 'no audio was uploaded to this session');
+	if (session.state !== 'created')
+		return voiceError(ctx, 400, 'session_already_ended', 'Session already ended');
+	if (session.uploads.length === 0)
+		return voiceError(ctx, 400, 'no_audio', 'no audio was uploaded to this session');
 	session.endBody = body?.value;
 	session.state = 'processing';
 	ctx.sendJson(202, {
@@ -315,7 +419,8 @@ const TRANSCRIPT = 'Patient presents with cough and fever for three days.';
 function getSession(ctx: RouteContext): void {
 	const session = sessionOf(ctx);
 	if (!session) return;
-	if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	if (session.state === 'expired')
+		return voiceError(ctx, 410, 'session_expired', 'session expired');
 	const store = storeOf(ctx.state);
 	const envelope = {
 		session_id: session.sessionId,
@@ -332,62 +437,150 @@ function getSession(ctx: RouteContext): void {
 	};
 	if (session.state === 'created') return ctx.sendJson(200, envelope);
 	if (session.state === 'cancelled')
-		return ctx.sendJson(200, { ...envelope, status: 'cancelled', user_status: session.userStatus, processing_status: session.processingStatus, templates: [] });
+		return ctx.sendJson(200, {
+			...envelope,
+			status: 'cancelled',
+			user_status: session.userStatus,
+			processing_status: session.processingStatus,
+			templates: [],
+		});
 	if (session.state === 'processing') {
 		session.readsAfterEnd++;
 		const polls = session.script?.processingPolls ?? store.options.processingPolls;
-		if (session.readsAfterEnd <= polls) return ctx.sendJson(202, { ...envelope, transcript: TRANSCRIPT.slice(0, 20) });
+		if (session.readsAfterEnd <= polls)
+			return ctx.sendJson(202, { ...envelope, transcript: TRANSCRIPT.slice(0, 20) });
 		const outcome = session.script?.outcome ?? store.options.outcome;
 		session.state = outcome === 'expired' ? 'expired' : outcome;
-		if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+		if (session.state === 'expired')
+			return voiceError(ctx, 410, 'session_expired', 'session expired');
 	}
 	const emrId = variantOf(ctx).emrTemplateId;
 	const templateIds = (session.input.templates as string[] | undefined) ?? [];
 	const templates = templateIds.map((templateId, index) => {
 		const failed = session.state === 'failed' || (session.state === 'partial' && index > 0);
-		if (failed) return { [templateId]: { status: 'failure', document_id: null, data: null, errors: [{ code: 'template_generation_failed', message: 'Could not generate this template' }] } };
-		const document = templateDocument(emrId, { template_id: templateId, codification_needed: false });
+		if (failed)
+			return {
+				[templateId]: {
+					status: 'failure',
+					document_id: null,
+					data: null,
+					errors: [
+						{ code: 'template_generation_failed', message: 'Could not generate this template' },
+					],
+				},
+			};
+		const document = templateDocument(emrId, {
+			template_id: templateId,
+			codification_needed: false,
+		});
 		// The service decodes the documents itself: JSON as objects, text as text.
 		const data = document.value;
-		return { [templateId]: { status: 'success', document_id: `doc_${createHash('sha1').update(session.sessionId + templateId).digest('hex').slice(0, 12)}`, document_type: templateId, data, publish: {} } };
+		return {
+			[templateId]: {
+				status: 'success',
+				document_id: `doc_${createHash('sha1')
+					.update(session.sessionId + templateId)
+					.digest('hex')
+					.slice(0, 12)}`,
+				document_type: templateId,
+				data,
+				publish: {},
+			},
+		};
 	});
-	const finished = { ...envelope, status: session.state, completed_at: new Date().toISOString(), language_detected: 'en', transcript: TRANSCRIPT, templates };
+	const finished = {
+		...envelope,
+		status: session.state,
+		completed_at: new Date().toISOString(),
+		language_detected: 'en',
+		transcript: TRANSCRIPT,
+		templates,
+	};
 	if (session.state === 'completed') return ctx.sendJson(200, finished);
-	if (session.state === 'failed') return ctx.sendJson(200, { ...envelope, status: 'failed', transcript: '', templates, error: { code: 'processing_failed', message: 'All templates failed' } });
-	return ctx.sendJson(206, { ...finished, audio_files_processed: Math.max(0, session.uploads.length - 1), processing_errors: [{ code: 'audio_unclear', message: 'Some audio could not be processed' }] });
+	if (session.state === 'failed')
+		return ctx.sendJson(200, {
+			...envelope,
+			status: 'failed',
+			transcript: '',
+			templates,
+			error: { code: 'processing_failed', message: 'All templates failed' },
+		});
+	return ctx.sendJson(206, {
+		...finished,
+		audio_files_processed: Math.max(0, session.uploads.length - 1),
+		processing_errors: [{ code: 'audio_unclear', message: 'Some audio could not be processed' }],
+	});
 }
 
 function patientDetailsOf(session: FakeSession): { patient_details?: unknown } {
-	const patched = [...session.patches].reverse().find((patch) => isPlainObject(patch) && patch.patient_details !== undefined) as Record<string, unknown> | undefined;
+	const patched = [...session.patches]
+		.reverse()
+		.find((patch) => isPlainObject(patch) && patch.patient_details !== undefined) as
+		| Record<string, unknown>
+		| undefined;
 	const details = patched?.patient_details ?? session.input.patient_details;
 	return details === undefined ? {} : { patient_details: details };
 }
 
-const PATCH_FIELDS = ['patient_details', 'templates', 'language_hint', 'user_status', 'processing_status', 'session_mode', 'model'];
+const PATCH_FIELDS = [
+	'patient_details',
+	'templates',
+	'language_hint',
+	'user_status',
+	'processing_status',
+	'session_mode',
+	'model',
+];
 
 function patchSession(ctx: RouteContext): void {
 	const session = sessionOf(ctx);
 	if (!session) return;
-	if (session.state === 'expired') return voiceError(ctx, 410, 'session_expired', 'session expired');
+	if (session.state === 'expired')
+		return voiceError(ctx, 410, 'session_expired', 'session expired');
 	const body = ctx.body;
-	if (!body || !body.isJsonMediaType || !isPlainObject(body.value)) return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object sent as application/json');
+	if (!body || !body.isJsonMediaType || !isPlainObject(body.value))
+		return voiceError(
+			ctx,
+			400,
+			'invalid_body',
+			'body must be a JSON object sent as application/json',
+		);
 	const input = body.value;
 	const unknown = Object.keys(input).filter((key) => !PATCH_FIELDS.includes(key));
-	if (unknown.length > 0) return voiceError(ctx, 422, 'extra_forbidden', `unknown field(s): ${unknown.join(', ')}`);
+	if (unknown.length > 0)
+		return voiceError(ctx, 422, 'extra_forbidden', `unknown field(s): ${unknown.join(', ')}`);
 	for (const key of ['user_status', 'processing_status'] as const) {
-		if (input[key] !== undefined && input[key] !== 'cancelled') return voiceError(ctx, 422, 'invalid_status', `${key} may only be set to cancelled`);
+		if (input[key] !== undefined && input[key] !== 'cancelled')
+			return voiceError(ctx, 422, 'invalid_status', `${key} may only be set to cancelled`);
 	}
 	if ((input.user_status === undefined) !== (input.processing_status === undefined))
-		return voiceError(ctx, 422, 'invalid_status', 'a cancel sets both user_status and processing_status');
-	if (session.state !== 'created' && (input.session_mode !== undefined || input.model !== undefined))
-		return voiceError(ctx, 409, 'session_already_committed', 'the session was ended: its mode and model are fixed');
+		return voiceError(
+			ctx,
+			422,
+			'invalid_status',
+			'a cancel sets both user_status and processing_status',
+		);
+	if (
+		session.state !== 'created' &&
+		(input.session_mode !== undefined || input.model !== undefined)
+	)
+		return voiceError(
+			ctx,
+			409,
+			'session_already_committed',
+			'the session was ended: its mode and model are fixed',
+		);
 	session.patches.push(input);
 	if (input.user_status === 'cancelled') {
 		session.userStatus = 'cancelled';
 		session.processingStatus = 'cancelled';
 		if (session.state === 'created' || session.state === 'processing') session.state = 'cancelled';
 	}
-	ctx.sendJson(200, { session_id: session.sessionId, status: 'success', message: 'Session updated successfully' });
+	ctx.sendJson(200, {
+		session_id: session.sessionId,
+		status: 'success',
+		message: 'Session updated successfully',
+	});
 }
 
 function mediaSignature(store: SessionStore, file: string, expires: string): string {
@@ -398,14 +591,31 @@ function fullAudio(ctx: RouteContext): void {
 	const session = sessionOf(ctx);
 	if (!session) return;
 	const store = storeOf(ctx.state);
-	if (store.options.audio === 'not_enabled') return voiceError(ctx, 403, 'audio_not_enabled', 'Audio storage is not enabled for this workspace');
-	if (store.options.audio === 'not_available' || session.uploads.length === 0 || session.state === 'created' || session.state === 'expired')
+	if (store.options.audio === 'not_enabled')
+		return voiceError(
+			ctx,
+			403,
+			'audio_not_enabled',
+			'Audio storage is not enabled for this workspace',
+		);
+	if (
+		store.options.audio === 'not_available' ||
+		session.uploads.length === 0 ||
+		session.state === 'created' ||
+		session.state === 'expired'
+	)
 		return voiceError(ctx, 404, 'audio_not_available', 'No audio is available for this session');
 	const expiresAt = Math.floor(Date.now() / 1000) + 86_400;
 	const file = `${session.sessionId}.wav`;
 	const port = (ctx.req.socket.localPort ?? 0).toString();
 	const url = `http://localhost:${port}/media/session-audio/${file}?expires=${expiresAt}&signature=${mediaSignature(store, file, String(expiresAt))}`;
-	ctx.sendJson(200, { session_id: session.sessionId, status: 'success', audio_url: url, expires_in: 86_400, expires_at: expiresAt });
+	ctx.sendJson(200, {
+		session_id: session.sessionId,
+		status: 'success',
+		audio_url: url,
+		expires_in: 86_400,
+		expires_at: expiresAt,
+	});
 }
 
 /** The session's audio as one file: its uploads in the order of their numbers (audio_0, audio_1…), whatever order they arrived in. */
@@ -423,12 +633,22 @@ function media(ctx: RouteContext): void {
 		ctx.res.writeHead(status, { 'content-type': 'application/xml' });
 		ctx.res.end(`<Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 	};
-	if (ctx.req.headers.authorization !== undefined || ctx.req.headers.auth !== undefined || ctx.req.headers['client-id'] !== undefined)
-		return answer(400, 'InvalidArgument', 'Only one auth mechanism allowed: no authorization header with a presigned URL');
+	if (
+		ctx.req.headers.authorization !== undefined ||
+		ctx.req.headers.auth !== undefined ||
+		ctx.req.headers['client-id'] !== undefined
+	)
+		return answer(
+			400,
+			'InvalidArgument',
+			'Only one auth mechanism allowed: no authorization header with a presigned URL',
+		);
 	const file = ctx.params.file;
 	const expires = ctx.query.get('expires') ?? '';
-	if (ctx.query.get('signature') !== mediaSignature(store, file, expires)) return answer(403, 'SignatureDoesNotMatch', 'bad signature');
-	if (Number(expires) * 1000 < Date.now()) return answer(403, 'AccessDenied', 'Request has expired');
+	if (ctx.query.get('signature') !== mediaSignature(store, file, expires))
+		return answer(403, 'SignatureDoesNotMatch', 'bad signature');
+	if (Number(expires) * 1000 < Date.now())
+		return answer(403, 'AccessDenied', 'Request has expired');
 	const session = store.sessions.get(file.replace(/\.wav$/, ''));
 	if (!session) return answer(404, 'NoSuchKey', 'The specified key does not exist.');
 	const bytes = sessionAudioBytes(session);
@@ -438,12 +658,48 @@ function media(ctx: RouteContext): void {
 }
 
 export const sessionRoutes: readonly RouteDefinition[] = [
-	{ method: 'POST', pattern: SESSION_AUDIO_UPLOAD_PATH, body: 'raw', errorStyle: 'envelope', handler: uploadAudio },
-	{ method: 'POST', pattern: SESSION_END_PATH, body: 'json', errorStyle: 'envelope', handler: endSession },
-	{ method: 'GET', pattern: SESSION_FULL_AUDIO_PATH, body: 'none', errorStyle: 'envelope', handler: fullAudio },
-	{ method: 'GET', pattern: SESSION_PATH, body: 'none', errorStyle: 'envelope', handler: getSession },
-	{ method: 'PATCH', pattern: SESSION_PATH, body: 'json', errorStyle: 'envelope', handler: patchSession },
-	{ method: 'GET', pattern: SESSION_MEDIA_PATH, body: 'none', errorStyle: 'envelope', handler: media },
+	{
+		method: 'POST',
+		pattern: SESSION_AUDIO_UPLOAD_PATH,
+		body: 'raw',
+		errorStyle: 'envelope',
+		handler: uploadAudio,
+	},
+	{
+		method: 'POST',
+		pattern: SESSION_END_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: endSession,
+	},
+	{
+		method: 'GET',
+		pattern: SESSION_FULL_AUDIO_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: fullAudio,
+	},
+	{
+		method: 'GET',
+		pattern: SESSION_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: getSession,
+	},
+	{
+		method: 'PATCH',
+		pattern: SESSION_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: patchSession,
+	},
+	{
+		method: 'GET',
+		pattern: SESSION_MEDIA_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: media,
+	},
 ];
 
 export interface FakeSessions {
@@ -480,7 +736,8 @@ function controls(state: FakeClinicState): FakeSessions {
 			for (const [key, value] of Object.entries(patch)) {
 				const check = OPTION_CHECKS[key as keyof SessionOptions];
 				if (!check) throw new Error(`unknown session option ${key}`);
-				if (!check(value)) throw new Error(`invalid value for session option ${key}: ${JSON.stringify(value)}`);
+				if (!check(value))
+					throw new Error(`invalid value for session option ${key}: ${JSON.stringify(value)}`);
 			}
 			Object.assign(store.options, patch);
 			return { ...store.options };
@@ -506,9 +763,11 @@ function controls(state: FakeClinicState): FakeSessions {
 			if (session.state === 'created') session.state = 'expired';
 		},
 		loseCreateAnswer: (loss) => {
-			if (!isPlainObject(loss) || !['status500', 'drop'].includes(loss.kind)) throw new Error('kind must be status500 or drop');
+			if (!isPlainObject(loss) || !['status500', 'drop'].includes(loss.kind))
+				throw new Error('kind must be status500 or drop');
 			const times = loss.times ?? 1;
-			if (!(times === Infinity || (Number.isInteger(times) && times >= 1))) throw new Error('times must be an integer >= 1 or Infinity');
+			if (!(times === Infinity || (Number.isInteger(times) && times >= 1)))
+				throw new Error('times must be an integer >= 1 or Infinity');
 			store.createAnswerLosses.push({ ...loss, times });
 		},
 		reset: () => {
@@ -535,17 +794,38 @@ function sessionView(session: FakeSession) {
 
 export const sessionAdmin: readonly AdminDefinition[] = [
 	{ method: 'GET', action: '/sessions/options', handler: ({ state }) => controls(state).options() },
-	{ method: 'POST', action: '/sessions/options', handler: ({ state, input }) => controls(state).setOptions(input as Partial<SessionOptions>) },
-	{ method: 'GET', action: '/sessions/list', handler: ({ state }) => controls(state).sessions().map(sessionView) },
-	{ method: 'GET', action: '/sessions/rejected', handler: ({ state }) => controls(state).rejected() },
+	{
+		method: 'POST',
+		action: '/sessions/options',
+		handler: ({ state, input }) => controls(state).setOptions(input as Partial<SessionOptions>),
+	},
+	{
+		method: 'GET',
+		action: '/sessions/list',
+		handler: ({ state }) => controls(state).sessions().map(sessionView),
+	},
+	{
+		method: 'GET',
+		action: '/sessions/rejected',
+		handler: ({ state }) => controls(state).rejected(),
+	},
 	{
 		method: 'POST',
 		action: '/sessions/create',
 		// A session without a token, for the bench's curl run (as /transcription/presign).
 		handler: ({ state, input }) => {
-			const templates = isPlainObject(input) && Array.isArray(input.templates) ? input.templates : ['clinical_notes_template'];
+			const templates =
+				isPlainObject(input) && Array.isArray(input.templates)
+					? input.templates
+					: ['clinical_notes_template'];
 			const sessionId = `ses_${randomBytes(8).toString('hex')}`;
-			registerSession(state, sessionId, BUSINESS.business_id, { upload_type: 'single', templates }, Date.now());
+			registerSession(
+				state,
+				sessionId,
+				BUSINESS.business_id,
+				{ upload_type: 'single', templates },
+				Date.now(),
+			);
 			return { session_id: sessionId };
 		},
 	},
@@ -562,5 +842,8 @@ export const sessionAdmin: readonly AdminDefinition[] = [
 /** A listed Content-Type (parameters compared without spaces, case-insensitively) or a generic one. */
 function isAcceptedContentType(contentType: string): boolean {
 	const normalised = contentType.replace(/\s+/g, '').toLowerCase();
-	return (SESSION_CONTENT_TYPES as readonly string[]).includes(normalised) || GENERIC_CONTENT_TYPES.includes(normalised.split(';')[0]);
+	return (
+		(SESSION_CONTENT_TYPES as readonly string[]).includes(normalised) ||
+		GENERIC_CONTENT_TYPES.includes(normalised.split(';')[0])
+	);
 }

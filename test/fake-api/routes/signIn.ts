@@ -37,10 +37,20 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 import { BUSINESS, SIGN_IN } from '../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import type {
+	AdminDefinition,
+	FakeClinicApi,
+	FakeClinicState,
+	RouteContext,
+	RouteDefinition,
+} from '../types';
 import type { IssuedTokenPair } from '../tokens';
 
-export const SIGN_IN_ROUTES = { authorize: '/oauth2/authorize', login: '/oauth2/login', token: '/oauth2/token' } as const;
+export const SIGN_IN_ROUTES = {
+	authorize: '/oauth2/authorize',
+	login: '/oauth2/login',
+	token: '/oauth2/token',
+} as const;
 
 const MAX_FORM_BYTES = 16 * 1024;
 /** Codes and login pages expire, as the service's do; long enough for any test on a busy machine. */
@@ -104,7 +114,13 @@ function storeOf(state: FakeClinicState): SignInStore {
 			redirectUris: new Set(),
 			logins: new Map(),
 			codes: new Map(),
-			counters: { authorizations: 0, loginsAccepted: 0, loginsRefused: 0, codeGrants: 0, refreshGrants: 0 },
+			counters: {
+				authorizations: 0,
+				loginsAccepted: 0,
+				loginsRefused: 0,
+				codeGrants: 0,
+				refreshGrants: 0,
+			},
 			refusals: [],
 			refreshTokens: new Set(),
 		};
@@ -114,10 +130,34 @@ function storeOf(state: FakeClinicState): SignInStore {
 }
 
 export const signInRoutes: readonly RouteDefinition[] = [
-	{ method: 'GET', pattern: SIGN_IN_ROUTES.authorize, body: 'none', errorStyle: 'auth', handler: authorize },
-	{ method: 'GET', pattern: SIGN_IN_ROUTES.login, body: 'none', errorStyle: 'auth', handler: loginPage },
-	{ method: 'POST', pattern: SIGN_IN_ROUTES.login, body: 'raw', errorStyle: 'auth', handler: login },
-	{ method: 'POST', pattern: SIGN_IN_ROUTES.token, body: 'raw', errorStyle: 'auth', handler: token },
+	{
+		method: 'GET',
+		pattern: SIGN_IN_ROUTES.authorize,
+		body: 'none',
+		errorStyle: 'auth',
+		handler: authorize,
+	},
+	{
+		method: 'GET',
+		pattern: SIGN_IN_ROUTES.login,
+		body: 'none',
+		errorStyle: 'auth',
+		handler: loginPage,
+	},
+	{
+		method: 'POST',
+		pattern: SIGN_IN_ROUTES.login,
+		body: 'raw',
+		errorStyle: 'auth',
+		handler: login,
+	},
+	{
+		method: 'POST',
+		pattern: SIGN_IN_ROUTES.token,
+		body: 'raw',
+		errorStyle: 'auth',
+		handler: token,
+	},
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -127,12 +167,17 @@ export const signInRoutes: readonly RouteDefinition[] = [
 function authorize(ctx: RouteContext): void {
 	const store = storeOf(ctx.state);
 	const query = ctx.query;
-	const single = (name: string): string | undefined => (query.getAll(name).length === 1 ? query.get(name) ?? undefined : undefined);
+	const single = (name: string): string | undefined =>
+		query.getAll(name).length === 1 ? (query.get(name) ?? undefined) : undefined;
 	const clientId = single('client_id');
 	if (clientId !== SIGN_IN.clientId) return refusePage(ctx, store, 'unknown client_id');
 	const redirectUri = single('redirect_uri');
 	if (redirectUri === undefined || !store.redirectUris.has(redirectUri)) {
-		return refusePage(ctx, store, 'redirect_uri is not registered for this client (it must match exactly)');
+		return refusePage(
+			ctx,
+			store,
+			'redirect_uri is not registered for this client (it must match exactly)',
+		);
 	}
 	const state = single('state');
 	const toClient = (error: string, reason: string) => {
@@ -143,18 +188,30 @@ function authorize(ctx: RouteContext): void {
 		if (state !== undefined) target.searchParams.set('state', state);
 		redirect(ctx, 303, target.toString());
 	};
-	if (single('response_type') !== 'code') return toClient('unsupported_response_type', 'response_type must be code');
-	if (state === undefined || state.length < 8) return toClient('invalid_request', 'state is required, at least 8 characters');
+	if (single('response_type') !== 'code')
+		return toClient('unsupported_response_type', 'response_type must be code');
+	if (state === undefined || state.length < 8)
+		return toClient('invalid_request', 'state is required, at least 8 characters');
 	const scope = single('scope') ?? '';
-	if (!sameScopes(scope, SIGN_IN.scope)) return toClient('invalid_scope', `scope must be "${SIGN_IN.scope}"`);
+	if (!sameScopes(scope, SIGN_IN.scope))
+		return toClient('invalid_scope', `scope must be "${SIGN_IN.scope}"`);
 	const codeChallenge = single('code_challenge');
 	if (!codeChallenge || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
 		return toClient('invalid_request', 'a code_challenge (base64url of a SHA-256) is required');
 	}
-	if (single('code_challenge_method') !== 'S256') return toClient('invalid_request', 'code_challenge_method must be S256');
+	if (single('code_challenge_method') !== 'S256')
+		return toClient('invalid_request', 'code_challenge_method must be S256');
 
 	const loginChallenge = randomBytes(16).toString('hex');
-	store.logins.set(loginChallenge, { clientId, redirectUri, state, scope, codeChallenge, nonce: single('nonce'), createdAt: Date.now() });
+	store.logins.set(loginChallenge, {
+		clientId,
+		redirectUri,
+		state,
+		scope,
+		codeChallenge,
+		nonce: single('nonce'),
+		createdAt: Date.now(),
+	});
 	store.counters.authorizations += 1;
 	redirect(ctx, 307, `${SIGN_IN_ROUTES.login}?login_challenge=${loginChallenge}`);
 }
@@ -162,20 +219,34 @@ function authorize(ctx: RouteContext): void {
 function loginPage(ctx: RouteContext): void {
 	const store = storeOf(ctx.state);
 	const challenge = ctx.query.get('login_challenge') ?? '';
-	if (!pendingLogin(store, challenge)) return refusePage(ctx, store, 'this sign-in expired or is unknown: start again from n8n');
+	if (!pendingLogin(store, challenge))
+		return refusePage(ctx, store, 'this sign-in expired or is unknown: start again from n8n');
 	sendHtml(ctx, 200, loginForm(challenge));
 }
 
 async function login(ctx: RouteContext): Promise<void> {
 	const store = storeOf(ctx.state);
 	const form = await readForm(ctx);
-	if (!form) return refusePage(ctx, store, 'the login form must be sent as application/x-www-form-urlencoded');
+	if (!form)
+		return refusePage(
+			ctx,
+			store,
+			'the login form must be sent as application/x-www-form-urlencoded',
+		);
 	const challenge = form.get('login_challenge') ?? '';
 	const pending = pendingLogin(store, challenge);
-	if (!pending) return refusePage(ctx, store, 'this sign-in expired or is unknown: start again from n8n');
-	if (form.get('username') !== SIGN_IN.user.username || form.get('password') !== SIGN_IN.user.password) {
+	if (!pending)
+		return refusePage(ctx, store, 'this sign-in expired or is unknown: start again from n8n');
+	if (
+		form.get('username') !== SIGN_IN.user.username ||
+		form.get('password') !== SIGN_IN.user.password
+	) {
 		store.counters.loginsRefused += 1;
-		store.refusals.push({ endpoint: 'login', error: 'access_denied', reason: 'wrong user name or password' });
+		store.refusals.push({
+			endpoint: 'login',
+			error: 'access_denied',
+			reason: 'wrong user name or password',
+		});
 		return sendHtml(ctx, 401, loginForm(challenge, 'Wrong user name or password.'));
 	}
 	store.logins.delete(challenge);
@@ -220,7 +291,14 @@ ${error ? `<p role="alert" id="login-error">${escapeHtml(error)}</p>` : ''}
 // ---------------------------------------------------------------------------------------------
 
 const TOKEN_FIELDS: Record<string, readonly string[]> = {
-	authorization_code: ['grant_type', 'code', 'redirect_uri', 'code_verifier', 'client_id', 'client_secret'],
+	authorization_code: [
+		'grant_type',
+		'code',
+		'redirect_uri',
+		'code_verifier',
+		'client_id',
+		'client_secret',
+	],
 	refresh_token: ['grant_type', 'refresh_token', 'client_id', 'client_secret', 'scope'],
 };
 
@@ -232,43 +310,72 @@ async function token(ctx: RouteContext): Promise<void> {
 		store.refusals.push({ endpoint: 'token', grant, error, reason });
 		ctx.sendJson(status, { error, error_description: reason }, NO_STORE);
 	};
-	if (!form) return refuse(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+	if (!form)
+		return refuse(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
 	ctx.record.body = Object.fromEntries(form);
 	if (grant === 'refresh_token' && store.refreshHold) await store.refreshHold;
 	if (ctx.req.headers.authorization !== undefined) {
-		return refuse(401, 'invalid_client', 'client authentication goes in the form body (client_id, client_secret), not in an Authorization header');
+		return refuse(
+			401,
+			'invalid_client',
+			'client authentication goes in the form body (client_id, client_secret), not in an Authorization header',
+		);
 	}
 	const allowed = grant !== undefined ? TOKEN_FIELDS[grant] : undefined;
 	const keys = [...form.keys()];
-	if (new Set(keys).size !== keys.length) return refuse(400, 'invalid_request', 'a field is repeated');
+	if (new Set(keys).size !== keys.length)
+		return refuse(400, 'invalid_request', 'a field is repeated');
 	if (allowed) {
 		const unexpected = keys.find((key) => !allowed.includes(key));
 		if (unexpected) return refuse(400, 'invalid_request', `unexpected field ${unexpected}`);
 	}
-	if (form.get('client_id') !== SIGN_IN.clientId || form.get('client_secret') !== SIGN_IN.clientSecret) {
-		return refuse(401, 'invalid_client', 'client authentication failed (client_id or client_secret)');
+	if (
+		form.get('client_id') !== SIGN_IN.clientId ||
+		form.get('client_secret') !== SIGN_IN.clientSecret
+	) {
+		return refuse(
+			401,
+			'invalid_client',
+			'client authentication failed (client_id or client_secret)',
+		);
 	}
 	if (grant === 'authorization_code') return exchangeCode(ctx, store, form, refuse);
 	if (grant === 'refresh_token') return renew(ctx, store, form, refuse);
-	return refuse(400, 'unsupported_grant_type', 'grant_type must be authorization_code or refresh_token');
+	return refuse(
+		400,
+		'unsupported_grant_type',
+		'grant_type must be authorization_code or refresh_token',
+	);
 }
 
 type Refuse = (status: number, error: string, reason: string) => void;
 
-function exchangeCode(ctx: RouteContext, store: SignInStore, form: URLSearchParams, refuse: Refuse): void {
+function exchangeCode(
+	ctx: RouteContext,
+	store: SignInStore,
+	form: URLSearchParams,
+	refuse: Refuse,
+): void {
 	const issued = store.codes.get(form.get('code') ?? '');
 	if (!issued) return refuse(400, 'invalid_grant', 'unknown code');
 	if (issued.used) return refuse(400, 'invalid_grant', 'the code was already used');
 	issued.used = true;
-	if (Date.now() - issued.issuedAt > CODE_LIFETIME_MS) return refuse(400, 'invalid_grant', 'the code expired');
-	if (issued.clientId !== form.get('client_id')) return refuse(400, 'invalid_grant', 'the code was issued to another client');
-	if (form.get('redirect_uri') !== issued.redirectUri) return refuse(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
+	if (Date.now() - issued.issuedAt > CODE_LIFETIME_MS)
+		return refuse(400, 'invalid_grant', 'the code expired');
+	if (issued.clientId !== form.get('client_id'))
+		return refuse(400, 'invalid_grant', 'the code was issued to another client');
+	if (form.get('redirect_uri') !== issued.redirectUri)
+		return refuse(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
 	const verifier = form.get('code_verifier');
 	if (!verifier) return refuse(400, 'invalid_grant', 'code_verifier is required (PKCE was used)');
 	if (createHash('sha256').update(verifier).digest('base64url') !== issued.codeChallenge) {
 		return refuse(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
 	}
-	const pair = ctx.state.tokens.issue(signInSubject(), accessLifetime(ctx.state), REFRESH_LIFETIME_SECONDS);
+	const pair = ctx.state.tokens.issue(
+		signInSubject(),
+		accessLifetime(ctx.state),
+		REFRESH_LIFETIME_SECONDS,
+	);
 	store.refreshTokens.add(pair.refreshToken);
 	store.counters.codeGrants += 1;
 	ctx.sendJson(200, tokenAnswer(ctx, pair, issued.scope, issued.nonce), NO_STORE);
@@ -277,13 +384,19 @@ function exchangeCode(ctx: RouteContext, store: SignInStore, form: URLSearchPara
 function renew(ctx: RouteContext, store: SignInStore, form: URLSearchParams, refuse: Refuse): void {
 	const refreshToken = form.get('refresh_token') ?? '';
 	const requestedScope = form.get('scope');
-	if (requestedScope !== null && !sameScopes(requestedScope, SIGN_IN.scope)) return refuse(400, 'invalid_scope', 'scope must be the granted one');
+	if (requestedScope !== null && !sameScopes(requestedScope, SIGN_IN.scope))
+		return refuse(400, 'invalid_scope', 'scope must be the granted one');
 	const subject = ctx.state.tokens.refreshTokenSubject(refreshToken);
 	if (!subject || subject.flow !== 'signIn' || subject.clientId !== form.get('client_id')) {
 		return refuse(400, 'invalid_grant', 'unknown refresh token');
 	}
 	const pair = ctx.state.tokens.refreshPair(refreshToken, true);
-	if (!pair) return refuse(400, 'invalid_grant', 'the refresh token was already used or expired (they rotate on every refresh)');
+	if (!pair)
+		return refuse(
+			400,
+			'invalid_grant',
+			'the refresh token was already used or expired (they rotate on every refresh)',
+		);
 	store.refreshTokens.delete(refreshToken);
 	store.refreshTokens.add(pair.refreshToken);
 	store.counters.refreshGrants += 1;
@@ -325,7 +438,9 @@ function idToken(ctx: RouteContext, nonce?: string): string {
 		...(nonce ? { nonce } : {}),
 		jti: randomBytes(8).toString('hex'),
 	});
-	const signature = createHmac('sha256', 'fake-sign-in').update(`${header}.${payload}`).digest('base64url');
+	const signature = createHmac('sha256', 'fake-sign-in')
+		.update(`${header}.${payload}`)
+		.digest('base64url');
 	return `${header}.${payload}.${signature}`;
 }
 
@@ -337,7 +452,11 @@ function idToken(ctx: RouteContext, nonce?: string): string {
 function sameScopes(sent: string, granted: string): boolean {
 	const sentWords = sent.split(' ');
 	const grantedWords = new Set(granted.split(' '));
-	return sentWords.length === grantedWords.size && new Set(sentWords).size === sentWords.length && sentWords.every((w) => grantedWords.has(w));
+	return (
+		sentWords.length === grantedWords.size &&
+		new Set(sentWords).size === sentWords.length &&
+		sentWords.every((w) => grantedWords.has(w))
+	);
 }
 
 /** The form body, or undefined when it is not urlencoded or too large. */
@@ -349,18 +468,27 @@ async function readForm(ctx: RouteContext): Promise<URLSearchParams | undefined>
 		if (length <= MAX_FORM_BYTES) chunks.push(chunk as Buffer);
 	}
 	const mediaType = (ctx.req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-	if (mediaType !== 'application/x-www-form-urlencoded' || length > MAX_FORM_BYTES) return undefined;
+	if (mediaType !== 'application/x-www-form-urlencoded' || length > MAX_FORM_BYTES)
+		return undefined;
 	return new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
 }
 
 function refusePage(ctx: RouteContext, store: SignInStore, reason: string): void {
 	store.refusals.push({ endpoint: 'authorize', error: 'invalid_request', reason });
-	sendHtml(ctx, 400, `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><h1>Sign-in error</h1><p id="sign-in-error">${escapeHtml(reason)}</p></body></html>\n`);
+	sendHtml(
+		ctx,
+		400,
+		`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><h1>Sign-in error</h1><p id="sign-in-error">${escapeHtml(reason)}</p></body></html>\n`,
+	);
 }
 
 function sendHtml(ctx: RouteContext, status: number, html: string): void {
 	ctx.record.status = status;
-	ctx.res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'content-length': String(Buffer.byteLength(html)), ...NO_STORE });
+	ctx.res.writeHead(status, {
+		'content-type': 'text/html; charset=utf-8',
+		'content-length': String(Buffer.byteLength(html)),
+		...NO_STORE,
+	});
 	ctx.res.end(html);
 }
 
@@ -444,7 +572,11 @@ export const signInAdmin: readonly AdminDefinition[] = [
 		handler: ({ state }) => {
 			const store = storeOf(state);
 			return {
-				client: { clientId: SIGN_IN.clientId, clientSecret: SIGN_IN.clientSecret, scope: SIGN_IN.scope },
+				client: {
+					clientId: SIGN_IN.clientId,
+					clientSecret: SIGN_IN.clientSecret,
+					scope: SIGN_IN.scope,
+				},
 				user: { username: SIGN_IN.user.username, password: SIGN_IN.user.password },
 				redirectUris: [...store.redirectUris],
 				counters: store.counters,
@@ -458,7 +590,8 @@ export const signInAdmin: readonly AdminDefinition[] = [
 		action: '/sign-in/redirect-uris',
 		handler: ({ state, input }) => {
 			const uri = (input as { uri?: unknown } | undefined)?.uri;
-			if (typeof uri !== 'string' || !/^https?:\/\//.test(uri)) throw new Error('uri must be an http(s) URL');
+			if (typeof uri !== 'string' || !/^https?:\/\//.test(uri))
+				throw new Error('uri must be an http(s) URL');
 			storeOf(state).redirectUris.add(uri);
 			return { redirectUris: [...storeOf(state).redirectUris] };
 		},

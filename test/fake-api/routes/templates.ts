@@ -43,8 +43,24 @@ export interface TemplateStore {
 }
 
 export const SEEDED_TEMPLATES: readonly FakeTemplate[] = Object.freeze([
-	{ id: 'clinical_notes_template', title: 'Clinical Notes', desc: 'Standard clinical note', section_ids: [], default: true, is_favorite: false, archived: false },
-	{ id: 'transcript_template', title: 'Transcript', desc: 'The conversation as text', section_ids: [], default: true, is_favorite: false, archived: false },
+	{
+		id: 'clinical_notes_template',
+		title: 'Clinical Notes',
+		desc: 'Standard clinical note',
+		section_ids: [],
+		default: true,
+		is_favorite: false,
+		archived: false,
+	},
+	{
+		id: 'transcript_template',
+		title: 'Transcript',
+		desc: 'The conversation as text',
+		section_ids: [],
+		default: true,
+		is_favorite: false,
+		archived: false,
+	},
 	{
 		id: 'tpl-soap-note',
 		title: 'SOAP Note',
@@ -70,7 +86,8 @@ export function templateStoreOf(state: FakeClinicState): TemplateStore {
 
 export function resetTemplateStore(store: TemplateStore): void {
 	store.templates.clear();
-	for (const template of SEEDED_TEMPLATES) store.templates.set(template.id, { ...template, section_ids: [...template.section_ids] });
+	for (const template of SEEDED_TEMPLATES)
+		store.templates.set(template.id, { ...template, section_ids: [...template.section_ids] });
 	store.errorStyle = 'backend';
 	store.accepted.length = 0;
 	store.nextId = 1;
@@ -87,15 +104,48 @@ export function activeTemplateIds(state: FakeClinicState): string[] {
 }
 
 export const templateRoutes: readonly RouteDefinition[] = [
-	{ method: 'GET', pattern: TEMPLATES_PATH, body: 'none', errorStyle: 'envelope', faultErrorCodes: { 400: 'BAD_REQUEST' }, handler: listTemplates },
-	{ method: 'POST', pattern: TEMPLATES_PATH, body: 'json', errorStyle: 'envelope', faultErrorCodes: { 400: 'BAD_REQUEST' }, handler: createTemplate },
-	{ method: 'PATCH', pattern: TEMPLATE_PATH, body: 'json', errorStyle: 'envelope', faultErrorCodes: { 400: 'BAD_REQUEST' }, handler: updateTemplate },
-	{ method: 'DELETE', pattern: TEMPLATE_PATH, body: 'none', errorStyle: 'envelope', faultErrorCodes: { 400: 'BAD_REQUEST' }, handler: deleteTemplate },
+	{
+		method: 'GET',
+		pattern: TEMPLATES_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		faultErrorCodes: { 400: 'BAD_REQUEST' },
+		handler: listTemplates,
+	},
+	{
+		method: 'POST',
+		pattern: TEMPLATES_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		faultErrorCodes: { 400: 'BAD_REQUEST' },
+		handler: createTemplate,
+	},
+	{
+		method: 'PATCH',
+		pattern: TEMPLATE_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		faultErrorCodes: { 400: 'BAD_REQUEST' },
+		handler: updateTemplate,
+	},
+	{
+		method: 'DELETE',
+		pattern: TEMPLATE_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		faultErrorCodes: { 400: 'BAD_REQUEST' },
+		handler: deleteTemplate,
+	},
 ];
 
 function listTemplates(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
-	if ([...ctx.query.keys()].length > 0) return refuse(ctx, 'invalid', `unexpected query parameter(s): ${[...new Set(ctx.query.keys())].join(', ')}`);
+	if ([...ctx.query.keys()].length > 0)
+		return refuse(
+			ctx,
+			'invalid',
+			`unexpected query parameter(s): ${[...new Set(ctx.query.keys())].join(', ')}`,
+		);
 	const items = [...templateStoreOf(ctx.state).templates.values()]
 		.filter((template) => !template.archived)
 		.map(({ archived: _archived, ...template }) => template);
@@ -106,14 +156,19 @@ function createTemplate(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
 	const body = jsonObject(ctx);
 	if (!body) return;
-	const unknown = Object.keys(body).filter((key) => !['title', 'desc', 'section_ids', 'type'].includes(key));
+	const unknown = Object.keys(body).filter(
+		(key) => !['title', 'desc', 'section_ids', 'type'].includes(key),
+	);
 	if (unknown.length > 0) return refuse(ctx, 'invalid', `unknown field(s): ${unknown.join(', ')}`);
-	if (typeof body.title !== 'string' || body.title.trim() === '') return refuse(ctx, 'invalid', 'title is required');
-	if (body.desc !== undefined && typeof body.desc !== 'string') return refuse(ctx, 'invalid', 'desc must be a string');
+	if (typeof body.title !== 'string' || body.title.trim() === '')
+		return refuse(ctx, 'invalid', 'title is required');
+	if (body.desc !== undefined && typeof body.desc !== 'string')
+		return refuse(ctx, 'invalid', 'desc must be a string');
 	if (body.section_ids === undefined) return refuse(ctx, 'invalid', 'section_ids is required');
 	const sectionProblem = sectionIdsProblem(body.section_ids);
 	if (sectionProblem) return refuse(ctx, 'invalid', sectionProblem);
-	if (body.type !== undefined && body.type !== 'custom') return refuse(ctx, 'invalid', 'type must be custom');
+	if (body.type !== undefined && body.type !== 'custom')
+		return refuse(ctx, 'invalid', 'type must be custom');
 	const store = templateStoreOf(ctx.state);
 	const id = `tpl_fake${String(store.nextId++).padStart(4, '0')}`;
 	store.templates.set(id, {
@@ -135,13 +190,18 @@ function updateTemplate(ctx: RouteContext): void {
 	if (!body) return;
 	const template = editableTemplate(ctx);
 	if (!template) return;
-	const unknown = Object.keys(body).filter((key) => !['title', 'desc', 'section_ids'].includes(key));
+	const unknown = Object.keys(body).filter(
+		(key) => !['title', 'desc', 'section_ids'].includes(key),
+	);
 	if (unknown.length > 0) return refuse(ctx, 'invalid', `unknown field(s): ${unknown.join(', ')}`);
-	if (Object.keys(body).length === 0) return refuse(ctx, 'invalid', 'nothing to update: give title, desc or section_ids');
+	if (Object.keys(body).length === 0)
+		return refuse(ctx, 'invalid', 'nothing to update: give title, desc or section_ids');
 	if (body.title !== undefined && (typeof body.title !== 'string' || body.title.trim() === ''))
 		return refuse(ctx, 'invalid', 'title must be a non-empty string');
-	if (body.desc !== undefined && typeof body.desc !== 'string') return refuse(ctx, 'invalid', 'desc must be a string');
-	const sectionProblem = body.section_ids === undefined ? undefined : sectionIdsProblem(body.section_ids);
+	if (body.desc !== undefined && typeof body.desc !== 'string')
+		return refuse(ctx, 'invalid', 'desc must be a string');
+	const sectionProblem =
+		body.section_ids === undefined ? undefined : sectionIdsProblem(body.section_ids);
 	if (sectionProblem) return refuse(ctx, 'invalid', sectionProblem);
 	if (typeof body.title === 'string') template.title = body.title;
 	if (typeof body.desc === 'string') template.desc = body.desc;
@@ -177,7 +237,8 @@ function editableTemplate(ctx: RouteContext): FakeTemplate | undefined {
 }
 
 function sectionIdsProblem(value: unknown): string | undefined {
-	if (!Array.isArray(value) || value.some((id) => typeof id !== 'string' || id === '')) return 'section_ids must be an array of section ids';
+	if (!Array.isArray(value) || value.some((id) => typeof id !== 'string' || id === ''))
+		return 'section_ids must be an array of section ids';
 	const unknown = value.filter((id) => !KNOWN_SECTION_IDS.includes(id as string));
 	return unknown.length > 0 ? `unknown section id(s): ${unknown.join(', ')}` : undefined;
 }
@@ -195,10 +256,13 @@ type Refusal = 'invalid' | 'not-found' | 'not-editable' | 'unauthorised';
 
 /** A refusal as [EKA-SCRIBE] sends it (400 BAD_REQUEST for every 4xx) or as [EKA-OAS] documents it. */
 function refuse(ctx: RouteContext, kind: Refusal, message: string): void {
-	if (kind === 'unauthorised') return ctx.sendJson(401, { error: { code: 'UNAUTHORIZED', message } });
-	if (templateStoreOf(ctx.state).errorStyle === 'backend') return ctx.sendJson(400, { error: { code: 'BAD_REQUEST', message } });
+	if (kind === 'unauthorised')
+		return ctx.sendJson(401, { error: { code: 'UNAUTHORIZED', message } });
+	if (templateStoreOf(ctx.state).errorStyle === 'backend')
+		return ctx.sendJson(400, { error: { code: 'BAD_REQUEST', message } });
 	const status = kind === 'not-found' ? 404 : kind === 'invalid' ? 422 : 400;
-	const code = kind === 'not-found' ? 'NOT_FOUND' : kind === 'invalid' ? 'VALIDATION_ERROR' : 'BAD_REQUEST';
+	const code =
+		kind === 'not-found' ? 'NOT_FOUND' : kind === 'invalid' ? 'VALIDATION_ERROR' : 'BAD_REQUEST';
 	ctx.sendJson(status, { error: { code, message, details: {} } });
 }
 
@@ -211,7 +275,8 @@ function authorised(ctx: RouteContext): boolean {
 		refuse(ctx, 'unauthorised', 'token expired or invalid');
 		return false;
 	}
-	const expectedClient = check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
+	const expectedClient =
+		check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
 	const sent = ctx.req.headers['client-id'];
 	if (sent === undefined && ctx.state.options.variant === 'public' && check.subject !== 'static') {
 		refuse(ctx, 'unauthorised', 'client-id header is required');

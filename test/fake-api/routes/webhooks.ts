@@ -27,7 +27,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 import { BUSINESS } from '../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import type {
+	AdminDefinition,
+	FakeClinicApi,
+	FakeClinicState,
+	RouteContext,
+	RouteDefinition,
+} from '../types';
 
 export const SUBSCRIPTIONS_PATH = '/notification/v1/connect/webhook/subscriptions';
 export const ALREADY_REGISTERED_MESSAGE = 'requested endpoint is already registered';
@@ -122,23 +128,45 @@ function storeOf(state: FakeClinicState): WebhookStore {
 // ---------------------------------------------------------------------------------------------
 
 export const webhookRoutes: readonly RouteDefinition[] = [
-	{ method: 'POST', pattern: SUBSCRIPTIONS_PATH, body: 'json', errorStyle: 'envelope', handler: registerSubscription },
-	{ method: 'GET', pattern: SUBSCRIPTIONS_PATH, body: 'none', errorStyle: 'envelope', handler: listSubscriptions },
-	{ method: 'DELETE', pattern: `${SUBSCRIPTIONS_PATH}/:id`, body: 'none', errorStyle: 'envelope', handler: deleteSubscription },
+	{
+		method: 'POST',
+		pattern: SUBSCRIPTIONS_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: registerSubscription,
+	},
+	{
+		method: 'GET',
+		pattern: SUBSCRIPTIONS_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: listSubscriptions,
+	},
+	{
+		method: 'DELETE',
+		pattern: `${SUBSCRIPTIONS_PATH}/:id`,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: deleteSubscription,
+	},
 ];
 
 function registerSubscription(ctx: RouteContext): void {
 	const businessId = bearerBusiness(ctx);
 	if (!businessId) return;
 	const body = ctx.body;
-	if (!body || !body.isJsonMediaType) return sendError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
-	if (body.parseError !== undefined || body.length === 0) return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body is not valid JSON');
+	if (!body || !body.isJsonMediaType)
+		return sendError(ctx, 415, 'UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be application/json');
+	if (body.parseError !== undefined || body.length === 0)
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body is not valid JSON');
 	const value = body.value;
-	if (!isPlainObject(value)) return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body must be a JSON object');
+	if (!isPlainObject(value))
+		return sendError(ctx, 400, 'INVALID_REQUEST', 'Request body must be a JSON object');
 	const problem = registrationProblem(value);
 	if (problem) return sendError(ctx, 400, 'INVALID_REQUEST', problem);
 	const result = addSubscription(ctx.state, businessId, value as unknown as RegistrationBody);
-	if ('conflict' in result) return sendError(ctx, 400, 'ENDPOINT_ALREADY_REGISTERED', ALREADY_REGISTERED_MESSAGE);
+	if ('conflict' in result)
+		return sendError(ctx, 400, 'ENDPOINT_ALREADY_REGISTERED', ALREADY_REGISTERED_MESSAGE);
 	ctx.sendJson(201, { id: result.id, status: 'success' });
 }
 
@@ -156,7 +184,8 @@ function deleteSubscription(ctx: RouteContext): void {
 	if (!businessId) return;
 	const { subscriptions } = storeOf(ctx.state);
 	const found = subscriptions.get(ctx.params.id);
-	if (!found || found.businessId !== businessId) return sendError(ctx, 404, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
+	if (!found || found.businessId !== businessId)
+		return sendError(ctx, 404, 'SUBSCRIPTION_NOT_FOUND', 'subscription not found');
 	subscriptions.delete(found.id);
 	ctx.sendJson(200, { status: 'success' });
 }
@@ -172,10 +201,15 @@ const REGISTRATION_KEYS = ['event_names', 'endpoint', 'signing_key', 'protocol']
 
 /** What is wrong with a registration body (naming the field, never echoing a value), or undefined. */
 export function registrationProblem(body: Record<string, unknown>): string | undefined {
-	for (const key of Object.keys(body)) if (!REGISTRATION_KEYS.includes(key)) return `Unexpected field ${key}`;
+	for (const key of Object.keys(body))
+		if (!REGISTRATION_KEYS.includes(key)) return `Unexpected field ${key}`;
 	for (const key of REGISTRATION_KEYS) if (!(key in body)) return `Field ${key} is required`;
 	const names = body.event_names;
-	if (!Array.isArray(names) || names.length === 0 || !names.every((n) => typeof n === 'string' && /^[a-z0-9_.-]+$/i.test(n)))
+	if (
+		!Array.isArray(names) ||
+		names.length === 0 ||
+		!names.every((n) => typeof n === 'string' && /^[a-z0-9_.-]+$/i.test(n))
+	)
 		return 'Field event_names must be a non-empty array of event names';
 	if (new Set(names).size !== names.length) return 'Field event_names holds a name twice';
 	if (typeof body.endpoint !== 'string') return 'Field endpoint must be a string';
@@ -185,9 +219,11 @@ export function registrationProblem(body: Record<string, unknown>): string | und
 	} catch {
 		return 'Field endpoint must be an absolute URL';
 	}
-	if (url.protocol !== 'https:' && url.protocol !== 'http:') return 'Field endpoint must be an http or https URL';
+	if (url.protocol !== 'https:' && url.protocol !== 'http:')
+		return 'Field endpoint must be an http or https URL';
 	if (typeof body.signing_key !== 'string') return 'Field signing_key must be a string';
-	if (body.protocol !== 'https' && body.protocol !== 'http') return 'Field protocol must be https or http';
+	if (body.protocol !== 'https' && body.protocol !== 'http')
+		return 'Field protocol must be https or http';
 	if (`${body.protocol}:` !== url.protocol) return 'Field protocol does not match the endpoint';
 	return undefined;
 }
@@ -199,7 +235,8 @@ function addSubscription(
 ): { id: string } | { conflict: true } {
 	const { subscriptions } = storeOf(state);
 	for (const existing of subscriptions.values()) {
-		if (existing.businessId === businessId && existing.endpoint === body.endpoint) return { conflict: true };
+		if (existing.businessId === businessId && existing.endpoint === body.endpoint)
+			return { conflict: true };
 	}
 	const id = `whs_${randomBytes(8).toString('hex')}`;
 	subscriptions.set(id, {
@@ -247,7 +284,11 @@ export function completionEventBody(options: {
 	if ((options.shape ?? 'flat') === 'flat') {
 		return {
 			event,
-			data: { transaction_id: options.transactionId, status: 'completed', session_id: options.sessionId ?? options.transactionId },
+			data: {
+				transaction_id: options.transactionId,
+				status: 'completed',
+				session_id: options.sessionId ?? options.transactionId,
+			},
 			timestamp: now.toISOString(),
 		};
 	}
@@ -267,7 +308,9 @@ export function completionEventBody(options: {
 }
 
 export function signBody(signingKey: string, timestampSeconds: number, raw: string): string {
-	const v1 = createHmac('sha256', signingKey).update(`${timestampSeconds}.${raw}`, 'utf8').digest('hex');
+	const v1 = createHmac('sha256', signingKey)
+		.update(`${timestampSeconds}.${raw}`, 'utf8')
+		.digest('hex');
 	return `t=${timestampSeconds},v1=${v1}`;
 }
 
@@ -291,12 +334,17 @@ export function prepareDelivery(
 			headers[SIGNATURE_HEADER] = signBody(randomBytes(32).toString('hex'), now, raw);
 			break;
 		case 'stale':
-			headers[SIGNATURE_HEADER] = signBody(subscription.signing_key, now - (options.staleSeconds ?? 600), raw);
+			headers[SIGNATURE_HEADER] = signBody(
+				subscription.signing_key,
+				now - (options.staleSeconds ?? 600),
+				raw,
+			);
 			break;
 		case 'no-header':
 			break;
 		case 'malformed-header':
-			headers[SIGNATURE_HEADER] = `sha256=${createHmac('sha256', subscription.signing_key).update(raw).digest('hex')}`;
+			headers[SIGNATURE_HEADER] =
+				`sha256=${createHmac('sha256', subscription.signing_key).update(raw).digest('hex')}`;
 			break;
 		case 'changed-body': {
 			headers[SIGNATURE_HEADER] = signBody(subscription.signing_key, now, raw);
@@ -310,7 +358,8 @@ export function prepareDelivery(
 /** Changes one character inside the first string value, so the JSON stays valid but differs. */
 function changeOneByte(raw: string): string {
 	const at = raw.indexOf(':"') + 2;
-	if (at < 2 || at >= raw.length - 1 || raw[at] === '"') throw new Error('changed-body needs a string value in the body');
+	if (at < 2 || at >= raw.length - 1 || raw[at] === '"')
+		throw new Error('changed-body needs a string value in the body');
 	const replacement = raw[at] === 'x' ? 'y' : 'x';
 	return raw.slice(0, at) + replacement + raw.slice(at + 1);
 }
@@ -319,7 +368,14 @@ async function deliver(state: FakeClinicState, request: DeliveryRequest): Promis
 	const store = storeOf(state);
 	const transactionId = request.transactionId ?? `txn-${randomBytes(6).toString('hex')}`;
 	const event = request.body ? eventNameOf(request.body) : (request.event ?? 'v2rx.completed');
-	const body = request.body ?? completionEventBody({ event, shape: request.shape, transactionId, sessionId: request.sessionId });
+	const body =
+		request.body ??
+		completionEventBody({
+			event,
+			shape: request.shape,
+			transactionId,
+			sessionId: request.sessionId,
+		});
 	const targets = [...store.subscriptions.values()].filter(
 		(s) =>
 			(request.ignoreEventNames || s.event_names.includes(event)) &&
@@ -328,12 +384,15 @@ async function deliver(state: FakeClinicState, request: DeliveryRequest): Promis
 	const attempts: DeliveryAttempt[] = [];
 	for (let round = 0; round < (request.times ?? 1); round++) {
 		for (const subscription of targets) {
-			const { raw, headers } = prepareDelivery(subscription, body, request.forgery, { staleSeconds: request.staleSeconds });
+			const { raw, headers } = prepareDelivery(subscription, body, request.forgery, {
+				staleSeconds: request.staleSeconds,
+			});
 			const attempt = await post(subscription, raw, headers, request.timeoutMs ?? 30_000);
 			if (request.forgery) attempt.forgery = request.forgery;
 			attempts.push(attempt);
 			store.deliveries.push({ ...attempt, time: Date.now(), event });
-			if (store.deliveries.length > 1000) store.deliveries.splice(0, store.deliveries.length - 1000);
+			if (store.deliveries.length > 1000)
+				store.deliveries.splice(0, store.deliveries.length - 1000);
 		}
 	}
 	return { body, attempts };
@@ -342,18 +401,33 @@ async function deliver(state: FakeClinicState, request: DeliveryRequest): Promis
 /** The event name of a custom body, as the node reads it: event ?? event_type ?? payload.event ([EKA-PW], [EKA-WH-SAMPLES]). */
 function eventNameOf(body: Record<string, unknown>): string {
 	const payload = isPlainObject(body.payload) ? body.payload : {};
-	for (const value of [body.event, body.event_type, payload.event]) if (typeof value === 'string' && value !== '') return value;
+	for (const value of [body.event, body.event_type, payload.event])
+		if (typeof value === 'string' && value !== '') return value;
 	throw new Error('a custom delivery body needs event, event_type or payload.event');
 }
 
-async function post(subscription: FakeSubscription, raw: string, headers: Record<string, string>, timeoutMs: number): Promise<DeliveryAttempt> {
+async function post(
+	subscription: FakeSubscription,
+	raw: string,
+	headers: Record<string, string>,
+	timeoutMs: number,
+): Promise<DeliveryAttempt> {
 	const base = { subscriptionId: subscription.id, endpoint: subscription.endpoint };
 	try {
-		const response = await fetch(subscription.endpoint, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(timeoutMs) });
+		const response = await fetch(subscription.endpoint, {
+			method: 'POST',
+			headers,
+			body: raw,
+			signal: AbortSignal.timeout(timeoutMs),
+		});
 		const text = await response.text();
 		return { ...base, status: response.status, response: text.slice(0, 500) };
 	} catch (error) {
-		return { ...base, status: null, response: String((error as Error).cause ?? (error as Error).message) };
+		return {
+			...base,
+			status: null,
+			response: String((error as Error).cause ?? (error as Error).message),
+		};
 	}
 }
 
@@ -365,7 +439,11 @@ export interface FakeWebhooks {
 	subscriptions(): FakeSubscription[];
 	deliver(request?: DeliveryRequest): Promise<DeliveryReport>;
 	/** Registers as the service would, but behind the node's back (default business). */
-	register(body: { event_names: string[]; endpoint: string; signing_key?: string }): FakeSubscription;
+	register(body: {
+		event_names: string[];
+		endpoint: string;
+		signing_key?: string;
+	}): FakeSubscription;
 	/** Deletes behind the node's back; false when unknown. */
 	remove(id: string): boolean;
 	clear(): void;
@@ -375,10 +453,16 @@ export interface FakeWebhooks {
 function controls(state: FakeClinicState): FakeWebhooks {
 	const store = storeOf(state);
 	return {
-		subscriptions: () => [...store.subscriptions.values()].map((s) => ({ ...s, event_names: [...s.event_names] })),
+		subscriptions: () =>
+			[...store.subscriptions.values()].map((s) => ({ ...s, event_names: [...s.event_names] })),
 		deliver: async (request = {}) => await deliver(state, request),
 		register: (input) => {
-			const body = { event_names: input.event_names, endpoint: input.endpoint, signing_key: input.signing_key ?? '', protocol: '' };
+			const body = {
+				event_names: input.event_names,
+				endpoint: input.endpoint,
+				signing_key: input.signing_key ?? '',
+				protocol: '',
+			};
 			body.protocol = /^https:/i.test(input.endpoint) ? 'https' : 'http';
 			const problem = registrationProblem(body);
 			if (problem) throw new Error(problem);
@@ -404,7 +488,11 @@ export function fakeWebhooks(api: FakeClinicApi): FakeWebhooks {
 export function remoteFakeWebhooks(baseUrl: string): {
 	subscriptions(): Promise<FakeSubscription[]>;
 	deliver(request?: DeliveryRequest): Promise<DeliveryReport>;
-	register(body: { event_names: string[]; endpoint: string; signing_key?: string }): Promise<FakeSubscription>;
+	register(body: {
+		event_names: string[];
+		endpoint: string;
+		signing_key?: string;
+	}): Promise<FakeSubscription>;
 	remove(id: string): Promise<boolean>;
 	clear(): Promise<void>;
 } {
@@ -416,7 +504,8 @@ export function remoteFakeWebhooks(baseUrl: string): {
 			signal: AbortSignal.timeout(120_000),
 		});
 		const text = await response.text();
-		if (!response.ok) throw new Error(`fake API /__admin/webhooks/${action} answered ${response.status}: ${text}`);
+		if (!response.ok)
+			throw new Error(`fake API /__admin/webhooks/${action} answered ${response.status}: ${text}`);
 		return JSON.parse(text) as T;
 	};
 	return {
@@ -430,11 +519,30 @@ export function remoteFakeWebhooks(baseUrl: string): {
 	};
 }
 
-const FORGERIES: readonly Forgery[] = ['wrong-key', 'stale', 'no-header', 'malformed-header', 'changed-body'];
+const FORGERIES: readonly Forgery[] = [
+	'wrong-key',
+	'stale',
+	'no-header',
+	'malformed-header',
+	'changed-body',
+];
 
 function deliveryRequestFromJson(input: unknown): DeliveryRequest {
 	if (!isPlainObject(input)) throw new Error('body must be an object');
-	const { event, shape, transactionId, sessionId, forgery, staleSeconds, endpoint, ignoreEventNames, times, timeoutMs, body, ...rest } = input;
+	const {
+		event,
+		shape,
+		transactionId,
+		sessionId,
+		forgery,
+		staleSeconds,
+		endpoint,
+		ignoreEventNames,
+		times,
+		timeoutMs,
+		body,
+		...rest
+	} = input;
 	const unknown = Object.keys(rest);
 	if (unknown.length > 0) throw new Error(`unknown field ${unknown[0]}`);
 	const optionalString = (v: unknown, name: string) => {
@@ -442,15 +550,20 @@ function deliveryRequestFromJson(input: unknown): DeliveryRequest {
 		return v as string | undefined;
 	};
 	const optionalNumber = (v: unknown, name: string) => {
-		if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) throw new Error(`${name} must be a number >= 0`);
+		if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
+			throw new Error(`${name} must be a number >= 0`);
 		return v as number | undefined;
 	};
-	if (shape !== undefined && shape !== 'flat' && shape !== 'envelope') throw new Error('shape must be flat or envelope');
-	if (forgery !== undefined && !FORGERIES.includes(forgery as Forgery)) throw new Error(`forgery must be one of ${FORGERIES.join(', ')}`);
+	if (shape !== undefined && shape !== 'flat' && shape !== 'envelope')
+		throw new Error('shape must be flat or envelope');
+	if (forgery !== undefined && !FORGERIES.includes(forgery as Forgery))
+		throw new Error(`forgery must be one of ${FORGERIES.join(', ')}`);
 	if (body !== undefined && !isPlainObject(body)) throw new Error('body must be an object');
-	if (ignoreEventNames !== undefined && typeof ignoreEventNames !== 'boolean') throw new Error('ignoreEventNames must be a boolean');
+	if (ignoreEventNames !== undefined && typeof ignoreEventNames !== 'boolean')
+		throw new Error('ignoreEventNames must be a boolean');
 	const count = optionalNumber(times, 'times');
-	if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 20)) throw new Error('times must be an integer 1..20');
+	if (count !== undefined && (!Number.isInteger(count) || count < 1 || count > 20))
+		throw new Error('times must be an integer 1..20');
 	return {
 		event: optionalString(event, 'event'),
 		shape: shape as EventShape | undefined,
@@ -467,26 +580,38 @@ function deliveryRequestFromJson(input: unknown): DeliveryRequest {
 }
 
 export const webhookAdmin: readonly AdminDefinition[] = [
-	{ method: 'GET', action: '/webhooks/subscriptions', handler: ({ state }) => controls(state).subscriptions() },
-	{ method: 'GET', action: '/webhooks/deliveries', handler: ({ state }) => controls(state).deliveries() },
+	{
+		method: 'GET',
+		action: '/webhooks/subscriptions',
+		handler: ({ state }) => controls(state).subscriptions(),
+	},
+	{
+		method: 'GET',
+		action: '/webhooks/deliveries',
+		handler: ({ state }) => controls(state).deliveries(),
+	},
 	{
 		method: 'POST',
 		action: '/webhooks/deliver',
-		handler: async ({ state, input }) => await controls(state).deliver(deliveryRequestFromJson(input)),
+		handler: async ({ state, input }) =>
+			await controls(state).deliver(deliveryRequestFromJson(input)),
 	},
 	{
 		method: 'POST',
 		action: '/webhooks/register',
 		handler: ({ state, input }) => {
 			if (!isPlainObject(input)) throw new Error('body must be an object');
-			return controls(state).register(input as { event_names: string[]; endpoint: string; signing_key?: string });
+			return controls(state).register(
+				input as { event_names: string[]; endpoint: string; signing_key?: string },
+			);
 		},
 	},
 	{
 		method: 'POST',
 		action: '/webhooks/remove',
 		handler: ({ state, input }) => {
-			if (!isPlainObject(input) || typeof input.id !== 'string') throw new Error('body must be {"id": "<subscription id>"}');
+			if (!isPlainObject(input) || typeof input.id !== 'string')
+				throw new Error('body must be {"id": "<subscription id>"}');
 			return { removed: controls(state).remove(input.id) };
 		},
 	},

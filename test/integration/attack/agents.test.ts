@@ -23,17 +23,49 @@ afterAll(async () => await api.close());
 beforeEach(() => api.reset());
 
 const OPERATIONS = {
-	'patient search': { resource: 'patient', operation: 'searchByMobile', mobile: MOBILE, returnAll: true, simplify: false, options: {} },
-	'get results': { resource: 'transcription', operation: 'getResults', sessionId: 'visit-agent', waitForCompletion: false, resultsOutput: 'session' },
-	'patient-find-by-mobile': { resource: 'patient', operation: 'findByMobile', mobile: MOBILE, options: {} },
-	'patient-directory-search': { resource: 'patient', operation: 'search', prefix: 'ravi', limit: 10, options: {} },
+	'patient search': {
+		resource: 'patient',
+		operation: 'searchByMobile',
+		mobile: MOBILE,
+		returnAll: true,
+		simplify: false,
+		options: {},
+	},
+	'get results': {
+		resource: 'transcription',
+		operation: 'getResults',
+		sessionId: 'visit-agent',
+		waitForCompletion: false,
+		resultsOutput: 'session',
+	},
+	'patient-find-by-mobile': {
+		resource: 'patient',
+		operation: 'findByMobile',
+		mobile: MOBILE,
+		options: {},
+	},
+	'patient-directory-search': {
+		resource: 'patient',
+		operation: 'search',
+		prefix: 'ravi',
+		limit: 10,
+		options: {},
+	},
 	'patient-get': { resource: 'patient', operation: 'get', patientId: '175074536120088' },
 	'patient-get-many': { resource: 'patient', operation: 'getAll', returnAll: true, options: {} },
-	'prescription-get': { resource: 'prescription', operation: 'get', prescriptionId: 'P-DW-1730717340935-0001', downloadPdf: false },
+	'prescription-get': {
+		resource: 'prescription',
+		operation: 'get',
+		prescriptionId: 'P-DW-1730717340935-0001',
+		downloadPdf: false,
+	},
 };
 
 function run(parameters: Record<string, unknown>, asTool: boolean) {
-	const { context } = createExecuteContext({ credentials: fakeApiCredentials(api.url, api.validCredentials), parameters });
+	const { context } = createExecuteContext({
+		credentials: fakeApiCredentials(api.url, api.validCredentials),
+		parameters,
+	});
 	(context as unknown as { isToolExecution: () => boolean }).isToolExecution = () => asTool;
 	return node.execute.call(context);
 }
@@ -43,7 +75,11 @@ describe.each(Object.entries(OPERATIONS))('%s as an AI agent tool', (name, param
 		const error = await caught(run({ ...parameters, shareWithAiAgent: false }, true));
 		expect(error.message).toContain('is not shared with AI agents in this node');
 		expect(api.requests).toHaveLength(0);
-		recordAttack(`agent-sharing-off-${name.replace(' ', '-')}`, 'tool refuses, no request, no patient data to the model', { requestsForBadInput: api.requests.length });
+		recordAttack(
+			`agent-sharing-off-${name.replace(' ', '-')}`,
+			'tool refuses, no request, no patient data to the model',
+			{ requestsForBadInput: api.requests.length },
+		);
 	});
 
 	it('with sharing on (the default) calls the API', async () => {

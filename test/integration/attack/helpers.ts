@@ -3,10 +3,17 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
 import { requestUploadTarget } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
-import { createSubscription, listSubscriptions } from '../../../nodes/ClinicScribe/transport/webhookApi';
+import {
+	createSubscription,
+	listSubscriptions,
+} from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { API_VARIANTS } from '../../fake-api/fixtures';
 import type { FakeClinicApi } from '../../fake-api/server';
-import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import {
+	createExecuteContext,
+	fakeApiCredentials,
+	type CredentialStore,
+} from '../../support/nodeContext';
 
 export const TOKEN_PATH = API_VARIANTS.document.tokenPath;
 export const SIGNING_KEY = 'whsec-attack-suite-signing-key-9d81f2';
@@ -23,13 +30,28 @@ export interface CallFamily {
 
 export const CALL_FAMILIES: CallFamily[] = [
 	// Any API call starts with the exchange when the credential has no token yet.
-	{ name: 'token', path: TOKEN_PATH, needsToken: false, call: async (ctx) => await getDoctorServices(ctx, 'do1001') },
-	{ name: 'dr', path: '/dr/v1/doctor/service/', needsToken: true, call: async (ctx) => await getDoctorServices(ctx, 'do1001') },
+	{
+		name: 'token',
+		path: TOKEN_PATH,
+		needsToken: false,
+		call: async (ctx) => await getDoctorServices(ctx, 'do1001'),
+	},
+	{
+		name: 'dr',
+		path: '/dr/v1/doctor/service/',
+		needsToken: true,
+		call: async (ctx) => await getDoctorServices(ctx, 'do1001'),
+	},
 	{
 		name: 'transcription',
 		path: '/v1/file-upload',
 		needsToken: true,
-		call: async (ctx) => await requestUploadTarget(ctx, { txnId: 'attack-txn-1', action: 'scribe-v2', extraData: { mode: 'dictation' } }),
+		call: async (ctx) =>
+			await requestUploadTarget(ctx, {
+				txnId: 'attack-txn-1',
+				action: 'scribe-v2',
+				extraData: { mode: 'dictation' },
+			}),
 	},
 	{
 		name: 'webhook',
@@ -46,7 +68,10 @@ export const CALL_FAMILIES: CallFamily[] = [
 ];
 
 /** A credential for the fake API, holding a token already when asked (obtained by a real call). */
-export async function credentialFor(api: FakeClinicApi, withToken: boolean): Promise<CredentialStore> {
+export async function credentialFor(
+	api: FakeClinicApi,
+	withToken: boolean,
+): Promise<CredentialStore> {
 	const store = fakeApiCredentials(api.url, api.validCredentials);
 	if (withToken) await listSubscriptions(contextFor(store));
 	return store;
@@ -76,7 +101,8 @@ export function everythingOf(value: unknown, seen = new WeakSet<object>(), depth
 	if (seen.has(value) || depth > 10) return '';
 	seen.add(value);
 	const keys = new Set(Object.getOwnPropertyNames(value));
-	if (value instanceof Error) for (const key of ['message', 'stack', 'description', 'cause']) keys.add(key);
+	if (value instanceof Error)
+		for (const key of ['message', 'stack', 'description', 'cause']) keys.add(key);
 	const parts: string[] = [];
 	for (const key of keys) {
 		const entry = (value as Record<string, unknown>)[key];

@@ -7,7 +7,12 @@
  */
 import { deleteSubscription } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { recordAttack } from '../../support/attackLedger';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../transcription/helpers';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../transcription/helpers';
 import { caught, contextFor, credentialFor } from './helpers';
 
 const rig = new TranscriptionRig();
@@ -39,7 +44,9 @@ function expectNothingSent(row: string, error: Error, field: RegExp): void {
 	expect(error.message).toMatch(field);
 	const sent = rig.api.requests.length;
 	expect(sent).toBe(0);
-	recordAttack(row, `refused before any request: "${error.message}"`, { requestsForBadInput: sent });
+	recordAttack(row, `refused before any request: "${error.message}"`, {
+		requestsForBadInput: sent,
+	});
 }
 
 describe('Doctor ID', () => {
@@ -66,12 +73,19 @@ describe('Session ID (Get Results)', () => {
 
 describe('Transaction ID (Upload Audio)', () => {
 	// Empty means "generate one", so only the dotted forms are bad input here.
-	it.each(DOTS)('%s is refused before any request (no presign, upload or init)', async (label, value) => {
-		const file = rig.audioFile('visit.wav', 1_000);
-		const error = await caught(rig.run(uploadParameters({ transactionId: value }), { items: [item({ data: rig.storedBinary(file) })] }));
-		expectNothingSent(`dotted-id-transaction-${label}`, error, /Transaction ID/);
-		expect(rig.fake.uploads()).toEqual([]);
-	});
+	it.each(DOTS)(
+		'%s is refused before any request (no presign, upload or init)',
+		async (label, value) => {
+			const file = rig.audioFile('visit.wav', 1_000);
+			const error = await caught(
+				rig.run(uploadParameters({ transactionId: value }), {
+					items: [item({ data: rig.storedBinary(file) })],
+				}),
+			);
+			expectNothingSent(`dotted-id-transaction-${label}`, error, /Transaction ID/);
+			expect(rig.fake.uploads()).toEqual([]);
+		},
+	);
 });
 
 describe('webhook subscription ID', () => {
@@ -85,7 +99,13 @@ describe('webhook subscription ID', () => {
 
 describe('Template ID (Template → Get, which reads the list)', () => {
 	it.each([...DOTS, ...EMPTY])('%s is refused before any request', async (label, value) => {
-		const error = await caught(rig.run({ resource: 'template', operation: 'get', templateId: { __rl: true, mode: 'id', value } }));
+		const error = await caught(
+			rig.run({
+				resource: 'template',
+				operation: 'get',
+				templateId: { __rl: true, mode: 'id', value },
+			}),
+		);
 		expectNothingSent(`dotted-id-template-get-${label}`, error, /Template/);
 	});
 });
@@ -93,7 +113,10 @@ describe('Template ID (Template → Get, which reads the list)', () => {
 describe('a dot inside a segment is sent as a dot (RFC 3986), never %2E', () => {
 	it('a session file name arrives as audio_0.wav, under its own route', async () => {
 		const file = rig.audioFile('visit.wav', 1_000);
-		await rig.run(uploadParameters({ uploadMethod: 'session', transactionId: 'dotted-segment-session-01' }), { items: [item({ data: rig.storedBinary(file) })] });
+		await rig.run(
+			uploadParameters({ uploadMethod: 'session', transactionId: 'dotted-segment-session-01' }),
+			{ items: [item({ data: rig.storedBinary(file) })] },
+		);
 		const [upload] = rig.api.requestsTo(/\/audio\//, 'POST');
 		expect(upload.path).toBe('/voice/v1/sessions/dotted-segment-session-01/audio/audio_0.wav');
 		expect(upload.route).toBe('/voice/v1/sessions/:sessionId/audio/:fileName');

@@ -6,12 +6,24 @@
  * execution) or a Continue On Fail item. Real HTTP against the fake API.
  */
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { listSubscriptions, registrationRefusedError } from '../../../nodes/ClinicScribe/transport/webhookApi';
+import {
+	listSubscriptions,
+	registrationRefusedError,
+} from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { createSubscription } from '../../../nodes/ClinicScribe/transport/webhookApi';
 import { envelopeError, startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { recordAttack } from '../../support/attackLedger';
 import { createExecuteContext } from '../../support/nodeContext';
-import { CALL_FAMILIES, caught, contextFor, credentialFor, everythingOf, secretsIn, secretsOf, SIGNING_KEY } from './helpers';
+import {
+	CALL_FAMILIES,
+	caught,
+	contextFor,
+	credentialFor,
+	everythingOf,
+	secretsIn,
+	secretsOf,
+	SIGNING_KEY,
+} from './helpers';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 let api: FakeClinicApi;
@@ -25,34 +37,49 @@ afterAll(async () => await api.close());
 beforeEach(() => api.reset());
 
 describe('an error answer that echoes the secrets', () => {
-	it.each(CALL_FAMILIES.map((family) => [family.name, family] as const))('on the %s call leaves none of them in the error', async (name, family) => {
-		const store = await credentialFor(api, family.needsToken);
-		api.injectFault({ path: family.path, fault: { kind: 'echo', status: 400 } });
+	it.each(CALL_FAMILIES.map((family) => [family.name, family] as const))(
+		'on the %s call leaves none of them in the error',
+		async (name, family) => {
+			const store = await credentialFor(api, family.needsToken);
+			api.injectFault({ path: family.path, fault: { kind: 'echo', status: 400 } });
 
-		const outcome = await family.call(contextFor(store)).then(
-			(value) => ({ value }),
-			(error: unknown) => ({ error }),
-		);
-		// The webhook registration hands a 400 back to the trigger, which turns it into its error.
-		const error =
-			'error' in outcome
-				? outcome.error
-				: registrationRefusedError(contextFor(store), outcome.value as Parameters<typeof registrationRefusedError>[1], false);
+			const outcome = await family.call(contextFor(store)).then(
+				(value) => ({ value }),
+				(error: unknown) => ({ error }),
+			);
+			// The webhook registration hands a 400 back to the trigger, which turns it into its error.
+			const error =
+				'error' in outcome
+					? outcome.error
+					: registrationRefusedError(
+							contextFor(store),
+							outcome.value as Parameters<typeof registrationRefusedError>[1],
+							false,
+						);
 
-		const secrets = secretsOf(store);
-		// The fake really echoed them: the answer it sent holds the secrets this call carried.
-		expect(api.requests.find((r) => r.fault === 'echo')).toBeTruthy();
-		expect(secrets.length).toBeGreaterThanOrEqual(family.needsToken ? 5 : 2);
-		const text = everythingOf(error);
-		expect(text).toContain('[redacted]');
-		const seen = secretsIn(text, secrets);
-		expect(seen).toEqual([]);
-		recordAttack(`echoed-secrets-${name}`, 'error names the API code; every echoed secret shows as [redacted]', { secretsSeen: seen.length });
-	});
+			const secrets = secretsOf(store);
+			// The fake really echoed them: the answer it sent holds the secrets this call carried.
+			expect(api.requests.find((r) => r.fault === 'echo')).toBeTruthy();
+			expect(secrets.length).toBeGreaterThanOrEqual(family.needsToken ? 5 : 2);
+			const text = everythingOf(error);
+			expect(text).toContain('[redacted]');
+			const seen = secretsIn(text, secrets);
+			expect(seen).toEqual([]);
+			recordAttack(
+				`echoed-secrets-${name}`,
+				'error names the API code; every echoed secret shows as [redacted]',
+				{ secretsSeen: seen.length },
+			);
+		},
+	);
 
 	it('on a webhook registration hands back an answer already scrubbed (signing key included)', async () => {
 		const store = await credentialFor(api, true);
-		api.injectFault({ path: CALL_FAMILIES[3].path, method: 'POST', fault: { kind: 'echo', status: 400 } });
+		api.injectFault({
+			path: CALL_FAMILIES[3].path,
+			method: 'POST',
+			fault: { kind: 'echo', status: 400 },
+		});
 		const outcome = await createSubscription(contextFor(store), {
 			eventNames: ['v2rx.completed'],
 			endpoint: 'https://n8n.example.com/webhook/attack/webhook',
@@ -67,11 +94,19 @@ describe('an error answer that echoes the secrets', () => {
 
 	it('on the subscription list (a trigger activation) leaves none in the thrown error', async () => {
 		const store = await credentialFor(api, true);
-		api.injectFault({ path: CALL_FAMILIES[3].path, method: 'GET', fault: { kind: 'echo', status: 403 } });
+		api.injectFault({
+			path: CALL_FAMILIES[3].path,
+			method: 'GET',
+			fault: { kind: 'echo', status: 403 },
+		});
 		const error = await caught(listSubscriptions(contextFor(store)));
 		expect(error.message).toContain('HTTP 403 ECHO');
 		expect(secretsIn(everythingOf(error), secretsOf(store))).toEqual([]);
-		recordAttack('echoed-secrets-webhook-list', 'error names the API code; every echoed secret shows as [redacted]', { secretsSeen: 0 });
+		recordAttack(
+			'echoed-secrets-webhook-list',
+			'error names the API code; every echoed secret shows as [redacted]',
+			{ secretsSeen: 0 },
+		);
 	});
 
 	it('under Continue On Fail leaves none of them in the error item, and the other item keeps its output', async () => {
@@ -94,10 +129,15 @@ describe('an error answer that echoes the secrets', () => {
 		expect(errorItems).toHaveLength(1);
 		expect(errorItems[0].pairedItem).toEqual({ item: 0 });
 		expect(errorItems[0].json.error).toContain('[redacted]');
-		expect(output.filter((item) => (item.pairedItem as { item: number }).item === 1).length).toBeGreaterThan(0);
+		expect(
+			output.filter((item) => (item.pairedItem as { item: number }).item === 1).length,
+		).toBeGreaterThan(0);
 		const seen = secretsIn(JSON.stringify(output), secretsOf(store));
 		expect(seen).toEqual([]);
-		recordAttack('echoed-secrets-continue-on-fail', 'error item with [redacted]; other item kept', { secretsSeen: seen.length, itemsLost: 0 });
+		recordAttack('echoed-secrets-continue-on-fail', 'error item with [redacted]; other item kept', {
+			secretsSeen: seen.length,
+			itemsLost: 0,
+		});
 	});
 
 	it('when the token endpoint refuses with an echo, the credential error holds none of them', async () => {
@@ -122,11 +162,25 @@ describe('a mobile number the API echoes in another spelling', () => {
 		const store = await credentialFor(api, true);
 		api.injectFault({
 			path: '/dr/v1/business/patients/search',
-			fault: { kind: 'status', status: 400, body: { ...envelopeError(400, 'BAD_REQUEST', `no patient for ${echoed}`), message: `searched ${echoed}` } },
+			fault: {
+				kind: 'status',
+				status: 400,
+				body: {
+					...envelopeError(400, 'BAD_REQUEST', `no patient for ${echoed}`),
+					message: `searched ${echoed}`,
+				},
+			},
 		});
 		const { context } = createExecuteContext({
 			credentials: store,
-			parameters: { resource: 'patient', operation: 'searchByMobile', mobile: '98765 43210', returnAll: true, simplify: false, options: {} },
+			parameters: {
+				resource: 'patient',
+				operation: 'searchByMobile',
+				mobile: '98765 43210',
+				returnAll: true,
+				simplify: false,
+				options: {},
+			},
 		});
 		const error = await caught(node.execute.call(context));
 		const text = everythingOf(error);

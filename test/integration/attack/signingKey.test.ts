@@ -32,37 +32,77 @@ beforeEach(() => {
 	fakeWebhooks(api).clear();
 });
 
-async function activate(store: CredentialStore, staticData: IDataObject, parameters: Record<string, unknown>): Promise<void> {
-	const { context } = createHookContext({ credentials: store, webhookUrl: WEBHOOK_URL, staticData, parameters });
+async function activate(
+	store: CredentialStore,
+	staticData: IDataObject,
+	parameters: Record<string, unknown>,
+): Promise<void> {
+	const { context } = createHookContext({
+		credentials: store,
+		webhookUrl: WEBHOOK_URL,
+		staticData,
+		parameters,
+	});
 	if (!(await hooks.checkExists.call(context))) await hooks.create.call(context);
 }
 
-async function deliverSignedWith(key: string, store: CredentialStore, staticData: IDataObject, parameters: Record<string, unknown>) {
-	const { raw, headers } = prepareDelivery({ signing_key: key }, completionEventBody({ transactionId: `visit-${key.slice(0, 6)}-${Math.random()}` }), undefined);
+async function deliverSignedWith(
+	key: string,
+	store: CredentialStore,
+	staticData: IDataObject,
+	parameters: Record<string, unknown>,
+) {
+	const { raw, headers } = prepareDelivery(
+		{ signing_key: key },
+		completionEventBody({ transactionId: `visit-${key.slice(0, 6)}-${Math.random()}` }),
+		undefined,
+	);
 	const lower: Record<string, string> = {};
 	for (const [name, value] of Object.entries(headers)) lower[name.toLowerCase()] = value;
-	const ctx = createWebhookContext({ request: { headers: lower, rawBody: Buffer.from(raw) }, staticData: { ...staticData }, parameters, credentials: store });
+	const ctx = createWebhookContext({
+		request: { headers: lower, rawBody: Buffer.from(raw) },
+		staticData: { ...staticData },
+		parameters,
+		credentials: store,
+	});
 	const result = await trigger.webhook.call(ctx.context);
 	return { status: ctx.response.status ?? 200, started: (result.workflowData?.[0] ?? []).length };
 }
 
 it('a key in the credential is registered, verified with, and never written into the workflow', async () => {
-	const store = fakeApiCredentials(api.url, api.validCredentials, { webhookSigningSecret: CREDENTIAL_KEY });
+	const store = fakeApiCredentials(api.url, api.validCredentials, {
+		webhookSigningSecret: CREDENTIAL_KEY,
+	});
 	const staticData: IDataObject = {};
 	await activate(store, staticData, {});
 
 	const [subscription] = fakeWebhooks(api).subscriptions();
 	expect(subscription.signing_key).toBe(CREDENTIAL_KEY);
-	expect(staticData).toEqual({ subscriptionId: subscription.id, signingKeyInCredential: true, endpoint: WEBHOOK_URL, eventNames: ['v2rx.completed'] });
+	expect(staticData).toEqual({
+		subscriptionId: subscription.id,
+		signingKeyInCredential: true,
+		endpoint: WEBHOOK_URL,
+		eventNames: ['v2rx.completed'],
+	});
 	const inWorkflow = JSON.stringify(staticData).includes(CREDENTIAL_KEY) ? 1 : 0;
 	expect(inWorkflow).toBe(0);
 
-	expect(await deliverSignedWith(CREDENTIAL_KEY, store, staticData, {})).toEqual({ status: 200, started: 1 });
-	expect(await deliverSignedWith('some-other-key-entirely', store, staticData, {})).toEqual({ status: 401, started: 0 });
+	expect(await deliverSignedWith(CREDENTIAL_KEY, store, staticData, {})).toEqual({
+		status: 200,
+		started: 1,
+	});
+	expect(await deliverSignedWith('some-other-key-entirely', store, staticData, {})).toEqual({
+		status: 401,
+		started: 0,
+	});
 	// n8n's older activation mode checks again at every start: the subscription is kept.
 	await activate(store, staticData, {});
 	expect(fakeWebhooks(api).subscriptions()).toHaveLength(1);
-	recordAttack('signing-key-in-credential', 'registered and verified with the credential key; workflow holds a marker only', { secretsSeen: inWorkflow });
+	recordAttack(
+		'signing-key-in-credential',
+		'registered and verified with the credential key; workflow holds a marker only',
+		{ secretsSeen: inWorkflow },
+	);
 });
 
 it('a version 1 node with the old Signing Key option keeps working', async () => {
@@ -71,11 +111,16 @@ it('a version 1 node with the old Signing Key option keeps working', async () =>
 	const parameters = { options: { signingKey: LEGACY_KEY } };
 	await activate(store, staticData, parameters);
 	expect(fakeWebhooks(api).subscriptions()[0].signing_key).toBe(LEGACY_KEY);
-	expect(await deliverSignedWith(LEGACY_KEY, store, staticData, parameters)).toEqual({ status: 200, started: 1 });
+	expect(await deliverSignedWith(LEGACY_KEY, store, staticData, parameters)).toEqual({
+		status: 200,
+		started: 1,
+	});
 });
 
 it('the credential key wins over the old node option', async () => {
-	const store = fakeApiCredentials(api.url, api.validCredentials, { webhookSigningSecret: CREDENTIAL_KEY });
+	const store = fakeApiCredentials(api.url, api.validCredentials, {
+		webhookSigningSecret: CREDENTIAL_KEY,
+	});
 	const staticData: IDataObject = {};
 	await activate(store, staticData, { options: { signingKey: LEGACY_KEY } });
 	expect(fakeWebhooks(api).subscriptions()[0].signing_key).toBe(CREDENTIAL_KEY);

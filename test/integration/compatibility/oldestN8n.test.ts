@@ -36,7 +36,13 @@ function getServices(line: Line, credentials = rig.credentials()) {
 	const { context } = createExecuteContext({
 		n8nLine: line,
 		credentials,
-		parameters: { resource: 'doctor', operation: 'getServices', doctorId: { __rl: true, mode: 'id', value: FIXTURE_IDS.doctorWithServices }, returnAll: true, options: {} },
+		parameters: {
+			resource: 'doctor',
+			operation: 'getServices',
+			doctorId: { __rl: true, mode: 'id', value: FIXTURE_IDS.doctorWithServices },
+			returnAll: true,
+			options: {},
+		},
 	});
 	return node.execute.call(context);
 }
@@ -51,21 +57,31 @@ describe.each(LINES)("with n8n's helpers of the %s supported n8n", (line) => {
 		const [output] = await getServices(line, credentials);
 
 		expect(output.length).toBeGreaterThan(0);
-		expect(rig.api.requestsTo(SERVICES_PATH).map((r) => r.fault ?? r.status)).toEqual(['drop', 200]);
+		expect(rig.api.requestsTo(SERVICES_PATH).map((r) => r.fault ?? r.status)).toEqual([
+			'drop',
+			200,
+		]);
 	});
 
 	test('a connection dropped every time fails after the bounded tries, saying so', async () => {
 		rig.api.injectFault({ path: SERVICES_PATH, times: Infinity, fault: { kind: 'drop' } });
-		await expect(getServices(line)).rejects.toThrow(/Could not reach the clinic API for the doctor's services: the connection was closed before an answer arrived/);
+		await expect(getServices(line)).rejects.toThrow(
+			/Could not reach the clinic API for the doctor's services: the connection was closed before an answer arrived/,
+		);
 		expect(rig.api.requestsTo(SERVICES_PATH)).toHaveLength(4);
 	});
 
 	test('a credential the token service rejects is named, not reported as a network error', async () => {
-		const error = (await getServices(line, rig.credentials({ clientSecret: 'wrong-secret-for-this-client' })).catch((e: unknown) => e)) as Error & { description?: string };
+		const error = (await getServices(
+			line,
+			rig.credentials({ clientSecret: 'wrong-secret-for-this-client' }),
+		).catch((e: unknown) => e)) as Error & { description?: string };
 		expect(error.message).toContain('Client Secret');
 		expect(error.message).not.toMatch(/network error|Could not reach/);
 		expect(error.description).toContain('Open the Clinic Scribe API credential');
-		expect(JSON.stringify({ ...error, message: error.message })).not.toContain('wrong-secret-for-this-client');
+		expect(JSON.stringify({ ...error, message: error.message })).not.toContain(
+			'wrong-secret-for-this-client',
+		);
 		expect(rig.api.requestsTo('/dr/')).toHaveLength(0);
 	});
 
@@ -74,17 +90,30 @@ describe.each(LINES)("with n8n's helpers of the %s supported n8n", (line) => {
 		// The first 401 comes back to the node, which sends the file once more for n8n to renew; n8n's
 		// try with the token it holds is refused too (the fault's second answer), then it renews.
 		const refusals = 2;
-		rig.api.injectFault({ method: 'POST', path: /\/audio\/audio_0\.wav$/, times: refusals, fault: { kind: 'status', status: 401 } });
-
-		const output = await rig.run(uploadParameters({ uploadMethod: 'session', transactionId: 'visit-2024-0042-session-a' }), {
-			items: [item({ data: rig.storedBinary(a) })],
-			n8nLine: line,
+		rig.api.injectFault({
+			method: 'POST',
+			path: /\/audio\/audio_0\.wav$/,
+			times: refusals,
+			fault: { kind: 'status', status: 401 },
 		});
 
+		const output = await rig.run(
+			uploadParameters({ uploadMethod: 'session', transactionId: 'visit-2024-0042-session-a' }),
+			{
+				items: [item({ data: rig.storedBinary(a) })],
+				n8nLine: line,
+			},
+		);
+
 		expect(output[0].json.upload_status).toBe('uploaded');
-		expect(rig.api.requestsTo(/\/audio\/audio_0\.wav$/, 'POST').map((r) => r.status)).toEqual([...Array(refusals).fill(401), 200]);
+		expect(rig.api.requestsTo(/\/audio\/audio_0\.wav$/, 'POST').map((r) => r.status)).toEqual([
+			...Array(refusals).fill(401),
+			200,
+		]);
 		expect(rig.api.counters.tokenRefreshes).toBe(1);
-		expect(sessions.session('visit-2024-0042-session-a')!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
+		expect(sessions.session('visit-2024-0042-session-a')!.uploads.map((u) => u.sha256)).toEqual([
+			a.sha256,
+		]);
 	});
 });
 
@@ -94,9 +123,19 @@ describe('a run as an AI agent tool on n8n 1.x (no isToolExecution(); n8n runs t
 			n8nLine: 'oldest',
 			nodeType: 'n8n-nodes-clinic-scribe.clinicScribeTool',
 			credentials: fakeApiCredentials(rig.api.url, rig.api.validCredentials),
-			parameters: { resource: 'patient', operation: 'searchByMobile', mobile: MOBILE, returnAll: true, simplify: false, options: {}, shareWithAiAgent: false },
+			parameters: {
+				resource: 'patient',
+				operation: 'searchByMobile',
+				mobile: MOBILE,
+				returnAll: true,
+				simplify: false,
+				options: {},
+				shareWithAiAgent: false,
+			},
 		});
-		await expect(node.execute.call(context)).rejects.toThrow('Patient search is not shared with AI agents in this node');
+		await expect(node.execute.call(context)).rejects.toThrow(
+			'Patient search is not shared with AI agents in this node',
+		);
 		expect(rig.api.requests).toEqual([]);
 	});
 
@@ -109,7 +148,9 @@ describe('a run as an AI agent tool on n8n 1.x (no isToolExecution(); n8n runs t
 			items: [item({ data: rig.inMemoryBinary(a) })],
 			parameters: uploadParameters(),
 		});
-		await expect(node.execute.call(context)).rejects.toThrow('Upload Audio cannot be used as an AI agent tool');
+		await expect(node.execute.call(context)).rejects.toThrow(
+			'Upload Audio cannot be used as an AI agent tool',
+		);
 		expect(rig.api.requests).toEqual([]);
 	});
 
@@ -117,9 +158,19 @@ describe('a run as an AI agent tool on n8n 1.x (no isToolExecution(); n8n runs t
 		const { context } = createExecuteContext({
 			n8nLine: 'oldest',
 			credentials: fakeApiCredentials(rig.api.url, rig.api.validCredentials),
-			parameters: { resource: 'patient', operation: 'searchByMobile', mobile: MOBILE, returnAll: true, simplify: false, options: {}, shareWithAiAgent: false },
+			parameters: {
+				resource: 'patient',
+				operation: 'searchByMobile',
+				mobile: MOBILE,
+				returnAll: true,
+				simplify: false,
+				options: {},
+				shareWithAiAgent: false,
+			},
 		});
 		const [output] = await node.execute.call(context);
-		expect(output.map((entry) => entry.json.patient_id)).toEqual(PATIENTS_BY_MOBILE[MOBILE].map((p) => p.patient_id));
+		expect(output.map((entry) => entry.json.patient_id)).toEqual(
+			PATIENTS_BY_MOBILE[MOBILE].map((p) => p.patient_id),
+		);
 	});
 });

@@ -6,7 +6,12 @@
  */
 import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request';
 import { createExecuteContext } from '../../support/nodeContext';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../transcription/helpers';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../transcription/helpers';
 
 /** The pauses asked for (ms), and how to end them. */
 const pauses: Array<{ ms: number; end: () => void }> = [];
@@ -17,7 +22,8 @@ jest.mock('n8n-workflow', () => {
 		...actual,
 		// n8n-workflow 1.120's sleep: `async (ms) => await new Promise((resolve) => setTimeout(resolve, ms))`,
 		// the signal ignored; here it ends only when the test ends it.
-		sleep: async (ms: number) => await new Promise<void>((resolve) => pauses.push({ ms, end: resolve })),
+		sleep: async (ms: number) =>
+			await new Promise<void>((resolve) => pauses.push({ ms, end: resolve })),
 	};
 });
 
@@ -37,7 +43,8 @@ async function settledSoon(promise: Promise<unknown>): Promise<boolean> {
 		() => (settled = true),
 		() => (settled = true),
 	);
-	for (let turn = 0; turn < 20 && !settled; turn++) await new Promise((resolve) => setImmediate(resolve));
+	for (let turn = 0; turn < 20 && !settled; turn++)
+		await new Promise((resolve) => setImmediate(resolve));
 	return settled;
 }
 
@@ -51,11 +58,20 @@ async function pauseOf(matches: (ms: number) => boolean): Promise<void> {
 
 test('Stop during the wait between status checks ends Wait for Completion at once', async () => {
 	rig.fake.script('visit-old-sleep', { processingPolls: 1_000_000 });
-	await rig.run(uploadParameters({ transactionId: 'visit-old-sleep' }), { items: [item({ data: rig.storedBinary(rig.audioFile('visit.wav', 2000)) })] });
-	const controller = new AbortController();
-	const run = rig.run(resultsParameters('visit-old-sleep', { waitForCompletion: true, timeoutMinutes: 10, pollIntervalSeconds: 60 }), {
-		cancelSignal: controller.signal,
+	await rig.run(uploadParameters({ transactionId: 'visit-old-sleep' }), {
+		items: [item({ data: rig.storedBinary(rig.audioFile('visit.wav', 2000)) })],
 	});
+	const controller = new AbortController();
+	const run = rig.run(
+		resultsParameters('visit-old-sleep', {
+			waitForCompletion: true,
+			timeoutMinutes: 10,
+			pollIntervalSeconds: 60,
+		}),
+		{
+			cancelSignal: controller.signal,
+		},
+	);
 	run.catch(() => undefined);
 	// The status check answered "processing"; the node pauses until the next one (up to 60 s).
 	await pauseOf((ms) => ms > 1_000 && ms <= 60_000);
@@ -63,20 +79,36 @@ test('Stop during the wait between status checks ends Wait for Completion at onc
 	controller.abort();
 
 	expect(await settledSoon(run)).toBe(true);
-	await expect(run).rejects.toThrow('Stopped waiting for session "visit-old-sleep" because the execution was cancelled');
+	await expect(run).rejects.toThrow(
+		'Stopped waiting for session "visit-old-sleep" because the execution was cancelled',
+	);
 });
 
 test('Stop during the pause before a retry ends the call at once', async () => {
-	rig.api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'status', status: 503, headers: { 'retry-after': '8' } } });
+	rig.api.injectFault({
+		path: '/dr/v1/business/entities',
+		fault: { kind: 'status', status: 503, headers: { 'retry-after': '8' } },
+	});
 	const controller = new AbortController();
-	const { context } = createExecuteContext({ credentials: rig.credentials(), parameters: {}, cancelSignal: controller.signal });
-	const call = clinicApiRequest(context, { method: 'GET', path: '/dr/v1/business/entities', idempotent: true, purpose: 'the clinics' });
+	const { context } = createExecuteContext({
+		credentials: rig.credentials(),
+		parameters: {},
+		cancelSignal: controller.signal,
+	});
+	const call = clinicApiRequest(context, {
+		method: 'GET',
+		path: '/dr/v1/business/entities',
+		idempotent: true,
+		purpose: 'the clinics',
+	});
 	call.catch(() => undefined);
 	await pauseOf((ms) => ms === 8_000);
 
 	controller.abort();
 
 	expect(await settledSoon(call)).toBe(true);
-	await expect(call).rejects.toThrow('Stopped the request for the clinics because the execution was stopped');
+	await expect(call).rejects.toThrow(
+		'Stopped the request for the clinics because the execution was stopped',
+	);
 	expect(rig.api.requestsTo('/dr/v1/business/entities')).toHaveLength(1);
 });

@@ -24,16 +24,26 @@ function loadProtectedRequest(): Request | undefined {
 	if (!dir) return undefined;
 	process.env.N8N_SSRF_PROTECTION_ENABLED = 'true';
 	require(join(dir, 'reflect-metadata'));
-	const { Container } = require(join(dir, '@n8n', 'di')) as { Container: { get<T>(type: unknown): T } };
-	const network = require(join(dir, '@n8n', 'backend-network')) as { OutboundHttp: unknown; configureGlobalAxiosDefaults(): void };
+	const { Container } = require(join(dir, '@n8n', 'di')) as {
+		Container: { get<T>(type: unknown): T };
+	};
+	const network = require(join(dir, '@n8n', 'backend-network')) as {
+		OutboundHttp: unknown;
+		configureGlobalAxiosDefaults(): void;
+	};
 	network.configureGlobalAxiosDefaults();
-	const outbound = Container.get<{ requests(): { request(options: IHttpRequestOptions): Promise<unknown> } }>(network.OutboundHttp);
+	const outbound = Container.get<{
+		requests(): { request(options: IHttpRequestOptions): Promise<unknown> };
+	}>(network.OutboundHttp);
 	return async (options) => await outbound.requests().request(options);
 }
 
 const protectedRequest = loadProtectedRequest();
 const describeWithN8n = protectedRequest || n8nRequired() ? describe : describe.skip;
-if (!protectedRequest && !n8nRequired()) process.stderr.write('ssrf.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n');
+if (!protectedRequest && !n8nRequired())
+	process.stderr.write(
+		'ssrf.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n',
+	);
 
 let api: FakeClinicApi;
 beforeAll(async () => (api = await startFakeClinicApi()));
@@ -44,7 +54,10 @@ afterAll(async () => {
 
 describeWithN8n("a request n8n's SSRF protection refuses", () => {
 	test('n8n 2.41 refuses the loopback address itself (the fake API gets nothing)', async () => {
-		const error = await protectedRequest!({ url: `${api.url}/dr/v1/business/entities`, method: 'GET' }).catch((e: unknown) => e);
+		const error = await protectedRequest!({
+			url: `${api.url}/dr/v1/business/entities`,
+			method: 'GET',
+		}).catch((e: unknown) => e);
 		expect((error as Error).name).toBe('SsrfBlockedIpError');
 		expect(describeNetworkFailure(error)).toBe(
 			`n8n's SSRF protection does not allow "127.0.0.1"; an n8n administrator can allow it with N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES`,
@@ -53,19 +66,30 @@ describeWithN8n("a request n8n's SSRF protection refuses", () => {
 	});
 
 	test('fails the call once, naming the protection and the settings that allow the address', async () => {
-		const { context } = createExecuteContext({ credentials: fakeApiCredentials(api.url, api.validCredentials, { sessionToken: 'a-stored-token' }), parameters: {} });
+		const { context } = createExecuteContext({
+			credentials: fakeApiCredentials(api.url, api.validCredentials, {
+				sessionToken: 'a-stored-token',
+			}),
+			parameters: {},
+		});
 		let calls = 0;
 		// As n8n-core 2.41's httpRequestWithAuthentication: the client's error wrapped in a NodeApiError.
-		(context.helpers as { httpRequestWithAuthentication: unknown }).httpRequestWithAuthentication = async (_type: string, options: IHttpRequestOptions) => {
-			calls++;
-			try {
-				return await protectedRequest!(options);
-			} catch (error) {
-				throw new NodeApiError(context.getNode(), error as JsonObject);
-			}
-		};
+		(context.helpers as { httpRequestWithAuthentication: unknown }).httpRequestWithAuthentication =
+			async (_type: string, options: IHttpRequestOptions) => {
+				calls++;
+				try {
+					return await protectedRequest!(options);
+				} catch (error) {
+					throw new NodeApiError(context.getNode(), error as JsonObject);
+				}
+			};
 
-		const error = (await clinicApiRequest(context, { method: 'GET', path: '/dr/v1/business/entities', idempotent: true, purpose: 'the clinics' }).catch((e: unknown) => e)) as Error;
+		const error = (await clinicApiRequest(context, {
+			method: 'GET',
+			path: '/dr/v1/business/entities',
+			idempotent: true,
+			purpose: 'the clinics',
+		}).catch((e: unknown) => e)) as Error;
 
 		expect(error.message).toBe(
 			`Could not reach the clinic API for the clinics: n8n's SSRF protection does not allow "127.0.0.1"; an n8n administrator can allow it with N8N_SSRF_ALLOWED_HOSTNAMES or N8N_SSRF_ALLOWED_IP_RANGES`,

@@ -16,7 +16,11 @@ import { holdTokenRefreshes } from '../../fake-api/routes/auth';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startForeignHost, type ForeignHost } from '../../support/foreignHost';
 import { eventually } from '../../support/n8n/trigger';
-import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import {
+	createExecuteContext,
+	fakeApiCredentials,
+	type CredentialStore,
+} from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 let api: FakeClinicApi;
@@ -106,9 +110,15 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 
 	it('a token that expires mid-run: exactly one renewal for the calls in flight, every item succeeds, the renewed token persisted for the next execution', async () => {
 		const store = credentials();
-		const output = await getServices(store, 25, (itemIndex) => {
-			if (itemIndex === 12) api.expireAccessTokens();
-		}, false, line);
+		const output = await getServices(
+			store,
+			25,
+			(itemIndex) => {
+				if (itemIndex === 12) api.expireAccessTokens();
+			},
+			false,
+			line,
+		);
 
 		expect(output).toHaveLength(100);
 		expect(output.every((item) => item.json.error === undefined)).toBe(true);
@@ -119,8 +129,14 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		expect(renewed).not.toBe(first);
 		// One success per item; a refused call carried the first token, each success one of the two.
 		expect(calls.filter((call) => call.status === 200)).toHaveLength(25);
-		expect(calls.filter((call) => call.status === 401).every((call) => call.headers.auth === first)).toBe(true);
-		expect(calls.filter((call) => call.status === 200).every((call) => call.headers.auth === first || call.headers.auth === renewed)).toBe(true);
+		expect(
+			calls.filter((call) => call.status === 401).every((call) => call.headers.auth === first),
+		).toBe(true);
+		expect(
+			calls
+				.filter((call) => call.status === 200)
+				.every((call) => call.headers.auth === first || call.headers.auth === renewed),
+		).toBe(true);
 		// At most the calls in flight at the expiry were refused, plus the one repeat that renewed.
 		const refused = calls.filter((call) => call.status === 401).length;
 		expect(refused).toBeGreaterThanOrEqual(RENEWAL_401S);
@@ -138,7 +154,13 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 	it('calls in flight together when the token expires: all refused, one renewal while they wait, each sent once more with the renewed token', async () => {
 		const store = credentials();
 		const { context } = createExecuteContext({ n8nLine: line, credentials: store, parameters: {} });
-		const call = async () => await clinicApiRequest(context, { method: 'GET', path: SERVICES_PATH, idempotent: true, purpose: 'the services' });
+		const call = async () =>
+			await clinicApiRequest(context, {
+				method: 'GET',
+				path: SERVICES_PATH,
+				idempotent: true,
+				purpose: 'the services',
+			});
 		// The run has had an answer: no call waits for a first one any more.
 		await call();
 		const first = store.data.sessionToken;
@@ -150,7 +172,9 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 			const running = Promise.all(Array.from({ length: 6 }, call));
 			// All six refused, and the renewal (its repeat refused too) waiting at the token endpoint.
 			await eventually(
-				() => api.requestsTo(SERVICES_PATH).filter((r) => r.status === 401).length === 6 + 1 && api.requestsTo(REFRESH_PATH).length === 1,
+				() =>
+					api.requestsTo(SERVICES_PATH).filter((r) => r.status === 401).length === 6 + 1 &&
+					api.requestsTo(REFRESH_PATH).length === 1,
 				() => JSON.stringify(api.requests.map((r) => [r.pathname, r.status])),
 			);
 			hold.release();
@@ -164,14 +188,24 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		const calls = api.requestsTo(SERVICES_PATH);
 		const renewed = store.data.sessionToken;
 		expect(renewed).not.toBe(first);
-		expect(calls.filter((r) => r.status === 401).map((r) => r.headers.auth)).toEqual(Array(7).fill(first));
-		expect(calls.filter((r) => r.status === 200).map((r) => r.headers.auth)).toEqual(Array(6).fill(renewed));
+		expect(calls.filter((r) => r.status === 401).map((r) => r.headers.auth)).toEqual(
+			Array(7).fill(first),
+		);
+		expect(calls.filter((r) => r.status === 200).map((r) => r.headers.auth)).toEqual(
+			Array(6).fill(renewed),
+		);
 	});
 
 	it('a token renewed and stored by another execution while this run goes on: its next call uses it, with no 401 and no renewal of its own', async () => {
 		const store = credentials();
 		const { context } = createExecuteContext({ n8nLine: line, credentials: store, parameters: {} });
-		const call = async () => await clinicApiRequest(context, { method: 'GET', path: SERVICES_PATH, idempotent: true, purpose: 'the services' });
+		const call = async () =>
+			await clinicApiRequest(context, {
+				method: 'GET',
+				path: SERVICES_PATH,
+				idempotent: true,
+				purpose: 'the services',
+			});
 		await call();
 		const first = store.data.sessionToken;
 		// Another execution finds the token expired, renews it, and n8n stores the new one.
@@ -183,14 +217,20 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 
 		expect((await call()).statusCode).toBe(200);
 
-		expect(api.requestsTo(SERVICES_PATH).map((r) => [r.status, r.headers.auth])).toEqual([[200, renewedElsewhere]]);
+		expect(api.requestsTo(SERVICES_PATH).map((r) => [r.status, r.headers.auth])).toEqual([
+			[200, renewedElsewhere],
+		]);
 		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
 	});
 
 	it('a 401 on every try: at most one renewal per call, no loop, and the error carries no token', async () => {
 		const store = credentials();
 		await getServices(store, 1, undefined, false, line);
-		api.injectFault({ path: SERVICES_PATH, times: Infinity, fault: { kind: 'status', status: 401 } });
+		api.injectFault({
+			path: SERVICES_PATH,
+			times: Infinity,
+			fault: { kind: 'status', status: 401 },
+		});
 		api.requests.length = 0;
 
 		const output = await getServices(store, 2, undefined, true, line);
@@ -204,7 +244,12 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		expect(api.requestsTo(SERVICES_PATH)).toHaveLength(2 * (1 + RENEWAL_401S));
 		expect(api.counters.tokenRefreshes).toBe(2);
 		const shown = JSON.stringify(output);
-		for (const secret of [store.data.sessionToken, store.data.refreshToken, api.validCredentials.clientSecret, api.validCredentials.apiKey]) {
+		for (const secret of [
+			store.data.sessionToken,
+			store.data.refreshToken,
+			api.validCredentials.clientSecret,
+			api.validCredentials.apiKey,
+		]) {
 			expect(shown).not.toContain(String(secret));
 		}
 	});
@@ -214,7 +259,16 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		const { context } = createExecuteContext({ n8nLine: line, credentials: store, parameters: {} });
 
 		const answers = await Promise.all(
-			Array.from({ length: 6 }, async () => await clinicApiRequest(context, { method: 'GET', path: SERVICES_PATH, idempotent: true, purpose: 'the services' })),
+			Array.from(
+				{ length: 6 },
+				async () =>
+					await clinicApiRequest(context, {
+						method: 'GET',
+						path: SERVICES_PATH,
+						idempotent: true,
+						purpose: 'the services',
+					}),
+			),
 		);
 
 		expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(200));
@@ -230,13 +284,25 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		const { context } = createExecuteContext({ n8nLine: line, credentials: store, parameters: {} });
 
 		const answers = await Promise.all(
-			Array.from({ length: 6 }, async () => await clinicApiRequest(context, { method: 'GET', path: SERVICES_PATH, idempotent: true, purpose: 'the services' })),
+			Array.from(
+				{ length: 6 },
+				async () =>
+					await clinicApiRequest(context, {
+						method: 'GET',
+						path: SERVICES_PATH,
+						idempotent: true,
+						purpose: 'the services',
+					}),
+			),
 		);
 
 		expect(answers.map((answer) => answer.statusCode)).toEqual(Array(6).fill(200));
 		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
 		// The first call alone: refused, sent again to renew; the five others then with the renewed token.
-		expect(api.requestsTo(SERVICES_PATH).map((call) => call.status)).toEqual([...Array(RENEWAL_401S).fill(401), ...Array(6).fill(200)]);
+		expect(api.requestsTo(SERVICES_PATH).map((call) => call.status)).toEqual([
+			...Array(RENEWAL_401S).fill(401),
+			...Array(6).fill(200),
+		]);
 	});
 
 	it("each execution uses the token n8n stores now (one renewed elsewhere is picked up), never another run's copy", async () => {
@@ -260,19 +326,35 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 
 it('a redirect to another host in the middle of a run is refused; that host gets nothing, the other items their results', async () => {
 	const store = credentials();
-	api.injectFault({ path: SERVICES_PATH, fault: { kind: 'redirect', status: 307, location: `${foreign.url}/collect` } });
+	api.injectFault({
+		path: SERVICES_PATH,
+		fault: { kind: 'redirect', status: 307, location: `${foreign.url}/collect` },
+	});
 
 	const output = await getServices(store, 1, undefined, true);
-	const more = await getServices(store, 3, (itemIndex) => {
-		if (itemIndex === 1) api.injectFault({ path: SERVICES_PATH, fault: { kind: 'redirect', status: 302, location: `${foreign.url}/collect` } });
-	}, true);
+	const more = await getServices(
+		store,
+		3,
+		(itemIndex) => {
+			if (itemIndex === 1)
+				api.injectFault({
+					path: SERVICES_PATH,
+					fault: { kind: 'redirect', status: 302, location: `${foreign.url}/collect` },
+				});
+		},
+		true,
+	);
 
 	expect(String(output[0].json.error)).toContain(`redirect (HTTP 307) to ${foreign.host}`);
 	// The items go out at once: whichever call met the redirect failed alone, the others have their 4 services each, in item order.
 	const failed = more.filter((item) => item.json.error !== undefined);
-	expect(failed.map((item) => String(item.json.error))).toEqual([expect.stringContaining(`redirect (HTTP 302) to ${foreign.host}`)]);
+	expect(failed.map((item) => String(item.json.error))).toEqual([
+		expect.stringContaining(`redirect (HTTP 302) to ${foreign.host}`),
+	]);
 	const failedItem = (failed[0].pairedItem as { item: number }).item;
-	expect(more.map((item) => item.pairedItem)).toEqual([0, 1, 2].flatMap((item) => (item === failedItem ? [{ item }] : Array(4).fill({ item }))));
+	expect(more.map((item) => item.pairedItem)).toEqual(
+		[0, 1, 2].flatMap((item) => (item === failedItem ? [{ item }] : Array(4).fill({ item }))),
+	);
 	expect(foreign.requests).toEqual([]);
 	expect(api.counters.tokenExchanges).toBe(1);
 });

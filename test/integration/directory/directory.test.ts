@@ -9,7 +9,11 @@ import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPo
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { FIXTURE_IDS } from '../../fake-api/fixtures';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import {
+	createExecuteContext,
+	fakeApiCredentials,
+	type CredentialStore,
+} from '../../support/nodeContext';
 
 let api: FakeClinicApi;
 const node = new ClinicScribe();
@@ -71,10 +75,14 @@ describe('Doctor → Get Services', () => {
 	});
 
 	it('leaves out archived services when asked, and honours the limit', async () => {
-		const active = await run(doctorServices(FIXTURE_IDS.doctorWithServices, { options: { excludeArchived: true } }));
+		const active = await run(
+			doctorServices(FIXTURE_IDS.doctorWithServices, { options: { excludeArchived: true } }),
+		);
 		expect(active).toHaveLength(3);
 		expect(active.every((item) => item.json.archive === false)).toBe(true);
-		const limited = await run(doctorServices(FIXTURE_IDS.doctorWithServices, { returnAll: false, limit: 2 }));
+		const limited = await run(
+			doctorServices(FIXTURE_IDS.doctorWithServices, { returnAll: false, limit: 2 }),
+		);
 		expect(limited).toHaveLength(2);
 	});
 
@@ -88,7 +96,9 @@ describe('Doctor → Get Services', () => {
 	it('sends an odd doctor id as one encoded path segment', async () => {
 		const output = await run(doctorServices(FIXTURE_IDS.doctorIdNeedingEncoding));
 		expect(output).toHaveLength(1);
-		expect(api.requestsTo('/dr/v1/doctor/service/')[0].path).toBe('/dr/v1/doctor/service/a%20b%2Fc');
+		expect(api.requestsTo('/dr/v1/doctor/service/')[0].path).toBe(
+			'/dr/v1/doctor/service/a%20b%2Fc',
+		);
 		await run(doctorServices('../../business/entities'), { continueOnFail: true });
 		const last = api.requestsTo('/dr/v1/doctor/service/').at(-1);
 		expect(last?.path).toBe('/dr/v1/doctor/service/..%2F..%2Fbusiness%2Fentities');
@@ -103,21 +113,37 @@ describe('Doctor → Get Services', () => {
 
 describe('reads of many items: several at once, the output as one item after another gives it', () => {
 	const doctorItems = (ids: string[]) => ids.map((doctorId) => ({ json: { doctorId } }));
-	const byItem = { ...doctorServices('={{ $json.doctorId }}'), doctorId: (itemIndex: number) => ({ __rl: true, mode: 'id', value: ids[itemIndex] }) };
+	const byItem = {
+		...doctorServices('={{ $json.doctorId }}'),
+		doctorId: (itemIndex: number) => ({ __rl: true, mode: 'id', value: ids[itemIndex] }),
+	};
 	let ids: string[] = [];
 
-	it('sends several calls at once, never more than the policy allows, and outputs every item\'s records in item order', async () => {
+	it("sends several calls at once, never more than the policy allows, and outputs every item's records in item order", async () => {
 		const answered = new Map<number, number>();
-		const timed = await startFakeClinicApi({ onRequestDone: (record) => answered.set(record.id, Date.now()) });
+		const timed = await startFakeClinicApi({
+			onRequestDone: (record) => answered.set(record.id, Date.now()),
+		});
 		try {
 			ids = Array.from({ length: 20 }, () => FIXTURE_IDS.doctorWithServices);
 			// Answers a little late, so that calls sent together are open together.
-			timed.injectFault({ path: '/dr/v1/doctor/service/', times: Infinity, fault: { kind: 'delay', ms: 50 } });
-			const output = await run(byItem, { items: doctorItems(ids), store: fakeApiCredentials(timed.url, timed.validCredentials) });
+			timed.injectFault({
+				path: '/dr/v1/doctor/service/',
+				times: Infinity,
+				fault: { kind: 'delay', ms: 50 },
+			});
+			const output = await run(byItem, {
+				items: doctorItems(ids),
+				store: fakeApiCredentials(timed.url, timed.validCredentials),
+			});
 
 			expect(output).toHaveLength(20 * 4);
-			expect(output.map((item) => (item.pairedItem as { item: number }).item)).toEqual(ids.flatMap((_, itemIndex) => Array(4).fill(itemIndex)));
-			const calls = timed.requestsTo('/dr/v1/doctor/service/').map((call) => ({ opened: call.time, closed: answered.get(call.id) ?? Infinity }));
+			expect(output.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
+				ids.flatMap((_, itemIndex) => Array(4).fill(itemIndex)),
+			);
+			const calls = timed
+				.requestsTo('/dr/v1/doctor/service/')
+				.map((call) => ({ opened: call.time, closed: answered.get(call.id) ?? Infinity }));
 			expect(calls).toHaveLength(20);
 			const open = maxOpenAtOnce(calls);
 			expect(open).toBeGreaterThan(1);
@@ -129,22 +155,36 @@ describe('reads of many items: several at once, the output as one item after ano
 
 	it('without Continue On Fail: the error of the first failed item, and no item after it is started once it failed', async () => {
 		// Items 0–5 start together (item 2 fails before sending); items 6–12 (another doctor) come after.
-		ids = [...Array(6).fill(FIXTURE_IDS.doctorWithServices), ...Array(7).fill(FIXTURE_IDS.doctorWithTwoServices)];
+		ids = [
+			...Array(6).fill(FIXTURE_IDS.doctorWithServices),
+			...Array(7).fill(FIXTURE_IDS.doctorWithTwoServices),
+		];
 		ids[2] = '';
-		const error = (await run(byItem, { items: doctorItems(ids) }).catch((e: unknown) => e)) as Error & { context?: { itemIndex?: number } };
+		const error = (await run(byItem, { items: doctorItems(ids) }).catch(
+			(e: unknown) => e,
+		)) as Error & { context?: { itemIndex?: number } };
 
 		expect(error.message).toContain('The Doctor field is empty');
 		expect(error.context?.itemIndex).toBe(2);
 		// The reads started with it went out (they only read); none of the items after them.
-		expect(api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithServices}`)).toHaveLength(5);
-		expect(api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithTwoServices}`)).toHaveLength(0);
+		expect(api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithServices}`)).toHaveLength(
+			5,
+		);
+		expect(
+			api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithTwoServices}`),
+		).toHaveLength(0);
 	});
 
 	it('with Continue On Fail: each failed item its error in its place, the others their records', async () => {
 		ids = [FIXTURE_IDS.doctorWithServices, '', FIXTURE_IDS.doctorWithServices, '..'];
 		const output = await run(byItem, { items: doctorItems(ids), continueOnFail: true });
 
-		expect(output.map((item) => [(item.pairedItem as { item: number }).item, item.json.error === undefined ? 'records' : String(item.json.error)])).toEqual([
+		expect(
+			output.map((item) => [
+				(item.pairedItem as { item: number }).item,
+				item.json.error === undefined ? 'records' : String(item.json.error),
+			]),
+		).toEqual([
 			...Array(4).fill([0, 'records']),
 			[1, expect.stringContaining('The Doctor field is empty')],
 			...Array(4).fill([2, 'records']),
@@ -155,16 +195,26 @@ describe('reads of many items: several at once, the output as one item after ano
 
 /** The most calls the fake had open at one time (each from its arrival until its answer was done). */
 function maxOpenAtOnce(calls: Array<{ opened: number; closed: number }>): number {
-	return Math.max(...calls.map((call) => calls.filter((other) => other.opened <= call.opened && other.closed > call.opened).length));
+	return Math.max(
+		...calls.map(
+			(call) =>
+				calls.filter((other) => other.opened <= call.opened && other.closed > call.opened).length,
+		),
+	);
 }
 
 describe('Patient → Search by Mobile', () => {
 	it('tolerates formatting and returns one item per profile', async () => {
 		const output = await run(patientSearch('98765-43 210'));
 		expect(output).toHaveLength(2);
-		expect(api.requestsTo('/dr/v1/business/patients/search')[0].query.mobile).toBe(FIXTURE_IDS.mobileWithTwoProfiles);
+		expect(api.requestsTo('/dr/v1/business/patients/search')[0].query.mobile).toBe(
+			FIXTURE_IDS.mobileWithTwoProfiles,
+		);
 		expect(output[0].json).toEqual(
-			expect.objectContaining({ name: expect.any(String), patient_profile: expect.objectContaining({ gender: expect.any(String) }) }),
+			expect.objectContaining({
+				name: expect.any(String),
+				patient_profile: expect.objectContaining({ gender: expect.any(String) }),
+			}),
 		);
 	});
 
@@ -173,17 +223,26 @@ describe('Patient → Search by Mobile', () => {
 		api.setOptions({ patientsForm: 'patients' });
 		const fromPatients = await run(patientSearch(FIXTURE_IDS.mobileWithTwoProfiles));
 		const keys = (items: INodeExecutionData[]) =>
-			items.map((item) => [Object.keys(item.json).sort(), Object.keys(item.json.patient_profile as object).sort()]);
+			items.map((item) => [
+				Object.keys(item.json).sort(),
+				Object.keys(item.json.patient_profile as object).sort(),
+			]);
 		expect(keys(fromPatients)).toEqual(keys(fromProfiles));
-		expect(fromPatients.map((item) => (item.json.patient_profile as { gender: unknown }).gender)).toEqual(
+		expect(
+			fromPatients.map((item) => (item.json.patient_profile as { gender: unknown }).gender),
+		).toEqual(
 			fromProfiles.map((item) => (item.json.patient_profile as { gender: unknown }).gender),
 		);
-		expect(fromPatients.map((item) => (item.json.patient_profile as { gender: unknown }).gender)).not.toContain(null);
+		expect(
+			fromPatients.map((item) => (item.json.patient_profile as { gender: unknown }).gender),
+		).not.toContain(null);
 	});
 
 	it('simplifies to a flat record when asked', async () => {
 		const output = await run(patientSearch(FIXTURE_IDS.mobileWithGenderO, { simplify: true }));
-		expect(output[0].json).toEqual(expect.objectContaining({ gender: 'O', mobile: expect.any(String) }));
+		expect(output[0].json).toEqual(
+			expect.objectContaining({ gender: 'O', mobile: expect.any(String) }),
+		);
 		expect(output[0].json.patient_profile).toBeUndefined();
 	});
 
@@ -201,17 +260,22 @@ describe('Patient → Search by Mobile', () => {
 
 	it('treats PATIENTS_NOT_FOUND as no items, or as an error when asked', async () => {
 		expect(await run(patientSearch(FIXTURE_IDS.unknownMobile))).toEqual([]);
-		const error = (await run(patientSearch(FIXTURE_IDS.unknownMobile, { options: { failWhenNotFound: true } })).catch(
-			(caught: Error) => caught,
-		)) as Error & { httpCode?: string };
+		const error = (await run(
+			patientSearch(FIXTURE_IDS.unknownMobile, { options: { failWhenNotFound: true } }),
+		).catch((caught: Error) => caught)) as Error & { httpCode?: string };
 		expect(error.message).toContain('404 PATIENTS_NOT_FOUND');
 		expect(error.httpCode).toBe('404');
 		expect(error.message).not.toContain(FIXTURE_IDS.unknownMobile);
 	});
 
 	it('explains UNAUTHORIZED_ACCESS', async () => {
-		api.injectFault({ path: '/dr/v1/business/patients/search', fault: { kind: 'status', status: 403 } });
-		const error = (await run(patientSearch(FIXTURE_IDS.mobileWithTwoProfiles)).catch((caught: Error) => caught)) as Error & {
+		api.injectFault({
+			path: '/dr/v1/business/patients/search',
+			fault: { kind: 'status', status: 403 },
+		});
+		const error = (await run(patientSearch(FIXTURE_IDS.mobileWithTwoProfiles)).catch(
+			(caught: Error) => caught,
+		)) as Error & {
 			description?: string;
 		};
 		expect(error.message).toContain('403 UNAUTHORIZED_ACCESS');
@@ -220,16 +284,33 @@ describe('Patient → Search by Mobile', () => {
 
 	it('never repeats the searched number, even when the API echoes it in its error', async () => {
 		const mobile = FIXTURE_IDS.mobileWithTwoProfiles;
-		const body = { status_code: 403, success: false, data: {}, error: { code: 'UNAUTHORIZED_ACCESS', message: `caller may not search ${mobile}` } };
-		api.injectFault({ path: '/dr/v1/business/patients/search', fault: { kind: 'status', status: 403, body } });
-		const error = (await run(patientSearch(mobile)).catch((caught: Error) => caught)) as Error & { description?: string };
+		const body = {
+			status_code: 403,
+			success: false,
+			data: {},
+			error: { code: 'UNAUTHORIZED_ACCESS', message: `caller may not search ${mobile}` },
+		};
+		api.injectFault({
+			path: '/dr/v1/business/patients/search',
+			fault: { kind: 'status', status: 403, body },
+		});
+		const error = (await run(patientSearch(mobile)).catch((caught: Error) => caught)) as Error & {
+			description?: string;
+		};
 		expect(error.message).toContain('caller may not search [redacted]');
 		expect(`${error.message} ${error.description} ${JSON.stringify(error)}`).not.toContain(mobile);
 	});
 
 	it('with Continue On Fail, gives a failing item its error and the others their results', async () => {
-		const items = [{ json: { mobile: FIXTURE_IDS.mobileWithTwoProfiles } }, { json: { mobile: '123' } }, { json: { mobile: FIXTURE_IDS.mobileWithGenderO } }];
-		const output = await run(patientSearch((index: number) => items[index].json.mobile), { items, continueOnFail: true });
+		const items = [
+			{ json: { mobile: FIXTURE_IDS.mobileWithTwoProfiles } },
+			{ json: { mobile: '123' } },
+			{ json: { mobile: FIXTURE_IDS.mobileWithGenderO } },
+		];
+		const output = await run(
+			patientSearch((index: number) => items[index].json.mobile),
+			{ items, continueOnFail: true },
+		);
 		expect(output.map((item) => (item.pairedItem as { item: number }).item)).toEqual([0, 0, 1, 2]);
 		expect(output[2].json.error).toContain('has 3 digits');
 		expect(output[3].json.patient_profile).toEqual(expect.objectContaining({ gender: 'O' }));
@@ -239,12 +320,16 @@ describe('Patient → Search by Mobile', () => {
 describe('Business → Get Entities', () => {
 	it('returns one item, one per clinic or one per doctor', async () => {
 		const [single] = await run(entities('entities'));
-		expect(single.json.business).toEqual(expect.objectContaining({ business_id: FIXTURE_IDS.businessId }));
+		expect(single.json.business).toEqual(
+			expect.objectContaining({ business_id: FIXTURE_IDS.businessId }),
+		);
 		expect((single.json.clinics as unknown[]).length).toBe(2);
 		expect(await run(entities('clinics'))).toHaveLength(2);
 		const doctors = await run(entities('doctors'));
 		expect(doctors).toHaveLength(4);
-		expect(doctors[0].json).toEqual(expect.objectContaining({ doctor_id: expect.any(String), pic: expect.any(String) }));
+		expect(doctors[0].json).toEqual(
+			expect.objectContaining({ doctor_id: expect.any(String), pic: expect.any(String) }),
+		);
 	});
 
 	it('explains BUSINESS_NOT_FOUND and UNAUTHORIZED_ACCESS', async () => {
@@ -260,15 +345,26 @@ describe('Business → Get Entities', () => {
 		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(2);
 
 		api.reset();
-		api.injectFault({ path: '/dr/v1/business/entities', times: Infinity, fault: { kind: 'status', status: 500 } });
-		const error = (await run(entities('doctors')).catch((caught: Error) => caught)) as Error & { description?: string };
+		api.injectFault({
+			path: '/dr/v1/business/entities',
+			times: Infinity,
+			fault: { kind: 'status', status: 500 },
+		});
+		const error = (await run(entities('doctors')).catch((caught: Error) => caught)) as Error & {
+			description?: string;
+		};
 		expect(error.message).toContain('500 SERVER_ERROR');
 		expect(error.description).toContain(`tried ${PRODUCTION_POLICY.retry.attempts} times`);
-		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(PRODUCTION_POLICY.retry.attempts);
+		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(
+			PRODUCTION_POLICY.retry.attempts,
+		);
 	});
 
 	it('honours Retry-After on 429, and retries dropped connections', async () => {
-		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'status', status: 429, headers: { 'Retry-After': '0' } } });
+		api.injectFault({
+			path: '/dr/v1/business/entities',
+			fault: { kind: 'status', status: 429, headers: { 'Retry-After': '0' } },
+		});
 		api.injectFault({ path: '/dr/v1/business/entities', fault: { kind: 'drop' } });
 		expect(await run(entities('clinics'))).toHaveLength(2);
 		expect(api.requestsTo('/dr/v1/business/entities')).toHaveLength(3);
@@ -316,9 +412,16 @@ describe('credential', () => {
 		['apiKey', 'wrong-api-key-value', 'the Workspace API Key'],
 	])('names the rejected %s without echoing any secret', async (field, value, named) => {
 		const store = credentials({ [field]: value });
-		const error = (await run(entities('entities'), { store }).catch((caught: Error) => caught)) as Error;
+		const error = (await run(entities('entities'), { store }).catch(
+			(caught: Error) => caught,
+		)) as Error;
 		expect(error.message).toContain(`rejected ${named}`);
-		for (const secret of ['wrong-secret-value', 'wrong-api-key-value', api.validCredentials.clientSecret, api.validCredentials.apiKey]) {
+		for (const secret of [
+			'wrong-secret-value',
+			'wrong-api-key-value',
+			api.validCredentials.clientSecret,
+			api.validCredentials.apiKey,
+		]) {
 			expect(error.message).not.toContain(secret);
 		}
 		expect(api.requestsTo('/dr/')).toHaveLength(0);
@@ -334,14 +437,21 @@ describe('credential', () => {
 			api_key: api.validCredentials.apiKey,
 		});
 		expect(login.headers['x-api-key']).toBeUndefined();
-		expect(api.requestsTo('/dr/v1/business/entities')[0].headers['client-id']).toBe(api.validCredentials.clientId);
+		expect(api.requestsTo('/dr/v1/business/entities')[0].headers['client-id']).toBe(
+			api.validCredentials.clientId,
+		);
 	});
 
 	it('uses a ready access token as it is, with no exchange', async () => {
-		const store = credentials({ authMethod: 'accessToken', accessToken: api.validCredentials.staticToken });
+		const store = credentials({
+			authMethod: 'accessToken',
+			accessToken: api.validCredentials.staticToken,
+		});
 		expect(await run(entities('doctors'), { store })).toHaveLength(4);
 		expect(api.counters.tokenExchanges).toBe(0);
-		expect(api.requestsTo('/dr/v1/business/entities')[0].headers.auth).toBe(api.validCredentials.staticToken);
+		expect(api.requestsTo('/dr/v1/business/entities')[0].headers.auth).toBe(
+			api.validCredentials.staticToken,
+		);
 	});
 
 	it('lists doctors for the Doctor picker, filtered by name', async () => {
@@ -353,11 +463,28 @@ describe('credential', () => {
 	});
 
 	it('finds a doctor by an ID with capitals, whatever the case of the search text', async () => {
-		const entities = { clinics: [], doctors: [{ name: 'Dr. Asha Rao', doctor_id: 'DR-Asha-01' }, { name: 'Dr. Vikram Mehta', doctor_id: 'DR-Vikram-02' }] };
-		api.injectFault({ method: 'GET', path: '/dr/v1/business/entities', times: Infinity, fault: { kind: 'status', status: 200, body: { status_code: 200, success: true, data: entities } } });
+		const entities = {
+			clinics: [],
+			doctors: [
+				{ name: 'Dr. Asha Rao', doctor_id: 'DR-Asha-01' },
+				{ name: 'Dr. Vikram Mehta', doctor_id: 'DR-Vikram-02' },
+			],
+		};
+		api.injectFault({
+			method: 'GET',
+			path: '/dr/v1/business/entities',
+			times: Infinity,
+			fault: {
+				kind: 'status',
+				status: 200,
+				body: { status_code: 200, success: true, data: entities },
+			},
+		});
 		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
 		for (const search of ['dr-asha', 'DR-ASHA-01', 'Asha-01']) {
-			expect((await node.methods.listSearch.searchDoctors.call(context as never, search)).results).toEqual([{ name: 'Dr. Asha Rao', value: 'DR-Asha-01' }]);
+			expect(
+				(await node.methods.listSearch.searchDoctors.call(context as never, search)).results,
+			).toEqual([{ name: 'Dr. Asha Rao', value: 'DR-Asha-01' }]);
 		}
 	});
 });

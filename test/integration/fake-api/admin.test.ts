@@ -12,7 +12,8 @@ afterAll(() => api.close());
 beforeEach(() => api.reset());
 
 const admin = (path: string, init?: RequestInit) => call(api, `/__admin${path}`, init);
-const adminPost = (path: string, body?: unknown) => postJson(api, `/__admin${path}`, body === undefined ? '' : body);
+const adminPost = (path: string, body?: unknown) =>
+	postJson(api, `/__admin${path}`, body === undefined ? '' : body);
 
 describe('/__admin/ over HTTP', () => {
 	test('GET requests lists recorded requests (never admin ones), filtered by path, regex, method, since', async () => {
@@ -23,19 +24,33 @@ describe('/__admin/ over HTTP', () => {
 
 		const all = await admin('/requests');
 		expect(all.status).toBe(200);
-		expect(all.json.map((r: { path: string }) => r.path)).toEqual(['/api/v1/auth/token', ENTITIES, '/dr/v1/doctor/service/a%20b%2Fc']);
-		expect(all.json[0].body.grant_type).toBe('client_credentials');
-		expect((await admin('/requests?path=/dr/')).json).toHaveLength(2);
-		expect((await admin(`/requests?path=${encodeURIComponent('^/dr/.*SERVICE/a b')}&regex=true&flags=i`)).json).toHaveLength(1);
-		expect((await admin('/requests?method=post')).json).toHaveLength(1);
-		expect((await admin(`/requests?since=${all.json[1].id}`)).json.map((r: { path: string }) => r.path)).toEqual([
+		expect(all.json.map((r: { path: string }) => r.path)).toEqual([
+			'/api/v1/auth/token',
+			ENTITIES,
 			'/dr/v1/doctor/service/a%20b%2Fc',
 		]);
+		expect(all.json[0].body.grant_type).toBe('client_credentials');
+		expect((await admin('/requests?path=/dr/')).json).toHaveLength(2);
+		expect(
+			(await admin(`/requests?path=${encodeURIComponent('^/dr/.*SERVICE/a b')}&regex=true&flags=i`))
+				.json,
+		).toHaveLength(1);
+		expect((await admin('/requests?method=post')).json).toHaveLength(1);
+		expect(
+			(await admin(`/requests?since=${all.json[1].id}`)).json.map((r: { path: string }) => r.path),
+		).toEqual(['/dr/v1/doctor/service/a%20b%2Fc']);
 		expect(api.requests).toHaveLength(3);
 	});
 
 	test('POST faults accepts a RegExp as string with regex:true and flags, times "Infinity"; GET and DELETE faults', async () => {
-		const added = await adminPost('/faults', { method: 'GET', path: '^/DR/v1/business/ENTITIES$', regex: true, flags: 'i', times: 'Infinity', fault: { kind: 'status', status: 503, headers: { 'retry-after': '1' } } });
+		const added = await adminPost('/faults', {
+			method: 'GET',
+			path: '^/DR/v1/business/ENTITIES$',
+			regex: true,
+			flags: 'i',
+			times: 'Infinity',
+			fault: { kind: 'status', status: 503, headers: { 'retry-after': '1' } },
+		});
 		expect(added.status).toBe(201);
 		const token = api.validCredentials.staticToken;
 		for (let i = 0; i < 3; i++) {
@@ -45,7 +60,14 @@ describe('/__admin/ over HTTP', () => {
 		}
 		expect((await admin('/faults')).json).toEqual([
 			// path is the RegExp's source (slashes come back escaped: same pattern)
-			{ method: 'GET', path: new RegExp('^/DR/v1/business/ENTITIES$').source, regex: true, flags: 'i', times: 'Infinity', fault: { kind: 'status', status: 503, headers: { 'retry-after': '1' } } },
+			{
+				method: 'GET',
+				path: new RegExp('^/DR/v1/business/ENTITIES$').source,
+				regex: true,
+				flags: 'i',
+				times: 'Infinity',
+				fault: { kind: 'status', status: 503, headers: { 'retry-after': '1' } },
+			},
 		]);
 		expect((await admin('/faults', { method: 'DELETE' })).status).toBe(200);
 		expect((await getWithToken(api, ENTITIES, token)).status).toBe(200);
@@ -66,7 +88,10 @@ describe('/__admin/ over HTTP', () => {
 			{ path: '(', regex: true, fault: { kind: 'drop' } },
 			{ fault: { kind: 'drop' } },
 			{ path: '/', times: 0, fault: { kind: 'drop' } },
-			[{ path: '/', fault: { kind: 'drop' } }, { path: '/', fault: { kind: 'nope' } }],
+			[
+				{ path: '/', fault: { kind: 'drop' } },
+				{ path: '/', fault: { kind: 'nope' } },
+			],
 		]) {
 			const res = await adminPost('/faults', bad);
 			expect(res.status).toBe(400);
@@ -78,23 +103,48 @@ describe('/__admin/ over HTTP', () => {
 
 	test('POST expire-tokens: access tokens by default, refresh tokens on request', async () => {
 		const first = await accessToken(api);
-		expect((await adminPost('/expire-tokens')).json).toEqual({ ok: true, access: true, refresh: false });
+		expect((await adminPost('/expire-tokens')).json).toEqual({
+			ok: true,
+			access: true,
+			refresh: false,
+		});
 		expect((await getWithToken(api, ENTITIES, first.access)).status).toBe(401);
-		const refreshed = await postJson(api, '/connect-auth/v1/account/refresh-token', { refresh_token: first.refresh });
+		const refreshed = await postJson(api, '/connect-auth/v1/account/refresh-token', {
+			refresh_token: first.refresh,
+		});
 		expect(refreshed.status).toBe(200);
 		await adminPost('/expire-tokens', { access: false, refresh: true });
 		expect((await getWithToken(api, ENTITIES, refreshed.json.access_token)).status).toBe(200);
-		expect((await postJson(api, '/connect-auth/v1/account/refresh-token', { refresh_token: refreshed.json.refresh_token })).status).toBe(401);
+		expect(
+			(
+				await postJson(api, '/connect-auth/v1/account/refresh-token', {
+					refresh_token: refreshed.json.refresh_token,
+				})
+			).status,
+		).toBe(401);
 		expect((await adminPost('/expire-tokens', { access: 'yes' })).status).toBe(400);
 	});
 
 	test('POST options changes response forms at run time; invalid values are 400; GET options', async () => {
-		const res = await adminPost('/options', { patientsForm: 'patients', servicesForm: 'object', accessTokenLifetimeSeconds: 60 });
+		const res = await adminPost('/options', {
+			patientsForm: 'patients',
+			servicesForm: 'object',
+			accessTokenLifetimeSeconds: 60,
+		});
 		expect(res.status).toBe(200);
-		expect(res.json).toEqual(expect.objectContaining({ patientsForm: 'patients', servicesForm: 'object', accessTokenLifetimeSeconds: 60 }));
+		expect(res.json).toEqual(
+			expect.objectContaining({
+				patientsForm: 'patients',
+				servicesForm: 'object',
+				accessTokenLifetimeSeconds: 60,
+			}),
+		);
 		expect(api.options.patientsForm).toBe('patients');
 		const token = api.validCredentials.staticToken;
-		expect((await getWithToken(api, '/dr/v1/business/patients/search?mobile=9876543210', token)).json.data.patients).toHaveLength(2);
+		expect(
+			(await getWithToken(api, '/dr/v1/business/patients/search?mobile=9876543210', token)).json
+				.data.patients,
+		).toHaveLength(2);
 		expect((await admin('/options')).json.servicesForm).toBe('object');
 		expect((await adminPost('/options', { variant: 'sandbox' })).status).toBe(400);
 		expect((await adminPost('/options', { port: 1 })).status).toBe(400);

@@ -41,38 +41,51 @@ function startCli(args: string[]): Promise<Started> {
 	});
 }
 
-function exitOf(child: ChildProcessWithoutNullStreams): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+function exitOf(
+	child: ChildProcessWithoutNullStreams,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
 	return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }
 
 describe('cli.ts', () => {
-	test.each(['SIGTERM', 'SIGINT'] as const)('prints one JSON line, serves, and stops cleanly on %s', async (signal) => {
-		const started = await startCli(['--port', '0', '--variant', 'public', '--log']);
-		try {
-			const { url, credentials, variant } = started.info;
-			expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-			expect(variant).toBe('public');
-			expect(Object.keys(credentials).sort()).toEqual(['apiKey', 'clientId', 'clientSecret', 'staticToken']);
+	test.each(['SIGTERM', 'SIGINT'] as const)(
+		'prints one JSON line, serves, and stops cleanly on %s',
+		async (signal) => {
+			const started = await startCli(['--port', '0', '--variant', 'public', '--log']);
+			try {
+				const { url, credentials, variant } = started.info;
+				expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+				expect(variant).toBe('public');
+				expect(Object.keys(credentials).sort()).toEqual([
+					'apiKey',
+					'clientId',
+					'clientSecret',
+					'staticToken',
+				]);
 
-			const login = await fetch(`${url}/connect-auth/v1/account/login`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ client_id: credentials.clientId, client_secret: credentials.clientSecret }),
-			});
-			expect(login.status).toBe(200);
-			expect((await login.json()).expires_in).toBe(1800);
-			const stats = await (await fetch(`${url}/__admin/stats`)).json();
-			expect(stats.counters.tokenExchanges).toBe(1);
-			expect(stats.options.variant).toBe('public');
-		} finally {
-			const exited = exitOf(started.child);
-			started.child.kill(signal);
-			expect(await exited).toEqual({ code: 0, signal: null });
-		}
-		expect(started.extraStdout()).toBe(''); // exactly one line on stdout
-		expect(started.stderr()).toMatch(/POST \/connect-auth\/v1\/account\/login -> 200/);
-		expect(started.stderr()).not.toContain(started.info.credentials.clientSecret);
-	});
+				const login = await fetch(`${url}/connect-auth/v1/account/login`, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json' },
+					body: JSON.stringify({
+						client_id: credentials.clientId,
+						client_secret: credentials.clientSecret,
+					}),
+				});
+				expect(login.status).toBe(200);
+				expect((await login.json()).expires_in).toBe(1800);
+				const stats = await (await fetch(`${url}/__admin/stats`)).json();
+				expect(stats.counters.tokenExchanges).toBe(1);
+				expect(stats.options.variant).toBe('public');
+			} finally {
+				const exited = exitOf(started.child);
+				started.child.kill(signal);
+				expect(await exited).toEqual({ code: 0, signal: null });
+			}
+			expect(started.extraStdout()).toBe(''); // exactly one line on stdout
+			expect(started.stderr()).toMatch(/POST \/connect-auth\/v1\/account\/login -> 200/);
+			expect(started.stderr()).not.toContain(started.info.credentials.clientSecret);
+		},
+	);
 
 	test('bad arguments exit 2 with a usage line', async () => {
 		const child = spawn(TSX, [CLI, '--variant', 'sandbox'], { cwd: ROOT, stdio: 'pipe' });
@@ -84,7 +97,18 @@ describe('cli.ts', () => {
 	});
 
 	test('parseCliArgs reads both --flag value and --flag=value', () => {
-		expect(parseCliArgs(['--port=8123', '--variant', 'public', '--patients-form', 'patients', '--services-form=object', '--token-lifetime', '5'])).toEqual({
+		expect(
+			parseCliArgs([
+				'--port=8123',
+				'--variant',
+				'public',
+				'--patients-form',
+				'patients',
+				'--services-form=object',
+				'--token-lifetime',
+				'5',
+			]),
+		).toEqual({
 			log: false,
 			port: 8123,
 			variant: 'public',

@@ -44,7 +44,9 @@ describe('request recording', () => {
 	test('records method, raw and decoded path, query, lower-case headers, JSON body, time and status', async () => {
 		const before = Date.now();
 		await documentExchange(api);
-		await call(api, '/dr/v1/doctor/service/x%2Fy?a=1&b=%20&a=2', { headers: { Auth: 'T', 'X-Custom': 'v' } });
+		await call(api, '/dr/v1/doctor/service/x%2Fy?a=1&b=%20&a=2', {
+			headers: { Auth: 'T', 'X-Custom': 'v' },
+		});
 		const [exchange, services] = api.requests;
 		expect(exchange).toEqual(
 			expect.objectContaining({
@@ -53,14 +55,22 @@ describe('request recording', () => {
 				path: '/api/v1/auth/token',
 				pathname: '/api/v1/auth/token',
 				query: {},
-				body: { client_id: api.validCredentials.clientId, client_secret: api.validCredentials.clientSecret, grant_type: 'client_credentials' },
+				body: {
+					client_id: api.validCredentials.clientId,
+					client_secret: api.validCredentials.clientSecret,
+					grant_type: 'client_credentials',
+				},
 				status: 200,
 				route: '/api/v1/auth/token',
 			}),
 		);
 		expect(exchange.headers['x-api-key']).toBe(api.validCredentials.apiKey);
 		expect(exchange.headers['content-type']).toBe('application/json');
-		const sentBody = { client_id: api.validCredentials.clientId, client_secret: api.validCredentials.clientSecret, grant_type: 'client_credentials' };
+		const sentBody = {
+			client_id: api.validCredentials.clientId,
+			client_secret: api.validCredentials.clientSecret,
+			grant_type: 'client_credentials',
+		};
 		expect(exchange.bodyLength).toBe(Buffer.byteLength(JSON.stringify(sentBody)));
 		expect(exchange.time).toBeGreaterThanOrEqual(before);
 		expect(services.url).toBe('/dr/v1/doctor/service/x%2Fy?a=1&b=%20&a=2');
@@ -80,10 +90,23 @@ describe('request recording', () => {
 	});
 
 	test('a non-JSON body is recorded as its byte length', async () => {
-		await call(api, '/api/v1/auth/token', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hello' });
-		await call(api, '/api/v1/auth/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{broken' });
+		await call(api, '/api/v1/auth/token', {
+			method: 'POST',
+			headers: { 'content-type': 'text/plain' },
+			body: 'hello',
+		});
+		await call(api, '/api/v1/auth/token', {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: '{broken',
+		});
 		// (Node's client frames a GET body only with an explicit Content-Length)
-		await rawRequest(api, { method: 'GET', path: '/dr/v1/business/entities', headers: { 'content-length': '3' }, body: 'abc' });
+		await rawRequest(api, {
+			method: 'GET',
+			path: '/dr/v1/business/entities',
+			headers: { 'content-length': '3' },
+			body: 'abc',
+		});
 		expect(api.requests.map((r) => [r.body, r.bodyLength])).toEqual([
 			[5, 5],
 			[7, 7],
@@ -148,8 +171,15 @@ describe('bodies', () => {
 	});
 
 	test("a 'status' fault on a 'raw' route answers at once and discards the body unread", async () => {
-		api.injectFault({ path: '/test-storage/', fault: { kind: 'status', status: 403, body: '<Error>policy expired</Error>' } });
-		const res = await rawRequest(api, { method: 'POST', path: '/test-storage/b', body: Buffer.alloc(3 * MiB) });
+		api.injectFault({
+			path: '/test-storage/',
+			fault: { kind: 'status', status: 403, body: '<Error>policy expired</Error>' },
+		});
+		const res = await rawRequest(api, {
+			method: 'POST',
+			path: '/test-storage/b',
+			body: Buffer.alloc(3 * MiB),
+		});
 		expect(res.status).toBe(403);
 		expect(res.text).toBe('<Error>policy expired</Error>');
 	});
@@ -157,7 +187,10 @@ describe('bodies', () => {
 	test('a handler that throws gives a 500 SERVER_ERROR envelope and the server keeps serving', async () => {
 		const res = await call(api, '/test-throws');
 		expect(res.status).toBe(500);
-		expect(res.json.error).toEqual({ code: 'SERVER_ERROR', message: expect.stringContaining('boom') });
+		expect(res.json.error).toEqual({
+			code: 'SERVER_ERROR',
+			message: expect.stringContaining('boom'),
+		});
 		expect((await call(api, '/nowhere')).status).toBe(404);
 	});
 });
@@ -169,7 +202,11 @@ describe('options and reset', () => {
 			expect(() => other.setOptions({ servicesForm: 'list' as never })).toThrow(/servicesForm/);
 			expect(() => other.setOptions({ nope: 1 } as never)).toThrow(/unknown option nope/);
 			expect(other.setOptions({ servicesForm: 'object', patientsForm: 'profiles' })).toEqual(
-				expect.objectContaining({ servicesForm: 'object', patientsForm: 'profiles', variant: 'document' }),
+				expect.objectContaining({
+					servicesForm: 'object',
+					patientsForm: 'profiles',
+					variant: 'document',
+				}),
 			);
 			const { access } = await accessToken(other);
 			other.injectFault({ path: '/', fault: { kind: 'drop' } });
@@ -179,7 +216,9 @@ describe('options and reset', () => {
 			expect(requests).toHaveLength(0); // the same arrays/objects, cleared in place
 			expect(counters).toEqual({ tokenExchanges: 0, tokenRefreshes: 0 });
 			expect(other.pendingFaults()).toEqual([]);
-			expect(other.options).toEqual(expect.objectContaining({ servicesForm: 'array', patientsForm: 'patients' }));
+			expect(other.options).toEqual(
+				expect.objectContaining({ servicesForm: 'array', patientsForm: 'patients' }),
+			);
 			expect((await getWithToken(other, '/dr/v1/business/entities', access)).status).toBe(200);
 		} finally {
 			await other.close();

@@ -11,7 +11,11 @@ export interface HttpResult {
 	json: any;
 }
 
-export async function call(api: FakeClinicApi, path: string, init: RequestInit = {}): Promise<HttpResult> {
+export async function call(
+	api: FakeClinicApi,
+	path: string,
+	init: RequestInit = {},
+): Promise<HttpResult> {
 	const res = await fetch(`${api.url}${path}`, init);
 	const text = await res.text();
 	let json: unknown;
@@ -23,7 +27,12 @@ export async function call(api: FakeClinicApi, path: string, init: RequestInit =
 	return { status: res.status, headers: res.headers, text, json };
 }
 
-export function postJson(api: FakeClinicApi, path: string, body: unknown, headers: Record<string, string> = {}) {
+export function postJson(
+	api: FakeClinicApi,
+	path: string,
+	body: unknown,
+	headers: Record<string, string> = {},
+) {
 	return call(api, path, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', ...headers },
@@ -31,23 +40,42 @@ export function postJson(api: FakeClinicApi, path: string, body: unknown, header
 	});
 }
 
-export function documentExchange(api: FakeClinicApi, body?: unknown, headers?: Record<string, string>) {
+export function documentExchange(
+	api: FakeClinicApi,
+	body?: unknown,
+	headers?: Record<string, string>,
+) {
 	const c = api.validCredentials;
 	return postJson(
 		api,
 		'/api/v1/auth/token',
-		body ?? { client_id: c.clientId, client_secret: c.clientSecret, grant_type: 'client_credentials' },
+		body ?? {
+			client_id: c.clientId,
+			client_secret: c.clientSecret,
+			grant_type: 'client_credentials',
+		},
 		headers ?? { 'x-api-key': c.apiKey },
 	);
 }
 
-export function publicLogin(api: FakeClinicApi, body?: unknown, headers: Record<string, string> = {}) {
+export function publicLogin(
+	api: FakeClinicApi,
+	body?: unknown,
+	headers: Record<string, string> = {},
+) {
 	const c = api.validCredentials;
-	return postJson(api, '/connect-auth/v1/account/login', body ?? { client_id: c.clientId, client_secret: c.clientSecret }, headers);
+	return postJson(
+		api,
+		'/connect-auth/v1/account/login',
+		body ?? { client_id: c.clientId, client_secret: c.clientSecret },
+		headers,
+	);
 }
 
 /** A fresh access token from the document flow. */
-export async function accessToken(api: FakeClinicApi): Promise<{ access: string; refresh: string }> {
+export async function accessToken(
+	api: FakeClinicApi,
+): Promise<{ access: string; refresh: string }> {
 	const res = await documentExchange(api);
 	if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.text}`);
 	return { access: res.json.access_token, refresh: res.json.refresh_token };
@@ -61,7 +89,12 @@ export function getWithToken(api: FakeClinicApi, path: string, token: string) {
 export function expectEnvelope(res: HttpResult, status: number, code: string): void {
 	expect(res.status).toBe(status);
 	expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-	expect(res.json).toEqual({ status_code: status, success: false, data: {}, error: { code, message: expect.any(String) } });
+	expect(res.json).toEqual({
+		status_code: status,
+		success: false,
+		data: {},
+		error: { code, message: expect.any(String) },
+	});
 }
 
 /** An auth error {code, error}. */
@@ -76,8 +109,17 @@ export function expectAuthError(res: HttpResult, status: number, code: string): 
  */
 export function rawRequest(
 	api: FakeClinicApi,
-	options: { method: string; path: string; headers?: Record<string, string>; body?: Buffer | string | Iterable<Buffer> },
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; text: string }> {
+	options: {
+		method: string;
+		path: string;
+		headers?: Record<string, string>;
+		body?: Buffer | string | Iterable<Buffer>;
+	},
+): Promise<{
+	status: number;
+	headers: Record<string, string | string[] | undefined>;
+	text: string;
+}> {
 	return new Promise((resolve, reject) => {
 		const req = request(
 			`${api.url}${options.path}`,
@@ -85,7 +127,13 @@ export function rawRequest(
 			(res) => {
 				const chunks: Buffer[] = [];
 				res.on('data', (c: Buffer) => chunks.push(c));
-				res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+				res.on('end', () =>
+					resolve({
+						status: res.statusCode ?? 0,
+						headers: res.headers,
+						text: Buffer.concat(chunks).toString('utf8'),
+					}),
+				);
 				res.on('error', reject);
 			},
 		);

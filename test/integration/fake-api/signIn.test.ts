@@ -53,18 +53,29 @@ function authorizeUrl(authorization: Authorization): string {
 const noFollow = { redirect: 'manual' } as const;
 
 /** Authorize → login page → sign in: the redirect back to the client (its Location). */
-async function signIn(authorization: Authorization, password: string = SIGN_IN.user.password): Promise<URL> {
+async function signIn(
+	authorization: Authorization,
+	password: string = SIGN_IN.user.password,
+): Promise<URL> {
 	const start = await call(api, authorizeUrl(authorization), noFollow);
 	expect(start.status).toBe(307);
 	const page = await call(api, String(start.headers.get('location')));
 	expect(page.status).toBe(200);
 	const challenge = /name="login_challenge" value="([^"]+)"/.exec(page.text)?.[1];
-	const answer = await postForm(SIGN_IN_ROUTES.login, { login_challenge: String(challenge), username: SIGN_IN.user.username, password });
+	const answer = await postForm(SIGN_IN_ROUTES.login, {
+		login_challenge: String(challenge),
+		username: SIGN_IN.user.username,
+		password,
+	});
 	expect(answer.status).toBe(303);
 	return new URL(String(answer.headers.get('location')));
 }
 
-function postForm(path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<HttpResult> {
+function postForm(
+	path: string,
+	fields: Record<string, string>,
+	headers: Record<string, string> = {},
+): Promise<HttpResult> {
 	return call(api, path, {
 		method: 'POST',
 		headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
@@ -73,7 +84,12 @@ function postForm(path: string, fields: Record<string, string>, headers: Record<
 	});
 }
 
-function codeGrant(code: string, verifier: string, overrides: Record<string, string | undefined> = {}, headers: Record<string, string> = {}) {
+function codeGrant(
+	code: string,
+	verifier: string,
+	overrides: Record<string, string | undefined> = {},
+	headers: Record<string, string> = {},
+) {
 	const fields: Record<string, string> = {};
 	const all: Record<string, string | undefined> = {
 		grant_type: 'authorization_code',
@@ -98,7 +114,11 @@ function refreshGrant(refreshToken: string, overrides: Record<string, string> = 
 	});
 }
 
-async function connectedTokens(): Promise<{ access_token: string; refresh_token: string; id_token: string }> {
+async function connectedTokens(): Promise<{
+	access_token: string;
+	refresh_token: string;
+	id_token: string;
+}> {
 	const authorization = newAuthorization();
 	const back = await signIn(authorization);
 	const answer = await codeGrant(String(back.searchParams.get('code')), authorization.verifier);
@@ -111,7 +131,9 @@ function countersFrom(): () => Record<string, number> {
 	const before = { ...fakeSignIn(api).counters };
 	return () => {
 		const now = fakeSignIn(api).counters as unknown as Record<string, number>;
-		return Object.fromEntries(Object.entries(before).map(([key, value]) => [key, now[key] - value]));
+		return Object.fromEntries(
+			Object.entries(before).map(([key, value]) => [key, now[key] - value]),
+		);
 	};
 }
 
@@ -126,7 +148,9 @@ describe('the code flow, with the login page', () => {
 		const authorization = newAuthorization();
 		const start = await call(api, authorizeUrl(authorization), noFollow);
 		expect(start.status).toBe(307);
-		expect(start.headers.get('location')).toMatch(/^\/oauth2\/login\?login_challenge=[0-9a-f]{32}$/);
+		expect(start.headers.get('location')).toMatch(
+			/^\/oauth2\/login\?login_challenge=[0-9a-f]{32}$/,
+		);
 
 		const page = await call(api, String(start.headers.get('location')));
 		expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
@@ -135,22 +159,40 @@ describe('the code flow, with the login page', () => {
 		expect(page.text).toContain('name="password" type="password"');
 		const challenge = String(/name="login_challenge" value="([^"]+)"/.exec(page.text)?.[1]);
 
-		const wrong = await postForm(SIGN_IN_ROUTES.login, { login_challenge: challenge, username: SIGN_IN.user.username, password: 'not-it' });
+		const wrong = await postForm(SIGN_IN_ROUTES.login, {
+			login_challenge: challenge,
+			username: SIGN_IN.user.username,
+			password: 'not-it',
+		});
 		expect(wrong.status).toBe(401);
 		expect(wrong.text).toContain('Wrong user name or password.');
 		expect(wrong.text).toContain(challenge);
 
-		const right = await postForm(SIGN_IN_ROUTES.login, { login_challenge: challenge, username: SIGN_IN.user.username, password: SIGN_IN.user.password });
+		const right = await postForm(SIGN_IN_ROUTES.login, {
+			login_challenge: challenge,
+			username: SIGN_IN.user.username,
+			password: SIGN_IN.user.password,
+		});
 		expect(right.status).toBe(303);
 		const back = new URL(String(right.headers.get('location')));
 		expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
 		expect(back.searchParams.get('state')).toBe(authorization.state);
 		expect(back.searchParams.get('scope')).toBe(SIGN_IN.scope);
 		expect(back.searchParams.get('code')).toMatch(/^ac_/);
-		expect(counted()).toEqual(expect.objectContaining({ authorizations: 1, loginsAccepted: 1, loginsRefused: 1 }));
+		expect(counted()).toEqual(
+			expect.objectContaining({ authorizations: 1, loginsAccepted: 1, loginsRefused: 1 }),
+		);
 
 		// The login challenge is used up.
-		expect((await postForm(SIGN_IN_ROUTES.login, { login_challenge: challenge, username: SIGN_IN.user.username, password: SIGN_IN.user.password })).status).toBe(400);
+		expect(
+			(
+				await postForm(SIGN_IN_ROUTES.login, {
+					login_challenge: challenge,
+					username: SIGN_IN.user.username,
+					password: SIGN_IN.user.password,
+				})
+			).status,
+		).toBe(400);
 	});
 
 	test('the code with its verifier, client authentication in the body: bearer tokens, a refresh token and an ID token the API accepts', async () => {
@@ -160,19 +202,49 @@ describe('the code flow, with the login page', () => {
 		const answer = await codeGrant(String(back.searchParams.get('code')), authorization.verifier);
 		expect(answer.status).toBe(200);
 		expect(answer.headers.get('cache-control')).toContain('no-store');
-		expect(Object.keys(answer.json).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
-		expect(answer.json).toEqual(expect.objectContaining({ token_type: 'bearer', expires_in: 3600, scope: SIGN_IN.scope }));
-		const idToken = JSON.parse(Buffer.from(String(answer.json.id_token).split('.')[1], 'base64url').toString('utf8'));
-		expect(idToken).toEqual(expect.objectContaining({ aud: SIGN_IN.clientId, sub: SIGN_IN.user.sub, email: SIGN_IN.user.email, nonce: 'n-0S6_WzA2Mj' }));
+		expect(Object.keys(answer.json).sort()).toEqual([
+			'access_token',
+			'expires_in',
+			'id_token',
+			'refresh_token',
+			'scope',
+			'token_type',
+		]);
+		expect(answer.json).toEqual(
+			expect.objectContaining({ token_type: 'bearer', expires_in: 3600, scope: SIGN_IN.scope }),
+		);
+		const idToken = JSON.parse(
+			Buffer.from(String(answer.json.id_token).split('.')[1], 'base64url').toString('utf8'),
+		);
+		expect(idToken).toEqual(
+			expect.objectContaining({
+				aud: SIGN_IN.clientId,
+				sub: SIGN_IN.user.sub,
+				email: SIGN_IN.user.email,
+				nonce: 'n-0S6_WzA2Mj',
+			}),
+		);
 
 		// What the token endpoint received is recorded, client_secret in the body, no Authorization header.
 		const [exchange] = api.requestsTo(SIGN_IN_ROUTES.token);
-		expect(exchange.body).toEqual(expect.objectContaining({ grant_type: 'authorization_code', client_secret: SIGN_IN.clientSecret, code_verifier: authorization.verifier }));
+		expect(exchange.body).toEqual(
+			expect.objectContaining({
+				grant_type: 'authorization_code',
+				client_secret: SIGN_IN.clientSecret,
+				code_verifier: authorization.verifier,
+			}),
+		);
 		expect(exchange.headers.authorization).toBeUndefined();
 
 		// The API's routes accept the access token: `auth` on /dr, Bearer elsewhere.
 		expect((await getWithToken(api, ENTITIES, answer.json.access_token)).status).toBe(200);
-		expect((await call(api, SUBSCRIPTIONS, { headers: { authorization: `Bearer ${answer.json.access_token}` } })).status).toBe(200);
+		expect(
+			(
+				await call(api, SUBSCRIPTIONS, {
+					headers: { authorization: `Bearer ${answer.json.access_token}` },
+				})
+			).status,
+		).toBe(200);
 		expect(counted().codeGrants).toBe(1);
 	});
 });
@@ -188,7 +260,11 @@ describe('authorize refuses', () => {
 			{ redirect_uri: undefined },
 		]) {
 			const answer = await call(api, authorizeUrl(newAuthorization(overrides)), noFollow);
-			expect([overrides, answer.status, answer.headers.get('location')]).toEqual([overrides, 400, null]);
+			expect([overrides, answer.status, answer.headers.get('location')]).toEqual([
+				overrides,
+				400,
+				null,
+			]);
 		}
 		expect(counted().authorizations).toBe(0);
 	});
@@ -210,11 +286,16 @@ describe('authorize refuses', () => {
 		expect(`${back.origin}${back.pathname}`).toBe(REDIRECT_URI);
 		expect(back.searchParams.get('error')).toBe(error);
 		expect(back.searchParams.get('code')).toBeNull();
-		if (authorization.query.state) expect(back.searchParams.get('state')).toBe(authorization.query.state);
+		if (authorization.query.state)
+			expect(back.searchParams.get('state')).toBe(authorization.query.state);
 	});
 
 	test('scope words in another order are the same scope', async () => {
-		const answer = await call(api, authorizeUrl(newAuthorization({ scope: 'offline_access email profile openid' })), noFollow);
+		const answer = await call(
+			api,
+			authorizeUrl(newAuthorization({ scope: 'offline_access email profile openid' })),
+			noFollow,
+		);
 		expect(answer.status).toBe(307);
 	});
 });
@@ -229,8 +310,16 @@ describe('the token endpoint refuses', () => {
 	test('client authentication in a Basic header, even with a right secret: 401 invalid_client', async () => {
 		const { code, verifier } = await freshCode();
 		const basic = `Basic ${Buffer.from(`${SIGN_IN.clientId}:${SIGN_IN.clientSecret}`).toString('base64')}`;
-		expectOAuthError(await codeGrant(code, verifier, { client_secret: undefined }, { authorization: basic }), 401, 'invalid_client');
-		expectOAuthError(await codeGrant(code, verifier, {}, { authorization: basic }), 401, 'invalid_client');
+		expectOAuthError(
+			await codeGrant(code, verifier, { client_secret: undefined }, { authorization: basic }),
+			401,
+			'invalid_client',
+		);
+		expectOAuthError(
+			await codeGrant(code, verifier, {}, { authorization: basic }),
+			401,
+			'invalid_client',
+		);
 	});
 
 	test('a wrong client secret or client id: 401 invalid_client, the secret not repeated', async () => {
@@ -238,7 +327,11 @@ describe('the token endpoint refuses', () => {
 		const wrong = await codeGrant(code, verifier, { client_secret: 'wrong-secret-1234' });
 		expectOAuthError(wrong, 401, 'invalid_client');
 		expect(wrong.text).not.toContain('wrong-secret-1234');
-		expectOAuthError(await codeGrant(code, verifier, { client_id: 'EC_0000000000' }), 401, 'invalid_client');
+		expectOAuthError(
+			await codeGrant(code, verifier, { client_id: 'EC_0000000000' }),
+			401,
+			'invalid_client',
+		);
 		// Client authentication failed before the code was looked at: it still works.
 		expect((await codeGrant(code, verifier)).status).toBe(200);
 	});
@@ -248,15 +341,28 @@ describe('the token endpoint refuses', () => {
 		const json = await call(api, SIGN_IN_ROUTES.token, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ grant_type: 'authorization_code', code, client_id: SIGN_IN.clientId, client_secret: SIGN_IN.clientSecret }),
+			body: JSON.stringify({
+				grant_type: 'authorization_code',
+				code,
+				client_id: SIGN_IN.clientId,
+				client_secret: SIGN_IN.clientSecret,
+			}),
 		});
 		expectOAuthError(json, 400, 'invalid_request');
-		expectOAuthError(await codeGrant(code, verifier, { resource: 'https://api.example.com' }), 400, 'invalid_request');
+		expectOAuthError(
+			await codeGrant(code, verifier, { resource: 'https://api.example.com' }),
+			400,
+			'invalid_request',
+		);
 	});
 
 	test('a wrong verifier, no verifier, another redirect URI: 400 invalid_grant, and the code is used up by that try', async () => {
 		const counted = countersFrom();
-		for (const overrides of [{ code_verifier: randomBytes(32).toString('base64url') }, { code_verifier: undefined }, { redirect_uri: `${REDIRECT_URI}?x=1` }]) {
+		for (const overrides of [
+			{ code_verifier: randomBytes(32).toString('base64url') },
+			{ code_verifier: undefined },
+			{ redirect_uri: `${REDIRECT_URI}?x=1` },
+		]) {
 			const { code, verifier } = await freshCode();
 			expectOAuthError(await codeGrant(code, verifier, overrides), 400, 'invalid_grant');
 			expectOAuthError(await codeGrant(code, verifier), 400, 'invalid_grant');
@@ -273,7 +379,11 @@ describe('the token endpoint refuses', () => {
 
 	test('another grant type: 400 unsupported_grant_type', async () => {
 		expectOAuthError(
-			await postForm(SIGN_IN_ROUTES.token, { grant_type: 'client_credentials', client_id: SIGN_IN.clientId, client_secret: SIGN_IN.clientSecret }),
+			await postForm(SIGN_IN_ROUTES.token, {
+				grant_type: 'client_credentials',
+				client_id: SIGN_IN.clientId,
+				client_secret: SIGN_IN.clientSecret,
+			}),
 			400,
 			'unsupported_grant_type',
 		);
@@ -296,9 +406,13 @@ describe('refresh tokens rotate', () => {
 		expect(counted().refreshGrants).toBe(2);
 	});
 
-	test('the refresh needs the client authentication too, and is refused by the API\'s own refresh endpoint', async () => {
+	test("the refresh needs the client authentication too, and is refused by the API's own refresh endpoint", async () => {
 		const { refresh_token } = await connectedTokens();
-		expectOAuthError(await refreshGrant(refresh_token, { client_secret: 'wrong-secret-1234' }), 401, 'invalid_client');
+		expectOAuthError(
+			await refreshGrant(refresh_token, { client_secret: 'wrong-secret-1234' }),
+			401,
+			'invalid_client',
+		);
 		const apiRefresh = await call(api, '/connect-auth/v1/account/refresh-token', {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
@@ -336,7 +450,12 @@ test('holdRefreshGrants: a refresh grant is recorded at once but answered only a
 		answered = true;
 		return answer;
 	});
-	const recorded = () => api.requestsTo(SIGN_IN_ROUTES.token).filter((r) => (r.body as Record<string, string> | undefined)?.grant_type === 'refresh_token');
+	const recorded = () =>
+		api
+			.requestsTo(SIGN_IN_ROUTES.token)
+			.filter(
+				(r) => (r.body as Record<string, string> | undefined)?.grant_type === 'refresh_token',
+			);
 	while (recorded().length === 0) await new Promise((resolve) => setImmediate(resolve));
 	expect([answered, recorded()[0].status]).toEqual([false, undefined]);
 	hold.release();

@@ -17,9 +17,16 @@ beforeEach(async () => {
 	resetTemplateStore(fakeTemplates(api));
 });
 
-const bearer = (extra: Record<string, string> = {}) => ({ authorization: `Bearer ${token}`, ...extra });
+const bearer = (extra: Record<string, string> = {}) => ({
+	authorization: `Bearer ${token}`,
+	...extra,
+});
 const json = (method: string, body: unknown, headers: Record<string, string> = bearer()) =>
-	({ method, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }) as RequestInit;
+	({
+		method,
+		headers: { 'content-type': 'application/json', ...headers },
+		body: JSON.stringify(body),
+	}) as RequestInit;
 
 describe('headers', () => {
 	test('Bearer only: the raw auth header of /dr is refused', async () => {
@@ -28,12 +35,20 @@ describe('headers', () => {
 	});
 
 	test('public variant: a client token needs its client-id; a wrong client-id is refused with either variant', async () => {
-		expect((await call(api, TEMPLATES, { headers: bearer({ 'client-id': 'someone-else' }) })).json).toEqual({
+		expect(
+			(await call(api, TEMPLATES, { headers: bearer({ 'client-id': 'someone-else' }) })).json,
+		).toEqual({
 			error: { code: 'UNAUTHORIZED', message: 'client-id does not match the token' },
 		});
 		api.setOptions({ variant: 'public' });
 		expect((await call(api, TEMPLATES, { headers: bearer() })).status).toBe(401);
-		expect((await call(api, TEMPLATES, { headers: bearer({ 'client-id': api.validCredentials.clientId }) })).status).toBe(200);
+		expect(
+			(
+				await call(api, TEMPLATES, {
+					headers: bearer({ 'client-id': api.validCredentials.clientId }),
+				})
+			).status,
+		).toBe(200);
 	});
 });
 
@@ -46,14 +61,25 @@ describe('paths and bodies', () => {
 	});
 
 	test('create needs title and section_ids, refuses unknown fields and non-JSON bodies', async () => {
-		const refusal = async (init: RequestInit) => (await call(api, TEMPLATES, init)).json.error.message;
+		const refusal = async (init: RequestInit) =>
+			(await call(api, TEMPLATES, init)).json.error.message;
 		expect(await refusal(json('POST', { desc: 'x', section_ids: [] }))).toBe('title is required');
 		expect(await refusal(json('POST', { title: 'x' }))).toBe('section_ids is required');
-		expect(await refusal(json('POST', { title: 'x', section_ids: [], colour: 'red' }))).toBe('unknown field(s): colour');
-		expect(await refusal({ method: 'POST', headers: { ...bearer(), 'content-type': 'text/plain' }, body: '{"title":"x","section_ids":[]}' })).toBe(
-			'body must be a JSON object sent as application/json',
+		expect(await refusal(json('POST', { title: 'x', section_ids: [], colour: 'red' }))).toBe(
+			'unknown field(s): colour',
 		);
-		const created = await call(api, TEMPLATES, json('POST', { title: 'x', section_ids: [], type: 'custom' }));
+		expect(
+			await refusal({
+				method: 'POST',
+				headers: { ...bearer(), 'content-type': 'text/plain' },
+				body: '{"title":"x","section_ids":[]}',
+			}),
+		).toBe('body must be a JSON object sent as application/json');
+		const created = await call(
+			api,
+			TEMPLATES,
+			json('POST', { title: 'x', section_ids: [], type: 'custom' }),
+		);
 		expect(created.status).toBe(201);
 		expect(created.json).toEqual({ msg: 'created successfully', template_id: 'tpl_fake0001' });
 	});
@@ -64,7 +90,10 @@ describe('paths and bodies', () => {
 		expect([missing.status, missing.json.error.code]).toEqual([404, 'NOT_FOUND']);
 		const bad = await call(api, `${TEMPLATES}/tpl-soap-note`, json('PATCH', { title: '' }));
 		expect([bad.status, bad.json.error.code]).toEqual([422, 'VALIDATION_ERROR']);
-		const builtIn = await call(api, `${TEMPLATES}/clinical_notes_template`, { method: 'DELETE', headers: bearer() });
+		const builtIn = await call(api, `${TEMPLATES}/clinical_notes_template`, {
+			method: 'DELETE',
+			headers: bearer(),
+		});
 		expect([builtIn.status, builtIn.json.error.message]).toEqual([400, 'Template not editable']);
 	});
 

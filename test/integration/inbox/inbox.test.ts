@@ -26,7 +26,12 @@ describeInbox('the local inbox (maildev 3.0.0, Node 24)', () => {
 			const listening = listeningAddresses(port);
 			if (listening) expect(listening).toEqual(['127.0.0.1']);
 			expect(await accepts('127.0.0.1', port)).toBe(true);
-			for (const address of externalAddresses()) expect({ address, port, accepted: await accepts(address, port) }).toEqual({ address, port, accepted: false });
+			for (const address of externalAddresses())
+				expect({ address, port, accepted: await accepts(address, port) }).toEqual({
+					address,
+					port,
+					accepted: false,
+				});
 		}
 	});
 
@@ -43,7 +48,11 @@ describeInbox('the local inbox (maildev 3.0.0, Node 24)', () => {
 		});
 		expect(reply).toMatch(/^250/);
 		const listed = await inbox.waitForEmail((m) => m.subject.startsWith('Visit notes'));
-		expect(listed).toMatchObject({ subject: 'Visit notes — आशा वर्मा', from: [{ address: 'scribe@clinic.test' }], to: [{ address: 'doctor@clinic.test' }] });
+		expect(listed).toMatchObject({
+			subject: 'Visit notes — आशा वर्मा',
+			from: [{ address: 'scribe@clinic.test' }],
+			to: [{ address: 'doctor@clinic.test' }],
+		});
 		const one = await inbox.email(listed.id);
 		expect(one?.text).toContain('Diagnosis: बुखार (fever)\nMedication: Paracetamol 500 mg');
 		expect(await inbox.emailHtml(listed.id)).toContain('<p>Diagnosis: <b>बुखार (fever)</b></p>');
@@ -61,9 +70,18 @@ describeInbox('the local inbox (maildev 3.0.0, Node 24)', () => {
 
 	test('stopping frees both ports and removes its folder (the mail with it)', async () => {
 		const second = await startInbox();
-		await sendMail({ host: second.smtpHost, port: second.smtpPort, from: 'a@clinic.test', to: ['b@clinic.test'], subject: 'kept?', text: 'patient data' });
+		await sendMail({
+			host: second.smtpHost,
+			port: second.smtpPort,
+			from: 'a@clinic.test',
+			to: ['b@clinic.test'],
+			subject: 'kept?',
+			text: 'patient data',
+		});
 		await second.waitForEmail();
-		expect(readdirSync(second.folder, { recursive: true }).some((name) => String(name).endsWith('.eml'))).toBe(true);
+		expect(
+			readdirSync(second.folder, { recursive: true }).some((name) => String(name).endsWith('.eml')),
+		).toBe(true);
 		await second.stop();
 		expect(await isPortFree(second.smtpPort)).toBe(true);
 		expect(await isPortFree(second.webPort)).toBe(true);

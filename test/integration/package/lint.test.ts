@@ -1,7 +1,7 @@
 /**
- * `npm run lint` is `n8n-node lint` with n8n's template configuration; the one change to the
- * template is that test/, bench/ and scripts/ (never shipped, run in Node) are left to
- * `npm run lint:tests`. This checks that the change is only that: what ships is linted with exactly
+ * `npm run lint` is `n8n-node lint` with n8n's template configuration, then `prettier --check .`;
+ * the one change to the template is that test/, bench/ and scripts/ (never shipped, run in Node) are
+ * left to `npm run lint:tests`. This checks that the change is only that: what ships is linted with exactly
  * the template's configuration objects, Cloud rules included.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,13 +13,19 @@ const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 
 /** Runs an ES module snippet from the repository root (eslint.config.mjs is ESM) and parses what it prints. */
 function evaluate(source: string): unknown {
-	const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], { cwd: root, encoding: 'utf8' });
+	const result = spawnSync(process.execPath, ['--input-type=module', '-e', source], {
+		cwd: root,
+		encoding: 'utf8',
+	});
 	if (result.status !== 0) throw new Error(result.stderr);
 	return JSON.parse(result.stdout);
 }
 
 function printedConfig(file: string): { rules: Record<string, unknown> } | undefined {
-	const result = spawnSync(join(root, 'node_modules/.bin/eslint'), ['--print-config', file], { cwd: root, encoding: 'utf8' });
+	const result = spawnSync(join(root, 'node_modules/.bin/eslint'), ['--print-config', file], {
+		cwd: root,
+		encoding: 'utf8',
+	});
 	if (result.status !== 0) throw new Error(result.stderr || result.stdout);
 	const printed = result.stdout.trim();
 	return printed === 'undefined' || printed === '' ? undefined : JSON.parse(printed);
@@ -27,7 +33,8 @@ function printedConfig(file: string): { rules: Record<string, unknown> } | undef
 
 describe('lint configuration', () => {
 	it('lint, build, dev and release are the n8n-node commands', () => {
-		expect(manifest.scripts.lint).toBe('n8n-node lint');
+		// n8n's lint, then the one formatter over the whole repository (the starter's prettier settings).
+		expect(manifest.scripts.lint).toBe('n8n-node lint && prettier --check .');
 		expect(manifest.scripts.build).toBe('n8n-node build');
 		expect(manifest.scripts.release).toBe('n8n-node release');
 		expect(manifest.scripts.dev).toMatch(/ n8n-node dev$/);
@@ -43,7 +50,10 @@ describe('lint configuration', () => {
 				sameObjectsAfterIt: ours.length === config.length + 1 && config.every((entry, index) => ours[index + 1] === entry),
 			}));
 		`);
-		expect(comparison).toEqual({ first: { ignores: ['test/**', 'bench/**', 'scripts/**'] }, sameObjectsAfterIt: true });
+		expect(comparison).toEqual({
+			first: { ignores: ['test/**', 'bench/**', 'scripts/**'] },
+			sameObjectsAfterIt: true,
+		});
 		const shipped = [...manifest.files, 'nodes', 'credentials', 'package.json'];
 		for (const ignored of ['test', 'bench', 'scripts']) expect(shipped).not.toContain(ignored);
 	});
@@ -51,13 +61,25 @@ describe('lint configuration', () => {
 	it('lints shipped code with the Cloud rules and both rule sets, and leaves tests to lint:tests', () => {
 		const node = printedConfig('nodes/ClinicScribe/ClinicScribe.node.ts');
 		const credential = printedConfig('credentials/ClinicScribeApi.credentials.ts');
-		for (const rule of ['@n8n/community-nodes/no-restricted-globals', '@n8n/community-nodes/no-restricted-imports', 'no-console']) {
+		for (const rule of [
+			'@n8n/community-nodes/no-restricted-globals',
+			'@n8n/community-nodes/no-restricted-imports',
+			'no-console',
+		]) {
 			expect([rule, (node?.rules[rule] as unknown[] | undefined)?.[0]]).toEqual([rule, 2]);
 		}
-		expect(Object.keys(node?.rules ?? {}).filter((rule) => rule.startsWith('n8n-nodes-base/node-')).length).toBeGreaterThan(50);
-		expect(Object.keys(credential?.rules ?? {}).filter((rule) => rule.startsWith('n8n-nodes-base/cred-')).length).toBeGreaterThan(10);
+		expect(
+			Object.keys(node?.rules ?? {}).filter((rule) => rule.startsWith('n8n-nodes-base/node-'))
+				.length,
+		).toBeGreaterThan(50);
+		expect(
+			Object.keys(credential?.rules ?? {}).filter((rule) => rule.startsWith('n8n-nodes-base/cred-'))
+				.length,
+		).toBeGreaterThan(10);
 		expect(printedConfig('test/support/nodeContext.ts')).toBeUndefined();
-		expect(manifest.scripts['lint:tests']).toBe('eslint --config eslint.tests.config.mjs test bench scripts');
+		expect(manifest.scripts['lint:tests']).toBe(
+			'eslint --config eslint.tests.config.mjs test bench scripts',
+		);
 		expect(manifest.scripts.test).toContain('npm run lint && npm run lint:tests &&');
 	});
 });

@@ -5,7 +5,16 @@
  * fails CI.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	appendFileSync,
+	cpSync,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,7 +22,9 @@ jest.setTimeout(120_000);
 
 const root = join(__dirname, '../../..');
 const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const scannerVersion = JSON.parse(readFileSync(join(root, 'node_modules/@n8n/scan-community-package/package.json'), 'utf8')).version;
+const scannerVersion = JSON.parse(
+	readFileSync(join(root, 'node_modules/@n8n/scan-community-package/package.json'), 'utf8'),
+).version;
 const tarballName = `${manifest.name}-${manifest.version}.tgz`;
 
 let work: string;
@@ -30,7 +41,11 @@ function scan(...args: string[]) {
 /** `npm pack` of a folder holding an unpacked package, as `npm publish` would upload it. */
 function pack(packageDir: string, destination: string): string {
 	mkdirSync(destination, { recursive: true });
-	const packed = run('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', destination], packageDir);
+	const packed = run(
+		'npm',
+		['pack', '--ignore-scripts', '--silent', '--pack-destination', destination],
+		packageDir,
+	);
 	expect(packed.status).toBe(0);
 	return join(destination, tarballName);
 }
@@ -39,7 +54,10 @@ function pack(packageDir: string, destination: string): string {
 function unpackedCopy(name: string): string {
 	const dir = join(work, name);
 	mkdirSync(dir);
-	expect(run('tar', ['-xzf', join(work, 'good', tarballName), '-C', dir, '--strip-components=1'], work).status).toBe(0);
+	expect(
+		run('tar', ['-xzf', join(work, 'good', tarballName), '-C', dir, '--strip-components=1'], work)
+			.status,
+	).toBe(0);
 	return dir;
 }
 
@@ -68,17 +86,31 @@ describe("n8n's verification scanner in CI", () => {
 
 	it('refuses a tarball whose compiled code or manifest breaks the rules, eslint-disable comments notwithstanding', () => {
 		const bad = unpackedCopy('bad-tarball');
-		appendFileSync(join(bad, 'dist/nodes/ClinicScribe/ClinicScribe.node.js'), '\n/* eslint-disable */\nsetTimeout(() => undefined, 1);\n');
-		appendFileSync(join(bad, 'dist/credentials/ClinicScribeApi.credentials.js'), '\n// eslint-disable-next-line\nconst fs = require("fs");\n');
+		appendFileSync(
+			join(bad, 'dist/nodes/ClinicScribe/ClinicScribe.node.js'),
+			'\n/* eslint-disable */\nsetTimeout(() => undefined, 1);\n',
+		);
+		appendFileSync(
+			join(bad, 'dist/credentials/ClinicScribeApi.credentials.js'),
+			'\n// eslint-disable-next-line\nconst fs = require("fs");\n',
+		);
 		const badManifest = JSON.parse(readFileSync(join(bad, 'package.json'), 'utf8'));
-		writeFileSync(join(bad, 'package.json'), JSON.stringify({ ...badManifest, dependencies: { axios: '1.18.0' } }, null, 2));
+		writeFileSync(
+			join(bad, 'package.json'),
+			JSON.stringify({ ...badManifest, dependencies: { axios: '1.18.0' } }, null, 2),
+		);
 		const tarball = pack(bad, join(work, 'bad-tarball-packed'));
 
 		const result = scan('--tarball', tarball);
 
 		expect(result.status).toBe(1);
-		expect(result.output).toContain(`n8n scanner ${scannerVersion}, tarball: REFUSED (${tarball}): ESLint violations found`);
-		const errors = result.output.split('\n').filter((line) => / error /.test(line)).map((line) => line.trim().split(/\s+/).pop());
+		expect(result.output).toContain(
+			`n8n scanner ${scannerVersion}, tarball: REFUSED (${tarball}): ESLint violations found`,
+		);
+		const errors = result.output
+			.split('\n')
+			.filter((line) => / error /.test(line))
+			.map((line) => line.trim().split(/\s+/).pop());
 		expect(errors.sort()).toEqual([
 			'@n8n/community-nodes/no-restricted-globals',
 			'@n8n/community-nodes/no-restricted-imports',
@@ -92,18 +124,29 @@ describe("n8n's verification scanner in CI", () => {
 	it('fails when it finds nothing to lint, which the scanner itself would pass', () => {
 		const empty = join(work, 'empty');
 		mkdirSync(empty);
-		expect(scan('--source', empty)).toEqual({ status: 2, output: `scan-package: source ${empty}: No files found to analyze\n` });
+		expect(scan('--source', empty)).toEqual({
+			status: 2,
+			output: `scan-package: source ${empty}: No files found to analyze\n`,
+		});
 	});
 
 	it('refuses source that breaks a rule, eslint-disable comments notwithstanding', () => {
 		const source = join(work, 'bad-source');
-		for (const entry of ['package.json', 'nodes', 'credentials']) cpSync(join(root, entry), join(source, entry), { recursive: true });
-		appendFileSync(join(source, 'nodes/ClinicScribe/ClinicScribe.node.ts'), "\n// eslint-disable-next-line no-console\nconsole.log('debug');\n");
+		for (const entry of ['package.json', 'nodes', 'credentials'])
+			cpSync(join(root, entry), join(source, entry), { recursive: true });
+		appendFileSync(
+			join(source, 'nodes/ClinicScribe/ClinicScribe.node.ts'),
+			"\n// eslint-disable-next-line no-console\nconsole.log('debug');\n",
+		);
 
 		const result = scan('--source', source);
 
 		expect(result.status).toBe(1);
-		expect(result.output).toContain(`n8n scanner ${scannerVersion}, source: REFUSED (${source}): ESLint violations found`);
-		expect(result.output).toMatch(/ClinicScribe\.node\.ts\n\s+\d+:1\s+error\s+Unexpected console statement\s+no-console/);
+		expect(result.output).toContain(
+			`n8n scanner ${scannerVersion}, source: REFUSED (${source}): ESLint violations found`,
+		);
+		expect(result.output).toMatch(
+			/ClinicScribe\.node\.ts\n\s+\d+:1\s+error\s+Unexpected console statement\s+no-console/,
+		);
 	});
 });

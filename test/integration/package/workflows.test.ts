@@ -4,7 +4,15 @@
  * stand-in npm), and runs the publish workflow's tag check.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	cpSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
@@ -23,7 +31,9 @@ interface Step {
 }
 
 function workflow(file: string) {
-	const document = parseDocument(readFileSync(join(root, '.github/workflows', file), 'utf8'), { uniqueKeys: true });
+	const document = parseDocument(readFileSync(join(root, '.github/workflows', file), 'utf8'), {
+		uniqueKeys: true,
+	});
 	expect(document.errors.map(String)).toEqual([]);
 	expect(document.warnings.map(String)).toEqual([]);
 	return document.toJS();
@@ -39,7 +49,8 @@ const ci = workflow('ci.yml');
 const publish = workflow('publish.yml');
 const publishSteps: Step[] = publish.jobs.publish.steps;
 const indexOf = (steps: Step[], predicate: (step: Step) => boolean) => steps.findIndex(predicate);
-const runs = (command: string) => (step: Step) => (step.run ?? '').split('\n').some((line) => line.trim() === command);
+const runs = (command: string) => (step: Step) =>
+	(step.run ?? '').split('\n').some((line) => line.trim() === command);
 const TAG_CHECK = 'node scripts/check-release-tag.mjs "$GITHUB_REF_NAME"';
 
 describe('publish workflow (n8n-node release --init-workflow, adapted)', () => {
@@ -70,9 +81,17 @@ describe('publish workflow (n8n-node release --init-workflow, adapted)', () => {
 		expect([tagCheck >= 0, tests >= 0, release >= 0]).toEqual([true, true, true]);
 		expect(tagCheck).toBeLessThan(tests);
 		expect(tests).toBeLessThan(release);
-		expect(publishSteps.filter((step) => step.if !== undefined || step['continue-on-error'] !== undefined)).toEqual([]);
+		expect(
+			publishSteps.filter(
+				(step) => step.if !== undefined || step['continue-on-error'] !== undefined,
+			),
+		).toEqual([]);
 		// After the tests: the template's three steps, and nothing else.
-		expect(publishSteps.slice(tests + 1).map((step) => step.name)).toEqual(['Set up Node.js', 'Install dependencies', 'Release']);
+		expect(publishSteps.slice(tests + 1).map((step) => step.name)).toEqual([
+			'Set up Node.js',
+			'Install dependencies',
+			'Release',
+		]);
 		expect(publishSteps[tests + 1].with).toEqual({ 'node-version': 'lts/*', cache: 'npm' });
 		expect(publishSteps[tests + 2].run).toBe('npm ci');
 		// Nothing publishes but the CLI's release command.
@@ -83,13 +102,17 @@ describe('publish workflow (n8n-node release --init-workflow, adapted)', () => {
 	it('hands the release step the NPM_TOKEN secret (the fallback to trusted publishing), not a literal', () => {
 		const release = publishSteps[indexOf(publishSteps, runs('npm run release'))];
 		expect(release.env).toEqual({ NPM_TOKEN: '${{ secrets.NPM_TOKEN }}' });
-		expect(release.run?.split('\n')[0]).toBe('[ -n "$NPM_TOKEN" ] && npm config set //registry.npmjs.org/:_authToken "$NPM_TOKEN"');
+		expect(release.run?.split('\n')[0]).toBe(
+			'[ -n "$NPM_TOKEN" ] && npm config set //registry.npmjs.org/:_authToken "$NPM_TOKEN"',
+		);
 	});
 
 	it('runs the same test steps as CI', () => {
 		const ciSteps: Step[] = ci.jobs.test.steps;
 		const tests = indexOf(publishSteps, runs('.ci/run'));
-		const publishTestSteps = publishSteps.slice(0, tests + 1).filter((step) => !runs(TAG_CHECK)(step));
+		const publishTestSteps = publishSteps
+			.slice(0, tests + 1)
+			.filter((step) => !runs(TAG_CHECK)(step));
 		expect(publishTestSteps).toEqual(ciSteps);
 	});
 });
@@ -113,7 +136,12 @@ describe('`npm run release` in GitHub Actions (n8n-node release)', () => {
 		const result = spawnSync(process.execPath, [cli, 'release'], {
 			cwd: root,
 			encoding: 'utf8',
-			env: { ...process.env, PATH: `${dir}:${process.env.PATH}`, GITHUB_ACTIONS: 'true', npm_config_user_agent: 'npm/11' },
+			env: {
+				...process.env,
+				PATH: `${dir}:${process.env.PATH}`,
+				GITHUB_ACTIONS: 'true',
+				npm_config_user_agent: 'npm/11',
+			},
 		});
 		expect(result.status).toBe(0);
 		expect(readFileSync(log, 'utf8').trim().split('\n')).toEqual([
@@ -130,13 +158,24 @@ describe('CI workflow', () => {
 	it('runs .ci/run for pull requests and on main, with read-only permissions', () => {
 		expect(ci.on).toEqual({ pull_request: null, push: { branches: ['main'] } });
 		expect(ci.permissions).toEqual({ contents: 'read' });
-		expect(steps.map((step) => step.run).filter(Boolean).pop()).toBe('.ci/run');
-		const mode = spawnSync('git', ['ls-files', '-s', '.ci/run'], { cwd: root, encoding: 'utf8' }).stdout.split(' ')[0];
+		expect(
+			steps
+				.map((step) => step.run)
+				.filter(Boolean)
+				.pop(),
+		).toBe('.ci/run');
+		const mode = spawnSync('git', ['ls-files', '-s', '.ci/run'], {
+			cwd: root,
+			encoding: 'utf8',
+		}).stdout.split(' ')[0];
 		expect(mode).toBe('100755');
 	});
 
 	it('uses the Node .ci/run expects, installs the queue-mode services and caches the real n8n', () => {
-		expect(steps.find((step) => step.uses === 'actions/setup-node@v4')?.with).toEqual({ 'node-version': '20', cache: 'npm' });
+		expect(steps.find((step) => step.uses === 'actions/setup-node@v4')?.with).toEqual({
+			'node-version': '20',
+			cache: 'npm',
+		});
 		expect(manifest.engines).toEqual({ node: '>=20.15' });
 		const apt = steps.find((step) => /apt-get install/.test(step.run ?? ''))?.run ?? '';
 		expect(apt).toMatch(/^sudo apt-get install -y -q --no-install-recommends .*\bredis-server\b/m);
@@ -146,8 +185,12 @@ describe('CI workflow', () => {
 			key: "n8n-${{ runner.os }}-${{ hashFiles('scripts/install-n8n.sh') }}",
 		});
 		// The cache key changes when the installer's pinned versions do.
-		expect(readFileSync(join(root, 'scripts/install-n8n.sh'), 'utf8')).toMatch(/^N8N_VERSION="2\.41\.1"$/m);
-		expect(readFileSync(join(root, 'scripts/install-n8n.sh'), 'utf8')).toMatch(/^N8N_OLDEST_VERSION="1\.123\.81"$/m);
+		expect(readFileSync(join(root, 'scripts/install-n8n.sh'), 'utf8')).toMatch(
+			/^N8N_VERSION="2\.41\.1"$/m,
+		);
+		expect(readFileSync(join(root, 'scripts/install-n8n.sh'), 'utf8')).toMatch(
+			/^N8N_OLDEST_VERSION="1\.123\.81"$/m,
+		);
 		// npm test installs both ends of the range before the e2e tests (the oldest-n8n file needs the older one).
 		expect(manifest.scripts['n8n:install']).toMatch(/^bash scripts\/install-n8n\.sh all && /);
 	});
@@ -160,7 +203,9 @@ describe('release tag check (scripts/check-release-tag.mjs)', () => {
 	function check(tag: string, version: string, changelog: string) {
 		writeFileSync(join(dir, 'package.json'), JSON.stringify({ ...manifest, version }));
 		writeFileSync(join(dir, 'CHANGELOG.md'), changelog);
-		const result = spawnSync('node', [join(dir, 'scripts/check-release-tag.mjs'), tag], { encoding: 'utf8' });
+		const result = spawnSync('node', [join(dir, 'scripts/check-release-tag.mjs'), tag], {
+			encoding: 'utf8',
+		});
 		return { status: result.status, output: `${result.stdout}${result.stderr}`.trim() };
 	}
 
@@ -172,8 +217,13 @@ describe('release tag check (scripts/check-release-tag.mjs)', () => {
 	afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 	it("accepts this repository's version tag", () => {
-		const result = spawnSync('node', ['scripts/check-release-tag.mjs', `v${manifest.version}`], { cwd: root, encoding: 'utf8' });
-		expect(result.stdout.trim()).toBe(`release check: tag v${manifest.version} matches package.json ${manifest.version} and CHANGELOG.md`);
+		const result = spawnSync('node', ['scripts/check-release-tag.mjs', `v${manifest.version}`], {
+			cwd: root,
+			encoding: 'utf8',
+		});
+		expect(result.stdout.trim()).toBe(
+			`release check: tag v${manifest.version} matches package.json ${manifest.version} and CHANGELOG.md`,
+		);
 		expect(result.status).toBe(0);
 	});
 
@@ -191,7 +241,8 @@ describe('release tag check (scripts/check-release-tag.mjs)', () => {
 	it('refuses a version without a dated CHANGELOG section', () => {
 		expect(check('v0.2.0', '0.2.0', '## [Unreleased]\n\n## [0.1.0] - 2026-11-22\n')).toEqual({
 			status: 1,
-			output: 'release check: CHANGELOG.md has no "## [0.2.0] - YYYY-MM-DD" section: move the [Unreleased] entries under it',
+			output:
+				'release check: CHANGELOG.md has no "## [0.2.0] - YYYY-MM-DD" section: move the [Unreleased] entries under it',
 		});
 		expect(check('v0.2.0', '0.2.0', '## [0.2.0]\n').status).toBe(1);
 	});

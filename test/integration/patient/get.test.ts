@@ -37,25 +37,38 @@ describe('Patient → Get', () => {
 
 	it('names the refusal of an unknown patient', async () => {
 		const { message } = await t.failure(get('999'));
-		expect(message).toBe('The clinic API refused the patient (HTTP 404 profile_not_found): Not found');
+		expect(message).toBe(
+			'The clinic API refused the patient (HTTP 404 profile_not_found): Not found',
+		);
 	});
 
 	it('keeps an id with a slash in one path segment', async () => {
 		await t.failure(get('a/../b'));
-		expect(t.api.requestsTo(/^\/profiles\//).map((r) => r.url)).toEqual(['/profiles/v1/patient/a%2F..%2Fb']);
+		expect(t.api.requestsTo(/^\/profiles\//).map((r) => r.url)).toEqual([
+			'/profiles/v1/patient/a%2F..%2Fb',
+		]);
 	});
 
-	it.each([['empty', ''], ['dots', '..']])('fails the item with nothing sent for an %s ID', async (_label, id) => {
+	it.each([
+		['empty', ''],
+		['dots', '..'],
+	])('fails the item with nothing sent for an %s ID', async (_label, id) => {
 		const { message } = await t.failure(get(id));
 		expect(message.startsWith('The Patient ID of item 0 is')).toBe(true);
 		expect(t.api.requests).toHaveLength(0);
 	});
 
 	it('as an AI agent tool with sharing off refuses with nothing sent; with sharing on it answers', async () => {
-		const { message } = await t.failure({ ...get('175074536120088'), shareWithAiAgent: false }, { asTool: true });
+		const { message } = await t.failure(
+			{ ...get('175074536120088'), shareWithAiAgent: false },
+			{ asTool: true },
+		);
 		expect(message).toBe('Patient Get is not shared with AI agents in this node');
 		expect(t.api.requests).toHaveLength(0);
-		const output = await t.run({ ...get('175074536120088'), shareWithAiAgent: true }, { asTool: true });
+		const output = await t.run(
+			{ ...get('175074536120088'), shareWithAiAgent: true },
+			{ asTool: true },
+		);
 		expect(output[0].json.oid).toBe('175074536120088');
 	});
 });

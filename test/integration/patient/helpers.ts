@@ -4,7 +4,11 @@ import type { ICredentialDataDecryptedObject, INodeExecutionData } from 'n8n-wor
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import {
+	createExecuteContext,
+	fakeApiCredentials,
+	type CredentialStore,
+} from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 export type Parameters = Record<string, unknown | ((itemIndex: number) => unknown)>;
@@ -20,7 +24,10 @@ export interface PatientHarness {
 	readonly api: FakeClinicApi;
 	credentials(extra?: ICredentialDataDecryptedObject): CredentialStore;
 	run(parameters: Parameters, options?: RunOptions): Promise<INodeExecutionData[]>;
-	failure(parameters: Parameters, options?: RunOptions): Promise<{ message: string; description: string; all: string }>;
+	failure(
+		parameters: Parameters,
+		options?: RunOptions,
+	): Promise<{ message: string; description: string; all: string }>;
 }
 
 /** Registers beforeAll/afterAll/beforeEach in the calling file and gives its helpers. */
@@ -41,7 +48,8 @@ export function usePatientDirectory(): PatientHarness {
 			if (!api) throw new Error('fake API not started');
 			return api;
 		},
-		credentials: (extra = {}) => fakeApiCredentials(harness.api.url, harness.api.validCredentials, extra),
+		credentials: (extra = {}) =>
+			fakeApiCredentials(harness.api.url, harness.api.validCredentials, extra),
 		run: async (parameters, options = {}) => {
 			const { context } = createExecuteContext({
 				credentials: options.store ?? harness.credentials(),
@@ -49,7 +57,8 @@ export function usePatientDirectory(): PatientHarness {
 				items: options.items,
 				continueOnFail: options.continueOnFail,
 			});
-			if (options.asTool) (context as unknown as { isToolExecution: () => boolean }).isToolExecution = () => true;
+			if (options.asTool)
+				(context as unknown as { isToolExecution: () => boolean }).isToolExecution = () => true;
 			const [output] = await node.execute.call(context);
 			return output;
 		},
@@ -58,7 +67,11 @@ export function usePatientDirectory(): PatientHarness {
 				await harness.run(parameters, options);
 			} catch (error) {
 				const { message, description } = error as { message: string; description?: string };
-				return { message, description: description ?? '', all: JSON.stringify(error) + String(message) + String(description ?? '') };
+				return {
+					message,
+					description: description ?? '',
+					all: JSON.stringify(error) + String(message) + String(description ?? ''),
+				};
 			}
 			throw new Error('expected the node to fail');
 		},

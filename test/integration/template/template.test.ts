@@ -7,7 +7,11 @@ import type { INodeExecutionData } from 'n8n-workflow';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { fakeTemplates, resetTemplateStore } from '../../fake-api/routes/templates';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import {
+	createExecuteContext,
+	fakeApiCredentials,
+	type CredentialStore,
+} from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 let api: FakeClinicApi;
@@ -44,7 +48,10 @@ async function run(
 	return output;
 }
 
-async function failure(parameters: Parameters, options: { items?: INodeExecutionData[] } = {}): Promise<{ message: string; description: string }> {
+async function failure(
+	parameters: Parameters,
+	options: { items?: INodeExecutionData[] } = {},
+): Promise<{ message: string; description: string }> {
 	try {
 		await run(parameters, options);
 	} catch (error) {
@@ -55,7 +62,12 @@ async function failure(parameters: Parameters, options: { items?: INodeExecution
 }
 
 const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });
-const getMany = (extra: Record<string, unknown> = {}) => ({ resource: 'template', operation: 'getAll', returnAll: true, ...extra });
+const getMany = (extra: Record<string, unknown> = {}) => ({
+	resource: 'template',
+	operation: 'getAll',
+	returnAll: true,
+	...extra,
+});
 const getOne = (id: unknown) => ({ resource: 'template', operation: 'get', templateId: byId(id) });
 const create = (extra: Record<string, unknown> = {}) => ({
 	resource: 'template',
@@ -65,8 +77,17 @@ const create = (extra: Record<string, unknown> = {}) => ({
 	sectionIds: '',
 	...extra,
 });
-const update = (id: unknown, updateFields: Record<string, unknown>) => ({ resource: 'template', operation: 'update', templateId: byId(id), updateFields });
-const remove = (id: unknown) => ({ resource: 'template', operation: 'delete', templateId: byId(id) });
+const update = (id: unknown, updateFields: Record<string, unknown>) => ({
+	resource: 'template',
+	operation: 'update',
+	templateId: byId(id),
+	updateFields,
+});
+const remove = (id: unknown) => ({
+	resource: 'template',
+	operation: 'delete',
+	templateId: byId(id),
+});
 
 const SOAP_NOTE = {
 	id: 'tpl-soap-note',
@@ -81,8 +102,22 @@ describe('Template → Get Many', () => {
 	it("returns the workspace's templates, one item each, with the Bearer token", async () => {
 		const output = await run(getMany());
 		expect(output.map((item) => item.json)).toEqual([
-			{ id: 'clinical_notes_template', title: 'Clinical Notes', description: 'Standard clinical note', sections: [], default: true, is_favorite: false },
-			{ id: 'transcript_template', title: 'Transcript', description: 'The conversation as text', sections: [], default: true, is_favorite: false },
+			{
+				id: 'clinical_notes_template',
+				title: 'Clinical Notes',
+				description: 'Standard clinical note',
+				sections: [],
+				default: true,
+				is_favorite: false,
+			},
+			{
+				id: 'transcript_template',
+				title: 'Transcript',
+				description: 'The conversation as text',
+				sections: [],
+				default: true,
+				is_favorite: false,
+			},
 			SOAP_NOTE,
 		]);
 		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 0 }]);
@@ -94,14 +129,19 @@ describe('Template → Get Many', () => {
 
 	it('honours the limit', async () => {
 		const output = await run(getMany({ returnAll: false, limit: 2 }));
-		expect(output.map((item) => item.json.id)).toEqual(['clinical_notes_template', 'transcript_template']);
+		expect(output.map((item) => item.json.id)).toEqual([
+			'clinical_notes_template',
+			'transcript_template',
+		]);
 	});
 
 	it('sends the client id with the public API variant (the fake refuses a token without it)', async () => {
 		api.setOptions({ variant: 'public' });
 		const output = await run(getMany(), { store: credentials({ apiVariant: 'public' }) });
 		expect(output).toHaveLength(3);
-		expect(api.requestsTo(TEMPLATES, 'GET')[0].headers['client-id']).toBe(api.validCredentials.clientId);
+		expect(api.requestsTo(TEMPLATES, 'GET')[0].headers['client-id']).toBe(
+			api.validCredentials.clientId,
+		);
 	});
 
 	it('retries a 503 and then answers', async () => {
@@ -128,7 +168,9 @@ describe('Template → Get', () => {
 		expect((await failure(getOne('  '))).message).toBe('The Template field of item 0 is empty');
 		expect(api.requests).toHaveLength(0);
 		// Get reads the list, but refuses the ids Update and Delete refuse, before any request.
-		expect((await failure(getOne('..'))).message).toBe('The Template ID of item 0 is "..": an ID made only of dots would address another path of the API');
+		expect((await failure(getOne('..'))).message).toBe(
+			'The Template ID of item 0 is "..": an ID made only of dots would address another path of the API',
+		);
 		expect((await failure(getOne(' . '))).message).toMatch(/^The Template ID of item 0 is "\."/);
 		expect(api.requests).toHaveLength(0);
 	});
@@ -151,7 +193,11 @@ describe('Template → Create', () => {
 			},
 		]);
 		const [call] = api.requestsTo(TEMPLATES, 'POST');
-		expect(call.body).toEqual({ title: 'Cardiology OPD Note', desc: '## Complaints\n## Findings\n## Plan', section_ids: ['sec_history', 'sec_plan'] });
+		expect(call.body).toEqual({
+			title: 'Cardiology OPD Note',
+			desc: '## Complaints\n## Findings\n## Plan',
+			section_ids: ['sec_history', 'sec_plan'],
+		});
 		expect(call.headers['content-type']).toMatch(/^application\/json/);
 		expect(call.status).toBe(201);
 		expect((await run(getOne('tpl_fake0001')))[0].json.title).toBe('Cardiology OPD Note');
@@ -159,15 +205,22 @@ describe('Template → Create', () => {
 
 	it('sends section_ids: [] when no sections are given', async () => {
 		await run(create());
-		expect(api.requestsTo(TEMPLATES, 'POST')[0].body).toEqual({ title: 'Cardiology OPD Note', desc: '## Complaints\n## Findings\n## Plan', section_ids: [] });
+		expect(api.requestsTo(TEMPLATES, 'POST')[0].body).toEqual({
+			title: 'Cardiology OPD Note',
+			desc: '## Complaints\n## Findings\n## Plan',
+			section_ids: [],
+		});
 	});
 
 	it('refuses an empty title or a bad section list before sending anything', async () => {
 		expect(await failure(create({ title: '   ' }))).toEqual({
 			message: 'The Title of item 0 is empty',
-			description: 'Give the template a title (for example "Cardiology OPD Note"). Nothing was sent.',
+			description:
+				'Give the template a title (for example "Cardiology OPD Note"). Nothing was sent.',
 		});
-		expect((await failure(create({ sectionIds: ['sec_plan', ''] }))).message).toBe('Section IDs of item 0: entry 2 is empty, not a section ID');
+		expect((await failure(create({ sectionIds: ['sec_plan', ''] }))).message).toBe(
+			'Section IDs of item 0: entry 2 is empty, not a section ID',
+		);
 		expect(api.requests).toHaveLength(0);
 	});
 
@@ -176,7 +229,9 @@ describe('Template → Create', () => {
 		expect(message).toBe(
 			'The clinic API refused the new template (item 0): a field is missing or not valid (HTTP 400 BAD_REQUEST: unknown section id(s): sec_unknown)',
 		);
-		expect(description).toContain('Check Title (required, not empty), Instructions and Section IDs');
+		expect(description).toContain(
+			'Check Title (required, not empty), Instructions and Section IDs',
+		);
 		expect(api.requestsTo(TEMPLATES, 'POST')).toHaveLength(1);
 	});
 
@@ -198,27 +253,49 @@ describe('Template → Create', () => {
 
 describe('Template → Update', () => {
 	it('sends only the fields given, and the template changes', async () => {
-		const output = await run(update('tpl-soap-note', { title: 'SOAP Note v2', sectionIds: 'sec_examination' }));
-		expect(output[0].json).toEqual({ id: 'tpl-soap-note', updated: true, title: 'SOAP Note v2', sections: ['sec_examination'], message: 'updated successfully' });
+		const output = await run(
+			update('tpl-soap-note', { title: 'SOAP Note v2', sectionIds: 'sec_examination' }),
+		);
+		expect(output[0].json).toEqual({
+			id: 'tpl-soap-note',
+			updated: true,
+			title: 'SOAP Note v2',
+			sections: ['sec_examination'],
+			message: 'updated successfully',
+		});
 		const [call] = api.requestsTo(`${TEMPLATES}/tpl-soap-note`, 'PATCH');
 		expect(call.body).toEqual({ title: 'SOAP Note v2', section_ids: ['sec_examination'] });
-		expect((await run(getOne('tpl-soap-note')))[0].json).toEqual({ ...SOAP_NOTE, title: 'SOAP Note v2', sections: ['sec_examination'] });
+		expect((await run(getOne('tpl-soap-note')))[0].json).toEqual({
+			...SOAP_NOTE,
+			title: 'SOAP Note v2',
+			sections: ['sec_examination'],
+		});
 	});
 
 	it('puts the id in the path as one encoded segment', async () => {
 		await failure(update('a/../b', { title: 'x' }));
-		expect(api.requestsTo(/template/).map((call) => call.path)).toEqual([`${TEMPLATES}/a%2F..%2Fb`]);
+		expect(api.requestsTo(/template/).map((call) => call.path)).toEqual([
+			`${TEMPLATES}/a%2F..%2Fb`,
+		]);
 	});
 
 	it('refuses a dot-only id before sending anything (it would address another path)', async () => {
-		expect((await failure(remove('..'))).message).toBe('The Template ID of item 0 is "..": an ID made only of dots would address another path of the API');
-		expect((await failure(update('.', { title: 'x' }))).message).toMatch(/^The Template ID of item 0 is "\."/);
+		expect((await failure(remove('..'))).message).toBe(
+			'The Template ID of item 0 is "..": an ID made only of dots would address another path of the API',
+		);
+		expect((await failure(update('.', { title: 'x' }))).message).toMatch(
+			/^The Template ID of item 0 is "\."/,
+		);
 		expect(api.requests).toHaveLength(0);
 	});
 
 	it('refuses an update with no fields, or an empty title, before sending anything', async () => {
-		expect((await failure(update('tpl-soap-note', {}))).message).toBe('Nothing to update for template "tpl-soap-note" (item 0)');
-		expect((await failure(update('tpl-soap-note', { title: '' }))).message).toBe('The Title of item 0 is empty');
+		expect((await failure(update('tpl-soap-note', {}))).message).toBe(
+			'Nothing to update for template "tpl-soap-note" (item 0)',
+		);
+		expect((await failure(update('tpl-soap-note', { title: '' }))).message).toBe(
+			'The Title of item 0 is empty',
+		);
 		expect(api.requests).toHaveLength(0);
 	});
 
@@ -236,7 +313,9 @@ describe('Template → Update', () => {
 	});
 
 	it("says that the service's own templates cannot be changed", async () => {
-		const { message, description } = await failure(update('clinical_notes_template', { title: 'Mine' }));
+		const { message, description } = await failure(
+			update('clinical_notes_template', { title: 'Mine' }),
+		);
 		expect(message).toBe(
 			`Template "clinical_notes_template" (item 0) is one of the service's own templates, which cannot be changed or deleted (HTTP 400 BAD_REQUEST: Template not editable)`,
 		);
@@ -247,10 +326,20 @@ describe('Template → Update', () => {
 describe('Template → Delete', () => {
 	it('archives the template: no longer listed, and a second delete says it is gone', async () => {
 		const output = await run(remove('tpl-soap-note'));
-		expect(output).toEqual([{ json: { id: 'tpl-soap-note', deleted: true, message: 'archived successfully' }, pairedItem: { item: 0 } }]);
+		expect(output).toEqual([
+			{
+				json: { id: 'tpl-soap-note', deleted: true, message: 'archived successfully' },
+				pairedItem: { item: 0 },
+			},
+		]);
 		expect(api.requestsTo(`${TEMPLATES}/tpl-soap-note`, 'DELETE')[0].bodyLength).toBe(0);
-		expect((await run(getMany())).map((item) => item.json.id)).toEqual(['clinical_notes_template', 'transcript_template']);
-		expect((await failure(remove('tpl-soap-note'))).message).toMatch(/^The workspace has no template "tpl-soap-note" \(item 0\)/);
+		expect((await run(getMany())).map((item) => item.json.id)).toEqual([
+			'clinical_notes_template',
+			'transcript_template',
+		]);
+		expect((await failure(remove('tpl-soap-note'))).message).toMatch(
+			/^The workspace has no template "tpl-soap-note" \(item 0\)/,
+		);
 	});
 });
 
@@ -261,7 +350,12 @@ describe('Template: items, Continue On Fail', () => {
 			{ resource: 'template', operation: 'get', templateId: (index: number) => byId(ids[index]) },
 			{ items: ids.map(() => ({ json: {} })), continueOnFail: true },
 		);
-		expect(output.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(output.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(output[0].json.id).toBe('tpl-soap-note');
 		expect(output[1].json.error).toBe('The workspace has no template "tpl_missing" (item 1)');
 		expect(output[2].json.error).toBe('The Template field of item 2 is empty');

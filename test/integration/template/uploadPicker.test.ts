@@ -24,7 +24,9 @@ beforeEach(() => {
 });
 
 const customRow = (customTemplateId: unknown) => ({
-	outputTemplates: { templates: [{ template: 'custom', customTemplateId, codificationNeeded: false }] },
+	outputTemplates: {
+		templates: [{ template: 'custom', customTemplateId, codificationNeeded: false }],
+	},
 });
 
 async function uploadWith(customTemplateId: unknown, txnId: string) {
@@ -44,16 +46,23 @@ describe('Upload Audio: Custom Template ID', () => {
 			is_favorite: false,
 			archived: false,
 		});
-		const output = await uploadWith({ __rl: true, mode: 'list', value: 'tpl_referral', cachedResultName: 'Referral Letter' }, 'visit-list');
+		const output = await uploadWith(
+			{ __rl: true, mode: 'list', value: 'tpl_referral', cachedResultName: 'Referral Letter' },
+			'visit-list',
+		);
 		expect(output[0].json.upload_status).toBe('uploaded');
-		expect(rig.fake.transaction('visit-list')!.initBody!.output_format_template).toEqual([{ template_id: 'tpl_referral', codification_needed: false }]);
+		expect(rig.fake.transaction('visit-list')!.initBody!.output_format_template).toEqual([
+			{ template_id: 'tpl_referral', codification_needed: false },
+		]);
 	});
 
 	test('by ID, and the plain string of workflows saved before the picker, alike', async () => {
 		await uploadWith({ __rl: true, mode: 'id', value: ' tpl-soap-note ' }, 'visit-id');
 		await uploadWith('tpl-soap-note', 'visit-string');
 		for (const txnId of ['visit-id', 'visit-string']) {
-			expect(rig.fake.transaction(txnId)!.initBody!.output_format_template).toEqual([{ template_id: 'tpl-soap-note', codification_needed: false }]);
+			expect(rig.fake.transaction(txnId)!.initBody!.output_format_template).toEqual([
+				{ template_id: 'tpl-soap-note', codification_needed: false },
+			]);
 		}
 	});
 
@@ -67,10 +76,17 @@ describe('Upload Audio: Custom Template ID', () => {
 	});
 
 	test('a template the service does not know (deleted, or a typo) fails that item with what the service said', async () => {
-		const error = await uploadWith({ __rl: true, mode: 'id', value: 'tpl_deleted' }, 'visit-unknown').catch((e: unknown) => e);
+		const error = await uploadWith(
+			{ __rl: true, mode: 'id', value: 'tpl_deleted' },
+			'visit-unknown',
+		).catch((e: unknown) => e);
 		expect(error).toBeInstanceOf(NodeApiError);
-		expect((error as NodeApiError).message).toContain('(HTTP 400 invalid_template_id): unknown template_id tpl_deleted');
-		expect((error as NodeApiError).description).toContain('Pick it from the Custom Template ID list');
+		expect((error as NodeApiError).message).toContain(
+			'(HTTP 400 invalid_template_id): unknown template_id tpl_deleted',
+		);
+		expect((error as NodeApiError).description).toContain(
+			'Pick it from the Custom Template ID list',
+		);
 		expect(rig.api.requestsTo('/voice/api/v2/transaction/init/', 'POST')).toHaveLength(1);
 	});
 });

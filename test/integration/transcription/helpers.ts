@@ -9,7 +9,11 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { fakeTranscription, type FakeTranscription } from '../../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { createExecuteContext, fakeApiCredentials, type CredentialStore } from '../../support/nodeContext';
+import {
+	createExecuteContext,
+	fakeApiCredentials,
+	type CredentialStore,
+} from '../../support/nodeContext';
 import { loadN8nHttpRequest } from './n8nHttpRequest';
 
 export interface AudioFile {
@@ -74,7 +78,13 @@ export class TranscriptionRig {
 	storedBinary(file: AudioFile, mimeType = 'application/octet-stream'): IBinaryData {
 		const id = `filesystem-v2:test/${this.nextId++}`;
 		this.files.set(id, file.path);
-		return { id, data: 'filesystem-v2', mimeType, fileName: file.name, fileSize: `${file.size} B` } as IBinaryData;
+		return {
+			id,
+			data: 'filesystem-v2',
+			mimeType,
+			fileName: file.name,
+			fileSize: `${file.size} B`,
+		} as IBinaryData;
 	}
 
 	/**
@@ -85,18 +95,26 @@ export class TranscriptionRig {
 		if (sparseSize !== undefined) truncateSync(file.path, sparseSize);
 		const id = `database:${randomUUID()}`;
 		this.files.set(id, file.path);
-		return { id, data: 'database', mimeType: 'audio/wav', fileName: file.name, fileSize: `${sparseSize ?? file.size} B` } as IBinaryData;
+		return {
+			id,
+			data: 'database',
+			mimeType: 'audio/wav',
+			fileName: file.name,
+			fileSize: `${sparseSize ?? file.size} B`,
+		} as IBinaryData;
 	}
 
 	/** Binary data as n8n's default mode keeps it: Base64 in the item, no id. */
 	inMemoryBinary(file: AudioFile, mimeType = 'application/octet-stream'): IBinaryData {
-		return { data: file.bytes.toString('base64'), mimeType, fileName: file.name, fileSize: `${file.size} B` };
+		return {
+			data: file.bytes.toString('base64'),
+			mimeType,
+			fileName: file.name,
+			fileSize: `${file.size} B`,
+		};
 	}
 
-	context(
-		parameters: Record<string, unknown>,
-		options: RunOptions = {},
-	): IExecuteFunctions {
+	context(parameters: Record<string, unknown>, options: RunOptions = {}): IExecuteFunctions {
 		const { context } = createExecuteContext({
 			credentials: options.credentials ?? this.credentials(),
 			parameters,
@@ -133,7 +151,11 @@ export function uploadParameters(extra: Record<string, unknown> = {}): Record<st
 		binaryPropertyName: 'data',
 		transactionId: '',
 		inputLanguages: ['en-IN'],
-		outputTemplates: { templates: [{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false }] },
+		outputTemplates: {
+			templates: [
+				{ template: 'clinical_notes_template', customTemplateId: '', codificationNeeded: false },
+			],
+		},
 		waitForCompletion: false,
 		timeoutMinutes: 1,
 		pollIntervalSeconds: 1,
@@ -143,7 +165,10 @@ export function uploadParameters(extra: Record<string, unknown> = {}): Record<st
 	};
 }
 
-export function resultsParameters(sessionId: unknown, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function resultsParameters(
+	sessionId: unknown,
+	extra: Record<string, unknown> = {},
+): Record<string, unknown> {
 	return {
 		resource: 'transcription',
 		operation: 'getResults',
@@ -156,6 +181,9 @@ export function resultsParameters(sessionId: unknown, extra: Record<string, unkn
 	};
 }
 
-export function item(binary: Record<string, IBinaryData>, json: IDataObject = {}): INodeExecutionData {
+export function item(
+	binary: Record<string, IBinaryData>,
+	json: IDataObject = {},
+): INodeExecutionData {
 	return { json, binary };
 }

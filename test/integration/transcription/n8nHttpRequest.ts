@@ -17,7 +17,8 @@ export const N8N_VERSION = '2.41.1';
 
 /** node_modules of the cached n8n, or undefined when it is not installed. */
 export function cachedN8nNodeModules(): string | undefined {
-	const cache = process.env.CLINIC_SCRIBE_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-clinic-scribe');
+	const cache =
+		process.env.CLINIC_SCRIBE_CACHE ?? join(homedir(), '.cache', 'n8n-nodes-clinic-scribe');
 	const dir = join(cache, `n8n-${N8N_VERSION}`, 'node_modules');
 	return existsSync(join(dir, '@n8n', 'backend-network', 'package.json')) ? dir : undefined;
 }
@@ -29,13 +30,17 @@ export function loadN8nHttpRequest(): HttpRequestHelper | undefined {
 	const dir = cachedN8nNodeModules();
 	if (!dir) return undefined;
 	require(join(dir, 'reflect-metadata'));
-	const { Container } = require(join(dir, '@n8n', 'di')) as { Container: { get<T>(type: unknown): T } };
+	const { Container } = require(join(dir, '@n8n', 'di')) as {
+		Container: { get<T>(type: unknown): T };
+	};
 	const network = require(join(dir, '@n8n', 'backend-network')) as {
 		OutboundHttp: unknown;
 		configureGlobalAxiosDefaults(): void;
 	};
 	network.configureGlobalAxiosDefaults();
-	const outbound = Container.get<{ requests(): { request(options: IHttpRequestOptions): Promise<unknown> } }>(network.OutboundHttp);
+	const outbound = Container.get<{
+		requests(): { request(options: IHttpRequestOptions): Promise<unknown> };
+	}>(network.OutboundHttp);
 	loaded = async (options) => await outbound.requests().request(options);
 	return loaded;
 }

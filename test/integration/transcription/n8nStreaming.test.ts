@@ -31,7 +31,9 @@ const GATE_TIMEOUT_MS = 20_000;
 const n8nHttpRequest = loadN8nHttpRequest();
 const describeWithN8n = n8nHttpRequest || n8nRequired() ? describe : describe.skip;
 if (!n8nHttpRequest && !n8nRequired()) {
-	process.stderr.write('n8nStreaming.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n');
+	process.stderr.write(
+		'n8nStreaming.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n',
+	);
 }
 
 let api: FakeClinicApi;
@@ -46,14 +48,23 @@ afterAll(async () => await api?.close());
 function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
 	let timer: NodeJS.Timeout | undefined;
 	const timeout = new Promise<never>((_, reject) => {
-		timer = setTimeout(() => reject(new Error(`${what} not reached within ${GATE_TIMEOUT_MS} ms: the body is not being streamed`)), GATE_TIMEOUT_MS);
+		timer = setTimeout(
+			() =>
+				reject(
+					new Error(
+						`${what} not reached within ${GATE_TIMEOUT_MS} ms: the body is not being streamed`,
+					),
+				),
+			GATE_TIMEOUT_MS,
+		);
 	});
 	return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 describeWithN8n("n8n's httpRequest helper streams the storage upload", () => {
 	test(`${CHUNKS} MiB go out while they are still being read, with bounded memory, intact`, async () => {
-		if (!n8nHttpRequest) throw new Error('n8n is not installed in the cache: run scripts/install-n8n.sh');
+		if (!n8nHttpRequest)
+			throw new Error('n8n is not installed in the cache: run scripts/install-n8n.sh');
 		const hash = createHash('sha256');
 		const baseline = process.memoryUsage().arrayBuffers;
 		let peak = baseline;
@@ -65,7 +76,10 @@ describeWithN8n("n8n's httpRequest helper streams the storage upload", () => {
 			for (let k = 0; k < CHUNKS; k++) {
 				if (k > 0) {
 					const wanted = Math.max(0, k * CHUNK - IN_FLIGHT_ALLOWANCE);
-					await withTimeout(fake.waitForFileBytes(wanted), `gate ${k} (${wanted} bytes at the server)`);
+					await withTimeout(
+						fake.waitForFileBytes(wanted),
+						`gate ${k} (${wanted} bytes at the server)`,
+					);
 				}
 				sample();
 				const chunk = randomBytes(CHUNK);
@@ -75,15 +89,31 @@ describeWithN8n("n8n's httpRequest helper streams the storage upload", () => {
 		}
 
 		const ctx = {
-			getNode: () => ({ name: 'Clinic Scribe', type: 'test', typeVersion: 1, position: [0, 0], parameters: {} }),
+			getNode: () => ({
+				name: 'Clinic Scribe',
+				type: 'test',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			}),
 			getExecutionCancelSignal: () => undefined,
 			helpers: { httpRequest: n8nHttpRequest as HttpRequestHelper },
 		} as unknown as IExecuteFunctions;
 		const answer = fake.presign('txn-stream', api.url);
 		const outcome = await uploadToStorage(
 			ctx,
-			{ url: answer.uploadData.url, fields: answer.uploadData.fields, folderPath: answer.folderPath },
-			{ fileName: 'long-consult.wav', label: 'the recording', contentType: 'audio/wav', size: CHUNKS * CHUNK, open: async () => Readable.from(recording()) },
+			{
+				url: answer.uploadData.url,
+				fields: answer.uploadData.fields,
+				folderPath: answer.folderPath,
+			},
+			{
+				fileName: 'long-consult.wav',
+				label: 'the recording',
+				contentType: 'audio/wav',
+				size: CHUNKS * CHUNK,
+				open: async () => Readable.from(recording()),
+			},
 			0,
 		);
 		sample();
@@ -91,13 +121,19 @@ describeWithN8n("n8n's httpRequest helper streams the storage upload", () => {
 		expect(outcome).toEqual({ kind: 'stored', statusCode: 204, attempts: 1 });
 		expect(fake.rejectedUploads()).toEqual([]);
 		const [upload] = fake.uploads();
-		expect(upload).toMatchObject({ fileName: 'long-consult.wav', size: CHUNKS * CHUNK, sha256: hash.digest('hex') });
+		expect(upload).toMatchObject({
+			fileName: 'long-consult.wav',
+			size: CHUNKS * CHUNK,
+			sha256: hash.digest('hex'),
+		});
 		expect(upload.partOrder[upload.partOrder.length - 1]).toBe('file');
 		expect(upload.contentLength).toBe(upload.bodyBytes);
 		expect(upload.headerNames).not.toContain('authorization');
 		expect(upload.headerNames).not.toContain('transfer-encoding');
 		const growthMiB = (peak - baseline) / MiB;
-		process.stderr.write(`n8n httpRequest streaming: ${CHUNKS} MiB sent, peak Buffer memory growth ${growthMiB.toFixed(1)} MiB\n`);
+		process.stderr.write(
+			`n8n httpRequest streaming: ${CHUNKS} MiB sent, peak Buffer memory growth ${growthMiB.toFixed(1)} MiB\n`,
+		);
 		// A client keeping the body (to resend it on a redirect) holds all of it: >= CHUNKS MiB.
 		expect(growthMiB).toBeLessThan(CHUNKS / 2);
 	}, 120_000);

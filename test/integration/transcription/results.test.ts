@@ -39,18 +39,35 @@ const ALL_TEMPLATES = {
 /** The last recorded request id when each session's upload had finished. */
 const sessionStartedAfter = new Map<string, number>();
 const statusRequestsOf = (txnId: string) =>
-	rig.api.requestsTo(`/voice/api/v3/status/${txnId}`, 'GET').filter((r) => r.id > (sessionStartedAfter.get(txnId) ?? 0));
+	rig.api
+		.requestsTo(`/voice/api/v3/status/${txnId}`, 'GET')
+		.filter((r) => r.id > (sessionStartedAfter.get(txnId) ?? 0));
 
-async function startSession(txnId: string, script: { outcome?: Outcome; processingPolls?: number } = {}, templates = ALL_TEMPLATES) {
+async function startSession(
+	txnId: string,
+	script: { outcome?: Outcome; processingPolls?: number } = {},
+	templates = ALL_TEMPLATES,
+) {
 	rig.fake.script(txnId, { processingPolls: 0, ...script });
-	await rig.run(uploadParameters({ transactionId: txnId, outputTemplates: templates, options: { additionalData: '{"visit": "V-7"}' } }), {
-		items: [item({ data: rig.storedBinary(rig.audioFile('visit.wav', 2000)) })],
-	});
+	await rig.run(
+		uploadParameters({
+			transactionId: txnId,
+			outputTemplates: templates,
+			options: { additionalData: '{"visit": "V-7"}' },
+		}),
+		{
+			items: [item({ data: rig.storedBinary(rig.audioFile('visit.wav', 2000)) })],
+		},
+	);
 	// Upload Audio asks for the status once before uploading (is the ID used?): later calls are the wait's.
 	sessionStartedAfter.set(txnId, Math.max(0, ...rig.api.requests.map((r) => r.id)));
 }
 
-async function results(sessionId: unknown, extra: Record<string, unknown> = {}, options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {}) {
+async function results(
+	sessionId: unknown,
+	extra: Record<string, unknown> = {},
+	options: { continueOnFail?: boolean; cancelSignal?: AbortSignal } = {},
+) {
 	return await rig.run(resultsParameters(sessionId, extra), options);
 }
 
@@ -64,14 +81,21 @@ describe('Get Results', () => {
 		const output = await results('visit-done');
 		expect(output).toHaveLength(1);
 		expect(output[0].pairedItem).toEqual({ item: 0 });
-		expect(output[0].json).toMatchObject({ session_id: 'visit-done', status: 'completed', http_status: 200, additional_data: { visit: 'V-7' } });
+		expect(output[0].json).toMatchObject({
+			session_id: 'visit-done',
+			status: 'completed',
+			http_status: 200,
+			additional_data: { visit: 'V-7' },
+		});
 		expect(documents(output)).toEqual({
 			clinical_notes_template: CLINICAL_NOTES_DOCUMENT,
 			svc_emr_template: emrDocument(true),
 			transcript_template: TRANSCRIPT_TEXT,
 			'tpl-soap-note': customTemplateText('tpl-soap-note'),
 		});
-		expect(documents(output).transcript_template).toContain('मुझे तीन दिन से बुखार और सूखी खांसी है।');
+		expect(documents(output).transcript_template).toContain(
+			'मुझे तीन दिन से बुखार और सूखी खांसी है।',
+		);
 		const templates = output[0].json.templates as Array<Record<string, unknown>>;
 		expect(templates.map((t) => [t.template_id, t.format, t.status])).toEqual([
 			['clinical_notes_template', 'json', 'success'],
@@ -84,7 +108,12 @@ describe('Get Results', () => {
 	test('202: still processing is a normal result', async () => {
 		await startSession('visit-busy', { processingPolls: 5 });
 		const output = await results('visit-busy');
-		expect(output[0].json).toMatchObject({ session_id: 'visit-busy', status: 'processing', http_status: 202, documents: {} });
+		expect(output[0].json).toMatchObject({
+			session_id: 'visit-busy',
+			status: 'processing',
+			http_status: 202,
+			documents: {},
+		});
 	});
 
 	test('206: partial results come out with each template’s own status and errors', async () => {
@@ -97,7 +126,11 @@ describe('Get Results', () => {
 			['tpl-soap-note', 'failure', 'partial'],
 		]);
 		expect(output[0].json.value).toEqual(CLINICAL_NOTES_DOCUMENT);
-		expect(output[1].json).toMatchObject({ format: 'empty', value: null, errors: [{ code: 'template_generation_failed' }] });
+		expect(output[1].json).toMatchObject({
+			format: 'empty',
+			value: null,
+			errors: [{ code: 'template_generation_failed' }],
+		});
 		expect(output.every((o) => (o.pairedItem as { item: number }).item === 0)).toBe(true);
 	});
 
@@ -109,13 +142,21 @@ describe('Get Results', () => {
 			status: 'failed',
 			clinical_notes: null,
 			transcript: null,
-			issues: expect.arrayContaining(['The API said: All templates failed', expect.stringMatching(/^Clinical Notes: failed \(Could not generate/)]),
+			issues: expect.arrayContaining([
+				'The API said: All templates failed',
+				expect.stringMatching(/^Clinical Notes: failed \(Could not generate/),
+			]),
 		});
 	});
 
 	test('404: an unknown session is a state', async () => {
 		const output = await results('no-such-session');
-		expect(output[0].json).toMatchObject({ session_id: 'no-such-session', status: 'not_found', http_status: 404, error: { code: 'txn_not_found' } });
+		expect(output[0].json).toMatchObject({
+			session_id: 'no-such-session',
+			status: 'not_found',
+			http_status: 404,
+			error: { code: 'txn_not_found' },
+		});
 	});
 
 	test('the legacy FHIR form (data.output.fhir) is decoded the same way', async () => {
@@ -128,8 +169,19 @@ describe('Get Results', () => {
 	test('one item per template, ready for an e-mail or EHR node', async () => {
 		await startSession('visit-templates');
 		const output = await results('visit-templates', { resultsOutput: 'templates' });
-		expect(output.map((o) => o.json.template_id)).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template', 'tpl-soap-note']);
-		expect(output[1].json).toMatchObject({ session_id: 'visit-templates', session_status: 'completed', name: 'EMR Format', format: 'json', value: emrDocument(true) });
+		expect(output.map((o) => o.json.template_id)).toEqual([
+			'clinical_notes_template',
+			'svc_emr_template',
+			'transcript_template',
+			'tpl-soap-note',
+		]);
+		expect(output[1].json).toMatchObject({
+			session_id: 'visit-templates',
+			session_status: 'completed',
+			name: 'EMR Format',
+			format: 'json',
+			value: emrDocument(true),
+		});
 	});
 
 	test('the simple view gives clinical notes and transcript as readable text', async () => {
@@ -138,25 +190,36 @@ describe('Get Results', () => {
 		expect(json.status).toBe('completed');
 		expect(json.clinical_notes).toContain('Chief complaints:\n  - Fever for 3 days\n  - Dry cough');
 		expect(json.clinical_notes).toContain('Vitals:\n  Temperature: 100.8 °F');
-		expect(json.clinical_notes).toContain('Medications:\n  - Name: Paracetamol 650 mg\n    Dose: 1 tablet');
+		expect(json.clinical_notes).toContain(
+			'Medications:\n  - Name: Paracetamol 650 mg\n    Dose: 1 tablet',
+		);
 		expect(json.clinical_notes).toContain('"मुझे तीन दिन से बुखार है"');
 		expect(json.transcript).toBe(TRANSCRIPT_TEXT);
-		expect(Object.keys(json.other_documents as object)).toEqual(['EMR Format', 'Custom: tpl-soap-note']);
+		expect(Object.keys(json.other_documents as object)).toEqual([
+			'EMR Format',
+			'Custom: tpl-soap-note',
+		]);
 		expect(json.issues).toBeUndefined();
 	});
 
 	test('the public API variant: its action and EMR template id', async () => {
 		rig.api.setOptions({ variant: 'public' });
 		const credentials = rig.credentials({ apiVariant: 'public' });
-		const run = async (parameters: Record<string, unknown>, items?: INodeExecutionData[]) => await rig.run(parameters, { items, credentials });
+		const run = async (parameters: Record<string, unknown>, items?: INodeExecutionData[]) =>
+			await rig.run(parameters, { items, credentials });
 		const file = rig.audioFile('pub.wav', 1000);
 		const upload = await run(
 			uploadParameters({ transactionId: 'visit-public', outputTemplates: ALL_TEMPLATES }),
 			[item({ data: rig.inMemoryBinary(file) })],
 		);
 		expect(upload[0].json.init).toMatchObject({ status: 'started' });
-		expect(rig.api.requestsTo('/v1/file-upload')[0].query).toMatchObject({ action: 'ekascribe-v2' });
-		expect(rig.fake.transaction('visit-public')!.initBody!.output_format_template).toContainEqual({ template_id: 'eka_emr_template', codification_needed: true });
+		expect(rig.api.requestsTo('/v1/file-upload')[0].query).toMatchObject({
+			action: 'ekascribe-v2',
+		});
+		expect(rig.fake.transaction('visit-public')!.initBody!.output_format_template).toContainEqual({
+			template_id: 'eka_emr_template',
+			codification_needed: true,
+		});
 		rig.fake.script('visit-public', { processingPolls: 0 });
 		const output = await run(resultsParameters('visit-public'));
 		expect(documents(output).eka_emr_template).toEqual(emrDocument(true));
@@ -171,7 +234,11 @@ describe('Get Results', () => {
 		await startFinishedSession(rig.api.url, rig.api.validCredentials, 'visit 1/2');
 		const before = Math.max(0, ...rig.api.requests.map((r) => r.id));
 		const output = await results('visit 1/2');
-		expect(output[0].json).toMatchObject({ session_id: 'visit 1/2', status: 'completed', http_status: 200 });
+		expect(output[0].json).toMatchObject({
+			session_id: 'visit 1/2',
+			status: 'completed',
+			http_status: 200,
+		});
 		// What the server resolved, not the string the client built: one status call, on that session.
 		const calls = rig.api.requests.filter((r) => r.id > before && r.route !== '/api/v1/auth/token');
 		expect(calls.map((r) => [r.method, r.route, r.pathname, r.status])).toEqual([
@@ -185,7 +252,10 @@ describe('Get Results: Wait for Completion', () => {
 	test('polls until done (the status call may be held by the server like the real long poll)', async () => {
 		await startSession('visit-slow', { processingPolls: 3 });
 		rig.fake.setOptions({ holdMs: 150 });
-		const output = await results('visit-slow', { waitForCompletion: true, pollIntervalSeconds: 0.05 });
+		const output = await results('visit-slow', {
+			waitForCompletion: true,
+			pollIntervalSeconds: 0.05,
+		});
 		expect(output[0].json).toMatchObject({ status: 'completed' });
 		expect(rig.fake.transaction('visit-slow')!.statusCalls).toBe(4);
 		expect(rig.fake.transaction('visit-slow')!.statusCallsAbandoned).toBe(0);
@@ -193,49 +263,99 @@ describe('Get Results: Wait for Completion', () => {
 
 	test('ends on a final state other than completed (failed), without waiting on', async () => {
 		await startSession('visit-fails-later', { processingPolls: 1, outcome: 'failure' });
-		const output = await results('visit-fails-later', { waitForCompletion: true, pollIntervalSeconds: 0.05 });
+		const output = await results('visit-fails-later', {
+			waitForCompletion: true,
+			pollIntervalSeconds: 0.05,
+		});
 		expect(output[0].json.status).toBe('failed');
 		expect(rig.fake.transaction('visit-fails-later')!.statusCalls).toBe(2);
 	});
 
 	test('gives up at the timeout, saying how long it waited and what to do', async () => {
 		await startSession('visit-forever', { processingPolls: 1_000_000 });
-		const run = results('visit-forever', { waitForCompletion: true, timeoutMinutes: 0.01, pollIntervalSeconds: 0.1 });
-		await expect(run).rejects.toThrow(/Session "visit-forever" was still being processed after waiting 1 s \(\d+ status checks\)/);
-		await expect(run).rejects.toMatchObject({ description: expect.stringMatching(/Raise "Timeout \(Minutes\)".*Clinic Scribe Trigger/) });
+		const run = results('visit-forever', {
+			waitForCompletion: true,
+			timeoutMinutes: 0.01,
+			pollIntervalSeconds: 0.1,
+		});
+		await expect(run).rejects.toThrow(
+			/Session "visit-forever" was still being processed after waiting 1 s \(\d+ status checks\)/,
+		);
+		await expect(run).rejects.toMatchObject({
+			description: expect.stringMatching(/Raise "Timeout \(Minutes\)".*Clinic Scribe Trigger/),
+		});
 	});
 
 	test('under Continue On Fail a timeout is an error item and the next session is still read', async () => {
 		await startSession('visit-forever', { processingPolls: 1_000_000 });
 		await startSession('visit-ready');
 		const ids = ['visit-forever', 'visit-ready'];
-		const output = await rig.run(resultsParameters((i: number) => ids[i], { waitForCompletion: true, timeoutMinutes: 0.005, pollIntervalSeconds: 0.1 }), {
-			items: [{ json: {} }, { json: {} }],
-			continueOnFail: true,
+		const output = await rig.run(
+			resultsParameters((i: number) => ids[i], {
+				waitForCompletion: true,
+				timeoutMinutes: 0.005,
+				pollIntervalSeconds: 0.1,
+			}),
+			{
+				items: [{ json: {} }, { json: {} }],
+				continueOnFail: true,
+			},
+		);
+		expect(output[0]).toMatchObject({
+			json: { error: expect.stringMatching(/still being processed/) },
+			pairedItem: { item: 0 },
 		});
-		expect(output[0]).toMatchObject({ json: { error: expect.stringMatching(/still being processed/) }, pairedItem: { item: 0 } });
-		expect(output[1]).toMatchObject({ json: { session_id: 'visit-ready', status: 'completed' }, pairedItem: { item: 1 } });
+		expect(output[1]).toMatchObject({
+			json: { session_id: 'visit-ready', status: 'completed' },
+			pairedItem: { item: 1 },
+		});
 	});
 
 	test('stops at once when the execution is cancelled', async () => {
 		await startSession('visit-cancel', { processingPolls: 1_000_000 });
 		const controller = new AbortController();
-		const run = results('visit-cancel', { waitForCompletion: true, timeoutMinutes: 10, pollIntervalSeconds: 60 }, { cancelSignal: controller.signal });
+		const run = results(
+			'visit-cancel',
+			{ waitForCompletion: true, timeoutMinutes: 10, pollIntervalSeconds: 60 },
+			{ cancelSignal: controller.signal },
+		);
 		await new Promise((resolve) => setTimeout(resolve, 200));
 		controller.abort();
-		await expect(run).rejects.toThrow('Stopped waiting for session "visit-cancel" because the execution was cancelled');
+		await expect(run).rejects.toThrow(
+			'Stopped waiting for session "visit-cancel" because the execution was cancelled',
+		);
 		expect(rig.fake.transaction('visit-cancel')!.statusCalls).toBe(1);
 	});
 
 	test('transient 500s of the status call during the wait are retried: the session completes with its documents', async () => {
 		await startSession('visit-blip', { processingPolls: 1 });
 		// Two 500s that are not the documented all-failed answer (no per-template failures), then the API recovers.
-		rig.api.injectFault({ method: 'GET', path: '/voice/api/v3/status/visit-blip', fault: { kind: 'status', status: 500 } });
-		rig.api.injectFault({ method: 'GET', path: '/voice/api/v3/status/visit-blip', fault: { kind: 'status', status: 500 } });
-		const output = await results('visit-blip', { waitForCompletion: true, pollIntervalSeconds: 0.05 });
-		expect(output[0].json).toMatchObject({ session_id: 'visit-blip', status: 'completed', http_status: 200 });
+		rig.api.injectFault({
+			method: 'GET',
+			path: '/voice/api/v3/status/visit-blip',
+			fault: { kind: 'status', status: 500 },
+		});
+		rig.api.injectFault({
+			method: 'GET',
+			path: '/voice/api/v3/status/visit-blip',
+			fault: { kind: 'status', status: 500 },
+		});
+		const output = await results('visit-blip', {
+			waitForCompletion: true,
+			pollIntervalSeconds: 0.05,
+		});
+		expect(output[0].json).toMatchObject({
+			session_id: 'visit-blip',
+			status: 'completed',
+			http_status: 200,
+		});
 		expect(documents(output).clinical_notes_template).toEqual(CLINICAL_NOTES_DOCUMENT);
-		expect(statusRequestsOf('visit-blip').map((r) => r.fault ?? r.status)).toEqual(['status', 'status', 202, 200]);
+		expect(statusRequestsOf('visit-blip').map((r) => r.fault ?? r.status)).toEqual([
+			'status',
+			'status',
+			202,
+			200,
+		]);
 	});
 });
 
@@ -251,7 +371,9 @@ describe('Get Results: Fail on Incomplete Results', () => {
 		await expect(results('visit-partial-on', { failIfIncomplete: true })).rejects.toMatchObject({
 			message:
 				'Session "visit-partial-on" is only partly done (failed: EMR Format (svc_emr_template), Transcript (transcript_template), Custom: tpl-soap-note (tpl-soap-note))',
-			description: expect.stringMatching(/^The templates that succeeded stay at the API\. Run Get Results with this session ID later.*new Transaction ID/),
+			description: expect.stringMatching(
+				/^The templates that succeeded stay at the API\. Run Get Results with this session ID later.*new Transaction ID/,
+			),
 			context: { itemIndex: 0 },
 		});
 	});
@@ -265,9 +387,16 @@ describe('Get Results: Fail on Incomplete Results', () => {
 	test('Upload Audio with Wait for Completion honours it too', async () => {
 		rig.fake.script('visit-upload-failed', { processingPolls: 1, outcome: 'failure' });
 		const run = rig.run(
-			uploadParameters({ transactionId: 'visit-upload-failed', waitForCompletion: true, pollIntervalSeconds: 0.05, failIfIncomplete: true }),
+			uploadParameters({
+				transactionId: 'visit-upload-failed',
+				waitForCompletion: true,
+				pollIntervalSeconds: 0.05,
+				failIfIncomplete: true,
+			}),
 			{ items: [item({ data: rig.storedBinary(rig.audioFile('visit.wav', 1200)) })] },
 		);
-		await expect(run).rejects.toThrow('Session "visit-upload-failed" failed (failed: Clinical Notes (clinical_notes_template))');
+		await expect(run).rejects.toThrow(
+			'Session "visit-upload-failed" failed (failed: Clinical Notes (clinical_notes_template))',
+		);
 	});
 });

@@ -24,11 +24,20 @@ const MAX_FILE_UPLOAD_FRAMES = 11;
 /** Frames of transport/ in any call. */
 const MAX_TRANSPORT_FRAMES = 4;
 /** The requests the upload flows send themselves (not through the run's file gate). */
-const DIRECT_CALLS = [/^GET \/voice\/api\/v3\/status\//, /^POST \/v1\/file-upload$/, /^POST \/voice\/api\/v2\/transaction\/init\//, /^POST \/voice\/v1\/sessions$/, /^POST \/voice\/v1\/sessions\/[^/]+\/end$/];
+const DIRECT_CALLS = [
+	/^GET \/voice\/api\/v3\/status\//,
+	/^POST \/v1\/file-upload$/,
+	/^POST \/voice\/api\/v2\/transaction\/init\//,
+	/^POST \/voice\/v1\/sessions$/,
+	/^POST \/voice\/v1\/sessions\/[^/]+\/end$/,
+];
 
 beforeAll(async () => {
 	await rig.start();
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 }, storageRetry: { baseDelayMs: 10, maxDelayMs: 50 } });
+	useTestTransportPolicy({
+		retry: { baseDelayMs: 10, maxDelayMs: 50 },
+		storageRetry: { baseDelayMs: 10, maxDelayMs: 50 },
+	});
 });
 afterAll(async () => await rig.stop());
 beforeEach(() => rig.reset());
@@ -43,7 +52,8 @@ interface CapturedCall {
 
 const PACKAGE_CODE = /[\\/]nodes[\\/]ClinicScribe[\\/]/;
 const TRANSPORT_CODE = /[\\/]nodes[\\/]ClinicScribe[\\/]transport[\\/]/;
-const packageFrames = (call: CapturedCall) => call.frames.filter((frame) => PACKAGE_CODE.test(frame));
+const packageFrames = (call: CapturedCall) =>
+	call.frames.filter((frame) => PACKAGE_CODE.test(frame));
 /** The call's own frames in transport/: from the helper's caller to the first frame outside it. */
 function transportFrames(call: CapturedCall): string[] {
 	const own = call.frames.filter((frame) => !/\(node:internal\//.test(frame));
@@ -65,11 +75,17 @@ function framesToExecuteBatch(stack: string): string[] {
 /** Wraps both of n8n's HTTP helpers so each call records where it was made from. */
 function captureStacks(context: IExecuteFunctions): CapturedCall[] {
 	const captured: CapturedCall[] = [];
-	const helpers = context.helpers as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+	const helpers = context.helpers as unknown as Record<
+		string,
+		(...args: unknown[]) => Promise<unknown>
+	>;
 	for (const helper of ['httpRequest', 'httpRequestWithAuthentication'] as const) {
 		const original = helpers[helper];
 		helpers[helper] = async function (this: unknown, ...args: unknown[]) {
-			const options = (helper === 'httpRequest' ? args[0] : args[1]) as { method?: string; url: string };
+			const options = (helper === 'httpRequest' ? args[0] : args[1]) as {
+				method?: string;
+				url: string;
+			};
 			captured.push({
 				helper,
 				method: options.method ?? 'GET',
@@ -82,9 +98,14 @@ function captureStacks(context: IExecuteFunctions): CapturedCall[] {
 	return captured;
 }
 
-async function runCapturing(parameters: Record<string, unknown>, file: { size: number; name: string }): Promise<CapturedCall[]> {
+async function runCapturing(
+	parameters: Record<string, unknown>,
+	file: { size: number; name: string },
+): Promise<CapturedCall[]> {
 	const audio = rig.audioFile(file.name, file.size);
-	const context = rig.context(parameters, { items: [item({ data: rig.storedBinary(audio, 'audio/wav') })] });
+	const context = rig.context(parameters, {
+		items: [item({ data: rig.storedBinary(audio, 'audio/wav') })],
+	});
 	const captured = captureStacks(context);
 	const limit = Error.stackTraceLimit;
 	Error.stackTraceLimit = 100;
@@ -109,13 +130,18 @@ function expectWithinBounds(calls: CapturedCall[]): void {
 		expect(call.frames.at(-1)).toMatch(/\bexecuteBatch\b/);
 		expect(transportFrames(call).length).toBeLessThanOrEqual(MAX_TRANSPORT_FRAMES);
 		const direct = DIRECT_CALLS.some((pattern) => pattern.test(`${call.method} ${call.path}`));
-		expect(packageFrames(call).length).toBeLessThanOrEqual(direct ? MAX_FRAMES : MAX_FILE_UPLOAD_FRAMES);
+		expect(packageFrames(call).length).toBeLessThanOrEqual(
+			direct ? MAX_FRAMES : MAX_FILE_UPLOAD_FRAMES,
+		);
 	}
 }
 
-describe('Upload Audio: frames from executeBatch to n8n\'s HTTP helper', () => {
+describe("Upload Audio: frames from executeBatch to n8n's HTTP helper", () => {
 	test(`a transaction upload: at most ${MAX_TRANSPORT_FRAMES} frames in transport/, the flow's own calls at most ${MAX_FRAMES} from executeBatch, file uploads ${MAX_FILE_UPLOAD_FRAMES}`, async () => {
-		const calls = await runCapturing(uploadParameters({ transactionId: 'frames-transaction-1' }), { name: 'visit.wav', size: 40_000 });
+		const calls = await runCapturing(uploadParameters({ transactionId: 'frames-transaction-1' }), {
+			name: 'visit.wav',
+			size: 40_000,
+		});
 		report('Upload Audio, Upload Method "Transaction"', calls);
 		expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual([
 			'GET /voice/api/v3/status/frames-transaction-1',
@@ -127,10 +153,13 @@ describe('Upload Audio: frames from executeBatch to n8n\'s HTTP helper', () => {
 	});
 
 	test(`a session upload: at most ${MAX_TRANSPORT_FRAMES} frames in transport/, the flow's own calls at most ${MAX_FRAMES} from executeBatch, file uploads ${MAX_FILE_UPLOAD_FRAMES}`, async () => {
-		const calls = await runCapturing(uploadParameters({ transactionId: 'frames-session-00001', uploadMethod: 'session' }), {
-			name: 'visit.wav',
-			size: 40_000,
-		});
+		const calls = await runCapturing(
+			uploadParameters({ transactionId: 'frames-session-00001', uploadMethod: 'session' }),
+			{
+				name: 'visit.wav',
+				size: 40_000,
+			},
+		);
 		report('Upload Audio, Upload Method "Session"', calls);
 		expect(calls.map((call) => `${call.method} ${call.path}`)).toEqual([
 			'POST /voice/v1/sessions',

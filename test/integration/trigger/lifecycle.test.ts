@@ -10,9 +10,17 @@ import type { AddressInfo } from 'node:net';
 import type { IDataObject } from 'n8n-workflow';
 
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
-import { DIRECTORY_PATIENT_SYSTEM, DOCTOR_SYSTEM, identifierSearch } from '../../../nodes/ClinicScribe/shared/fhir/participants';
+import {
+	DIRECTORY_PATIENT_SYSTEM,
+	DOCTOR_SYSTEM,
+	identifierSearch,
+} from '../../../nodes/ClinicScribe/shared/fhir/participants';
 import { fakeSessions } from '../../fake-api/routes/sessions';
-import { fakeWebhooks, SUBSCRIPTIONS_PATH, type FakeSubscription } from '../../fake-api/routes/webhooks';
+import {
+	fakeWebhooks,
+	SUBSCRIPTIONS_PATH,
+	type FakeSubscription,
+} from '../../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startFinishedSession } from '../../support/fakeTranscriptionSession';
 import { referenceProblems, resourcesOf } from '../../support/fhirR4';
@@ -40,15 +48,27 @@ beforeAll(async () => {
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
 			void (async () => {
-				const ctx = createWebhookContext({ request: { headers: req.headers, rawBody: Buffer.concat(chunks) }, staticData, parameters, credentials: store });
+				const ctx = createWebhookContext({
+					request: { headers: req.headers, rawBody: Buffer.concat(chunks) },
+					staticData,
+					parameters,
+					credentials: store,
+				});
 				try {
 					const result = await trigger.webhook.call(ctx.context);
 					if (result.noWebhookResponse) {
-						res.writeHead(ctx.response.status ?? 200, { ...ctx.response.headers, 'content-type': 'application/json' }).end(JSON.stringify(ctx.response.body ?? {}));
+						res
+							.writeHead(ctx.response.status ?? 200, {
+								...ctx.response.headers,
+								'content-type': 'application/json',
+							})
+							.end(JSON.stringify(ctx.response.body ?? {}));
 						return;
 					}
 					executions.push(result.workflowData?.[0].map((item) => item.json) ?? []);
-					res.writeHead(200, { 'content-type': 'application/json' }).end('{"message":"Workflow was started"}');
+					res
+						.writeHead(200, { 'content-type': 'application/json' })
+						.end('{"message":"Workflow was started"}');
 				} catch (error) {
 					res.writeHead(500).end((error as Error).message);
 				}
@@ -76,11 +96,19 @@ beforeEach(() => {
 });
 
 function hook(options: { url?: string; activation?: 'init' | 'activate' } = {}) {
-	return createHookContext({ credentials: store, webhookUrl: options.url ?? webhookUrl, staticData, parameters, activation: options.activation });
+	return createHookContext({
+		credentials: store,
+		webhookUrl: options.url ?? webhookUrl,
+		staticData,
+		parameters,
+		activation: options.activation,
+	});
 }
 
 /** What n8n does on activation, and in the older mode at every start. */
-async function activate(options: { url?: string; activation?: 'init' | 'activate' } = {}): Promise<'existed' | 'created'> {
+async function activate(
+	options: { url?: string; activation?: 'init' | 'activate' } = {},
+): Promise<'existed' | 'created'> {
 	const { context } = hook(options);
 	if (await hooks.checkExists.call(context)) return 'existed';
 	await hooks.create.call(context);
@@ -100,7 +128,12 @@ function expectExactlyOneKnown(url = webhookUrl): FakeSubscription {
 	expect(all).toHaveLength(1);
 	const [only] = all;
 	expect(only).toMatchObject({ endpoint: url, event_names: ['v2rx.completed'], protocol: 'http' });
-	expect(staticData).toEqual({ subscriptionId: only.id, signingKey: only.signing_key, endpoint: url, eventNames: ['v2rx.completed'] });
+	expect(staticData).toEqual({
+		subscriptionId: only.id,
+		signingKey: only.signing_key,
+		endpoint: url,
+		eventNames: ['v2rx.completed'],
+	});
 	return only;
 }
 
@@ -113,7 +146,12 @@ describe('activation', () => {
 		const only = expectExactlyOneKnown();
 		expect(only.signing_key).toMatch(/^[0-9a-f]{64}$/);
 		expect(posts()).toHaveLength(1);
-		expect(posts()[0].body).toEqual({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: only.signing_key, protocol: 'http' });
+		expect(posts()[0].body).toEqual({
+			event_names: ['v2rx.completed'],
+			endpoint: webhookUrl,
+			signing_key: only.signing_key,
+			protocol: 'http',
+		});
 		expect(posts()[0].headers.authorization).toMatch(/^Bearer /);
 		expect(posts()[0].headers.auth).toBeUndefined();
 	});
@@ -141,7 +179,8 @@ describe('restarts in the older activation mode (checkExists at every start)', (
 	test('with the stored id present: checkExists answers true, nothing is registered again', async () => {
 		await activate();
 		const first = expectExactlyOneKnown();
-		for (let restart = 0; restart < 5; restart++) expect(await activate({ activation: 'init' })).toBe('existed');
+		for (let restart = 0; restart < 5; restart++)
+			expect(await activate({ activation: 'init' })).toBe('existed');
 		expect(expectExactlyOneKnown()).toEqual(first);
 		expect(posts()).toHaveLength(1);
 		expect(deletes()).toHaveLength(0);
@@ -159,7 +198,11 @@ describe('restarts in the older activation mode (checkExists at every start)', (
 	});
 
 	test('with the endpoint registered under a key the node does not know: that one is replaced', async () => {
-		const stranger = fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: 'unknown-to-the-node' });
+		const stranger = fakeWebhooks(api).register({
+			event_names: ['v2rx.completed'],
+			endpoint: webhookUrl,
+			signing_key: 'unknown-to-the-node',
+		});
 		expect(await activate({ activation: 'init' })).toBe('created');
 		const only = expectExactlyOneKnown();
 		expect(only.id).not.toBe(stranger.id);
@@ -196,7 +239,9 @@ describe('restarts in the older activation mode (checkExists at every start)', (
 		await activate();
 		parameters = { options: { additionalEventNames: 'v2rx.failed' } };
 		expect(await activate({ activation: 'init' })).toBe('created');
-		expect(subscriptions()).toEqual([expect.objectContaining({ event_names: ['v2rx.completed', 'v2rx.failed'] })]);
+		expect(subscriptions()).toEqual([
+			expect.objectContaining({ event_names: ['v2rx.completed', 'v2rx.failed'] }),
+		]);
 	});
 
 	test('many restarts mixing every disturbance still leave exactly one known subscription', async () => {
@@ -211,7 +256,11 @@ describe('restarts in the older activation mode (checkExists at every start)', (
 					break;
 				case 2:
 					fakeWebhooks(api).remove(String(staticData.subscriptionId));
-					fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: `stale-${round}` });
+					fakeWebhooks(api).register({
+						event_names: ['v2rx.completed'],
+						endpoint: webhookUrl,
+						signing_key: `stale-${round}`,
+					});
 					break;
 				default:
 					break;
@@ -227,7 +276,16 @@ describe('"requested endpoint is already registered"', () => {
 		api.injectFault({
 			method: 'POST',
 			path: SUBSCRIPTIONS_PATH,
-			fault: { kind: 'status', status: 400, body: { error: { message: 'requested endpoint is already registered', code: 'ENDPOINT_ALREADY_REGISTERED' } } },
+			fault: {
+				kind: 'status',
+				status: 400,
+				body: {
+					error: {
+						message: 'requested endpoint is already registered',
+						code: 'ENDPOINT_ALREADY_REGISTERED',
+					},
+				},
+			},
 		});
 		expect(await activate()).toBe('created');
 		expectExactlyOneKnown();
@@ -239,17 +297,42 @@ describe('"requested endpoint is already registered"', () => {
 			method: 'POST',
 			path: SUBSCRIPTIONS_PATH,
 			times: 4,
-			fault: { kind: 'status', status: 400, body: { error: { message: 'requested endpoint is already registered', code: 'ENDPOINT_ALREADY_REGISTERED' } } },
+			fault: {
+				kind: 'status',
+				status: 400,
+				body: {
+					error: {
+						message: 'requested endpoint is already registered',
+						code: 'ENDPOINT_ALREADY_REGISTERED',
+					},
+				},
+			},
 		});
-		await expect(activate()).rejects.toThrow(/registration of the webhook subscription \(HTTP 400 ENDPOINT_ALREADY_REGISTERED\): requested endpoint is already registered/);
-		await expect(activate()).rejects.toMatchObject({ description: expect.stringMatching(/developer console/) });
+		await expect(activate()).rejects.toThrow(
+			/registration of the webhook subscription \(HTTP 400 ENDPOINT_ALREADY_REGISTERED\): requested endpoint is already registered/,
+		);
+		await expect(activate()).rejects.toMatchObject({
+			description: expect.stringMatching(/developer console/),
+		});
 		expect(subscriptions()).toEqual([]);
 		expect(staticData).toEqual({});
 	});
 
 	test('another 400 is not retried and says what the service said', async () => {
-		api.injectFault({ method: 'POST', path: SUBSCRIPTIONS_PATH, fault: { kind: 'status', status: 400, body: { error: { message: 'Field endpoint must be an absolute URL', code: 'INVALID_REQUEST' } } } });
-		await expect(activate()).rejects.toThrow(/HTTP 400 INVALID_REQUEST\): Field endpoint must be an absolute URL/);
+		api.injectFault({
+			method: 'POST',
+			path: SUBSCRIPTIONS_PATH,
+			fault: {
+				kind: 'status',
+				status: 400,
+				body: {
+					error: { message: 'Field endpoint must be an absolute URL', code: 'INVALID_REQUEST' },
+				},
+			},
+		});
+		await expect(activate()).rejects.toThrow(
+			/HTTP 400 INVALID_REQUEST\): Field endpoint must be an absolute URL/,
+		);
 		expect(posts()).toHaveLength(1);
 	});
 });
@@ -271,19 +354,32 @@ describe('deactivation', () => {
 	});
 
 	test('also removes leftovers at its URL, and deletes the stored id even when listing fails', async () => {
-		fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: webhookUrl, signing_key: 'x' });
+		fakeWebhooks(api).register({
+			event_names: ['v2rx.completed'],
+			endpoint: webhookUrl,
+			signing_key: 'x',
+		});
 		await deactivate();
 		expect(subscriptions()).toEqual([]);
 
 		await activate();
-		api.injectFault({ method: 'GET', path: SUBSCRIPTIONS_PATH, times: Infinity, fault: { kind: 'status', status: 503 } });
+		api.injectFault({
+			method: 'GET',
+			path: SUBSCRIPTIONS_PATH,
+			times: Infinity,
+			fault: { kind: 'status', status: 503 },
+		});
 		await deactivate();
 		api.clearFaults();
 		expect(subscriptions()).toEqual([]);
 	});
 
-	test('leaves other workflows\' subscriptions alone', async () => {
-		const other = fakeWebhooks(api).register({ event_names: ['v2rx.completed'], endpoint: `${webhookUrl}-other`, signing_key: 'x' });
+	test("leaves other workflows' subscriptions alone", async () => {
+		const other = fakeWebhooks(api).register({
+			event_names: ['v2rx.completed'],
+			endpoint: `${webhookUrl}-other`,
+			signing_key: 'x',
+		});
 		await activate();
 		await deactivate();
 		expect(subscriptions()).toEqual([expect.objectContaining({ id: other.id })]);
@@ -300,8 +396,15 @@ describe('credentials and failures', () => {
 
 	test('a service that is down fails checkExists (so n8n retries) instead of answering false and duplicating', async () => {
 		await activate();
-		api.injectFault({ method: 'GET', path: SUBSCRIPTIONS_PATH, times: Infinity, fault: { kind: 'status', status: 503 } });
-		await expect(hooks.checkExists.call(hook({ activation: 'init' }).context)).rejects.toThrow(/HTTP 503/);
+		api.injectFault({
+			method: 'GET',
+			path: SUBSCRIPTIONS_PATH,
+			times: Infinity,
+			fault: { kind: 'status', status: 503 },
+		});
+		await expect(hooks.checkExists.call(hook({ activation: 'init' }).context)).rejects.toThrow(
+			/HTTP 503/,
+		);
 		api.clearFaults();
 		expect(posts()).toHaveLength(1);
 		expect(await activate({ activation: 'init' })).toBe('existed');
@@ -316,14 +419,36 @@ describe('deliveries to the registered URL', () => {
 			expect(report.attempts.map((a) => a.status)).toEqual([200]);
 		}
 		expect(executions).toEqual([
-			[expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-flat', sessionId: 'txn-flat', status: 'completed', shape: 'flat' })],
-			[expect.objectContaining({ event: 'v2rx.completed', transactionId: 'txn-envelope', sessionId: 'txn-envelope', status: 'completed', shape: 'envelope' })],
+			[
+				expect.objectContaining({
+					event: 'v2rx.completed',
+					transactionId: 'txn-flat',
+					sessionId: 'txn-flat',
+					status: 'completed',
+					shape: 'flat',
+				}),
+			],
+			[
+				expect.objectContaining({
+					event: 'v2rx.completed',
+					transactionId: 'txn-envelope',
+					sessionId: 'txn-envelope',
+					status: 'completed',
+					shape: 'envelope',
+				}),
+			],
 		]);
 	});
 
 	test('forged deliveries get 401 and start nothing', async () => {
 		await activate();
-		for (const forgery of ['wrong-key', 'stale', 'no-header', 'malformed-header', 'changed-body'] as const) {
+		for (const forgery of [
+			'wrong-key',
+			'stale',
+			'no-header',
+			'malformed-header',
+			'changed-body',
+		] as const) {
 			const report = await fakeWebhooks(api).deliver({ forgery });
 			expect([forgery, report.attempts.map((a) => a.status)]).toEqual([forgery, [401]]);
 		}
@@ -359,17 +484,31 @@ describe('Include Results', () => {
 		await startFinishedSession(api.url, api.validCredentials, 'visit-ready-1');
 		parameters = { includeResults: true };
 		await activate();
-		expect((await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-1' })).attempts.map((a) => a.status)).toEqual([200]);
+		expect(
+			(await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-1' })).attempts.map(
+				(a) => a.status,
+			),
+		).toEqual([200]);
 		expect(executions).toHaveLength(1);
 		const [only] = executions[0];
 		expect(only).toMatchObject({
 			session_id: 'visit-ready-1',
 			status: 'completed',
 			http_status: 200,
-			event: { event: 'v2rx.completed', transactionId: 'visit-ready-1', sessionId: 'visit-ready-1', status: 'completed', shape: 'flat' },
+			event: {
+				event: 'v2rx.completed',
+				transactionId: 'visit-ready-1',
+				sessionId: 'visit-ready-1',
+				status: 'completed',
+				shape: 'flat',
+			},
 		});
 		const documents = only.documents as Record<string, unknown>;
-		expect(Object.keys(documents).sort()).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template']);
+		expect(Object.keys(documents).sort()).toEqual([
+			'clinical_notes_template',
+			'svc_emr_template',
+			'transcript_template',
+		]);
 		expect(typeof documents.clinical_notes_template).toBe('object');
 		expect(typeof documents.transcript_template).toBe('string');
 		expect(api.requestsTo('/voice/api/v3/status/visit-ready-1', 'GET')).toHaveLength(1);
@@ -380,27 +519,79 @@ describe('Include Results', () => {
 		parameters = { includeResults: true, resultsOutput: 'templates' };
 		await activate();
 		await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-2', shape: 'envelope' });
-		expect(executions[0].map((item) => item.template_id)).toEqual(['clinical_notes_template', 'svc_emr_template', 'transcript_template']);
-		for (const item of executions[0]) expect(item.event).toMatchObject({ sessionId: 'visit-ready-2', shape: 'envelope' });
+		expect(executions[0].map((item) => item.template_id)).toEqual([
+			'clinical_notes_template',
+			'svc_emr_template',
+			'transcript_template',
+		]);
+		for (const item of executions[0])
+			expect(item.event).toMatchObject({ sessionId: 'visit-ready-2', shape: 'envelope' });
 
 		parameters = { includeResults: true, resultsOutput: 'simple' };
 		await fakeWebhooks(api).deliver({ transactionId: 'visit-ready-2' });
-		expect(executions[1]).toEqual([expect.objectContaining({ session_id: 'visit-ready-2', clinical_notes: expect.any(String), transcript: expect.any(String) })]);
+		expect(executions[1]).toEqual([
+			expect.objectContaining({
+				session_id: 'visit-ready-2',
+				clinical_notes: expect.any(String),
+				transcript: expect.any(String),
+			}),
+		]);
 	});
 
 	test('Results Of "Session": the results come from the session API, decoded, with the event', async () => {
 		const sessionId = 'trigger-session-ready-01';
 		const send = async (method: string, path: string, body: string | Uint8Array, type: string) =>
-			await fetch(`${api.url}${path}`, { method, headers: { authorization: `Bearer ${api.validCredentials.staticToken}`, 'content-type': type }, body: body as BodyInit });
-		expect((await send('POST', '/voice/v1/sessions', JSON.stringify({ session_id: sessionId, upload_type: 'single', templates: ['clinical_notes_template'] }), 'application/json')).status).toBe(201);
-		expect((await send('POST', `/voice/v1/sessions/${sessionId}/audio/audio_0.wav`, new Uint8Array(64).fill(1), 'audio/wav')).status).toBe(200);
-		expect((await send('POST', `/voice/v1/sessions/${sessionId}/end`, '{}', 'application/json')).status).toBe(202);
+			await fetch(`${api.url}${path}`, {
+				method,
+				headers: {
+					authorization: `Bearer ${api.validCredentials.staticToken}`,
+					'content-type': type,
+				},
+				body: body as BodyInit,
+			});
+		expect(
+			(
+				await send(
+					'POST',
+					'/voice/v1/sessions',
+					JSON.stringify({
+						session_id: sessionId,
+						upload_type: 'single',
+						templates: ['clinical_notes_template'],
+					}),
+					'application/json',
+				)
+			).status,
+		).toBe(201);
+		expect(
+			(
+				await send(
+					'POST',
+					`/voice/v1/sessions/${sessionId}/audio/audio_0.wav`,
+					new Uint8Array(64).fill(1),
+					'audio/wav',
+				)
+			).status,
+		).toBe(200);
+		expect(
+			(await send('POST', `/voice/v1/sessions/${sessionId}/end`, '{}', 'application/json')).status,
+		).toBe(202);
 		fakeSessions(api).script(sessionId, { processingPolls: 0 });
 		parameters = { includeResults: true, resultsSource: 'session' };
 		await activate();
 		await fakeWebhooks(api).deliver({ transactionId: sessionId });
-		expect(executions[0]).toEqual([expect.objectContaining({ session_id: sessionId, status: 'completed', http_status: 200, event: expect.objectContaining({ sessionId }) })]);
-		expect(Object.keys(executions[0][0].documents as object)).toEqual(['clinical_notes_template', 'transcript_template']);
+		expect(executions[0]).toEqual([
+			expect.objectContaining({
+				session_id: sessionId,
+				status: 'completed',
+				http_status: 200,
+				event: expect.objectContaining({ sessionId }),
+			}),
+		]);
+		expect(Object.keys(executions[0][0].documents as object)).toEqual([
+			'clinical_notes_template',
+			'transcript_template',
+		]);
 		expect(api.requestsTo(`/voice/v1/sessions/${sessionId}`, 'GET')).toHaveLength(1);
 		expect(api.requestsTo('/voice/api/v3/status/')).toEqual([]);
 	});
@@ -409,13 +600,24 @@ describe('Include Results', () => {
 		parameters = { includeResults: true };
 		await activate();
 		await fakeWebhooks(api).deliver({ transactionId: 'never-uploaded' });
-		expect(executions[0]).toEqual([expect.objectContaining({ session_id: 'never-uploaded', status: 'not_found', event: expect.objectContaining({ transactionId: 'never-uploaded' }) })]);
+		expect(executions[0]).toEqual([
+			expect.objectContaining({
+				session_id: 'never-uploaded',
+				status: 'not_found',
+				event: expect.objectContaining({ transactionId: 'never-uploaded' }),
+			}),
+		]);
 	});
 
 	test('a results call that keeps failing: the workflow starts with the event and a clear error (200), once; the service is not asked again', async () => {
 		parameters = { includeResults: true };
 		await activate();
-		api.injectFault({ method: 'GET', path: '/voice/api/v3/status/', times: Infinity, fault: { kind: 'status', status: 503 } });
+		api.injectFault({
+			method: 'GET',
+			path: '/voice/api/v3/status/',
+			times: Infinity,
+			fault: { kind: 'status', status: 503 },
+		});
 		const report = await fakeWebhooks(api).deliver({ transactionId: 'visit-x', times: 2 });
 		api.clearFaults();
 		expect(report.attempts.map((a) => a.status)).toEqual([200, 200]);
@@ -425,11 +627,19 @@ describe('Include Results', () => {
 				{
 					session_id: 'visit-x',
 					error: {
-						message: expect.stringMatching(/^Could not fetch the results of the session: .*results of session "visit-x" \(HTTP 503/),
-						description: expect.stringMatching(/^The workflow started with the event alone, so the event is not lost\. Get the results of the session later with Transcription → Get Results/),
+						message: expect.stringMatching(
+							/^Could not fetch the results of the session: .*results of session "visit-x" \(HTTP 503/,
+						),
+						description: expect.stringMatching(
+							/^The workflow started with the event alone, so the event is not lost\. Get the results of the session later with Transcription → Get Results/,
+						),
 						httpCode: '503',
 					},
-					event: expect.objectContaining({ event: 'v2rx.completed', transactionId: 'visit-x', sessionId: 'visit-x' }),
+					event: expect.objectContaining({
+						event: 'v2rx.completed',
+						transactionId: 'visit-x',
+						sessionId: 'visit-x',
+					}),
 				},
 			],
 		]);
@@ -440,12 +650,25 @@ describe('Include Results', () => {
 		try {
 			parameters = { includeResults: true };
 			await activate();
-			api.injectFault({ method: 'GET', path: '/voice/api/v3/status/', times: Infinity, fault: { kind: 'delay', ms: 5_000 } });
+			api.injectFault({
+				method: 'GET',
+				path: '/voice/api/v3/status/',
+				times: Infinity,
+				fault: { kind: 'delay', ms: 5_000 },
+			});
 			const report = await fakeWebhooks(api).deliver({ transactionId: 'visit-slow' });
 			api.clearFaults();
 			expect(report.attempts.map((a) => a.status)).toEqual([200]);
 			expect(executions).toEqual([
-				[expect.objectContaining({ session_id: 'visit-slow', error: expect.objectContaining({ message: 'The clinic API did not give the results of the session within 0.8 s', httpCode: null }) })],
+				[
+					expect.objectContaining({
+						session_id: 'visit-slow',
+						error: expect.objectContaining({
+							message: 'The clinic API did not give the results of the session within 0.8 s',
+							httpCode: null,
+						}),
+					}),
+				],
 			]);
 		} finally {
 			restore();
@@ -464,10 +687,20 @@ describe('Include Results', () => {
 		const DOCTOR = { _id: 'do1001', profile: { personal: { name: { f: 'Asha', l: 'Rao' } } } };
 
 		test("one item per visit: the bundle for the patient the session names, the session's doctor, with the event", async () => {
-			await startFinishedSession(api.url, api.validCredentials, 'visit-fhir-trigger', EMR_TEMPLATES, { patient: { oid: '175074536120088' }, doctor: DOCTOR });
+			await startFinishedSession(
+				api.url,
+				api.validCredentials,
+				'visit-fhir-trigger',
+				EMR_TEMPLATES,
+				{ patient: { oid: '175074536120088' }, doctor: DOCTOR },
+			);
 			parameters = { includeResults: true, resultsOutput: 'fhirBundle' };
 			await activate();
-			expect((await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-trigger' })).attempts.map((a) => a.status)).toEqual([200]);
+			expect(
+				(await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-trigger' })).attempts.map(
+					(a) => a.status,
+				),
+			).toEqual([200]);
 			expect(executions).toHaveLength(1);
 			const [only] = executions[0];
 			expect(only).toMatchObject({
@@ -480,13 +713,29 @@ describe('Include Results', () => {
 			});
 			expect(only.error).toBeUndefined();
 			expect(referenceProblems(only.bundle)).toEqual([]);
-			expect(resourcesOf(only.bundle, 'Patient')).toEqual([expect.objectContaining({ name: [{ text: 'ravi kumar', given: ['ravi'], family: 'kumar' }], gender: 'male' })]);
+			expect(resourcesOf(only.bundle, 'Patient')).toEqual([
+				expect.objectContaining({
+					name: [{ text: 'ravi kumar', given: ['ravi'], family: 'kumar' }],
+					gender: 'male',
+				}),
+			]);
 			expect(api.requestsTo('/profiles/v1/patient/175074536120088', 'GET')).toHaveLength(1);
 		});
 
 		test('a fixed EHR Practitioner serves every visit; a session naming no patient starts the workflow with the event and an error, no bundle', async () => {
-			await startFinishedSession(api.url, api.validCredentials, 'visit-fhir-no-patient', EMR_TEMPLATES, { doctor: DOCTOR });
-			parameters = { includeResults: true, resultsOutput: 'fhirBundle', fhirDoctor: 'ehrPractitioner', fhirPractitionerId: 'dr-7' };
+			await startFinishedSession(
+				api.url,
+				api.validCredentials,
+				'visit-fhir-no-patient',
+				EMR_TEMPLATES,
+				{ doctor: DOCTOR },
+			);
+			parameters = {
+				includeResults: true,
+				resultsOutput: 'fhirBundle',
+				fhirDoctor: 'ehrPractitioner',
+				fhirPractitionerId: 'dr-7',
+			};
 			await activate();
 			await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-no-patient' });
 			expect(executions).toEqual([
@@ -495,8 +744,11 @@ describe('Include Results', () => {
 						session_id: 'visit-fhir-no-patient',
 						status: 'completed',
 						error: {
-							message: 'The session names no patient of the patient directory (neither patient_details.oid nor additional_data.patient.oid)',
-							description: expect.stringMatching(/^The workflow started with the event and no bundle\. Give the patient another way/),
+							message:
+								'The session names no patient of the patient directory (neither patient_details.oid nor additional_data.patient.oid)',
+							description: expect.stringMatching(
+								/^The workflow started with the event and no bundle\. Give the patient another way/,
+							),
 							httpCode: null,
 						},
 						event: expect.objectContaining({ transactionId: 'visit-fhir-no-patient' }),
@@ -507,13 +759,31 @@ describe('Include Results', () => {
 		});
 
 		test('a session without notes (all templates failed) is an error item, never an empty bundle', async () => {
-			await startFinishedSession(api.url, api.validCredentials, 'visit-fhir-failed', EMR_TEMPLATES, { patient: { oid: '175074536120088' }, doctor: DOCTOR });
-			await fetch(`${api.url}/__admin/transcription/script`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ txn_id: 'visit-fhir-failed', outcome: 'failure' }) });
+			await startFinishedSession(
+				api.url,
+				api.validCredentials,
+				'visit-fhir-failed',
+				EMR_TEMPLATES,
+				{ patient: { oid: '175074536120088' }, doctor: DOCTOR },
+			);
+			await fetch(`${api.url}/__admin/transcription/script`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ txn_id: 'visit-fhir-failed', outcome: 'failure' }),
+			});
 			parameters = { includeResults: true, resultsOutput: 'fhirBundle' };
 			await activate();
 			await fakeWebhooks(api).deliver({ transactionId: 'visit-fhir-failed' });
 			expect(executions).toEqual([
-				[expect.objectContaining({ session_id: 'visit-fhir-failed', status: 'failed', error: expect.objectContaining({ message: 'Session "visit-fhir-failed" failed, so it has no notes for the EHR' }) })],
+				[
+					expect.objectContaining({
+						session_id: 'visit-fhir-failed',
+						status: 'failed',
+						error: expect.objectContaining({
+							message: 'Session "visit-fhir-failed" failed, so it has no notes for the EHR',
+						}),
+					}),
+				],
 			]);
 			expect(executions[0][0].bundle).toBeUndefined();
 		});

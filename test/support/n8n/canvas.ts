@@ -42,13 +42,20 @@ export const isStickyNote = (node: WorkflowNode): boolean => node.type === STICK
 /** A node with the room its label takes. */
 export function nodeBox(node: WorkflowNode): Box {
 	const [x, y] = node.position;
-	return { left: x - LABEL_SIDE, top: y, right: x + NODE_SIZE + LABEL_SIDE, bottom: y + NODE_SIZE + LABEL_BELOW };
+	return {
+		left: x - LABEL_SIDE,
+		top: y,
+		right: x + NODE_SIZE + LABEL_SIDE,
+		bottom: y + NODE_SIZE + LABEL_BELOW,
+	};
 }
 
 export function stickyBox(node: WorkflowNode): Box {
 	const [x, y] = node.position;
-	const width = typeof node.parameters.width === 'number' ? node.parameters.width : DEFAULT_STICKY.width;
-	const height = typeof node.parameters.height === 'number' ? node.parameters.height : DEFAULT_STICKY.height;
+	const width =
+		typeof node.parameters.width === 'number' ? node.parameters.width : DEFAULT_STICKY.width;
+	const height =
+		typeof node.parameters.height === 'number' ? node.parameters.height : DEFAULT_STICKY.height;
 	return { left: x, top: y, right: x + width, bottom: y + height };
 }
 
@@ -58,13 +65,18 @@ export function overlaps(a: Box, b: Box): boolean {
 
 /** How a line of markdown reads on the canvas: markers that do not show are left out. */
 function visibleText(line: string): string {
-	return line
-		.replace(/\*\*|__/g, '')
-		.replace(/(^|\W)[*_](\S)/g, '$1$2')
-		.replace(/(\S)[*_](\W|$)/g, '$1$2')
-		.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-		// code spans are set in a wider monospace font, with padding
-		.replace(/`([^`]*)`/g, (_m, code: string) => `${code}${'x'.repeat(Math.ceil(code.length / 4) + 1)}`);
+	return (
+		line
+			.replace(/\*\*|__/g, '')
+			.replace(/(^|\W)[*_](\S)/g, '$1$2')
+			.replace(/(\S)[*_](\W|$)/g, '$1$2')
+			.replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+			// code spans are set in a wider monospace font, with padding
+			.replace(
+				/`([^`]*)`/g,
+				(_m, code: string) => `${code}${'x'.repeat(Math.ceil(code.length / 4) + 1)}`,
+			)
+	);
 }
 
 /** Lines a text takes when wrapped at word boundaries to `widthPx`. */
@@ -107,10 +119,14 @@ export function stickyTextHeight(content: string, width: number): number {
 		const heading = /^#{1,6}\s+(.*)$/.exec(line);
 		const listItem = /^\s*(?:[-*]|\d+\.)\s+(.*)$/.exec(line);
 		if (heading) {
-			height += wrappedLines(visibleText(heading[1]), inner, HEADING_CHAR_PX) * HEADING_LINE_PX + BLOCK_GAP_PX;
+			height +=
+				wrappedLines(visibleText(heading[1]), inner, HEADING_CHAR_PX) * HEADING_LINE_PX +
+				BLOCK_GAP_PX;
 			inBlock = false;
 		} else if (listItem) {
-			height += wrappedLines(visibleText(listItem[1]), inner - LIST_INDENT_PX, CHAR_PX) * LIST_LINE_PX + 3.5;
+			height +=
+				wrappedLines(visibleText(listItem[1]), inner - LIST_INDENT_PX, CHAR_PX) * LIST_LINE_PX +
+				3.5;
 		} else {
 			height += wrappedLines(visibleText(line), inner, CHAR_PX) * PARAGRAPH_LINE_PX;
 		}
@@ -133,16 +149,20 @@ export function layoutProblems(workflow: WorkflowJson): string[] {
 	for (const note of notes) {
 		const box = stickyBox(note);
 		for (const node of nodes) {
-			if (overlaps(box, nodeBox(node))) problems.push(`note "${note.name}" covers node "${node.name}"`);
+			if (overlaps(box, nodeBox(node)))
+				problems.push(`note "${note.name}" covers node "${node.name}"`);
 		}
 		for (const other of notes) {
-			if (other !== note && other.name > note.name && overlaps(box, stickyBox(other))) problems.push(`note "${note.name}" covers note "${other.name}"`);
+			if (other !== note && other.name > note.name && overlaps(box, stickyBox(other)))
+				problems.push(`note "${note.name}" covers note "${other.name}"`);
 		}
 		const content = typeof note.parameters.content === 'string' ? note.parameters.content : '';
 		const needed = stickyTextHeight(content, box.right - box.left);
 		const height = box.bottom - box.top;
-		if (height < needed) problems.push(`note "${note.name}" is ${height} px tall, its text needs about ${needed} px`);
-		if (height > needed + STICKY_SLACK_PX) problems.push(`note "${note.name}" is ${height} px tall for about ${needed} px of text`);
+		if (height < needed)
+			problems.push(`note "${note.name}" is ${height} px tall, its text needs about ${needed} px`);
+		if (height > needed + STICKY_SLACK_PX)
+			problems.push(`note "${note.name}" is ${height} px tall for about ${needed} px of text`);
 	}
 	return problems;
 }

@@ -39,7 +39,10 @@ export function pinnedInInstaller(name: string): string {
 
 /** The n8n versions scripts/install-n8n.sh pins. */
 export function pinnedN8nVersions(): Record<N8nLine, string> {
-	return { newest: pinnedInInstaller('N8N_VERSION'), oldest: pinnedInInstaller('N8N_OLDEST_VERSION') };
+	return {
+		newest: pinnedInInstaller('N8N_VERSION'),
+		oldest: pinnedInInstaller('N8N_OLDEST_VERSION'),
+	};
 }
 
 /** The major version of an installed n8n (1 or 2): what some harness settings depend on. */
@@ -54,7 +57,9 @@ const installations = new Map<N8nLine, N8nInstallation>();
  * installed; minutes on a fresh machine) and returns where Node 24 and that n8n are. Progress goes
  * to this process's stderr.
  */
-export async function ensureN8nInstalled(options: { timeoutMs?: number; quiet?: boolean; line?: N8nLine } = {}): Promise<N8nInstallation> {
+export async function ensureN8nInstalled(
+	options: { timeoutMs?: number; quiet?: boolean; line?: N8nLine } = {},
+): Promise<N8nInstallation> {
 	const line = options.line ?? 'newest';
 	const known = installations.get(line);
 	if (known) return known;
@@ -65,14 +70,21 @@ export async function ensureN8nInstalled(options: { timeoutMs?: number; quiet?: 
 		what: 'scripts/install-n8n.sh',
 	});
 	if (result.code !== 0) {
-		throw new Error(`scripts/install-n8n.sh failed (exit ${result.code}):\n${tail(result.stderr + result.stdout, 40)}`);
+		throw new Error(
+			`scripts/install-n8n.sh failed (exit ${result.code}):\n${tail(result.stderr + result.stdout, 40)}`,
+		);
 	}
 	const value = (name: string): string => {
 		const line = result.stdout.split('\n').find((l) => l.startsWith(`${name}=`));
-		if (!line) throw new Error(`scripts/install-n8n.sh did not print ${name}=…; output:\n${result.stdout}`);
+		if (!line)
+			throw new Error(`scripts/install-n8n.sh did not print ${name}=…; output:\n${result.stdout}`);
 		return line.slice(name.length + 1).trim();
 	};
-	const installation = { nodeBin: value('NODE24_BIN'), n8nBin: value('N8N_BIN'), version: value('N8N_VERSION') };
+	const installation = {
+		nodeBin: value('NODE24_BIN'),
+		n8nBin: value('N8N_BIN'),
+		version: value('N8N_VERSION'),
+	};
 	installations.set(line, installation);
 	return installation;
 }
@@ -84,7 +96,10 @@ export async function buildPackage(options: { timeoutMs?: number } = {}): Promis
 		timeoutMs: options.timeoutMs ?? 5 * 60_000,
 		what: 'npm run build',
 	});
-	if (result.code !== 0) throw new Error(`npm run build failed (exit ${result.code}):\n${tail(result.stdout + result.stderr, 60)}`);
+	if (result.code !== 0)
+		throw new Error(
+			`npm run build failed (exit ${result.code}):\n${tail(result.stdout + result.stderr, 60)}`,
+		);
 }
 
 /**
@@ -98,8 +113,13 @@ export async function packPackage(destDir: string): Promise<string> {
 		timeoutMs: 2 * 60_000,
 		what: 'npm pack',
 	});
-	if (result.code !== 0) throw new Error(`npm pack failed (exit ${result.code}):\n${tail(result.stdout + result.stderr, 40)}`);
-	const parsed = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as Array<{ filename: string }>;
+	if (result.code !== 0)
+		throw new Error(
+			`npm pack failed (exit ${result.code}):\n${tail(result.stdout + result.stderr, 40)}`,
+		);
+	const parsed = JSON.parse(result.stdout.slice(result.stdout.indexOf('['))) as Array<{
+		filename: string;
+	}>;
 	const tarball = join(destDir, parsed[0].filename);
 	if (!existsSync(tarball)) throw new Error(`npm pack reported ${tarball}, which does not exist`);
 	return tarball;
@@ -128,11 +148,16 @@ export async function packedPackageForTests(): Promise<string> {
  * .n8n/nodes/package.json. n8n loads every n8n-nodes-* folder there at start.
  * Replaces an earlier install of the same package.
  */
-export function installPackageTarball(userFolder: string, tarball: string): { name: string; version: string; directory: string } {
+export function installPackageTarball(
+	userFolder: string,
+	tarball: string,
+): { name: string; version: string; directory: string } {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	const staging = mkdtempSync(join(tmpdir(), 'clinic-scribe-unpack-'));
 	try {
-		const untar = spawnSync('tar', ['-xzf', tarball, '-C', staging, '--strip-components=1'], { encoding: 'utf8' });
+		const untar = spawnSync('tar', ['-xzf', tarball, '-C', staging, '--strip-components=1'], {
+			encoding: 'utf8',
+		});
 		if (untar.status !== 0) throw new Error(`tar -xzf ${tarball} failed: ${untar.stderr}`);
 		const manifestPath = join(staging, 'package.json');
 		const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, unknown> & {
@@ -142,22 +167,35 @@ export function installPackageTarball(userFolder: string, tarball: string): { na
 		};
 		if (manifest.dependencies && Object.keys(manifest.dependencies).length > 0) {
 			// n8n would `npm install` them; a community package for n8n Cloud may have none.
-			throw new Error(`${manifest.name} declares runtime dependencies (${Object.keys(manifest.dependencies).join(', ')}); it must have none`);
+			throw new Error(
+				`${manifest.name} declares runtime dependencies (${Object.keys(manifest.dependencies).join(', ')}); it must have none`,
+			);
 		}
-		const { devDependencies: _d, peerDependencies: _p, optionalDependencies: _o, ...installed } = manifest;
+		const {
+			devDependencies: _d,
+			peerDependencies: _p,
+			optionalDependencies: _o,
+			...installed
+		} = manifest;
 		writeFileSync(manifestPath, JSON.stringify(installed, null, 2), 'utf8');
 
 		const directory = join(nodesDir, 'node_modules', manifest.name);
 		rmSync(directory, { recursive: true, force: true });
 		mkdirSync(dirname(directory), { recursive: true });
 		const move = spawnSync('mv', [staging, directory], { encoding: 'utf8' });
-		if (move.status !== 0) throw new Error(`moving the unpacked package into ${directory} failed: ${move.stderr}`);
+		if (move.status !== 0)
+			throw new Error(`moving the unpacked package into ${directory} failed: ${move.stderr}`);
 
 		const nodesManifestPath = join(nodesDir, 'package.json');
 		const nodesManifest = existsSync(nodesManifestPath)
-			? (JSON.parse(readFileSync(nodesManifestPath, 'utf8')) as { dependencies?: Record<string, string> })
+			? (JSON.parse(readFileSync(nodesManifestPath, 'utf8')) as {
+					dependencies?: Record<string, string>;
+				})
 			: { name: 'installed-nodes', private: true, dependencies: {} };
-		nodesManifest.dependencies = { ...(nodesManifest.dependencies ?? {}), [manifest.name]: manifest.version };
+		nodesManifest.dependencies = {
+			...(nodesManifest.dependencies ?? {}),
+			[manifest.name]: manifest.version,
+		};
 		writeFileSync(nodesManifestPath, JSON.stringify(nodesManifest, null, 2), 'utf8');
 		return { name: manifest.name, version: manifest.version, directory };
 	} finally {
@@ -190,16 +228,34 @@ export async function recordCommunityPackage(
 ): Promise<CommunityPackageRecord | undefined> {
 	if ((n8nEnv.DB_TYPE || 'sqlite') !== 'sqlite') return undefined;
 	const userFolder = n8nEnv.N8N_USER_FOLDER;
-	if (!userFolder) throw new Error('recordCommunityPackage: the environment sets no N8N_USER_FOLDER');
+	if (!userFolder)
+		throw new Error('recordCommunityPackage: the environment sets no N8N_USER_FOLDER');
 	const database = resolve(userFolder, '.n8n', n8nEnv.DB_SQLITE_DATABASE || 'database.sqlite');
-	if (!existsSync(database)) throw new Error(`recordCommunityPackage: no n8n database at ${database} yet (run an n8n command first)`);
+	if (!existsSync(database))
+		throw new Error(
+			`recordCommunityPackage: no n8n database at ${database} yet (run an n8n command first)`,
+		);
 	// The package's nodes import n8n-workflow, which n8n's installation provides.
 	const n8nModules = resolve(installation.n8nBin, '..', '..', '..');
 	const result = await runProcess(
 		installation.nodeBin,
-		['--disable-warning=ExperimentalWarning', RECORD_PACKAGE_SCRIPT, database, n8nEnv.DB_TABLE_PREFIX ?? '', packageDirectory],
-		{ cwd: userFolder, env: { ...n8nEnv, NODE_PATH: n8nModules }, timeoutMs: 60_000, what: 'recording the community package in n8n\'s database' },
+		[
+			'--disable-warning=ExperimentalWarning',
+			RECORD_PACKAGE_SCRIPT,
+			database,
+			n8nEnv.DB_TABLE_PREFIX ?? '',
+			packageDirectory,
+		],
+		{
+			cwd: userFolder,
+			env: { ...n8nEnv, NODE_PATH: n8nModules },
+			timeoutMs: 60_000,
+			what: "recording the community package in n8n's database",
+		},
 	);
-	if (result.code !== 0) throw new Error(`recording ${packageDirectory} in ${database} failed (exit ${result.code ?? result.signal}):\n${tail(result.stderr + result.stdout, 30)}`);
+	if (result.code !== 0)
+		throw new Error(
+			`recording ${packageDirectory} in ${database} failed (exit ${result.code ?? result.signal}):\n${tail(result.stderr + result.stdout, 30)}`,
+		);
 	return JSON.parse(result.stdout) as CommunityPackageRecord;
 }

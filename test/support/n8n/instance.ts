@@ -18,8 +18,22 @@ import {
 	type N8nInstallation,
 	type N8nLine,
 } from './install';
-import { delay, freePort, isPortFree, runProcess, stopGroup, summariseLog, trackGroup, type CliResult } from './processes';
-import { flattedParse, parseExecuteOutput, toExecutionResult, type ExecutionResult } from './results';
+import {
+	delay,
+	freePort,
+	isPortFree,
+	runProcess,
+	stopGroup,
+	summariseLog,
+	trackGroup,
+	type CliResult,
+} from './processes';
+import {
+	flattedParse,
+	parseExecuteOutput,
+	toExecutionResult,
+	type ExecutionResult,
+} from './results';
 import { newId, type CredentialImport, type WorkflowJson } from './workflows';
 
 /** Fixed, so a user folder made by one run can be opened by the next (npm start keeps one). */
@@ -89,9 +103,17 @@ export interface ExecutionSummary {
 const BROWSER_ID = 'clinic-scribe-e2e-browser';
 
 /** Environment variables n8n reads as settings. */
-const N8N_SETTING = /^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODES_|CREDENTIALS_|WORKFLOWS_|OFFLOAD_)/;
+const N8N_SETTING =
+	/^(N8N_|DB_|EXECUTIONS_|QUEUE_|WEBHOOK_URL$|GENERIC_TIMEZONE$|NODES_|CREDENTIALS_|WORKFLOWS_|OFFLOAD_)/;
 /** Settings an instance always sets itself, even with inheritN8nEnv. */
-const PINNED_SETTINGS = new Set(['N8N_USER_FOLDER', 'N8N_PORT', 'N8N_RUNNERS_BROKER_PORT', 'N8N_ENCRYPTION_KEY', 'N8N_LISTEN_ADDRESS', 'WEBHOOK_URL']);
+const PINNED_SETTINGS = new Set([
+	'N8N_USER_FOLDER',
+	'N8N_PORT',
+	'N8N_RUNNERS_BROKER_PORT',
+	'N8N_ENCRYPTION_KEY',
+	'N8N_LISTEN_ADDRESS',
+	'WEBHOOK_URL',
+]);
 
 export class N8nInstance {
 	readonly userFolder: string;
@@ -103,7 +125,9 @@ export class N8nInstance {
 	private readonly extraEnv: Record<string, string | undefined>;
 	private readonly logFile: string;
 	private readonly inheritN8nEnv: boolean;
-	private server: { child: ChildProcess; exited: Promise<void>; log: WriteStream; recent: string[] } | undefined;
+	private server:
+		| { child: ChildProcess; exited: Promise<void>; log: WriteStream; recent: string[] }
+		| undefined;
 	private cookie: string | undefined;
 	private disposed = false;
 	/** Package folders installed by installPackage() and not yet recorded in n8n's database. */
@@ -217,10 +241,15 @@ export class N8nInstance {
 		});
 	}
 
-	private async cliOrThrow(args: string[], options: { timeoutMs?: number } = {}): Promise<CliResult> {
+	private async cliOrThrow(
+		args: string[],
+		options: { timeoutMs?: number } = {},
+	): Promise<CliResult> {
 		const result = await this.cli(args, options);
 		if (result.code !== 0) {
-			throw new Error(`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${summariseLog(result.stdout + result.stderr)}`);
+			throw new Error(
+				`n8n ${args.join(' ')} failed (exit ${result.code ?? result.signal}):\n${summariseLog(result.stdout + result.stderr)}`,
+			);
 		}
 		return result;
 	}
@@ -254,7 +283,10 @@ export class N8nInstance {
 	 * process of its own and returns the run. A failed run is returned with `error` set (status
 	 * 'error'), not thrown; anything else unexpected (no run in the output) throws with the log.
 	 */
-	async execute(workflowId: string, options: { timeoutMs?: number } = {}): Promise<ExecutionResult> {
+	async execute(
+		workflowId: string,
+		options: { timeoutMs?: number } = {},
+	): Promise<ExecutionResult> {
 		const result = await this.cli(['execute', `--id=${workflowId}`, '--rawOutput'], options);
 		const output = result.stdout + '\n' + result.stderr;
 		const run = parseExecuteOutput(result.stdout) ?? parseExecuteOutput(result.stderr);
@@ -273,10 +305,14 @@ export class N8nInstance {
 			return execution;
 		}
 		if (result.code !== 0 && !execution.error) {
-			throw new Error(`n8n execute --id=${workflowId} exited ${result.code ?? result.signal} without an execution error:\n${summariseLog(output)}`);
+			throw new Error(
+				`n8n execute --id=${workflowId} exited ${result.code ?? result.signal} without an execution error:\n${summariseLog(output)}`,
+			);
 		}
 		if (result.code === 0 && execution.error) {
-			throw new Error(`n8n execute --id=${workflowId} exited 0 but the run has an error: ${execution.error.message}`);
+			throw new Error(
+				`n8n execute --id=${workflowId} exited 0 but the run has an error: ${execution.error.message}`,
+			);
 		}
 		return execution;
 	}
@@ -294,7 +330,10 @@ export class N8nInstance {
 	serverExit(): Promise<{ code: number | null; signal: NodeJS.Signals | null }> | undefined {
 		const server = this.server;
 		if (!server) return undefined;
-		return server.exited.then(() => ({ code: server.child.exitCode, signal: server.child.signalCode }));
+		return server.exited.then(() => ({
+			code: server.child.exitCode,
+			signal: server.child.signalCode,
+		}));
 	}
 
 	/** PID (and process group id) of the started `n8n start`, while started. */
@@ -312,7 +351,9 @@ export class N8nInstance {
 		const timeoutMs = options.timeoutMs ?? 120_000;
 		// Otherwise the readiness check could be answered by whatever already listens there.
 		if (!(await isPortFree(this.port))) {
-			throw new Error(`port ${this.port} on 127.0.0.1 is in use (another n8n?); choose another port`);
+			throw new Error(
+				`port ${this.port} on 127.0.0.1 is in use (another n8n?); choose another port`,
+			);
 		}
 		mkdirSync(dirname(this.logFile), { recursive: true });
 		const log = createWriteStream(this.logFile, { flags: 'a' });
@@ -342,10 +383,14 @@ export class N8nInstance {
 		try {
 			for (;;) {
 				if (hasExited) {
-					throw new Error(`n8n start exited (code ${child.exitCode ?? child.signalCode}) before it was ready:\n${summariseLog(recent.join('\n'))}`);
+					throw new Error(
+						`n8n start exited (code ${child.exitCode ?? child.signalCode}) before it was ready:\n${summariseLog(recent.join('\n'))}`,
+					);
 				}
 				if (Date.now() > deadline) {
-					throw new Error(`n8n start was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness):\n${summariseLog(recent.join('\n'))}`);
+					throw new Error(
+						`n8n start was not ready within ${timeoutMs} ms (${this.baseUrl}/healthz/readiness):\n${summariseLog(recent.join('\n'))}`,
+					);
 				}
 				if (await this.isReady()) break;
 				await delay(250);
@@ -363,7 +408,9 @@ export class N8nInstance {
 
 	private async isReady(): Promise<boolean> {
 		try {
-			const response = await fetch(`${this.baseUrl}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
+			const response = await fetch(`${this.baseUrl}/healthz/readiness`, {
+				signal: AbortSignal.timeout(2000),
+			});
 			await response.arrayBuffer();
 			return response.status === 200;
 		} catch {
@@ -391,7 +438,8 @@ export class N8nInstance {
 		await this.stop();
 		if (this.disposed) return;
 		this.disposed = true;
-		if (this.ownsUserFolder && !this.keepUserFolder) rmSync(this.userFolder, { recursive: true, force: true });
+		if (this.ownsUserFolder && !this.keepUserFolder)
+			rmSync(this.userFolder, { recursive: true, force: true });
 	}
 
 	// --- REST API (needs start()) ------------------------------------------------------------
@@ -402,7 +450,10 @@ export class N8nInstance {
 	 */
 	async rest<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
 		if (!this.server) throw new Error('n8n is not started: call start() first');
-		const headers: Record<string, string> = { 'browser-id': BROWSER_ID, accept: 'application/json' };
+		const headers: Record<string, string> = {
+			'browser-id': BROWSER_ID,
+			accept: 'application/json',
+		};
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		if (this.cookie) headers.cookie = this.cookie;
 		const response = await fetch(`${this.baseUrl}/rest${path}`, {
@@ -415,7 +466,10 @@ export class N8nInstance {
 		const setCookie = response.headers.getSetCookie?.() ?? [];
 		const auth = setCookie.map((c) => c.split(';')[0]).find((c) => c.startsWith('n8n-auth='));
 		if (auth) this.cookie = auth;
-		if (!response.ok) throw new Error(`n8n ${method} /rest${path} answered ${response.status}: ${text.slice(0, 2000)}`);
+		if (!response.ok)
+			throw new Error(
+				`n8n ${method} /rest${path} answered ${response.status}: ${text.slice(0, 2000)}`,
+			);
 		if (text === '') return undefined as T;
 		const parsed = JSON.parse(text) as { data?: T };
 		return (parsed && typeof parsed === 'object' && 'data' in parsed ? parsed.data : parsed) as T;
@@ -424,11 +478,18 @@ export class N8nInstance {
 	/** GET of a non-REST path with the session cookie (e.g. /types/nodes.json); parsed JSON. */
 	async getJson<T = unknown>(path: string): Promise<T> {
 		if (!this.server) throw new Error('n8n is not started: call start() first');
-		const headers: Record<string, string> = { 'browser-id': BROWSER_ID, accept: 'application/json' };
+		const headers: Record<string, string> = {
+			'browser-id': BROWSER_ID,
+			accept: 'application/json',
+		};
 		if (this.cookie) headers.cookie = this.cookie;
-		const response = await fetch(`${this.baseUrl}${path}`, { headers, signal: AbortSignal.timeout(30_000) });
+		const response = await fetch(`${this.baseUrl}${path}`, {
+			headers,
+			signal: AbortSignal.timeout(30_000),
+		});
 		const text = await response.text();
-		if (!response.ok) throw new Error(`n8n GET ${path} answered ${response.status}: ${text.slice(0, 2000)}`);
+		if (!response.ok)
+			throw new Error(`n8n GET ${path} answered ${response.status}: ${text.slice(0, 2000)}`);
 		return JSON.parse(text) as T;
 	}
 
@@ -440,8 +501,16 @@ export class N8nInstance {
 		if (!this.server) throw new Error('n8n is not started: call start() first');
 		const headers: Record<string, string> = { 'browser-id': BROWSER_ID };
 		if (this.cookie) headers.cookie = this.cookie;
-		const response = await fetch(new URL(url, this.baseUrl), { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
-		return { status: response.status, location: response.headers.get('location'), text: await response.text() };
+		const response = await fetch(new URL(url, this.baseUrl), {
+			headers,
+			redirect: 'manual',
+			signal: AbortSignal.timeout(30_000),
+		});
+		return {
+			status: response.status,
+			location: response.headers.get('location'),
+			text: await response.text(),
+		};
 	}
 
 	/** Node type names n8n has loaded (needs a session: setupOwner or login first). */
@@ -451,7 +520,9 @@ export class N8nInstance {
 
 	/** Credential type names n8n has loaded (needs a session). */
 	async loadedCredentialTypes(): Promise<string[]> {
-		return (await this.getJson<Array<{ name: string }>>('/types/credentials.json')).map((t) => t.name);
+		return (await this.getJson<Array<{ name: string }>>('/types/credentials.json')).map(
+			(t) => t.name,
+		);
 	}
 
 	/** Creates the instance owner (first start of a user folder only) and keeps its session. */
@@ -475,7 +546,13 @@ export class N8nInstance {
 		}
 	}
 
-	async getWorkflow(workflowId: string): Promise<Record<string, unknown> & { versionId: string; active: boolean; activeVersionId?: string | null }> {
+	async getWorkflow(workflowId: string): Promise<
+		Record<string, unknown> & {
+			versionId: string;
+			active: boolean;
+			activeVersionId?: string | null;
+		}
+	> {
 		return await this.rest('GET', `/workflows/${workflowId}`);
 	}
 
@@ -487,9 +564,13 @@ export class N8nInstance {
 	async publicationStatus(workflowId: string): Promise<PublicationStatus | undefined> {
 		if (this.majorVersion < 2) return undefined;
 		try {
-			return await this.rest<PublicationStatus>('GET', `/workflows/${workflowId}/publication-status`);
+			return await this.rest<PublicationStatus>(
+				'GET',
+				`/workflows/${workflowId}/publication-status`,
+			);
 		} catch (error) {
-			if (/answered 404: .*publication status is not available/i.test(String(error))) return undefined;
+			if (/answered 404: .*publication status is not available/i.test(String(error)))
+				return undefined;
 			throw error;
 		}
 	}
@@ -499,16 +580,30 @@ export class N8nInstance {
 	 * published: its triggers' webhookMethods have run. Throws with n8n's reason when a trigger
 	 * failed to activate, or after timeoutMs.
 	 */
-	async activateWorkflow(workflowId: string, options: { timeoutMs?: number } = {}): Promise<PublicationStatus | undefined> {
+	async activateWorkflow(
+		workflowId: string,
+		options: { timeoutMs?: number } = {},
+	): Promise<PublicationStatus | undefined> {
 		const workflow = await this.getWorkflow(workflowId);
 		await this.rest('POST', `/workflows/${workflowId}/activate`, { versionId: workflow.versionId });
-		return await this.waitForPublication(workflowId, (s) => s.status !== 'in_progress' && s.liveVersionId === workflow.versionId, options.timeoutMs);
+		return await this.waitForPublication(
+			workflowId,
+			(s) => s.status !== 'in_progress' && s.liveVersionId === workflow.versionId,
+			options.timeoutMs,
+		);
 	}
 
 	/** Deactivates (unpublishes) and waits until n8n reports it not published. */
-	async deactivateWorkflow(workflowId: string, options: { timeoutMs?: number } = {}): Promise<PublicationStatus | undefined> {
+	async deactivateWorkflow(
+		workflowId: string,
+		options: { timeoutMs?: number } = {},
+	): Promise<PublicationStatus | undefined> {
 		await this.rest('POST', `/workflows/${workflowId}/deactivate`, {});
-		return await this.waitForPublication(workflowId, (s) => s.status === 'not_published', options.timeoutMs);
+		return await this.waitForPublication(
+			workflowId,
+			(s) => s.status === 'not_published',
+			options.timeoutMs,
+		);
 	}
 
 	private async waitForPublication(
@@ -522,39 +617,59 @@ export class N8nInstance {
 			last = await this.publicationStatus(workflowId);
 			if (last === undefined) return undefined; // synchronous mode: done when the call returned
 			if (last.status === 'failed' || last.status === 'partial') {
-				const reasons = last.triggers.filter((t) => t.status === 'failed').map((t) => t.errorMessage ?? 'no message');
+				const reasons = last.triggers
+					.filter((t) => t.status === 'failed')
+					.map((t) => t.errorMessage ?? 'no message');
 				throw new Error(`publishing workflow ${workflowId} ${last.status}: ${reasons.join('; ')}`);
 			}
 			if (done(last)) return last;
 			if (Date.now() > deadline) {
-				throw new Error(`workflow ${workflowId}: publication not done within ${timeoutMs} ms; last status ${JSON.stringify(last)}`);
+				throw new Error(
+					`workflow ${workflowId}: publication not done within ${timeoutMs} ms; last status ${JSON.stringify(last)}`,
+				);
 			}
 			await delay(200);
 		}
 	}
 
 	/** Executions, newest first (n8n's list for the UI; includes running ones). */
-	async listExecutions(filter: { workflowId?: string; status?: string } = {}, limit = 100): Promise<ExecutionSummary[]> {
+	async listExecutions(
+		filter: { workflowId?: string; status?: string } = {},
+		limit = 100,
+	): Promise<ExecutionSummary[]> {
 		const query = new URLSearchParams({ filter: JSON.stringify(filter), limit: String(limit) });
-		const list = await this.rest<{ results: ExecutionSummary[] }>('GET', `/executions?${query.toString()}`);
+		const list = await this.rest<{ results: ExecutionSummary[] }>(
+			'GET',
+			`/executions?${query.toString()}`,
+		);
 		return list.results;
 	}
 
 	/** One execution with its run data decoded (n8n sends it in `flatted` form). */
-	async getExecution(executionId: string): Promise<ExecutionResult & { id: string; workflowId: string; mode: string }> {
-		const execution = await this.rest<Record<string, unknown> & { id: string; workflowId: string; mode: string; data: string }>(
-			'GET',
-			`/executions/${executionId}`,
-		);
+	async getExecution(
+		executionId: string,
+	): Promise<ExecutionResult & { id: string; workflowId: string; mode: string }> {
+		const execution = await this.rest<
+			Record<string, unknown> & { id: string; workflowId: string; mode: string; data: string }
+		>('GET', `/executions/${executionId}`);
 		const data = typeof execution.data === 'string' ? flattedParse(execution.data) : execution.data;
-		return { ...toExecutionResult({ ...execution, data }), id: String(execution.id), workflowId: execution.workflowId, mode: execution.mode };
+		return {
+			...toExecutionResult({ ...execution, data }),
+			id: String(execution.id),
+			workflowId: execution.workflowId,
+			mode: execution.mode,
+		};
 	}
 
 	/**
 	 * Waits until the workflow has at least `count` finished executions (any status but running,
 	 * new, waiting), polling; returns them newest first. Throws after timeoutMs with what it saw.
 	 */
-	async waitForExecutions(workflowId: string, count: number, options: { timeoutMs?: number } = {}): Promise<ExecutionSummary[]> {
+	async waitForExecutions(
+		workflowId: string,
+		count: number,
+		options: { timeoutMs?: number } = {},
+	): Promise<ExecutionSummary[]> {
 		const timeoutMs = options.timeoutMs ?? 30_000;
 		const deadline = Date.now() + timeoutMs;
 		const unfinished = new Set(['running', 'new', 'waiting', 'unknown']);
@@ -563,7 +678,9 @@ export class N8nInstance {
 			const finished = list.filter((e) => !unfinished.has(e.status));
 			if (finished.length >= count) return finished;
 			if (Date.now() > deadline) {
-				throw new Error(`workflow ${workflowId}: ${finished.length} finished executions after ${timeoutMs} ms, expected ${count} (all: ${JSON.stringify(list.map((e) => e.status))})`);
+				throw new Error(
+					`workflow ${workflowId}: ${finished.length} finished executions after ${timeoutMs} ms, expected ${count} (all: ${JSON.stringify(list.map((e) => e.status))})`,
+				);
 			}
 			await delay(200);
 		}
@@ -586,7 +703,10 @@ export class N8nInstance {
 	 * the test URL runs the workflow in manual mode, then n8n removes the test webhook (delete),
 	 * as it does after 2 minutes or on stopListening().
 	 */
-	async listenForTestEvent(workflowId: string, triggerName: string): Promise<{ waitingForWebhook?: boolean; executionId?: string }> {
+	async listenForTestEvent(
+		workflowId: string,
+		triggerName: string,
+	): Promise<{ waitingForWebhook?: boolean; executionId?: string }> {
 		return await this.rest('POST', `/workflows/${workflowId}/run`, {
 			triggerToStartFrom: { name: triggerName },
 			destinationNode: { nodeName: triggerName, mode: 'inclusive' },

@@ -48,7 +48,11 @@ export function killGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
 }
 
 /** SIGTERM to the group, wait for the leader's exit up to timeoutMs, then SIGKILL the group. */
-export async function stopGroup(child: ChildProcess, exited: Promise<void>, timeoutMs: number): Promise<void> {
+export async function stopGroup(
+	child: ChildProcess,
+	exited: Promise<void>,
+	timeoutMs: number,
+): Promise<void> {
 	const pid = child.pid;
 	if (pid === undefined) return;
 	if (child.exitCode === null && child.signalCode === null) {
@@ -88,8 +92,13 @@ interface RunOptions {
  * Runs a command in its own process group to its end and captures its output. After timeoutMs the
  * group is stopped and the returned promise rejects with the output so far.
  */
-export async function runProcess(command: string, args: string[], options: RunOptions): Promise<CliResult> {
-	const files = options.capture === 'files' && options.stderr !== 'inherit' ? outputFiles() : undefined;
+export async function runProcess(
+	command: string,
+	args: string[],
+	options: RunOptions,
+): Promise<CliResult> {
+	const files =
+		options.capture === 'files' && options.stderr !== 'inherit' ? outputFiles() : undefined;
 	const child = spawn(command, args, {
 		cwd: options.cwd,
 		env: options.env ?? process.env,
@@ -101,16 +110,21 @@ export async function runProcess(command: string, args: string[], options: RunOp
 	const stdout: Buffer[] = [];
 	const stderr: Buffer[] = [];
 	const output = (): { stdout: string; stderr: string } =>
-		files?.read() ?? { stdout: Buffer.concat(stdout).toString('utf8'), stderr: Buffer.concat(stderr).toString('utf8') };
+		files?.read() ?? {
+			stdout: Buffer.concat(stdout).toString('utf8'),
+			stderr: Buffer.concat(stderr).toString('utf8'),
+		};
 	child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
 	child.stderr?.on('data', (chunk: Buffer) => {
 		stderr.push(chunk);
 		if (options.stderr === 'inherit') process.stderr.write(chunk);
 	});
-	const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveClose, rejectClose) => {
-		child.once('error', rejectClose);
-		child.once('close', (code, signal) => resolveClose({ code, signal }));
-	});
+	const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>(
+		(resolveClose, rejectClose) => {
+			child.once('error', rejectClose);
+			child.once('close', (code, signal) => resolveClose({ code, signal }));
+		},
+	);
 	const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
 	let timer: NodeJS.Timeout | undefined;
 	const timedOut = new Promise<'timeout'>((resolveTimeout) => {
@@ -121,7 +135,10 @@ export async function runProcess(command: string, args: string[], options: RunOp
 		if (outcome === 'timeout') {
 			await stopGroup(child, exited, 5000);
 			const so = output();
-			throw new Error(`${options.what} did not finish within ${options.timeoutMs} ms; stopped it. Output so far:\n` + summariseLog(so.stdout + so.stderr));
+			throw new Error(
+				`${options.what} did not finish within ${options.timeoutMs} ms; stopped it. Output so far:\n` +
+					summariseLog(so.stdout + so.stderr),
+			);
 		}
 		// Whatever the command left running in its group (n8n's task runner) goes with it.
 		if (child.pid !== undefined) {
@@ -148,7 +165,10 @@ function outputFiles() {
 			closeSync(stdoutFd);
 			closeSync(stderrFd);
 		},
-		read: () => ({ stdout: readFileSync(join(folder, 'stdout'), 'utf8'), stderr: readFileSync(join(folder, 'stderr'), 'utf8') }),
+		read: () => ({
+			stdout: readFileSync(join(folder, 'stdout'), 'utf8'),
+			stderr: readFileSync(join(folder, 'stderr'), 'utf8'),
+		}),
 		remove: () => rmSync(folder, { recursive: true, force: true }),
 	};
 }
@@ -206,13 +226,17 @@ export function summariseLog(output: string, lastLines = 25): string {
 	const render = (line: string): string => {
 		try {
 			const entry = JSON.parse(line) as { level?: string; message?: string };
-			if (typeof entry.message === 'string') return `[${entry.level ?? '?'}] ${entry.message.slice(0, 4000)}`;
+			if (typeof entry.message === 'string')
+				return `[${entry.level ?? '?'}] ${entry.message.slice(0, 4000)}`;
 		} catch {
 			// not JSON
 		}
 		return line.slice(0, 4000);
 	};
-	const important = lines.filter((l) => /"level":"(warn|error)"/.test(l)).slice(-15).map(render);
+	const important = lines
+		.filter((l) => /"level":"(warn|error)"/.test(l))
+		.slice(-15)
+		.map(render);
 	const last = lines.slice(-lastLines).map(render);
 	return [...important, ...(important.length ? ['…'] : []), ...last].join('\n');
 }

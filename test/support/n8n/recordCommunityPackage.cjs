@@ -55,13 +55,27 @@ try {
 	db.exec('PRAGMA busy_timeout = 15000');
 	db.exec('BEGIN IMMEDIATE');
 	try {
-		db.prepare(`DELETE FROM ${table('installed_nodes')} WHERE "package" = ?`).run(record.packageName);
-		db.prepare(`DELETE FROM ${table('installed_packages')} WHERE "packageName" = ?`).run(record.packageName);
+		db.prepare(`DELETE FROM ${table('installed_nodes')} WHERE "package" = ?`).run(
+			record.packageName,
+		);
+		db.prepare(`DELETE FROM ${table('installed_packages')} WHERE "packageName" = ?`).run(
+			record.packageName,
+		);
 		db.prepare(
 			`INSERT INTO ${table('installed_packages')} ("packageName", "installedVersion", "authorName", "authorEmail", "createdAt", "updatedAt") VALUES (?, ?, ?, ?, ?, ?)`,
-		).run(record.packageName, record.installedVersion, record.authorName, record.authorEmail, now, now);
-		const insertNode = db.prepare(`INSERT INTO ${table('installed_nodes')} ("name", "type", "latestVersion", "package") VALUES (?, ?, ?, ?)`);
-		for (const node of nodes) insertNode.run(node.name, node.type, node.latestVersion, record.packageName);
+		).run(
+			record.packageName,
+			record.installedVersion,
+			record.authorName,
+			record.authorEmail,
+			now,
+			now,
+		);
+		const insertNode = db.prepare(
+			`INSERT INTO ${table('installed_nodes')} ("name", "type", "latestVersion", "package") VALUES (?, ?, ?, ?)`,
+		);
+		for (const node of nodes)
+			insertNode.run(node.name, node.type, node.latestVersion, record.packageName);
 		db.exec('COMMIT');
 	} catch (error) {
 		db.exec('ROLLBACK');

@@ -41,22 +41,37 @@ export interface ExecutionResult {
  * Output items of a node's first run (main output 0 unless told). Throws with the execution's
  * error when the node did not produce output, so a failed run never looks like "0 items".
  */
-export function nodeOutput(result: ExecutionResult, nodeName: string, options: { run?: number; output?: number } = {}): NodeItem[] {
+export function nodeOutput(
+	result: ExecutionResult,
+	nodeName: string,
+	options: { run?: number; output?: number } = {},
+): NodeItem[] {
 	const runs = result.runData[nodeName];
 	const run = runs?.[options.run ?? 0];
 	if (!run) {
 		throw new Error(
-			`node "${nodeName}" did not run (ran: ${Object.keys(result.runData).join(', ') || 'nothing'})` + describeError(result),
+			`node "${nodeName}" did not run (ran: ${Object.keys(result.runData).join(', ') || 'nothing'})` +
+				describeError(result),
 		);
 	}
-	if (run.error) throw new Error(`node "${nodeName}" failed: ${run.error.message}${run.error.description ? ` — ${run.error.description}` : ''}`);
+	if (run.error)
+		throw new Error(
+			`node "${nodeName}" failed: ${run.error.message}${run.error.description ? ` — ${run.error.description}` : ''}`,
+		);
 	const items = run.data?.main?.[options.output ?? 0];
-	if (!items) throw new Error(`node "${nodeName}" has no output ${options.output ?? 0}` + describeError(result));
+	if (!items)
+		throw new Error(
+			`node "${nodeName}" has no output ${options.output ?? 0}` + describeError(result),
+		);
 	return items;
 }
 
 /** JSON of a node's output items. */
-export function nodeJson(result: ExecutionResult, nodeName: string, options: { run?: number; output?: number } = {}): Array<Record<string, unknown>> {
+export function nodeJson(
+	result: ExecutionResult,
+	nodeName: string,
+	options: { run?: number; output?: number } = {},
+): Array<Record<string, unknown>> {
 	return nodeOutput(result, nodeName, options).map((item) => item.json);
 }
 
@@ -67,7 +82,15 @@ function describeError(result: ExecutionResult): string {
 
 /** Turns the run object n8n prints (or stores) into an ExecutionResult. */
 export function toExecutionResult(run: Record<string, unknown>): ExecutionResult {
-	const data = run.data as { resultData?: { runData?: Record<string, NodeRun[]>; error?: ExecutionError; lastNodeExecuted?: string } } | undefined;
+	const data = run.data as
+		| {
+				resultData?: {
+					runData?: Record<string, NodeRun[]>;
+					error?: ExecutionError;
+					lastNodeExecuted?: string;
+				};
+		  }
+		| undefined;
 	const resultData = data?.resultData ?? {};
 	return {
 		status: String(run.status ?? (resultData.error ? 'error' : 'unknown')),
@@ -96,7 +119,8 @@ export function parseExecuteOutput(output: string): Record<string, unknown> | un
 		if (typeof entry.message !== 'string' || !entry.message.trimStart().startsWith('{')) continue;
 		try {
 			const run = JSON.parse(entry.message) as Record<string, unknown>;
-			if (run && typeof run === 'object' && 'data' in run && typeof run.data === 'object') return run;
+			if (run && typeof run === 'object' && 'data' in run && typeof run.data === 'object')
+				return run;
 		} catch {
 			// another JSON-looking message
 		}
@@ -108,9 +132,11 @@ export function parseExecuteOutput(output: string): Record<string, unknown> | un
 export function flattedParse(text: string): unknown {
 	// Every string becomes a String object: inside objects they are references (indexes into the
 	// array); the array's own string entries are the real strings.
-	const input = (JSON.parse(text, (_key, value: unknown) => (typeof value === 'string' ? new String(value) : value)) as unknown[]).map(
-		(v) => (v instanceof String ? String(v) : v),
-	);
+	const input = (
+		JSON.parse(text, (_key, value: unknown) =>
+			typeof value === 'string' ? new String(value) : value,
+		) as unknown[]
+	).map((v) => (v instanceof String ? String(v) : v));
 	const revived = new Set<unknown>();
 	const revive = (container: Record<string, unknown>): void => {
 		for (const key of Object.keys(container)) {

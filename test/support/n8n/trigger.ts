@@ -10,7 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { N8nInstance, type OwnerAccount } from './instance';
-import { CREDENTIAL_TYPE, TRIGGER_NODE_TYPE, chain, type CredentialImport, type WorkflowJson } from './workflows';
+import {
+	CREDENTIAL_TYPE,
+	TRIGGER_NODE_TYPE,
+	chain,
+	type CredentialImport,
+	type WorkflowJson,
+} from './workflows';
 import { fakeApiCredentialData } from '../fakeApiCredential';
 
 /** n8n 2.41's switch between its activation modes; `false` is the older mode of n8n ≤ 1.x. */
@@ -35,7 +41,9 @@ export class RestartableN8n {
 	private brokerPort: number | undefined;
 	private installed = false;
 
-	constructor(private readonly options: { packageTarball: string; env?: Record<string, string | undefined> }) {
+	constructor(
+		private readonly options: { packageTarball: string; env?: Record<string, string | undefined> },
+	) {
 		this.userFolder = mkdtempSync(join(tmpdir(), 'clinic-scribe-trigger-e2e-'));
 	}
 
@@ -102,19 +110,30 @@ export async function portBelowEphemeralRange(avoid?: number): Promise<number> {
 }
 
 /** Polls the server log of the current run until a line matches. */
-export async function waitForLog(instance: N8nInstance, pattern: RegExp, timeoutMs: number): Promise<string> {
+export async function waitForLog(
+	instance: N8nInstance,
+	pattern: RegExp,
+	timeoutMs: number,
+): Promise<string> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const line = instance.recentServerLog().find((l) => pattern.test(l));
 		if (line) return line;
 		if (!instance.running) throw new Error(`n8n stopped before logging ${pattern}`);
-		if (Date.now() > deadline) throw new Error(`n8n did not log ${pattern} within ${timeoutMs} ms:\n${instance.recentServerLog().slice(-30).join('\n')}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`n8n did not log ${pattern} within ${timeoutMs} ms:\n${instance.recentServerLog().slice(-30).join('\n')}`,
+			);
 		await new Promise((resolve) => setTimeout(resolve, 200));
 	}
 }
 
 /** Polls until check() returns true, or throws with describe() after timeoutMs. */
-export async function eventually(check: () => boolean | Promise<boolean>, describe: () => string, timeoutMs = 20_000): Promise<void> {
+export async function eventually(
+	check: () => boolean | Promise<boolean>,
+	describe: () => string,
+	timeoutMs = 20_000,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		if (await check()) return;
@@ -123,7 +142,10 @@ export async function eventually(check: () => boolean | Promise<boolean>, descri
 	}
 }
 
-export const TRIGGER_CREDENTIAL = { id: 'clinicScribeTrg01', name: 'Clinic Scribe (trigger e2e fake API)' };
+export const TRIGGER_CREDENTIAL = {
+	id: 'clinicScribeTrg01',
+	name: 'Clinic Scribe (trigger e2e fake API)',
+};
 
 export function fakeApiCredential(
 	baseUrl: string,

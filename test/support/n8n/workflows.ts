@@ -66,11 +66,17 @@ export function readWorkflowFile(path: string): WorkflowJson {
  * A copy of the workflow whose nodes use the given credential for `type` (fixtures name a
  * placeholder; a test may point a workflow at a credential of its own).
  */
-export function withCredential(workflow: WorkflowJson, type: string, credential: { id: string; name: string }): WorkflowJson {
+export function withCredential(
+	workflow: WorkflowJson,
+	type: string,
+	credential: { id: string; name: string },
+): WorkflowJson {
 	return {
 		...workflow,
 		nodes: workflow.nodes.map((node) =>
-			node.credentials?.[type] ? { ...node, credentials: { ...node.credentials, [type]: { ...credential } } } : node,
+			node.credentials?.[type]
+				? { ...node, credentials: { ...node.credentials, [type]: { ...credential } } }
+				: node,
 		),
 	};
 }

@@ -2,7 +2,10 @@
  * The pure appointment rules: times (input forms, ISO with the clinic's offset), status codes and
  * labels, mode spellings, the list filter sets and their date-range limit, and the slots reader.
  */
-import { planListFilters, mayHaveNextPage } from '../../../nodes/ClinicScribe/shared/appointmentFilters';
+import {
+	planListFilters,
+	mayHaveNextPage,
+} from '../../../nodes/ClinicScribe/shared/appointmentFilters';
 import {
 	epochOfAnswer,
 	normalizeAppointment,
@@ -46,7 +49,10 @@ describe('times', () => {
 	});
 
 	it('reads a wall clock in another zone with its own offset', () => {
-		expect(readTimeInput('2026-11-24T10:00:00', 'Europe/London')).toEqual({ ok: true, epoch: Date.parse('2026-11-24T10:00:00Z') / 1000 });
+		expect(readTimeInput('2026-11-24T10:00:00', 'Europe/London')).toEqual({
+			ok: true,
+			epoch: Date.parse('2026-11-24T10:00:00Z') / 1000,
+		});
 	});
 
 	it.each([
@@ -70,7 +76,10 @@ describe('times', () => {
 		// 20:00 UTC on the 24th is already the 25th in India.
 		expect(readDateInput('2026-11-24T20:00:00Z', IST)).toEqual({ ok: true, date: '2026-11-25' });
 		expect(readDateInput(T10, IST)).toEqual({ ok: true, date: '2026-11-24' });
-		expect(readDateInput('2026-13-01', IST)).toEqual({ ok: false, problem: '"2026-13-01" is not a real date' });
+		expect(readDateInput('2026-13-01', IST)).toEqual({
+			ok: false,
+			problem: '"2026-13-01" is not a real date',
+		});
 	});
 
 	it('reads answer times in seconds, milliseconds or ISO', () => {
@@ -100,15 +109,30 @@ describe('statuses and modes', () => {
 	});
 
 	it('normalises the mode spellings of the sources', () => {
-		expect(['INCLINIC', 'in_clinic', 'in-clinic', 'IN_CLINIC'].map(normalizeMode)).toEqual(['in_clinic', 'in_clinic', 'in_clinic', 'in_clinic']);
+		expect(['INCLINIC', 'in_clinic', 'in-clinic', 'IN_CLINIC'].map(normalizeMode)).toEqual([
+			'in_clinic',
+			'in_clinic',
+			'in_clinic',
+			'in_clinic',
+		]);
 		expect(normalizeMode('tele')).toBe('tele');
-		expect(['INCLINIC', 'in_clinic', 'In Clinic', 'AUDIO', 'phone', 'video', 'tele'].map(bookingModeOf)).toEqual(['INCLINIC', 'INCLINIC', 'INCLINIC', 'PHONE', 'PHONE', 'VIDEO', undefined]);
+		expect(
+			['INCLINIC', 'in_clinic', 'In Clinic', 'AUDIO', 'phone', 'video', 'tele'].map(bookingModeOf),
+		).toEqual(['INCLINIC', 'INCLINIC', 'INCLINIC', 'PHONE', 'PHONE', 'VIDEO', undefined]);
 	});
 });
 
 describe('normalizeAppointment', () => {
 	it('keeps every field, adds ISO twins and the status label, one mode spelling', () => {
-		const raw = { appointment_id: 'a1', status: 'cm', mode: 'INCLINIC', start_time: T10, end_time: T10 + 900, created_at: T10 - 60, partner_meta: { k: 'v' } };
+		const raw = {
+			appointment_id: 'a1',
+			status: 'cm',
+			mode: 'INCLINIC',
+			start_time: T10,
+			end_time: T10 + 900,
+			created_at: T10 - 60,
+			partner_meta: { k: 'v' },
+		};
 		expect(normalizeAppointment(raw)).toEqual({
 			appointment_id: 'a1',
 			status: 'CM',
@@ -127,13 +151,26 @@ describe('normalizeAppointment', () => {
 	});
 
 	it('reads ISO and millisecond times (webhook samples) into epoch seconds; absent times stay null', () => {
-		const out = normalizeAppointment({ appointment_id: 'a2', created_at: '2026-11-24T04:30:00Z', modified_at: T10 * 1000 }, 'UTC');
-		expect(out).toMatchObject({ created_at: T10, created_at_iso: '2026-11-24T04:30:00+00:00', modified_at: T10, start_time: null, start_time_iso: null, end_time_iso: null });
+		const out = normalizeAppointment(
+			{ appointment_id: 'a2', created_at: '2026-11-24T04:30:00Z', modified_at: T10 * 1000 },
+			'UTC',
+		);
+		expect(out).toMatchObject({
+			created_at: T10,
+			created_at_iso: '2026-11-24T04:30:00+00:00',
+			modified_at: T10,
+			start_time: null,
+			start_time_iso: null,
+			end_time_iso: null,
+		});
 		expect(out.status_label).toBeUndefined();
 	});
 
 	it('falls back to the clinic default for an unknown zone', () => {
-		expect(normalizeAppointment({ appointment_id: 'a3', start_time: T10 }, 'Nowhere/Else').start_time_iso).toBe('2026-11-24T10:00:00+05:30');
+		expect(
+			normalizeAppointment({ appointment_id: 'a3', start_time: T10 }, 'Nowhere/Else')
+				.start_time_iso,
+		).toBe('2026-11-24T10:00:00+05:30');
 	});
 
 	it('reads the object with or without a data wrapper', () => {
@@ -146,10 +183,30 @@ describe('normalizeAppointment', () => {
 describe('list filter rules', () => {
 	it.each([
 		[{ patientId: 'p' }, 'patient', 20, { patient_id: 'p' }],
-		[{ doctorId: 'd', startDate: '2026-11-24', endDate: '2026-11-30' }, 'doctor+dates', 50, { doctor_id: 'd', start_date: '2026-11-24', end_date: '2026-11-30' }],
-		[{ clinicId: 'c', startDate: '2026-11-24', endDate: '2026-11-24' }, 'clinic+dates', 50, { clinic_id: 'c', start_date: '2026-11-24', end_date: '2026-11-24' }],
-		[{ doctorId: 'd', clinicId: 'c', startDate: '2026-11-24', endDate: '2026-11-25' }, 'doctor+clinic+dates', 50, { doctor_id: 'd', clinic_id: 'c', start_date: '2026-11-24', end_date: '2026-11-25' }],
-		[{ startDate: '2026-11-24', endDate: '2026-11-24' }, 'dates', 30, { start_date: '2026-11-24', end_date: '2026-11-24' }],
+		[
+			{ doctorId: 'd', startDate: '2026-11-24', endDate: '2026-11-30' },
+			'doctor+dates',
+			50,
+			{ doctor_id: 'd', start_date: '2026-11-24', end_date: '2026-11-30' },
+		],
+		[
+			{ clinicId: 'c', startDate: '2026-11-24', endDate: '2026-11-24' },
+			'clinic+dates',
+			50,
+			{ clinic_id: 'c', start_date: '2026-11-24', end_date: '2026-11-24' },
+		],
+		[
+			{ doctorId: 'd', clinicId: 'c', startDate: '2026-11-24', endDate: '2026-11-25' },
+			'doctor+clinic+dates',
+			50,
+			{ doctor_id: 'd', clinic_id: 'c', start_date: '2026-11-24', end_date: '2026-11-25' },
+		],
+		[
+			{ startDate: '2026-11-24', endDate: '2026-11-24' },
+			'dates',
+			30,
+			{ start_date: '2026-11-24', end_date: '2026-11-24' },
+		],
 	])('allows %j', (input, set, pageSize, query) => {
 		expect(planListFilters(input)).toEqual({ ok: true, set, pageSize, query });
 	});
@@ -159,9 +216,15 @@ describe('list filter rules', () => {
 		[{ doctorId: 'd' }, 'Start Date and End Date are missing'],
 		[{ clinicId: 'c', endDate: '2026-11-24' }, 'Start Date is missing'],
 		[{ patientId: 'p', doctorId: 'd' }, 'Patient ID cannot be combined'],
-		[{ patientId: 'p', startDate: '2026-11-24', endDate: '2026-11-24' }, 'Patient ID cannot be combined'],
+		[
+			{ patientId: 'p', startDate: '2026-11-24', endDate: '2026-11-24' },
+			'Patient ID cannot be combined',
+		],
 		[{ startDate: '2026-11-25', endDate: '2026-11-24' }, 'is before Start Date'],
-		[{ startDate: '2026-11-24', endDate: '2026-12-01' }, 'spans 8 days; the service allows at most 7'],
+		[
+			{ startDate: '2026-11-24', endDate: '2026-12-01' },
+			'spans 8 days; the service allows at most 7',
+		],
 	])('refuses %j', (input, problem) => {
 		const plan = planListFilters(input);
 		expect(plan.ok).toBe(false);
@@ -184,9 +247,25 @@ describe('slots reader', () => {
 					{
 						service_name: 'consultation',
 						slots: [
-							{ available: true, conf_id: 'cf', s: '2024-09-05T09:30:00+05:30', e: '2024-09-05T09:45:00+05:30' },
-							{ available: false, conf_id: 'cf', s: '2024-09-05T09:15:00+05:30', e: '2024-09-05T09:30:00+05:30', slots_booked: 2 },
-							{ available: true, conf_id: 'cf', s: '2024-09-06T09:30:00+05:30', e: '2024-09-06T09:45:00+05:30' },
+							{
+								available: true,
+								conf_id: 'cf',
+								s: '2024-09-05T09:30:00+05:30',
+								e: '2024-09-05T09:45:00+05:30',
+							},
+							{
+								available: false,
+								conf_id: 'cf',
+								s: '2024-09-05T09:15:00+05:30',
+								e: '2024-09-05T09:30:00+05:30',
+								slots_booked: 2,
+							},
+							{
+								available: true,
+								conf_id: 'cf',
+								s: '2024-09-06T09:30:00+05:30',
+								e: '2024-09-06T09:45:00+05:30',
+							},
 						],
 					},
 				],
@@ -201,7 +280,13 @@ describe('slots reader', () => {
 			['2024-09-05T09:15:00+05:30', false, 2],
 			['2024-09-05T09:30:00+05:30', true, null],
 		]);
-		expect(slots[1]).toMatchObject({ start_time: Date.parse('2024-09-05T04:00:00Z') / 1000, price: 500, currency: 'INR', service_name: 'consultation', conf_id: 'cf' });
+		expect(slots[1]).toMatchObject({
+			start_time: Date.parse('2024-09-05T04:00:00Z') / 1000,
+			price: 500,
+			currency: 'INR',
+			service_name: 'consultation',
+			conf_id: 'cf',
+		});
 	});
 
 	it('reads an empty schedule as no slots and a wrong shape as not the documented JSON', () => {

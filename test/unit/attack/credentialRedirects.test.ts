@@ -17,7 +17,11 @@ it('every token request (refresh, then exchange) is sent with disableFollowRedir
 	const helpers = {
 		httpRequest: async (options: IHttpRequestOptions) => {
 			sent.push(options);
-			return { statusCode: 308, body: '', headers: { location: 'https://collector.example.net/steal' } };
+			return {
+				statusCode: 308,
+				body: '',
+				headers: { location: 'https://collector.example.net/steal' },
+			};
 		},
 	};
 	const run = credential.preAuthentication!.call({ helpers } as never, {
@@ -31,7 +35,9 @@ it('every token request (refresh, then exchange) is sent with disableFollowRedir
 		sessionToken: 'old-session-token',
 		refreshToken: 'old-refresh-token',
 	});
-	await expect(run).rejects.toThrow('redirect (HTTP 308) to collector.example.net, which was not followed');
+	await expect(run).rejects.toThrow(
+		'redirect (HTTP 308) to collector.example.net, which was not followed',
+	);
 	expect(sent.map((options) => [options.url, options.disableFollowRedirect])).toEqual([
 		['https://api.example.com/connect-auth/v1/account/refresh-token', true],
 		['https://api.example.com/api/v1/auth/token', true],

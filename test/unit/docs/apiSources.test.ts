@@ -26,16 +26,26 @@ const UNTRACEABLE: ReadonlyArray<{ pattern: RegExp; instead: string }> = [
 	{ pattern: /\binterface document(?! variant)/i, instead: 'write [IFD §…]' },
 	{ pattern: /\bdocument (?:§|\d)/i, instead: 'write [IFD §…]' },
 	{ pattern: /§/, instead: 'put the section inside a citation, e.g. [IFD §4.2]' },
-	{ pattern: /\b(?:ES-OAS|ES-hist|MCP|DT|DT-bkp|MSA|PD|PD-GS|PD-TSDOC|PDTS|PW|WS|WH|COMMS|APPT-GS|PYSDK|JS-legacy|WHSDK)\b/, instead: 'write its key, e.g. [EKA-MCP]' },
+	{
+		pattern:
+			/\b(?:ES-OAS|ES-hist|MCP|DT|DT-bkp|MSA|PD|PD-GS|PD-TSDOC|PDTS|PW|WS|WH|COMMS|APPT-GS|PYSDK|JS-legacy|WHSDK)\b/,
+		instead: 'write its key, e.g. [EKA-MCP]',
+	},
 	{ pattern: /\[(?:\d|2\+)\]/, instead: 'name the sources that agree or differ' },
 	{ pattern: /\bsources disagree\b/i, instead: 'name the sources that disagree' },
 ];
 
 /** The keys docs/api-sources.md defines: [IFD] in its heading, and the first column of the sources table. */
 function definedKeys(markdown: string): string[] {
-	const contract = headings(markdown).find((heading) => heading.text.startsWith('The interface document'));
-	const fromHeading = [...(contract?.text.matchAll(/\[([A-Z][A-Z0-9-]*)\]/g) ?? [])].map((match) => match[1]);
-	const fromTable = firstTable(section(markdown, 'Public sources')).map((row) => /^\[([A-Z][A-Z0-9-]*)\]$/.exec(cellText(row[0]))?.[1] ?? `not a key: ${row[0]}`);
+	const contract = headings(markdown).find((heading) =>
+		heading.text.startsWith('The interface document'),
+	);
+	const fromHeading = [...(contract?.text.matchAll(/\[([A-Z][A-Z0-9-]*)\]/g) ?? [])].map(
+		(match) => match[1],
+	);
+	const fromTable = firstTable(section(markdown, 'Public sources')).map(
+		(row) => /^\[([A-Z][A-Z0-9-]*)\]$/.exec(cellText(row[0]))?.[1] ?? `not a key: ${row[0]}`,
+	);
 	return [...fromHeading, ...fromTable];
 }
 
@@ -51,19 +61,27 @@ function typeScriptFiles(directory: string): string[] {
 function commentsOf(text: string): Array<{ line: number; text: string }> {
 	const source = ts.createSourceFile('file.ts', text, ts.ScriptTarget.Latest, true);
 	const found = new Map<number, string>();
-	const collect = (ranges: ts.CommentRange[] | undefined) => ranges?.forEach((range) => found.set(range.pos, text.slice(range.pos, range.end)));
+	const collect = (ranges: ts.CommentRange[] | undefined) =>
+		ranges?.forEach((range) => found.set(range.pos, text.slice(range.pos, range.end)));
 	const visit = (node: ts.Node) => {
 		collect(ts.getLeadingCommentRanges(text, node.pos));
 		collect(ts.getTrailingCommentRanges(text, node.end));
 		node.getChildren(source).forEach(visit);
 	};
 	visit(source);
-	return [...found.entries()].sort(([a], [b]) => a - b).map(([pos, comment]) => ({ line: source.getLineAndCharacterOfPosition(pos).line + 1, text: comment }));
+	return [...found.entries()]
+		.sort(([a], [b]) => a - b)
+		.map(([pos, comment]) => ({
+			line: source.getLineAndCharacterOfPosition(pos).line + 1,
+			text: comment,
+		}));
 }
 
 /** What is wrong with one comment's citations, given the defined keys. */
 function citationProblems(comment: string, keys: ReadonlySet<string>): string[] {
-	const problems = [...comment.matchAll(CITATION)].filter((match) => !keys.has(match[1])).map((match) => `${match[0]} is not defined in ${SOURCES_DOC}`);
+	const problems = [...comment.matchAll(CITATION)]
+		.filter((match) => !keys.has(match[1]))
+		.map((match) => `${match[0]} is not defined in ${SOURCES_DOC}`);
 	const rest = comment.replace(CITATION, '');
 	for (const { pattern, instead } of UNTRACEABLE) {
 		const match = pattern.exec(rest);
@@ -86,7 +104,9 @@ describe(SOURCES_DOC, () => {
 
 	it('says where each public source can be read: an address or a repository and commit', () => {
 		const rows = firstTable(section(markdown, 'Public sources'));
-		const nowhere = rows.filter((row) => !/https:\/\/|@ `?[0-9a-f]{7,40}`?/.test(row[3] ?? '')).map((row) => row[0]);
+		const nowhere = rows
+			.filter((row) => !/https:\/\/|@ `?[0-9a-f]{7,40}`?/.test(row[3] ?? ''))
+			.map((row) => row[0]);
 		expect(nowhere).toEqual([]);
 	});
 
@@ -97,22 +117,33 @@ describe(SOURCES_DOC, () => {
 });
 
 describe('source citations in comments', () => {
-	it.each(COMMENTED_TREES)('%s: every comment cites a defined key and no untraceable source', (tree) => {
-		const problems = typeScriptFiles(tree).flatMap((path) =>
-			commentsOf(readFileSync(join(ROOT, path), 'utf8')).flatMap((comment) =>
-				citationProblems(comment.text, KEY_SET).map((problem) => `${relative(ROOT, join(ROOT, path))}:${comment.line}: ${problem}`),
-			),
-		);
-		expect(problems).toEqual([]);
-	});
+	it.each(COMMENTED_TREES)(
+		'%s: every comment cites a defined key and no untraceable source',
+		(tree) => {
+			const problems = typeScriptFiles(tree).flatMap((path) =>
+				commentsOf(readFileSync(join(ROOT, path), 'utf8')).flatMap((comment) =>
+					citationProblems(comment.text, KEY_SET).map(
+						(problem) => `${relative(ROOT, join(ROOT, path))}:${comment.line}: ${problem}`,
+					),
+				),
+			);
+			expect(problems).toEqual([]);
+		},
+	);
 
 	it('the comments of shipped code do cite the sources (the check above has something to check)', () => {
 		const cited = new Set(
-			['nodes', 'credentials'].flatMap(typeScriptFiles).flatMap((path) =>
-				commentsOf(readFileSync(join(ROOT, path), 'utf8')).flatMap((comment) => [...comment.text.matchAll(CITATION)].map((match) => match[1])),
-			),
+			['nodes', 'credentials']
+				.flatMap(typeScriptFiles)
+				.flatMap((path) =>
+					commentsOf(readFileSync(join(ROOT, path), 'utf8')).flatMap((comment) =>
+						[...comment.text.matchAll(CITATION)].map((match) => match[1]),
+					),
+				),
 		);
-		expect(['IFD', 'EKA-OAS', 'EKA-DT', 'EKA-PD', 'EKA-V2'].filter((key) => !cited.has(key))).toEqual([]);
+		expect(
+			['IFD', 'EKA-OAS', 'EKA-DT', 'EKA-PD', 'EKA-V2'].filter((key) => !cited.has(key)),
+		).toEqual([]);
 	});
 
 	it('reads comments, not strings, and catches each kind of untraceable citation', () => {

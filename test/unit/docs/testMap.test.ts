@@ -29,7 +29,9 @@ function importsOf(file: string): string[] {
 	const text = readFileSync(join(ROOT, file), 'utf8');
 	return [...text.matchAll(/from '(\.[^']+)'/g)].flatMap((match) => {
 		const target = relative(ROOT, resolve(ROOT, dirname(file), match[1]));
-		return [`${target}.ts`, `${target}/index.ts`].filter((candidate) => existsSync(join(ROOT, candidate))).slice(0, 1);
+		return [`${target}.ts`, `${target}/index.ts`]
+			.filter((candidate) => existsSync(join(ROOT, candidate)))
+			.slice(0, 1);
 	});
 }
 
@@ -51,7 +53,9 @@ const OPERATION_FILES = filesUnder(ACTIONS, '.operation.ts');
 /** The value saved workflows hold for the operation: its key in the resource's `operations`. */
 function operationValue(file: string): string {
 	// The modules as the node loads them, compared by identity.
-	const { operations } = require(join(ROOT, dirname(file))) as { operations: Record<string, unknown> };
+	const { operations } = require(join(ROOT, dirname(file))) as {
+		operations: Record<string, unknown>;
+	};
 	const module: unknown = require(join(ROOT, file));
 	const value = Object.keys(operations).find((key) => operations[key] === module);
 	if (!value) throw new Error(`${file} is in no resource's operations`);
@@ -65,7 +69,11 @@ const REACHED_BY_EVERY_OPERATION = (() => {
 })();
 
 /** Modules every operation file imports itself: an import of one of them says nothing of one operation. */
-const IMPORTED_BY_EVERY_OPERATION = new Set(OPERATION_FILES.map((file) => importsOf(file)).reduce((common, imports) => common.filter((module) => imports.includes(module))));
+const IMPORTED_BY_EVERY_OPERATION = new Set(
+	OPERATION_FILES.map((file) => importsOf(file)).reduce((common, imports) =>
+		common.filter((module) => imports.includes(module)),
+	),
+);
 
 /**
  * The code the operation runs that not every operation runs: the operation file, what it imports
@@ -75,18 +83,29 @@ const IMPORTED_BY_EVERY_OPERATION = new Set(OPERATION_FILES.map((file) => import
  */
 function specificTo(file: string): Set<string> {
 	const own = importsOf(file).filter((module) => !IMPORTED_BY_EVERY_OPERATION.has(module));
-	return new Set([file, ...own, ...[...reachOf(file)].filter((module) => !REACHED_BY_EVERY_OPERATION.has(module))]);
+	return new Set([
+		file,
+		...own,
+		...[...reachOf(file)].filter((module) => !REACHED_BY_EVERY_OPERATION.has(module)),
+	]);
 }
 
 /** Workflow files the e2e tests run: their own, and the examples users import. */
-const WORKFLOW_FILES = ['test/e2e/workflows', 'examples'].flatMap((dir) => filesUnder(dir, '.json'));
+const WORKFLOW_FILES = ['test/e2e/workflows', 'examples'].flatMap((dir) =>
+	filesUnder(dir, '.json'),
+);
 
 /** A test file's text with that of the test helpers it imports (outside the fake API) and the workflow files it names. */
 function textOfTest(file: string): string {
 	const own = readFileSync(join(ROOT, file), 'utf8');
-	const helpers = importsOf(file).filter((target) => target.startsWith('test/') && !target.startsWith('test/fake-api/'));
+	const helpers = importsOf(file).filter(
+		(target) => target.startsWith('test/') && !target.startsWith('test/fake-api/'),
+	);
 	const workflows = WORKFLOW_FILES.filter((path) => own.includes(basename(path, '.json')));
-	return [own, ...[...helpers, ...workflows].map((path) => readFileSync(join(ROOT, path), 'utf8'))].join('\n');
+	return [
+		own,
+		...[...helpers, ...workflows].map((path) => readFileSync(join(ROOT, path), 'utf8')),
+	].join('\n');
 }
 
 const LAYERS = [
@@ -95,7 +114,9 @@ const LAYERS = [
 	{ column: 'e2e', folder: 'test/e2e/', suffix: '.e2e.test.ts' },
 ] as const;
 
-const [header, ...rows] = tableRows(section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Where each operation is tested'));
+const [header, ...rows] = tableRows(
+	section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Where each operation is tested'),
+);
 
 /** Each row: the operation it names and its test files, by layer. */
 const MAP = rows.map((cells) => ({
@@ -103,7 +124,7 @@ const MAP = rows.map((cells) => ({
 	byLayer: LAYERS.map((layer, index) => ({ ...layer, files: codeSpans(cells[index + 1] ?? '') })),
 }));
 
-describe("CONTRIBUTING.md: where each operation is tested", () => {
+describe('CONTRIBUTING.md: where each operation is tested', () => {
 	test('the table has the columns operation, unit, integration, e2e', () => {
 		expect(header).toEqual(['operation', ...LAYERS.map((layer) => layer.column)]);
 	});
@@ -113,27 +134,45 @@ describe("CONTRIBUTING.md: where each operation is tested", () => {
 		expect(MAP.map((row) => row.operation).sort()).toEqual(OPERATION_FILES.map(keyOf).sort());
 	});
 
-	test.each(MAP.map((row) => [row.operation, row] as const))('%s: names at least one test file, and each exists in its layer', (_operation, row) => {
-		const named = row.byLayer.flatMap((layer) => layer.files);
-		expect(named.length).toBeGreaterThan(0);
-		for (const layer of row.byLayer) {
-			const misplaced = layer.files.filter((path) => !path.startsWith(layer.folder) || !path.endsWith(layer.suffix) || !existsSync(join(ROOT, path)));
-			expect({ column: layer.column, misplaced }).toEqual({ column: layer.column, misplaced: [] });
-		}
-	});
+	test.each(MAP.map((row) => [row.operation, row] as const))(
+		'%s: names at least one test file, and each exists in its layer',
+		(_operation, row) => {
+			const named = row.byLayer.flatMap((layer) => layer.files);
+			expect(named.length).toBeGreaterThan(0);
+			for (const layer of row.byLayer) {
+				const misplaced = layer.files.filter(
+					(path) =>
+						!path.startsWith(layer.folder) ||
+						!path.endsWith(layer.suffix) ||
+						!existsSync(join(ROOT, path)),
+				);
+				expect({ column: layer.column, misplaced }).toEqual({
+					column: layer.column,
+					misplaced: [],
+				});
+			}
+		},
+	);
 
-	test.each(MAP.map((row) => [row.operation, row] as const))('%s: every test file named concerns the operation', (operation, row) => {
-		const file = `${ACTIONS}/${operation}.operation.ts`;
-		const value = operationValue(file);
-		const quoted = (word: string) => new RegExp(`['"\`]${word}['"\`]`);
-		const names = (text: string) => quoted(value).test(text) && quoted(operation.split('/')[0]).test(text);
-		const specific = specificTo(file);
-		const unrelated = row.byLayer
-			.flatMap((layer) => layer.files)
-			.filter((path) => existsSync(join(ROOT, path)))
-			.filter((path) => !names(textOfTest(path)) && !importsOf(path).some((target) => specific.has(target)));
-		expect(unrelated).toEqual([]);
-	});
+	test.each(MAP.map((row) => [row.operation, row] as const))(
+		'%s: every test file named concerns the operation',
+		(operation, row) => {
+			const file = `${ACTIONS}/${operation}.operation.ts`;
+			const value = operationValue(file);
+			const quoted = (word: string) => new RegExp(`['"\`]${word}['"\`]`);
+			const names = (text: string) =>
+				quoted(value).test(text) && quoted(operation.split('/')[0]).test(text);
+			const specific = specificTo(file);
+			const unrelated = row.byLayer
+				.flatMap((layer) => layer.files)
+				.filter((path) => existsSync(join(ROOT, path)))
+				.filter(
+					(path) =>
+						!names(textOfTest(path)) && !importsOf(path).some((target) => specific.has(target)),
+				);
+			expect(unrelated).toEqual([]);
+		},
+	);
 
 	test("the check of what a file concerns can fail: Template's tests do not concern Prescription → Get, though both are 'get'", () => {
 		const file = `${ACTIONS}/prescription/get.operation.ts`;

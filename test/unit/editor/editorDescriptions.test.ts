@@ -10,7 +10,10 @@ import type { INodeProperties, INodePropertyCollection, INodePropertyOptions } f
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { ClinicScribeTrigger, ENTRY_DESCRIPTION } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
+import {
+	ClinicScribeTrigger,
+	ENTRY_DESCRIPTION,
+} from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 
 const action = new ClinicScribe().description;
 const trigger = new ClinicScribeTrigger().description;
@@ -26,14 +29,22 @@ function subtitleFor(subtitle: string | undefined, parameters: Record<string, un
 /** Whether n8n shows `property` for these values (displayOptions.show, values compared as n8n does). */
 function shown(property: INodeProperties, values: Record<string, unknown>): boolean {
 	const show = property.displayOptions?.show ?? {};
-	return Object.entries(show).every(([name, allowed]) => (allowed as unknown[]).includes(values[name]));
+	return Object.entries(show).every(([name, allowed]) =>
+		(allowed as unknown[]).includes(values[name]),
+	);
 }
 
 /** What a node of the newest version offers (an operation list kept for version 1 only is left out). */
 function operationOptions(): INodePropertyOptions[] {
-	const versionOneOnly = (p: INodeProperties) => JSON.stringify(p.displayOptions?.show?.['@version']) === '[1]';
+	const versionOneOnly = (p: INodeProperties) =>
+		JSON.stringify(p.displayOptions?.show?.['@version']) === '[1]';
 	return action.properties
-		.filter((p) => p.name === 'operation' && !p.displayOptions?.show?.['@tool']?.includes(true) && !versionOneOnly(p))
+		.filter(
+			(p) =>
+				p.name === 'operation' &&
+				!p.displayOptions?.show?.['@tool']?.includes(true) &&
+				!versionOneOnly(p),
+		)
 		.flatMap((p) => (p.options ?? []) as INodePropertyOptions[]);
 }
 
@@ -59,8 +70,12 @@ describe('subtitles show what the user picked, by its display name', () => {
 	});
 
 	it('names the trigger events, several joined by commas', () => {
-		expect(subtitleFor(trigger.subtitle, { events: ['v2rx.completed'] })).toBe('Transcription Completed');
-		expect(subtitleFor(trigger.subtitle, { events: ['v2rx.completed', 'v2rx.failed'] })).toBe('Transcription Completed, v2rx.failed');
+		expect(subtitleFor(trigger.subtitle, { events: ['v2rx.completed'] })).toBe(
+			'Transcription Completed',
+		);
+		expect(subtitleFor(trigger.subtitle, { events: ['v2rx.completed', 'v2rx.failed'] })).toBe(
+			'Transcription Completed, v2rx.failed',
+		);
 		expect(subtitleFor(trigger.subtitle, { events: [] })).toBe('');
 	});
 });
@@ -113,25 +128,37 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 describe('the node panel entry', () => {
 	it("n8n gives the merged entry the trigger's description: it speaks for the actions and the trigger", () => {
 		expect(trigger.description).toBe(ENTRY_DESCRIPTION);
-		expect(ENTRY_DESCRIPTION).toMatch(/^Transcribe consultations .* appointments and patients, and start workflows on clinic events or when a transcription completes$/);
+		expect(ENTRY_DESCRIPTION).toMatch(
+			/^Transcribe consultations .* appointments and patients, and start workflows on clinic events or when a transcription completes$/,
+		);
 	});
 });
 
 describe('credential: Workspace API Key', () => {
 	const apiKeyFields = credential.properties.filter((p) => p.name === 'apiKey');
 
-	it('is required (n8n shows its marker) with the interface document\'s variant', () => {
-		const visible = apiKeyFields.filter((p) => shown(p, { apiVariant: 'document', authMethod: 'clientCredentials' }));
-		expect(visible.map((p) => [p.displayName, p.required === true])).toEqual([['Workspace API Key', true]]);
+	it("is required (n8n shows its marker) with the interface document's variant", () => {
+		const visible = apiKeyFields.filter((p) =>
+			shown(p, { apiVariant: 'document', authMethod: 'clientCredentials' }),
+		);
+		expect(visible.map((p) => [p.displayName, p.required === true])).toEqual([
+			['Workspace API Key', true],
+		]);
 	});
 
 	it('is optional with the public variant, stored under the same name (saved credentials keep their key)', () => {
-		const visible = apiKeyFields.filter((p) => shown(p, { apiVariant: 'public', authMethod: 'clientCredentials' }));
-		expect(visible.map((p) => [p.displayName, p.required === true])).toEqual([['Workspace API Key', false]]);
+		const visible = apiKeyFields.filter((p) =>
+			shown(p, { apiVariant: 'public', authMethod: 'clientCredentials' }),
+		);
+		expect(visible.map((p) => [p.displayName, p.required === true])).toEqual([
+			['Workspace API Key', false],
+		]);
 	});
 
 	it('is not shown with an access token', () => {
-		expect(apiKeyFields.filter((p) => shown(p, { apiVariant: 'document', authMethod: 'accessToken' }))).toEqual([]);
+		expect(
+			apiKeyFields.filter((p) => shown(p, { apiVariant: 'document', authMethod: 'accessToken' })),
+		).toEqual([]);
 	});
 });
 
@@ -156,19 +183,25 @@ describe('Upload Audio: Custom Template ID', () => {
 
 describe('documentation links survive the query string n8n appends', () => {
 	const codexUrls = ['ClinicScribe.node.json', 'ClinicScribeTrigger.node.json'].flatMap((file) => {
-		const codex = JSON.parse(readFileSync(join(__dirname, '../../../nodes/ClinicScribe', file), 'utf8')) as {
+		const codex = JSON.parse(
+			readFileSync(join(__dirname, '../../../nodes/ClinicScribe', file), 'utf8'),
+		) as {
 			resources: Record<string, Array<{ url: string }>>;
 		};
 		return Object.values(codex.resources).flatMap((links) => links.map((l) => l.url));
 	});
 
 	it.each(codexUrls.map((url) => ['codex', url]))('%s %s has no #fragment', (_where, url) => {
-		expect(url).toBe('https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md');
+		expect(url).toBe(
+			'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md',
+		);
 	});
 
 	// n8n 1.123 and 2.41 open a credential's documentationUrl on another host than docs.n8n.io as it
 	// is (no query appended), so it may point at a heading (readme.test.ts checks the heading exists).
 	it('the credential links to the section of docs/credentials.md on its fields', () => {
-		expect(credential.documentationUrl).toBe('https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#clinic-scribe-api');
+		expect(credential.documentationUrl).toBe(
+			'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#clinic-scribe-api',
+		);
 	});
 });

@@ -14,9 +14,13 @@ const action = new ClinicScribe().description;
 function patientOperation(version: number): INodeProperties {
 	const matches = action.properties.filter((p) => {
 		const show = p.displayOptions?.show;
-		if (p.name !== 'operation' || !(show?.resource as string[] | undefined)?.includes('patient')) return false;
+		if (p.name !== 'operation' || !(show?.resource as string[] | undefined)?.includes('patient'))
+			return false;
 		const versions = (show?.['@version'] ?? []) as Array<number | { _cnd: { gte: number } }>;
-		return versions.length === 0 || versions.some((v) => (typeof v === 'number' ? v === version : version >= v._cnd.gte));
+		return (
+			versions.length === 0 ||
+			versions.some((v) => (typeof v === 'number' ? v === version : version >= v._cnd.gte))
+		);
 	});
 	expect(matches).toHaveLength(1);
 	return matches[0];
@@ -35,8 +39,8 @@ describe('Clinic Scribe node versions', () => {
 
 	it('both versions offer the same Patient operations', () => {
 		expect(patientOperation(1).options).toEqual(patientOperation(2).options);
-		expect((patientOperation(2).options ?? []).map((o) => ('value' in o ? o.value : undefined))).toEqual(
-			expect.arrayContaining(['findByMobile', 'searchByMobile']),
-		);
+		expect(
+			(patientOperation(2).options ?? []).map((o) => ('value' in o ? o.value : undefined)),
+		).toEqual(expect.arrayContaining(['findByMobile', 'searchByMobile']));
 	});
 });

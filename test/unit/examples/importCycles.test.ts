@@ -35,11 +35,20 @@ describe('what counts as an import', () => {
 			"export { f } from './f';",
 			"export type { G } from './g';",
 			"// import { h } from './h';",
-			"const text = \"import { i } from './i'\";",
+			'const text = "import { i } from \'./i\'";',
 			"import * as j from './j';",
 		].join('\n');
 		expect(importedSpecifiers(source, 'x.ts')).toEqual(['./a', './d', './e', './f', './j']);
-		expect(importedSpecifiers(source, 'x.ts', { includeTypeOnly: true })).toEqual(['./a', './b', './c', './d', './e', './f', './g', './j']);
+		expect(importedSpecifiers(source, 'x.ts', { includeTypeOnly: true })).toEqual([
+			'./a',
+			'./b',
+			'./c',
+			'./d',
+			'./e',
+			'./f',
+			'./g',
+			'./j',
+		]);
 	});
 });
 
@@ -51,7 +60,9 @@ describe('findImportCycles', () => {
 			'src/deep/c.ts': "import { a } from '../a';\nexport const c = () => a;",
 			'src/d.ts': "import { a } from './a';\nexport const d = a;",
 		});
-		expect(findImportCycles(['src'], dir)).toEqual([['src/a.ts', 'src/b.ts', 'src/deep/c.ts', 'src/a.ts']]);
+		expect(findImportCycles(['src'], dir)).toEqual([
+			['src/a.ts', 'src/b.ts', 'src/deep/c.ts', 'src/a.ts'],
+		]);
 	});
 
 	it('resolves a folder import to its index.ts; a file importing itself is a cycle', () => {
@@ -72,11 +83,16 @@ describe('findImportCycles', () => {
 			'src/b.ts': "import { type A } from './a';\nexport interface B { a?: A }",
 		});
 		expect(findImportCycles(['src'], dir)).toEqual([]);
-		expect(findImportCycles(['src'], dir, { includeTypeOnly: true })).toEqual([['src/a.ts', 'src/b.ts', 'src/a.ts']]);
+		expect(findImportCycles(['src'], dir, { includeTypeOnly: true })).toEqual([
+			['src/a.ts', 'src/b.ts', 'src/a.ts'],
+		]);
 	});
 
 	it('the script exits 1 and prints the cycle; 0 without one', () => {
-		files({ 'src/a.ts': "import { b } from './b';\nexport const a = b;", 'src/b.ts': "import { a } from './a';\nexport const b = a;" });
+		files({
+			'src/a.ts': "import { b } from './b';\nexport const a = b;",
+			'src/b.ts': "import { a } from './a';\nexport const b = a;",
+		});
 		const tsx = join(ROOT, 'node_modules', '.bin', 'tsx');
 		const script = join(ROOT, 'scripts', 'check-import-cycles.ts');
 		const found = spawnSync(tsx, [script, join(dir, 'src')], { encoding: 'utf8' });
@@ -93,6 +109,8 @@ it('the shipped code (nodes/, credentials/) has no import cycle, type-only impor
 });
 
 it('npm run check:cycles counts type-only imports', () => {
-	const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+	const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+		scripts: Record<string, string>;
+	};
 	expect(scripts['check:cycles']).toMatch(/check-import-cycles\.ts --include-type-only /);
 });

@@ -9,18 +9,31 @@ import { join } from 'node:path';
 import { localCopy } from '../../../scripts/localExamples';
 import { REPO_ROOT } from '../../support/n8n/install';
 import { readWorkflowFile } from '../../support/n8n/workflows';
-import { layoutProblems, nodeBox, overlaps, stickyBox, stickyTextHeight } from '../../support/n8n/canvas';
+import {
+	layoutProblems,
+	nodeBox,
+	overlaps,
+	stickyBox,
+	stickyTextHeight,
+} from '../../support/n8n/canvas';
 
 const EXAMPLES = readdirSync(join(REPO_ROOT, 'examples')).filter((f) => f.endsWith('.json'));
 const LOCAL_SETUP = {
 	fakeApiUrl: 'http://127.0.0.1:5690',
 	fhirBaseUrl: 'http://127.0.0.1:5691/fhir',
 	inboxUrl: 'http://127.0.0.1:5692',
-	recordingPath: '/home/someone/projects/n8n-nodes-clinic-scribe/.n8n-local/files/recordings/consultation.wav',
+	recordingPath:
+		'/home/someone/projects/n8n-nodes-clinic-scribe/.n8n-local/files/recordings/consultation.wav',
 };
 
 test('there are examples to check', () => {
-	expect(EXAMPLES.sort()).toEqual(['appointment-booked-reminder.json', 'appointment-completed-prescription-email.json', 'completed-transcription-to-ehr.json', 'session-transcribe-and-email.json', 'transcribe-and-email.json']);
+	expect(EXAMPLES.sort()).toEqual([
+		'appointment-booked-reminder.json',
+		'appointment-completed-prescription-email.json',
+		'completed-transcription-to-ehr.json',
+		'session-transcribe-and-email.json',
+		'transcribe-and-email.json',
+	]);
 });
 
 describe.each(EXAMPLES)('%s', (file) => {
@@ -42,7 +55,13 @@ describe.each(EXAMPLES)('%s', (file) => {
 });
 
 describe('the layout checks themselves', () => {
-	const node = { name: 'A', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+	const node = {
+		name: 'A',
+		type: 'n8n-nodes-base.noOp',
+		typeVersion: 1,
+		position: [0, 0] as [number, number],
+		parameters: {},
+	};
 	const note = (position: [number, number], width: number, height: number, content: string) => ({
 		name: 'Note',
 		type: 'n8n-nodes-base.stickyNote',
@@ -55,7 +74,13 @@ describe('the layout checks themselves', () => {
 		expect(overlaps(stickyBox(note([-20, -100], 300, 120, 'x')), nodeBox(node))).toBe(true);
 		expect(overlaps(stickyBox(note([-20, 120], 300, 120, 'x')), nodeBox(node))).toBe(true);
 		expect(overlaps(stickyBox(note([-20, -140], 300, 120, 'x')), nodeBox(node))).toBe(false);
-		expect(layoutProblems({ name: 'w', nodes: [node, note([-20, -100], 300, 120, 'x')], connections: {} })).toContain('note "Note" covers node "A"');
+		expect(
+			layoutProblems({
+				name: 'w',
+				nodes: [node, note([-20, -100], 300, 120, 'x')],
+				connections: {},
+			}),
+		).toContain('note "Note" covers node "A"');
 	});
 
 	test('text wraps: a longer text at the same width needs more height, a wider note less', () => {
@@ -67,11 +92,19 @@ describe('the layout checks themselves', () => {
 	test('a note much taller than its text is reported, and one too short for it', () => {
 		const text = '## Title\nOne short line.';
 		const needed = stickyTextHeight(text, 400);
-		expect(layoutProblems({ name: 'w', nodes: [note([0, -900], 400, needed + 200, text)], connections: {} })).toEqual([
-			`note "Note" is ${needed + 200} px tall for about ${needed} px of text`,
-		]);
-		expect(layoutProblems({ name: 'w', nodes: [note([0, -900], 400, needed - 20, text)], connections: {} })).toEqual([
-			`note "Note" is ${needed - 20} px tall, its text needs about ${needed} px`,
-		]);
+		expect(
+			layoutProblems({
+				name: 'w',
+				nodes: [note([0, -900], 400, needed + 200, text)],
+				connections: {},
+			}),
+		).toEqual([`note "Note" is ${needed + 200} px tall for about ${needed} px of text`]);
+		expect(
+			layoutProblems({
+				name: 'w',
+				nodes: [note([0, -900], 400, needed - 20, text)],
+				connections: {},
+			}),
+		).toEqual([`note "Note" is ${needed - 20} px tall, its text needs about ${needed} px`]);
 	});
 });

@@ -47,7 +47,9 @@ function roomOf(file: string): string {
 function importsOf(file: string): string[] {
 	const text = readFileSync(join(ROOT, file), 'utf8');
 	const specifiers = [...text.matchAll(/from '(\.[^']+)'/g)].map((match) => match[1]);
-	return specifiers.map((specifier) => relative(ROOT, resolve(ROOT, dirname(file), specifier)) + '.ts');
+	return specifiers.map(
+		(specifier) => relative(ROOT, resolve(ROOT, dirname(file), specifier)) + '.ts',
+	);
 }
 
 const FILES = [...sourceFiles(NODE_DIR), ...sourceFiles('credentials')];
@@ -68,7 +70,10 @@ const UPLOAD_AUDIO_LAYERS: Array<Record<string, string>> = [
 	},
 	{ plan: 'items grouped into uploads (one per ID), every check before anything is sent' },
 	{ ids: 'given and generated IDs', files: "an item's files: found, checked, named" },
-	{ settings: "an item's settings and how two items' settings differ", inputBinary: 'a file in either Binary Mode; the database mode limit' },
+	{
+		settings: "an item's settings and how two items' settings differ",
+		inputBinary: 'a file in either Binary Mode; the database mode limit',
+	},
 ];
 
 describe('rooms: arrows only point down', () => {
@@ -91,51 +96,76 @@ describe('rooms: arrows only point down', () => {
 			seen.add(file);
 			queue.push(...importsOf(file));
 		}
-		const outside = [...seen].filter((file) => !CREDENTIAL_SIDE.includes(file) && roomOf(file) !== 'shared');
-		expect(outside).toEqual([]);
-		expect([...seen].filter((file) => CREDENTIAL_SIDE.includes(file)).sort()).toEqual(
-			[`${NODE_DIR}/transport/authentication.ts`, `${NODE_DIR}/transport/errors.ts`, `${NODE_DIR}/transport/retryPolicy.ts`],
+		const outside = [...seen].filter(
+			(file) => !CREDENTIAL_SIDE.includes(file) && roomOf(file) !== 'shared',
 		);
+		expect(outside).toEqual([]);
+		expect([...seen].filter((file) => CREDENTIAL_SIDE.includes(file)).sort()).toEqual([
+			`${NODE_DIR}/transport/authentication.ts`,
+			`${NODE_DIR}/transport/errors.ts`,
+			`${NODE_DIR}/transport/retryPolicy.ts`,
+		]);
 	});
 });
 
 describe('CONTRIBUTING.md states the same rooms', () => {
 	/** A room as CONTRIBUTING.md writes it (`shared/`, `ClinicScribe.node.ts`) → its name here. */
 	const roomName = (written: string) => written.replace(/\/$/, '').replace(/\.ts$/, '');
-	const rows = tableRows(section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Rooms: which may import which')).slice(1);
+	const rows = tableRows(
+		section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Rooms: which may import which'),
+	).slice(1);
 
 	test('one row per room, each room once', () => {
 		const rooms = rows.flatMap(([room]) => codeSpans(room).map(roomName));
 		expect([...rooms].sort()).toEqual(Object.keys(MAY_IMPORT).sort());
 	});
 
-	test.each(rows.map(([room, mayImport]) => [room, mayImport]))('%s may import what MAY_IMPORT says', (room, mayImport) => {
-		const named = codeSpans(mayImport);
-		const rooms = named.filter((name) => name.endsWith('/') || name.endsWith('.ts')).map(roomName);
-		const modules = named.filter((name) => !name.endsWith('/') && !name.endsWith('.ts'));
-		for (const written of codeSpans(room).map(roomName)) {
-			// The credential may use transport only through the modules the row names.
-			const expected = written === 'credentials' ? MAY_IMPORT.credentials.filter((r) => r !== 'transport') : MAY_IMPORT[written];
-			expect([...rooms].sort()).toEqual([...expected].sort());
-			const expectedModules = written === 'credentials' ? CREDENTIAL_SIDE.map((file) => file.split('/').pop()!.replace(/\.ts$/, '')) : [];
-			expect([...modules].sort()).toEqual(expectedModules.sort());
-		}
-	});
+	test.each(rows.map(([room, mayImport]) => [room, mayImport]))(
+		'%s may import what MAY_IMPORT says',
+		(room, mayImport) => {
+			const named = codeSpans(mayImport);
+			const rooms = named
+				.filter((name) => name.endsWith('/') || name.endsWith('.ts'))
+				.map(roomName);
+			const modules = named.filter((name) => !name.endsWith('/') && !name.endsWith('.ts'));
+			for (const written of codeSpans(room).map(roomName)) {
+				// The credential may use transport only through the modules the row names.
+				const expected =
+					written === 'credentials'
+						? MAY_IMPORT.credentials.filter((r) => r !== 'transport')
+						: MAY_IMPORT[written];
+				expect([...rooms].sort()).toEqual([...expected].sort());
+				const expectedModules =
+					written === 'credentials'
+						? CREDENTIAL_SIDE.map((file) => file.split('/').pop()!.replace(/\.ts$/, ''))
+						: [];
+				expect([...modules].sort()).toEqual(expectedModules.sort());
+			}
+		},
+	);
 });
 
 describe("rooms: Upload Audio's files", () => {
-	const layerOf = (file: string) => UPLOAD_AUDIO_LAYERS.findIndex((layer) => Object.keys(layer).some((name) => file === `${UPLOAD_AUDIO_DIR}/${name}.ts`));
+	const layerOf = (file: string) =>
+		UPLOAD_AUDIO_LAYERS.findIndex((layer) =>
+			Object.keys(layer).some((name) => file === `${UPLOAD_AUDIO_DIR}/${name}.ts`),
+		);
 	const folderFiles = FILES.filter((file) => file.startsWith(`${UPLOAD_AUDIO_DIR}/`));
 
 	test('every file of uploadAudio/ has its layer and a description, and every described file exists', () => {
-		const described = UPLOAD_AUDIO_LAYERS.flatMap((layer) => Object.keys(layer).map((name) => `${UPLOAD_AUDIO_DIR}/${name}.ts`));
+		const described = UPLOAD_AUDIO_LAYERS.flatMap((layer) =>
+			Object.keys(layer).map((name) => `${UPLOAD_AUDIO_DIR}/${name}.ts`),
+		);
 		expect(folderFiles.sort()).toEqual([...described].sort());
-		for (const layer of UPLOAD_AUDIO_LAYERS) for (const purpose of Object.values(layer)) expect(purpose.length).toBeGreaterThan(10);
+		for (const layer of UPLOAD_AUDIO_LAYERS)
+			for (const purpose of Object.values(layer)) expect(purpose.length).toBeGreaterThan(10);
 	});
 
 	test.each(folderFiles)('%s imports only from layers below its own', (file) => {
 		const own = layerOf(file);
-		const wrong = importsOf(file).filter((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`) && layerOf(target) <= own);
+		const wrong = importsOf(file).filter(
+			(target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`) && layerOf(target) <= own,
+		);
 		expect(own).toBeGreaterThanOrEqual(0);
 		expect(wrong).toEqual([]);
 		expect(importsOf(file)).not.toContain(UPLOAD_AUDIO_ENTRY);
@@ -149,23 +179,41 @@ describe("rooms: Upload Audio's files", () => {
 	 */
 	const ACTIONS_DIR = `${NODE_DIR}/actions/`;
 	const isBelowTheOperations = (target: string) =>
-		importsOf(target).every((imported) => !imported.startsWith(`${NODE_DIR}/transport/`) && !imported.startsWith(ACTIONS_DIR));
+		importsOf(target).every(
+			(imported) =>
+				!imported.startsWith(`${NODE_DIR}/transport/`) && !imported.startsWith(ACTIONS_DIR),
+		);
 	const reachedOutside = (file: string) =>
-		importsOf(file).filter((target) => target.startsWith(ACTIONS_DIR) && !target.startsWith(`${UPLOAD_AUDIO_DIR}/`));
+		importsOf(file).filter(
+			(target) => target.startsWith(ACTIONS_DIR) && !target.startsWith(`${UPLOAD_AUDIO_DIR}/`),
+		);
 
-	test.each(folderFiles)('%s reaches outside uploadAudio/ only for modules of actions/ below the operations', (file) => {
-		expect(reachedOutside(file).filter((target) => !isBelowTheOperations(target))).toEqual([]);
-	});
+	test.each(folderFiles)(
+		'%s reaches outside uploadAudio/ only for modules of actions/ below the operations',
+		(file) => {
+			expect(reachedOutside(file).filter((target) => !isBelowTheOperations(target))).toEqual([]);
+		},
+	);
 
 	test('the rule above has something to check: the folder reads the results fields and the error items from outside it', () => {
 		const reached = new Set(folderFiles.flatMap(reachedOutside));
-		expect([...reached].sort()).toEqual([`${ACTIONS_DIR}errorItems.ts`, `${ACTIONS_DIR}transcription/resultsSettings.ts`]);
+		expect([...reached].sort()).toEqual([
+			`${ACTIONS_DIR}errorItems.ts`,
+			`${ACTIONS_DIR}transcription/resultsSettings.ts`,
+		]);
 	});
 
 	test('only the entry reaches into uploadAudio/: no other file of the package imports from it', () => {
-		const outside = FILES.filter((file) => file !== UPLOAD_AUDIO_ENTRY && !file.startsWith(`${UPLOAD_AUDIO_DIR}/`));
-		const reaching = outside.filter((file) => importsOf(file).some((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`)));
+		const outside = FILES.filter(
+			(file) => file !== UPLOAD_AUDIO_ENTRY && !file.startsWith(`${UPLOAD_AUDIO_DIR}/`),
+		);
+		const reaching = outside.filter((file) =>
+			importsOf(file).some((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`)),
+		);
 		expect(reaching).toEqual([]);
-		expect(importsOf(UPLOAD_AUDIO_ENTRY).filter((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`)).length).toBeGreaterThan(0);
+		expect(
+			importsOf(UPLOAD_AUDIO_ENTRY).filter((target) => target.startsWith(`${UPLOAD_AUDIO_DIR}/`))
+				.length,
+		).toBeGreaterThan(0);
 	});
 });

@@ -35,18 +35,27 @@ interface SavedNode {
 
 describe('examples are saved with the newest node versions', () => {
 	it('the version the nodes panel adds is each node\'s highest (so "newest" means one thing)', () => {
-		for (const description of [new ClinicScribe().description, new ClinicScribeTrigger().description]) {
-			const versions = Array.isArray(description.version) ? description.version : [description.version];
+		for (const description of [
+			new ClinicScribe().description,
+			new ClinicScribeTrigger().description,
+		]) {
+			const versions = Array.isArray(description.version)
+				? description.version
+				: [description.version];
 			expect(newestVersion(description)).toBe(Math.max(...versions));
 		}
 		expect(files.length).toBeGreaterThan(0);
 	});
 
 	it.each(files)('%s: every Clinic Scribe node has its newest version', (file) => {
-		const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as { nodes: SavedNode[] };
+		const workflow = JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as {
+			nodes: SavedNode[];
+		};
 		const ours = workflow.nodes.filter((node) => node.type in NEWEST);
 		expect(ours.length).toBeGreaterThan(0);
-		const older = ours.filter((node) => node.typeVersion !== NEWEST[node.type]).map((node) => `${node.name}: ${node.typeVersion} (newest ${NEWEST[node.type]})`);
+		const older = ours
+			.filter((node) => node.typeVersion !== NEWEST[node.type])
+			.map((node) => `${node.name}: ${node.typeVersion} (newest ${NEWEST[node.type]})`);
 		expect(older).toEqual([]);
 	});
 });

@@ -6,7 +6,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { buildFhirOutput, type FhirFetched, type FhirOutputSettings } from '../../../nodes/ClinicScribe/shared/fhir/fhirOutput';
+import {
+	buildFhirOutput,
+	type FhirFetched,
+	type FhirOutputSettings,
+} from '../../../nodes/ClinicScribe/shared/fhir/fhirOutput';
 import type { SessionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 import { resourcesOf } from '../../support/fhirR4';
 
@@ -19,45 +23,87 @@ export const EXISTING_REFERENCES = ['Patient/p-42', 'Practitioner/dr-7'];
 
 export const RECORDED_AT = '2026-11-27T10:15:00.000Z';
 
-export function emrResults(prescription: Record<string, unknown>, overrides: Partial<SessionResults> = {}): SessionResults {
+export function emrResults(
+	prescription: Record<string, unknown>,
+	overrides: Partial<SessionResults> = {},
+): SessionResults {
 	return {
 		sessionId: 'visit-0042',
 		status: 'completed',
 		httpStatus: 200,
 		createdAt: RECORDED_AT,
 		templates: [
-			{ templateId: 'clinical_notes_template', name: 'Clinical Notes', status: 'success', format: 'json', value: { chief_complaints: ['Fever'] }, errors: [], warnings: [] },
-			{ templateId: 'eka_emr_template', name: 'EKA EMR Template', status: 'success', type: 'eka_emr', format: 'json', value: { prescription }, errors: [], warnings: [] },
+			{
+				templateId: 'clinical_notes_template',
+				name: 'Clinical Notes',
+				status: 'success',
+				format: 'json',
+				value: { chief_complaints: ['Fever'] },
+				errors: [],
+				warnings: [],
+			},
+			{
+				templateId: 'eka_emr_template',
+				name: 'EKA EMR Template',
+				status: 'success',
+				type: 'eka_emr',
+				format: 'json',
+				value: { prescription },
+				errors: [],
+				warnings: [],
+			},
 		],
 		...overrides,
 	};
 }
 
-export function fhirResults(bundle: unknown, overrides: Partial<SessionResults> = {}): SessionResults {
+export function fhirResults(
+	bundle: unknown,
+	overrides: Partial<SessionResults> = {},
+): SessionResults {
 	return {
 		sessionId: 'visit-0042',
 		status: 'completed',
 		httpStatus: 200,
 		createdAt: RECORDED_AT,
-		templates: [{ templateId: 'fhir', name: 'FHIR bundle', status: 'success', format: 'json', value: bundle, errors: [], warnings: [] }],
+		templates: [
+			{
+				templateId: 'fhir',
+				name: 'FHIR bundle',
+				status: 'success',
+				format: 'json',
+				value: bundle,
+				errors: [],
+				warnings: [],
+			},
+		],
 		...overrides,
 	};
 }
 
 /** The item of a visit; fails the test with the problem when no bundle is made. */
-export function built(results: SessionResults, settings: FhirOutputSettings = EXISTING, fetched: FhirFetched = {}): IDataObject {
+export function built(
+	results: SessionResults,
+	settings: FhirOutputSettings = EXISTING,
+	fetched: FhirFetched = {},
+): IDataObject {
 	const outcome = buildFhirOutput(results, settings, fetched, '2026-11-27T12:00:00.000Z');
 	if (!outcome.ok) throw new Error(`no bundle: ${outcome.problem.message}`);
 	return outcome.record;
 }
 
 /** The resources of one type in the bundle of an EMR document. */
-export function mapped(prescription: Record<string, unknown>, type: string): Array<Record<string, unknown>> {
+export function mapped(
+	prescription: Record<string, unknown>,
+	type: string,
+): Array<Record<string, unknown>> {
 	return resourcesOf(built(emrResults(prescription)).bundle, type);
 }
 
 /** `properties` as the EMR writes them ([EKA-EMR-ADAPTER] symptoms.js, diagnosis.js). */
-export function properties(values: Record<string, string | [string, string]>): Record<string, unknown> {
+export function properties(
+	values: Record<string, string | [string, string]>,
+): Record<string, unknown> {
 	return Object.fromEntries(
 		Object.entries(values).map(([name, value], index) => [
 			`pg-${1000 + index}`,

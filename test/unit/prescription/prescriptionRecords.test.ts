@@ -8,8 +8,14 @@ import {
 
 describe('readPrescription', () => {
 	it('reads the top-level record (DT) and the older data-wrapped one', () => {
-		expect(readPrescription({ prescription_id: 'P-1', doctor_id: 'd' })).toEqual({ prescription_id: 'P-1', doctor_id: 'd' });
-		expect(readPrescription({ data: { rx_id: 'R-1', rx_url: 'https://x/y.pdf' } })).toEqual({ rx_id: 'R-1', rx_url: 'https://x/y.pdf' });
+		expect(readPrescription({ prescription_id: 'P-1', doctor_id: 'd' })).toEqual({
+			prescription_id: 'P-1',
+			doctor_id: 'd',
+		});
+		expect(readPrescription({ data: { rx_id: 'R-1', rx_url: 'https://x/y.pdf' } })).toEqual({
+			rx_id: 'R-1',
+			rx_url: 'https://x/y.pdf',
+		});
 	});
 
 	it('refuses what is not a prescription', () => {
@@ -22,9 +28,13 @@ describe('readPrescription', () => {
 
 describe('prescriptionPdfUrlOf', () => {
 	it('prefers prescription_url (most sources), then rx_url, then the same inside data', () => {
-		expect(prescriptionPdfUrlOf({ prescription_url: 'https://a/1.pdf', rx_url: 'https://b/2.pdf' })).toBe('https://a/1.pdf');
+		expect(
+			prescriptionPdfUrlOf({ prescription_url: 'https://a/1.pdf', rx_url: 'https://b/2.pdf' }),
+		).toBe('https://a/1.pdf');
 		expect(prescriptionPdfUrlOf({ rx_url: 'https://b/2.pdf' })).toBe('https://b/2.pdf');
-		expect(prescriptionPdfUrlOf({ data: { prescription_url: 'https://c/3.pdf' } })).toBe('https://c/3.pdf');
+		expect(prescriptionPdfUrlOf({ data: { prescription_url: 'https://c/3.pdf' } })).toBe(
+			'https://c/3.pdf',
+		);
 		expect(prescriptionPdfUrlOf({ prescription_id: 'P' })).toBeUndefined();
 		expect(prescriptionPdfUrlOf(null)).toBeUndefined();
 	});
@@ -52,7 +62,9 @@ describe('checkPdfUrl', () => {
 
 describe('prescriptionPdfFileName', () => {
 	it("uses the link's file name when it is a .pdf, else the id", () => {
-		expect(prescriptionPdfFileName('https://s/P-DW-1234.pdf?X-Amz-Signature=abc', 'P-1')).toBe('P-DW-1234.pdf');
+		expect(prescriptionPdfFileName('https://s/P-DW-1234.pdf?X-Amz-Signature=abc', 'P-1')).toBe(
+			'P-DW-1234.pdf',
+		);
 		expect(prescriptionPdfFileName('https://s/download?id=7', 'P-DW/7')).toBe('P-DW_7.pdf');
 		expect(prescriptionPdfFileName('https://s/', '')).toBe('prescription.pdf');
 	});

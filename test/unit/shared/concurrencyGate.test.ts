@@ -73,12 +73,18 @@ describe('concurrencyGate', () => {
 		expect(run.started).toEqual([0, 1, 2, 3, 4]);
 		run.ends[4].resolve('e');
 
-		expect(await Promise.all(run.results)).toEqual([{ value: 'a' }, { value: 'b' }, { value: 'c' }, { value: 'd' }, { value: 'e' }]);
+		expect(await Promise.all(run.results)).toEqual([
+			{ value: 'a' },
+			{ value: 'b' },
+			{ value: 'c' },
+			{ value: 'd' },
+			{ value: 'e' },
+		]);
 		expect(run.mostAtOnce()).toBe(2);
 		expect(run.running()).toBe(0);
 	});
 
-	test("a task that fails gives its error to its caller alone and frees its place for the next one", async () => {
+	test('a task that fails gives its error to its caller alone and frees its place for the next one', async () => {
 		const run = gatedTasks(1, 3);
 		await settle();
 		expect(run.started).toEqual([0]);
@@ -92,7 +98,11 @@ describe('concurrencyGate', () => {
 		await settle();
 		run.ends[2].resolve('third');
 
-		expect(await Promise.all(run.results)).toEqual([{ error: failure }, { value: 'second' }, { value: 'third' }]);
+		expect(await Promise.all(run.results)).toEqual([
+			{ error: failure },
+			{ value: 'second' },
+			{ value: 'third' },
+		]);
 		expect(run.mostAtOnce()).toBe(1);
 	});
 
@@ -113,7 +123,11 @@ describe('concurrencyGate', () => {
 		await settle();
 		expect(run.started).toEqual([0, 1, 2]);
 		for (const [index, end] of run.ends.entries()) end.resolve(String(index));
-		expect(await Promise.all(run.results)).toEqual([{ value: '0' }, { value: '1' }, { value: '2' }]);
+		expect(await Promise.all(run.results)).toEqual([
+			{ value: '0' },
+			{ value: '1' },
+			{ value: '2' },
+		]);
 	});
 
 	test('the gate stays usable after it ran empty: later tasks are bounded the same way', async () => {

@@ -1,5 +1,8 @@
 import { escapeHtml, readableHtml } from '../../../nodes/ClinicScribe/shared/readableDocument';
-import { CLINICAL_NOTES_DOCUMENT, TRANSCRIPT_TEXT } from '../../fake-api/routes/transcription/documents';
+import {
+	CLINICAL_NOTES_DOCUMENT,
+	TRANSCRIPT_TEXT,
+} from '../../fake-api/routes/transcription/documents';
 
 /** The fragment's visible text, as a mail program shows it (tags dropped, entities read). */
 function visibleText(html: string): string {
@@ -24,13 +27,27 @@ describe('readableHtml: a document as an HTML fragment for an e-mail', () => {
 
 	test('each field of the notes is a section with a heading, in the order of the document', () => {
 		const headings = [...html.matchAll(/<h3[^>]*>([^<]*)<\/h3>/g)].map((match) => match[1]);
-		expect(headings).toEqual(['Chief complaints', 'History of present illness', 'Vitals', 'Examination', 'Diagnosis', 'Medications', 'Advice', 'Follow up']);
+		expect(headings).toEqual([
+			'Chief complaints',
+			'History of present illness',
+			'Vitals',
+			'Examination',
+			'Diagnosis',
+			'Medications',
+			'Advice',
+			'Follow up',
+		]);
 	});
 
 	test('lists become bulleted lists; a record of simple fields (vitals) a two-column table', () => {
 		expect(html).toMatch(/<ul[^>]*><li>Fever for 3 days<\/li><li>Dry cough<\/li><\/ul>/);
 		const vitals = /<h3[^>]*>Vitals<\/h3>\n(<table.*?<\/table>)/.exec(html)?.[1] ?? '';
-		expect(visibleLines(vitals)).toEqual(['Temperature\t100.8 °F', 'Pulse\t92/min', 'Blood pressure\t124/80 mmHg', 'SpO2\t97%']);
+		expect(visibleLines(vitals)).toEqual([
+			'Temperature\t100.8 °F',
+			'Pulse\t92/min',
+			'Blood pressure\t124/80 mmHg',
+			'SpO2\t97%',
+		]);
 	});
 
 	test('records with the same fields (medications) are one table: a column per field, a row per record', () => {
@@ -55,7 +72,11 @@ describe('readableHtml: a document as an HTML fragment for an e-mail', () => {
 	});
 
 	test('markup in the notes is shown as text, never interpreted', () => {
-		const hostile = readableHtml({ '<b>key</b>': '<script>alert(1)</script> BP < 120 & "x"', list: ['<img src=x onerror=alert(1)>'], rows: [{ a: '</td><td>' }] });
+		const hostile = readableHtml({
+			'<b>key</b>': '<script>alert(1)</script> BP < 120 & "x"',
+			list: ['<img src=x onerror=alert(1)>'],
+			rows: [{ a: '</td><td>' }],
+		});
 		expect(hostile).not.toMatch(/<(script|img|b)[ >]/);
 		expect(hostile.match(/<td /g)).toHaveLength(1);
 		expect(visibleText(hostile)).toContain('<script>alert(1)</script> BP < 120 & "x"');
@@ -63,7 +84,11 @@ describe('readableHtml: a document as an HTML fragment for an e-mail', () => {
 	});
 
 	test('empty fields are left out; nested records nest as labelled lists; nothing at all is ""', () => {
-		const nested = readableHtml({ empty: '', none: null, plan: { steps: ['Rest'], review: { when: 'in 5 days' } } });
+		const nested = readableHtml({
+			empty: '',
+			none: null,
+			plan: { steps: ['Rest'], review: { when: 'in 5 days' } },
+		});
 		expect(nested).not.toContain('Empty');
 		expect(visibleLines(nested)).toEqual(['Plan', 'Steps: Rest', 'Review: When: in 5 days']);
 		expect(readableHtml(null)).toBe('');

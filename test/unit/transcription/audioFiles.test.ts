@@ -8,7 +8,8 @@ import {
 } from '../../../nodes/ClinicScribe/shared/audioFiles';
 
 /** A file's first bytes: text, then any bytes given as numbers. */
-const bytes = (text: string, ...more: number[]) => new Uint8Array([...Buffer.from(text, 'latin1'), ...more]);
+const bytes = (text: string, ...more: number[]) =>
+	new Uint8Array([...Buffer.from(text, 'latin1'), ...more]);
 const OGG = bytes('OggS', 0, 2, 0, 0, 0, 0, 0, 0);
 
 describe('audioContentType', () => {
@@ -52,7 +53,9 @@ describe('audioContentType', () => {
 		expect(audioContentType(undefined, undefined, OGG)).toBe('audio/ogg');
 		// A specific type that is not audio is believed: the wrong binary field, not a voice note.
 		expect(audioContentType('scan', 'image/png', OGG)).toBeUndefined();
-		expect(audioContentType('voice', 'application/octet-stream', bytes('hello, world'))).toBeUndefined();
+		expect(
+			audioContentType('voice', 'application/octet-stream', bytes('hello, world')),
+		).toBeUndefined();
 	});
 
 	test.each([
@@ -79,8 +82,12 @@ describe('audioContentType', () => {
 
 describe('audioFileProblem', () => {
 	test('empty, unknown size, not audio, fine', () => {
-		expect(audioFileProblem({ fileName: 'a.wav', mimeType: undefined, size: 0 })).toBe('is empty (0 bytes)');
-		expect(audioFileProblem({ fileName: 'a.wav', mimeType: undefined, size: undefined })).toBe('has an unknown size');
+		expect(audioFileProblem({ fileName: 'a.wav', mimeType: undefined, size: 0 })).toBe(
+			'is empty (0 bytes)',
+		);
+		expect(audioFileProblem({ fileName: 'a.wav', mimeType: undefined, size: undefined })).toBe(
+			'has an unknown size',
+		);
 		expect(audioFileProblem({ fileName: 'a.txt', mimeType: 'text/plain', size: 3 })).toBe(
 			'is not an audio file the service accepts (extension ".txt", type text/plain)',
 		);
@@ -88,8 +95,22 @@ describe('audioFileProblem', () => {
 			'is not an audio file the service accepts (no extension, no type)',
 		);
 		expect(audioFileProblem({ fileName: 'a.wav', mimeType: undefined, size: 3 })).toBeUndefined();
-		expect(audioFileProblem({ fileName: 'voice', mimeType: 'application/octet-stream', size: 3, firstBytes: OGG })).toBeUndefined();
-		expect(audioFileProblem({ fileName: 'voice', mimeType: 'application/octet-stream', size: 3, firstBytes: bytes('text') })).toBe(
+		expect(
+			audioFileProblem({
+				fileName: 'voice',
+				mimeType: 'application/octet-stream',
+				size: 3,
+				firstBytes: OGG,
+			}),
+		).toBeUndefined();
+		expect(
+			audioFileProblem({
+				fileName: 'voice',
+				mimeType: 'application/octet-stream',
+				size: 3,
+				firstBytes: bytes('text'),
+			}),
+		).toBe(
 			'is not an audio file the service accepts (no extension, type application/octet-stream)',
 		);
 	});
@@ -130,15 +151,28 @@ describe('storageFileNames', () => {
 				{ fileName: 'visit.bin', contentType: 'audio/wav' },
 				{ fileName: 'visit.mp4', contentType: 'audio/mp4' },
 			]),
-		).toEqual(['PTT-20250101-WA0001.ogg', 'file_12.ogg', 'file_12-2.ogg', 'Dr. Rao consult.mp3', 'visit.bin.wav', 'visit.mp4']);
+		).toEqual([
+			'PTT-20250101-WA0001.ogg',
+			'file_12.ogg',
+			'file_12-2.ogg',
+			'Dr. Rao consult.mp3',
+			'visit.bin.wav',
+			'visit.mp4',
+		]);
 	});
 });
 
 describe('readInputLanguages', () => {
 	test('multi-select values, comma lists from expressions, case, duplicates, unknown ids', () => {
 		expect(readInputLanguages(['en-IN', 'hi'])).toEqual({ ids: ['en-IN', 'hi'], unknown: [] });
-		expect(readInputLanguages('en-in, HI ;ta')).toEqual({ ids: ['en-IN', 'hi', 'ta'], unknown: [] });
-		expect(readInputLanguages(['hi', 'hi', 'fr', 'english'])).toEqual({ ids: ['hi'], unknown: ['fr', 'english'] });
+		expect(readInputLanguages('en-in, HI ;ta')).toEqual({
+			ids: ['en-IN', 'hi', 'ta'],
+			unknown: [],
+		});
+		expect(readInputLanguages(['hi', 'hi', 'fr', 'english'])).toEqual({
+			ids: ['hi'],
+			unknown: ['fr', 'english'],
+		});
 		expect(readInputLanguages(undefined)).toEqual({ ids: [], unknown: [] });
 	});
 });

@@ -8,7 +8,13 @@
  * real flows: test/integration/transcription/upload.test.ts, sessionUpload.test.ts and
  * test/integration/attack/transactions.test.ts.
  */
-import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type INode } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INode,
+} from 'n8n-workflow';
 
 import {
 	errorItems,
@@ -30,7 +36,10 @@ import {
 } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/batchRunner';
 import type { PlannedFile } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/files';
 import type { UploadPlan } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/plan';
-import { UNREAD_SETTINGS, type UploadMethod } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/settings';
+import {
+	UNREAD_SETTINGS,
+	type UploadMethod,
+} from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/settings';
 import { DailyQuotaError } from '../../../nodes/ClinicScribe/transport/errors';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
@@ -44,7 +53,9 @@ const NODE: INode = {
 };
 
 /** What the runner reads of n8n's context: the node, the execution data of the node, the run index. */
-function context(options: { runIndex?: number; executionData?: IDataObject; noExecutionData?: boolean } = {}): IExecuteFunctions {
+function context(
+	options: { runIndex?: number; executionData?: IDataObject; noExecutionData?: boolean } = {},
+): IExecuteFunctions {
 	const executionData = options.executionData ?? {};
 	return {
 		getNode: () => NODE,
@@ -70,9 +81,23 @@ function file(itemIndex: number, name: string): PlannedFile {
 }
 
 /** One upload of the given items, one file per item unless `files` says how many. */
-function plan(id: string, itemIndexes: number[], method: UploadMethod = 'transaction', files?: number): UploadPlan {
-	const planned = files === undefined ? itemIndexes.map((item) => file(item, `${id}-${item}.mp3`)) : Array.from({ length: files }, (_, n) => file(itemIndexes[0], `${id}-${n}.mp3`));
-	return { id, generatedId: false, itemIndexes, files: planned, settings: { ...UNREAD_SETTINGS, uploadMethod: method } };
+function plan(
+	id: string,
+	itemIndexes: number[],
+	method: UploadMethod = 'transaction',
+	files?: number,
+): UploadPlan {
+	const planned =
+		files === undefined
+			? itemIndexes.map((item) => file(item, `${id}-${item}.mp3`))
+			: Array.from({ length: files }, (_, n) => file(itemIndexes[0], `${id}-${n}.mp3`));
+	return {
+		id,
+		generatedId: false,
+		itemIndexes,
+		files: planned,
+		settings: { ...UNREAD_SETTINGS, uploadMethod: method },
+	};
 }
 
 interface Deferred<T> {
@@ -100,7 +125,12 @@ async function settle(): Promise<void> {
  * Flows the test drives: each upload's step is a function of the test (by the upload's id), called
  * with the run and the upload's progress. Records which flow ran which upload, and how many ran at once.
  */
-function drivenFlows(steps: Record<string, (run: BatchRun, progress: UploadProgress, plan: UploadPlan) => Promise<IDataObject[]>>) {
+function drivenFlows(
+	steps: Record<
+		string,
+		(run: BatchRun, progress: UploadProgress, plan: UploadPlan) => Promise<IDataObject[]>
+	>,
+) {
 	const begun: Array<{ id: string; flow: UploadMethod }> = [];
 	let inFlight = 0;
 	let mostAtOnce = 0;
@@ -124,12 +154,18 @@ function drivenFlows(steps: Record<string, (run: BatchRun, progress: UploadProgr
 	};
 }
 
-const outcomeKinds = (result: BatchResult, plans: UploadPlan[]) => plans.map((p) => result.outcomes.get(p)?.kind ?? 'none');
+const outcomeKinds = (result: BatchResult, plans: UploadPlan[]) =>
+	plans.map((p) => result.outcomes.get(p)?.kind ?? 'none');
 
 describe('sendUploads: several uploads at once', () => {
 	test('at most uploadConcurrency uploads in flight, begun in input order, each with the flow of its Upload Method', async () => {
 		useTestTransportPolicy({ uploadConcurrency: 2 });
-		const plans = [plan('a', [0]), plan('b', [1], 'session'), plan('c', [2]), plan('d', [3], 'session')];
+		const plans = [
+			plan('a', [0]),
+			plan('b', [1], 'session'),
+			plan('c', [2]),
+			plan('d', [3], 'session'),
+		];
 		const ends = Object.fromEntries(plans.map((p) => [p.id, deferred()]));
 		const driven = drivenFlows(
 			Object.fromEntries(
@@ -162,7 +198,9 @@ describe('sendUploads: several uploads at once', () => {
 
 		const result = await running;
 		expect(driven.mostAtOnce()).toBe(2);
-		expect(plans.map((p) => result.outcomes.get(p))).toEqual(plans.map((p) => ({ kind: 'started', receipts: [{ receipt: p.id }] })));
+		expect(plans.map((p) => result.outcomes.get(p))).toEqual(
+			plans.map((p) => ({ kind: 'started', receipts: [{ receipt: p.id }] })),
+		);
 		expect(result.firstFailure).toBeUndefined();
 	});
 
@@ -241,8 +279,15 @@ describe('sendUploads: the halt and the first failure', () => {
 		expect(result.firstFailure?.plan).toBe(plans[1]);
 		expect(result.firstFailure?.error.message).toBe('storage refused the file');
 		const a = result.outcomes.get(plans[0]) as Extract<UploadOutcome, { kind: 'failed' }>;
-		expect([a.kind, a.startRequestSent, a.error.message]).toEqual(['failed', true, 'init got no answer']);
-		expect(result.outcomes.get(plans[2])).toEqual({ kind: 'started', receipts: [{ receipt: 'c' }] });
+		expect([a.kind, a.startRequestSent, a.error.message]).toEqual([
+			'failed',
+			true,
+			'init got no answer',
+		]);
+		expect(result.outcomes.get(plans[2])).toEqual({
+			kind: 'started',
+			receipts: [{ receipt: 'c' }],
+		});
 	});
 
 	test('with Continue On Fail a failed upload does not stop the others', async () => {
@@ -312,7 +357,11 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 	/** A flow step that sends the upload's files with `send` and returns what came of it. */
 	const sendFiles =
 		(send: (f: PlannedFile) => Promise<string>) =>
-		async (run: BatchRun, progress: UploadProgress, uploadPlan: UploadPlan): Promise<IDataObject[]> => {
+		async (
+			run: BatchRun,
+			progress: UploadProgress,
+			uploadPlan: UploadPlan,
+		): Promise<IDataObject[]> => {
 			const answers = await uploadThroughGate(run, uploadPlan, progress, uploadPlan.files, send);
 			return [{ answers, uploadsSent: progress.uploadsSent }];
 		};
@@ -320,7 +369,9 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 	test("never more files in flight than the gate lets through, across the run's uploads; the answers in file order", async () => {
 		useTestTransportPolicy({ uploadConcurrency: 2 });
 		const plans = [plan('a', [0], 'transaction', 3), plan('b', [1], 'session', 3)];
-		const ends = new Map<string, Deferred<string>>(plans.flatMap((p) => p.files.map((f) => [f.fileName, deferred<string>()])));
+		const ends = new Map<string, Deferred<string>>(
+			plans.flatMap((p) => p.files.map((f) => [f.fileName, deferred<string>()])),
+		);
 		const sent: string[] = [];
 		let filesInFlight = 0;
 		let mostFilesAtOnce = 0;
@@ -351,11 +402,15 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 		expect(sent.sort()).toEqual(['a-0.mp3', 'a-1.mp3', 'a-2.mp3', 'b-0.mp3', 'b-1.mp3', 'b-2.mp3']);
 		expect(result.outcomes.get(plans[0])).toEqual({
 			kind: 'started',
-			receipts: [{ answers: ['stored a-0.mp3', 'stored a-1.mp3', 'stored a-2.mp3'], uploadsSent: 3 }],
+			receipts: [
+				{ answers: ['stored a-0.mp3', 'stored a-1.mp3', 'stored a-2.mp3'], uploadsSent: 3 },
+			],
 		});
 		expect(result.outcomes.get(plans[1])).toEqual({
 			kind: 'started',
-			receipts: [{ answers: ['stored b-0.mp3', 'stored b-1.mp3', 'stored b-2.mp3'], uploadsSent: 3 }],
+			receipts: [
+				{ answers: ['stored b-0.mp3', 'stored b-1.mp3', 'stored b-2.mp3'], uploadsSent: 3 },
+			],
 		});
 	});
 
@@ -368,7 +423,11 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 		const send = async (f: PlannedFile) => {
 			sent.push(f.fileName);
 			if (f.fileName === 'a-0.mp3') return await first.promise;
-			throw new NodeApiError(NODE, {}, { message: `storage failed for ${f.fileName}`, httpCode: '500' });
+			throw new NodeApiError(
+				NODE,
+				{},
+				{ message: `storage failed for ${f.fileName}`, httpCode: '500' },
+			);
 		};
 		const driven = drivenFlows({
 			a: async (batchRun, progress, uploadPlan) => {
@@ -385,7 +444,10 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 		expect(haltedWhileFirstFileInFlight).toBe(true);
 		expect(sent).toEqual(['a-0.mp3', 'a-1.mp3']);
 		expect(result.firstFailure?.error.message).toBe('storage failed for a-1.mp3');
-		expect(result.outcomes.get(plans[0])).toMatchObject({ kind: 'failed', startRequestSent: false });
+		expect(result.outcomes.get(plans[0])).toMatchObject({
+			kind: 'failed',
+			startRequestSent: false,
+		});
 	});
 
 	test('with Continue On Fail a failed file still stops the files of its own upload, not the run', async () => {
@@ -394,7 +456,8 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 		const sent: string[] = [];
 		const send = async (f: PlannedFile) => {
 			sent.push(f.fileName);
-			if (f.fileName === 'a-0.mp3') throw new NodeApiError(NODE, {}, { message: 'storage failed', httpCode: '500' });
+			if (f.fileName === 'a-0.mp3')
+				throw new NodeApiError(NODE, {}, { message: 'storage failed', httpCode: '500' });
 			return await Promise.resolve(`stored ${f.fileName}`);
 		};
 		const driven = drivenFlows({ a: sendFiles(send), b: sendFiles(send) });
@@ -448,11 +511,23 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 });
 
 describe('stopNote: what a stopped run leaves behind', () => {
-	const failed = (error: NodeApiError | NodeOperationError, startRequestSent: boolean): UploadOutcome => ({ kind: 'failed', error, startRequestSent });
-	const apiError = (message: string, httpCode: string) => new NodeApiError(NODE, {}, { message, httpCode });
+	const failed = (
+		error: NodeApiError | NodeOperationError,
+		startRequestSent: boolean,
+	): UploadOutcome => ({ kind: 'failed', error, startRequestSent });
+	const apiError = (message: string, httpCode: string) =>
+		new NodeApiError(NODE, {}, { message, httpCode });
 
 	test('every upload but the one that failed first: started, possibly started, also failed, not sent', () => {
-		const plans = [plan('v1', [0, 1]), plan('v2', [2]), plan('v3', [3]), plan('v4', [4]), plan('v5', [5]), plan('v6', [6]), plan('v7', [7])];
+		const plans = [
+			plan('v1', [0, 1]),
+			plan('v2', [2]),
+			plan('v3', [3]),
+			plan('v4', [4]),
+			plan('v5', [5]),
+			plan('v6', [6]),
+			plan('v7', [7]),
+		];
 		const outcomes = new Map<UploadPlan, UploadOutcome>([
 			[plans[0], { kind: 'started', receipts: [] }],
 			// The first failure: its own error says what happened to it.
@@ -477,7 +552,9 @@ describe('stopNote: what a stopped run leaves behind', () => {
 
 	test('a first failure whose start request got no clear answer is itself named as possibly started', () => {
 		const plans = [plan('v1', [0]), plan('v2', [1])];
-		const outcomes = new Map<UploadPlan, UploadOutcome>([[plans[0], failed(apiError('init got no answer', '502'), true)]]);
+		const outcomes = new Map<UploadPlan, UploadOutcome>([
+			[plans[0], failed(apiError('init got no answer', '502'), true)],
+		]);
 		expect(stopNote(plans, outcomes, plans[0])).toBe(
 			'Nothing more was sent after this failure. Possibly started (the start request got no clear answer): "v1" (item 0). Check with Get Results before sending it again. Not sent: "v2" (item 1).',
 		);
@@ -485,7 +562,9 @@ describe('stopNote: what a stopped run leaves behind', () => {
 
 	test('a run of one upload: only that nothing more was sent', () => {
 		const plans = [plan('v1', [0])];
-		const outcomes = new Map<UploadPlan, UploadOutcome>([[plans[0], failed(apiError('presign refused', '400'), false)]]);
+		const outcomes = new Map<UploadPlan, UploadOutcome>([
+			[plans[0], failed(apiError('presign refused', '400'), false)],
+		]);
 		expect(stopNote(plans, outcomes, plans[0])).toBe('Nothing more was sent after this failure.');
 	});
 });
@@ -496,7 +575,9 @@ describe('the errors of a batch', () => {
 		expect(nothingSent.message).toBe(
 			'Transaction "v9" of items 4, 5 was not sent: the workspace\'s daily transcription quota was used up earlier in this run (txn_limit_exceeded)',
 		);
-		expect(nothingSent.description).toBe('Nothing of it was uploaded. Send it again tomorrow (the quota resets daily), or ask the API provider to raise the limit.');
+		expect(nothingSent.description).toBe(
+			'Nothing of it was uploaded. Send it again tomorrow (the quota resets daily), or ask the API provider to raise the limit.',
+		);
 		expect(nothingSent.context.itemIndex).toBe(4);
 
 		const someSent = notSentForQuotaError(context(), plan('v9', [4]), 2);
@@ -506,10 +587,16 @@ describe('the errors of a batch', () => {
 	});
 
 	test("withBatchNote: the note follows the error's own description, or is the description", () => {
-		const described = new NodeOperationError(NODE, 'init refused', { description: 'The API refused the template.' });
-		expect(withBatchNote(described, 'Not sent: "v2" (item 1).').description).toBe('The API refused the template. Not sent: "v2" (item 1).');
+		const described = new NodeOperationError(NODE, 'init refused', {
+			description: 'The API refused the template.',
+		});
+		expect(withBatchNote(described, 'Not sent: "v2" (item 1).').description).toBe(
+			'The API refused the template. Not sent: "v2" (item 1).',
+		);
 		const bare = new NodeOperationError(NODE, 'init refused');
-		expect(withBatchNote(bare, 'Not sent: "v2" (item 1).').description).toBe('Not sent: "v2" (item 1).');
+		expect(withBatchNote(bare, 'Not sent: "v2" (item 1).').description).toBe(
+			'Not sent: "v2" (item 1).',
+		);
 	});
 });
 
@@ -522,7 +609,11 @@ describe("ownUploadIds: the IDs this node run sent a start for, in the execution
 		firstTry.add('visit-2');
 
 		const retry = ownUploadIds(context({ executionData, runIndex: 0 }));
-		expect([retry.has('visit-1'), retry.has('visit-2'), retry.has('visit-3')]).toEqual([true, true, false]);
+		expect([retry.has('visit-1'), retry.has('visit-2'), retry.has('visit-3')]).toEqual([
+			true,
+			true,
+			false,
+		]);
 		retry.forget('visit-1');
 		expect(ownUploadIds(context({ executionData, runIndex: 0 })).has('visit-1')).toBe(false);
 
@@ -565,7 +656,10 @@ describe('what output items say of an upload', () => {
 			file_size: 1024,
 			content_type: 'audio/mpeg',
 		});
-		expect(fileFields(session, session.files[0])).toMatchObject({ session_id: 'sess_0123456789abcdef', upload_method: 'session' });
+		expect(fileFields(session, session.files[0])).toMatchObject({
+			session_id: 'sess_0123456789abcdef',
+			upload_method: 'session',
+		});
 		expect(fileFields(session, session.files[0])).not.toHaveProperty('transaction_id');
 	});
 
@@ -577,19 +671,35 @@ describe('what output items say of an upload', () => {
 	});
 
 	test('errorItems: one error item per input item of the failed upload, with its ID', () => {
-		const error = new NodeApiError(NODE, {}, { message: 'init refused', description: 'Try another template.', httpCode: '422' });
+		const error = new NodeApiError(
+			NODE,
+			{},
+			{ message: 'init refused', description: 'Try another template.', httpCode: '422' },
+		);
 		expect(errorItems(transaction, error)).toEqual([
 			{
 				order: 2,
 				data: {
-					json: { error: 'init refused', description: 'Try another template.', httpCode: '422', transaction_id: 'visit-7', upload_method: 'transaction' },
+					json: {
+						error: 'init refused',
+						description: 'Try another template.',
+						httpCode: '422',
+						transaction_id: 'visit-7',
+						upload_method: 'transaction',
+					},
 					pairedItem: { item: 2 },
 				},
 			},
 			{
 				order: 5,
 				data: {
-					json: { error: 'init refused', description: 'Try another template.', httpCode: '422', transaction_id: 'visit-7', upload_method: 'transaction' },
+					json: {
+						error: 'init refused',
+						description: 'Try another template.',
+						httpCode: '422',
+						transaction_id: 'visit-7',
+						upload_method: 'transaction',
+					},
 					pairedItem: { item: 5 },
 				},
 			},

@@ -1,6 +1,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { generatedIdSeed, generateTransactionId, runIndexOf } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/ids';
+import {
+	generatedIdSeed,
+	generateTransactionId,
+	runIndexOf,
+} from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/ids';
 
 function context(executionId: string | undefined, runIndex = 0, nodeId = 'node-1') {
 	return {

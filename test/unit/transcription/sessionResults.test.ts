@@ -1,23 +1,43 @@
-import { describeIssues, sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
-import { humanise, readableHtml, readableText } from '../../../nodes/ClinicScribe/shared/readableDocument';
-import { decodeTemplateValue, readTransactionResults, transactionStatusFromHttp } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import {
+	describeIssues,
+	sessionResultsToRecords,
+} from '../../../nodes/ClinicScribe/shared/resultsOutput';
+import {
+	humanise,
+	readableHtml,
+	readableText,
+} from '../../../nodes/ClinicScribe/shared/readableDocument';
+import {
+	decodeTemplateValue,
+	readTransactionResults,
+	transactionStatusFromHttp,
+} from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 
 describe('decodeTemplateValue', () => {
 	test('Base64 of UTF-8 JSON becomes the document', () => {
-		expect(decodeTemplateValue(b64('{"a": [1, "दो"]}'))).toEqual({ format: 'json', value: { a: [1, 'दो'] } });
+		expect(decodeTemplateValue(b64('{"a": [1, "दो"]}'))).toEqual({
+			format: 'json',
+			value: { a: [1, 'दो'] },
+		});
 		expect(decodeTemplateValue(b64('[1,2]'))).toEqual({ format: 'json', value: [1, 2] });
 	});
 
 	test('Base64 of text stays text, non-ASCII intact', () => {
 		const hindi = 'रोगी को तीन दिन से बुखार है।\nDoctor: ok';
 		expect(decodeTemplateValue(b64(hindi))).toEqual({ format: 'text', value: hindi });
-		expect(decodeTemplateValue(b64('# Heading\n- item'))).toEqual({ format: 'text', value: '# Heading\n- item' });
+		expect(decodeTemplateValue(b64('# Heading\n- item'))).toEqual({
+			format: 'text',
+			value: '# Heading\n- item',
+		});
 	});
 
 	test('text that only starts like JSON is text', () => {
-		expect(decodeTemplateValue(b64('[Patient mumbles] fever'))).toEqual({ format: 'text', value: '[Patient mumbles] fever' });
+		expect(decodeTemplateValue(b64('[Patient mumbles] fever'))).toEqual({
+			format: 'text',
+			value: '[Patient mumbles] fever',
+		});
 	});
 
 	test('a leading BOM is dropped; line-wrapped Base64 decodes', () => {
@@ -26,7 +46,10 @@ describe('decodeTemplateValue', () => {
 	});
 
 	test('a value that is not Base64 of UTF-8 is kept as received, never garbled', () => {
-		expect(decodeTemplateValue('Fever, 3 days!')).toEqual({ format: 'text', value: 'Fever, 3 days!' });
+		expect(decodeTemplateValue('Fever, 3 days!')).toEqual({
+			format: 'text',
+			value: 'Fever, 3 days!',
+		});
 		const notUtf8 = Buffer.from([0xff, 0xfe, 0xfd, 0x80]).toString('base64');
 		expect(decodeTemplateValue(notUtf8)).toEqual({ format: 'text', value: notUtf8 });
 	});
@@ -36,7 +59,10 @@ describe('decodeTemplateValue', () => {
 		expect(decodeTemplateValue(null)).toEqual({ format: 'empty', value: null });
 		expect(decodeTemplateValue(undefined)).toEqual({ format: 'empty', value: null });
 		expect(decodeTemplateValue(b64('   '))).toEqual({ format: 'empty', value: null });
-		expect(decodeTemplateValue({ already: true })).toEqual({ format: 'json', value: { already: true } });
+		expect(decodeTemplateValue({ already: true })).toEqual({
+			format: 'json',
+			value: { already: true },
+		});
 	});
 });
 
@@ -60,8 +86,22 @@ describe('readTransactionResults', () => {
 		const body = {
 			data: {
 				output: [
-					{ template_id: 'clinical_notes_template', name: 'Clinical Notes', value: b64('{"a":1}'), type: 'json', status: 'success', errors: [], warnings: ['low volume'] },
-					{ template_id: 'svc_emr_template', name: 'EMR', value: '', status: 'failure', errors: [{ code: 'x', message: 'no speech' }] },
+					{
+						template_id: 'clinical_notes_template',
+						name: 'Clinical Notes',
+						value: b64('{"a":1}'),
+						type: 'json',
+						status: 'success',
+						errors: [],
+						warnings: ['low volume'],
+					},
+					{
+						template_id: 'svc_emr_template',
+						name: 'EMR',
+						value: '',
+						status: 'failure',
+						errors: [{ code: 'x', message: 'no speech' }],
+					},
 					{ value: b64('plain'), status: 'success', errors: 'one string' },
 				],
 				additional_data: { visit: 'V1' },
@@ -69,26 +109,75 @@ describe('readTransactionResults', () => {
 			},
 		};
 		const results = readTransactionResults('s1', 206, body);
-		expect(results).toMatchObject({ sessionId: 's1', status: 'partial', httpStatus: 206, additionalData: { visit: 'V1' }, createdAt: '2026-01-01T00:00:00Z' });
+		expect(results).toMatchObject({
+			sessionId: 's1',
+			status: 'partial',
+			httpStatus: 206,
+			additionalData: { visit: 'V1' },
+			createdAt: '2026-01-01T00:00:00Z',
+		});
 		expect(results.templates).toEqual([
-			{ templateId: 'clinical_notes_template', name: 'Clinical Notes', status: 'success', type: 'json', format: 'json', value: { a: 1 }, errors: [], warnings: ['low volume'] },
-			{ templateId: 'svc_emr_template', name: 'EMR', status: 'failure', format: 'empty', value: null, errors: [{ code: 'x', message: 'no speech' }], warnings: [] },
-			{ templateId: 'template_3', name: 'template_3', status: 'success', format: 'text', value: 'plain', errors: ['one string'], warnings: [] },
+			{
+				templateId: 'clinical_notes_template',
+				name: 'Clinical Notes',
+				status: 'success',
+				type: 'json',
+				format: 'json',
+				value: { a: 1 },
+				errors: [],
+				warnings: ['low volume'],
+			},
+			{
+				templateId: 'svc_emr_template',
+				name: 'EMR',
+				status: 'failure',
+				format: 'empty',
+				value: null,
+				errors: [{ code: 'x', message: 'no speech' }],
+				warnings: [],
+			},
+			{
+				templateId: 'template_3',
+				name: 'template_3',
+				status: 'success',
+				format: 'text',
+				value: 'plain',
+				errors: ['one string'],
+				warnings: [],
+			},
 		]);
-		expect(describeIssues(results)).toEqual(['Clinical Notes: warning (low volume)', 'EMR: failed (no speech)']);
+		expect(describeIssues(results)).toEqual([
+			'Clinical Notes: warning (low volume)',
+			'EMR: failed (no speech)',
+		]);
 	});
 
 	test('reads the FHIR form', () => {
-		const results = readTransactionResults('s2', 200, { data: { output: { fhir: b64('{"resourceType":"Bundle"}') } } });
+		const results = readTransactionResults('s2', 200, {
+			data: { output: { fhir: b64('{"resourceType":"Bundle"}') } },
+		});
 		expect(results.fhir).toEqual({ resourceType: 'Bundle' });
 		expect(results.templates).toEqual([
-			{ templateId: 'fhir', name: 'FHIR bundle', status: 'success', format: 'json', value: { resourceType: 'Bundle' }, errors: [], warnings: [] },
+			{
+				templateId: 'fhir',
+				name: 'FHIR bundle',
+				status: 'success',
+				format: 'json',
+				value: { resourceType: 'Bundle' },
+				errors: [],
+				warnings: [],
+			},
 		]);
 	});
 
 	test('reads the error of failed and unknown sessions in every documented shape', () => {
-		expect(readTransactionResults('s', 500, { error: { code: 'E', msg: 'broke' } }).error).toEqual({ code: 'E', message: 'broke' });
-		expect(readTransactionResults('s', 404, { message: 'not found' }).error).toEqual({ message: 'not found' });
+		expect(readTransactionResults('s', 500, { error: { code: 'E', msg: 'broke' } }).error).toEqual({
+			code: 'E',
+			message: 'broke',
+		});
+		expect(readTransactionResults('s', 404, { message: 'not found' }).error).toEqual({
+			message: 'not found',
+		});
 		expect(readTransactionResults('s', 404, 'gateway page').error).toBeUndefined();
 		expect(readTransactionResults('s', 200, null).templates).toEqual([]);
 	});
@@ -98,9 +187,24 @@ describe('sessionResultsToRecords', () => {
 	const completed = readTransactionResults('visit-1', 200, {
 		data: {
 			output: [
-				{ template_id: 'clinical_notes_template', name: 'Clinical Notes', value: b64('{"chief_complaints":["Fever"],"vitals":{"pulse":"90/min"}}'), status: 'success' },
-				{ template_id: 'transcript_template', name: 'Transcript', value: b64('Doctor: hello\nPatient: नमस्ते'), status: 'success' },
-				{ template_id: 'svc_emr_template', name: 'EMR Format', value: b64('{"dx":"J06.9"}'), status: 'success' },
+				{
+					template_id: 'clinical_notes_template',
+					name: 'Clinical Notes',
+					value: b64('{"chief_complaints":["Fever"],"vitals":{"pulse":"90/min"}}'),
+					status: 'success',
+				},
+				{
+					template_id: 'transcript_template',
+					name: 'Transcript',
+					value: b64('Doctor: hello\nPatient: नमस्ते'),
+					status: 'success',
+				},
+				{
+					template_id: 'svc_emr_template',
+					name: 'EMR Format',
+					value: b64('{"dx":"J06.9"}'),
+					status: 'success',
+				},
 			],
 		},
 	});
@@ -121,14 +225,27 @@ describe('sessionResultsToRecords', () => {
 	});
 
 	test('templates: one item per template; a session without templates is still one item', () => {
-		expect(sessionResultsToRecords(completed, 'templates').map((r) => [r.template_id, r.session_status])).toEqual([
+		expect(
+			sessionResultsToRecords(completed, 'templates').map((r) => [r.template_id, r.session_status]),
+		).toEqual([
 			['clinical_notes_template', 'completed'],
 			['transcript_template', 'completed'],
 			['svc_emr_template', 'completed'],
 		]);
 		const processing = readTransactionResults('visit-2', 202, { data: { output: [] } });
 		expect(sessionResultsToRecords(processing, 'templates')).toEqual([
-			{ session_id: 'visit-2', session_status: 'processing', http_status: 202, template_id: null, name: null, status: null, format: 'empty', value: null, errors: [], warnings: [] },
+			{
+				session_id: 'visit-2',
+				session_status: 'processing',
+				http_status: 202,
+				template_id: null,
+				name: null,
+				status: null,
+				format: 'empty',
+				value: null,
+				errors: [],
+				warnings: [],
+			},
 		]);
 	});
 
@@ -139,7 +256,10 @@ describe('sessionResultsToRecords', () => {
 				status: 'completed',
 				clinical_notes: 'Chief complaints:\n  - Fever\nVitals:\n  Pulse: 90/min',
 				transcript: 'Doctor: hello\nPatient: नमस्ते',
-				clinical_notes_html: readableHtml({ chief_complaints: ['Fever'], vitals: { pulse: '90/min' } }),
+				clinical_notes_html: readableHtml({
+					chief_complaints: ['Fever'],
+					vitals: { pulse: '90/min' },
+				}),
 				transcript_html: readableHtml('Doctor: hello\nPatient: नमस्ते'),
 				other_documents: { 'EMR Format': 'Dx: J06.9' },
 			},
@@ -174,7 +294,18 @@ describe('readableText', () => {
 			count: 2,
 			ok: false,
 		});
-		expect(text).toBe(['Medications:', '  - Name: A', '    Dose: 1', '  - Name: B', 'Plan: line one', '  line two', 'Count: 2', 'Ok: false'].join('\n'));
+		expect(text).toBe(
+			[
+				'Medications:',
+				'  - Name: A',
+				'    Dose: 1',
+				'  - Name: B',
+				'Plan: line one',
+				'  line two',
+				'Count: 2',
+				'Ok: false',
+			].join('\n'),
+		);
 		expect(readableText('as is')).toBe('as is');
 		expect(readableText(null)).toBe('');
 	});

@@ -20,7 +20,11 @@ import { parseMultipart } from '../../fake-api/multipart';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 /** The raw body (a session's upload) of a file whose bytes are `source`, as a call opens it for an attempt. */
-async function rawBody(source: BinaryStream | Buffer | { base64: string }, size: number, onSizeChanged: (error: FileSizeChanged) => void = () => undefined) {
+async function rawBody(
+	source: BinaryStream | Buffer | { base64: string },
+	size: number,
+	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
+) {
 	const body = rawFileBody({ open: async () => source, size }, 'audio/wav');
 	const opened = (await body.open()) as BinaryStream | Buffer;
 	if (Buffer.isBuffer(opened)) return opened;
@@ -52,7 +56,11 @@ async function collect(stream: AsyncIterable<Buffer>): Promise<Buffer> {
 describe('multipartFrame', () => {
 	test('fields in order with key = folder + name, the file part last, exact Content-Length', async () => {
 		const content = randomBytes(10_000);
-		const frame = multipartFrame(target, { fileName: 'a "b".wav', contentType: 'audio/wav', size: content.length }, 'XyZ');
+		const frame = multipartFrame(
+			target,
+			{ fileName: 'a "b".wav', contentType: 'audio/wav', size: content.length },
+			'XyZ',
+		);
 		const body = Buffer.concat([frame.head, content, frame.tail]);
 		expect(frame.contentLength).toBe(body.length);
 		const parsed = await parseMultipart(Readable.from([body]), 'XyZ');
@@ -74,15 +82,25 @@ describe('multipartFrame', () => {
 	});
 
 	test('adds key when the presign did not send one, and picks a fresh random boundary', () => {
-		const a = multipartFrame({ ...target, fields: { policy: 'p' } }, { fileName: 'x.wav', contentType: 'audio/wav', size: 1 });
-		const b = multipartFrame({ ...target, fields: { policy: 'p' } }, { fileName: 'x.wav', contentType: 'audio/wav', size: 1 });
+		const a = multipartFrame(
+			{ ...target, fields: { policy: 'p' } },
+			{ fileName: 'x.wav', contentType: 'audio/wav', size: 1 },
+		);
+		const b = multipartFrame(
+			{ ...target, fields: { policy: 'p' } },
+			{ fileName: 'x.wav', contentType: 'audio/wav', size: 1 },
+		);
 		expect(a.head.toString()).toMatch(/name="key"\r\n\r\nEC_1\/txn\/x\.wav\r\n/);
 		expect(a.boundary).not.toBe(b.boundary);
 	});
 });
 
 describe('multipartBody from a binary stream', () => {
-	const frame = multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: 6 }, 'B');
+	const frame = multipartFrame(
+		target,
+		{ fileName: 'x.wav', contentType: 'audio/wav', size: 6 },
+		'B',
+	);
 
 	test('head, the stream’s chunks as they come, tail; the source is closed at the end', async () => {
 		const source = Readable.from([Buffer.from('abc'), Buffer.from('def')]);
@@ -90,7 +108,12 @@ describe('multipartBody from a binary stream', () => {
 		expect(body).toBeInstanceOf(Readable);
 		const chunks: Buffer[] = [];
 		for await (const chunk of body as BinaryStream) chunks.push(chunk);
-		expect(chunks.map(String)).toEqual([frame.head.toString(), 'abc', 'def', frame.tail.toString()]);
+		expect(chunks.map(String)).toEqual([
+			frame.head.toString(),
+			'abc',
+			'def',
+			frame.tail.toString(),
+		]);
 		expect(source.destroyed).toBe(true);
 	});
 
@@ -98,12 +121,18 @@ describe('multipartBody from a binary stream', () => {
 		const dir = mkdtempSync(join(tmpdir(), 'clinic-scribe-unit-'));
 		try {
 			writeFileSync(join(dir, 'x.wav'), 'abcdef');
-			const fromFile = multipartBody(createReadStream(join(dir, 'x.wav')) as unknown as BinaryStream, frame, 6);
+			const fromFile = multipartBody(
+				createReadStream(join(dir, 'x.wav')) as unknown as BinaryStream,
+				frame,
+				6,
+			);
 			const passThrough = new PassThrough();
 			passThrough.end(Buffer.from('abcdef'));
 			const fromTransform = multipartBody(passThrough as unknown as BinaryStream, frame, 6);
 			for (const body of [fromFile, fromTransform]) {
-				expect((await collect(body as BinaryStream)).toString()).toBe(`${frame.head.toString()}abcdef${frame.tail.toString()}`);
+				expect((await collect(body as BinaryStream)).toString()).toBe(
+					`${frame.head.toString()}abcdef${frame.tail.toString()}`,
+				);
 			}
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
@@ -119,7 +148,11 @@ describe('multipartBody from a binary stream', () => {
 			}
 		}
 		const size = 1024 ** 3;
-		const body = multipartBody(Readable.from(endless(), { objectMode: false }) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size }, 'B'), size) as BinaryStream;
+		const body = multipartBody(
+			Readable.from(endless(), { objectMode: false }) as unknown as BinaryStream,
+			multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size }, 'B'),
+			size,
+		) as BinaryStream;
 		const iterator = body[Symbol.asyncIterator]();
 		for (let i = 0; i < 4; i++) await iterator.next();
 		await new Promise((resolve) => setImmediate(resolve));
@@ -130,7 +163,15 @@ describe('multipartBody from a binary stream', () => {
 
 	async function fileItemsOf(chunk: Buffer): Promise<Buffer[]> {
 		const items: Buffer[] = [];
-		const body = multipartBody(Readable.from([chunk]) as unknown as BinaryStream, multipartFrame(target, { fileName: 'x.wav', contentType: 'audio/wav', size: chunk.length }, 'B'), chunk.length);
+		const body = multipartBody(
+			Readable.from([chunk]) as unknown as BinaryStream,
+			multipartFrame(
+				target,
+				{ fileName: 'x.wav', contentType: 'audio/wav', size: chunk.length },
+				'B',
+			),
+			chunk.length,
+		);
 		for await (const item of body as BinaryStream) items.push(item);
 		return items.slice(1, -1);
 	}
@@ -156,7 +197,9 @@ describe('multipartBody from a binary stream', () => {
 	])('a file %s than announced fails the body and says so', async (_label, chunks, actual) => {
 		const reported: FileSizeChanged[] = [];
 		const source = Readable.from(chunks.map((c) => Buffer.from(c)));
-		const body = multipartBody(source as unknown as BinaryStream, frame, 6, (error) => reported.push(error));
+		const body = multipartBody(source as unknown as BinaryStream, frame, 6, (error) =>
+			reported.push(error),
+		);
 		await expect(collect(body as BinaryStream)).rejects.toThrow(`expected 6 bytes, read ${actual}`);
 		expect(reported).toHaveLength(1);
 		expect(source.destroyed).toBe(true);
@@ -167,7 +210,12 @@ describe('multipartBody from a binary stream', () => {
 		const sent: Buffer[] = [];
 		await expect(
 			(async () => {
-				for await (const chunk of multipartBody(source as unknown as BinaryStream, frame, 6) as BinaryStream) sent.push(chunk);
+				for await (const chunk of multipartBody(
+					source as unknown as BinaryStream,
+					frame,
+					6,
+				) as BinaryStream)
+					sent.push(chunk);
 			})(),
 		).rejects.toBeInstanceOf(FileSizeChanged);
 		expect(Buffer.concat(sent).toString()).toBe(`${frame.head.toString()}abcdef`);
@@ -176,7 +224,11 @@ describe('multipartBody from a binary stream', () => {
 
 describe('in-memory binaries (n8n default mode): no stream to compose with', () => {
 	const content = randomBytes(2 * 1024 * 1024 + 123);
-	const frame = multipartFrame(target, { fileName: 'm.wav', contentType: 'audio/wav', size: content.length }, 'B');
+	const frame = multipartFrame(
+		target,
+		{ fileName: 'm.wav', contentType: 'audio/wav', size: content.length },
+		'B',
+	);
 
 	test('Base64 text: one buffer of exactly the Content-Length, decoded a piece at a time into place', () => {
 		const body = multipartBody({ base64: content.toString('base64') }, frame, content.length);
@@ -187,14 +239,22 @@ describe('in-memory binaries (n8n default mode): no stream to compose with', () 
 	});
 
 	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', async () => {
-		expect((multipartBody(content, frame, content.length) as Buffer).equals(Buffer.concat([frame.head, content, frame.tail]))).toBe(true);
+		expect(
+			(multipartBody(content, frame, content.length) as Buffer).equals(
+				Buffer.concat([frame.head, content, frame.tail]),
+			),
+		).toBe(true);
 		expect(await rawBody(content, content.length)).toBe(content);
 	});
 
 	test('Base64 text that decodes to another size than announced fails before anything is sent', () => {
 		for (const announced of [content.length - 10, content.length + 10]) {
 			const changed: FileSizeChanged[] = [];
-			expect(() => multipartBody({ base64: content.toString('base64') }, frame, announced, (error) => changed.push(error))).toThrow(FileSizeChanged);
+			expect(() =>
+				multipartBody({ base64: content.toString('base64') }, frame, announced, (error) =>
+					changed.push(error),
+				),
+			).toThrow(FileSizeChanged);
 			expect(changed).toHaveLength(1);
 		}
 		expect(() => multipartBody(content.subarray(1), frame, content.length)).toThrow('expected');
@@ -208,12 +268,32 @@ describe('rawBody (the session upload body)', () => {
 			const body = await pending;
 			return Buffer.isBuffer(body) ? body : await collect(body);
 		};
-		const fromStream = await asBytes(rawBody(Readable.from([content.subarray(0, 1000), content.subarray(1000)]) as unknown as BinaryStream, content.length));
+		const fromStream = await asBytes(
+			rawBody(
+				Readable.from([
+					content.subarray(0, 1000),
+					content.subarray(1000),
+				]) as unknown as BinaryStream,
+				content.length,
+			),
+		);
 		expect(fromStream.equals(content)).toBe(true);
-		expect((await asBytes(rawBody({ base64: content.toString('base64') }, content.length))).equals(content)).toBe(true);
+		expect(
+			(await asBytes(rawBody({ base64: content.toString('base64') }, content.length))).equals(
+				content,
+			),
+		).toBe(true);
 		expect((await asBytes(rawBody(content, content.length))).equals(content)).toBe(true);
 		let told: FileSizeChanged | undefined;
-		await expect(asBytes(rawBody(Readable.from([content]) as unknown as BinaryStream, content.length - 1, (error) => (told = error)))).rejects.toBeInstanceOf(FileSizeChanged);
+		await expect(
+			asBytes(
+				rawBody(
+					Readable.from([content]) as unknown as BinaryStream,
+					content.length - 1,
+					(error) => (told = error),
+				),
+			),
+		).rejects.toBeInstanceOf(FileSizeChanged);
 		expect(told?.actual).toBe(content.length);
 	});
 });
@@ -232,7 +312,13 @@ describe('uploadToStorage', () => {
 					if (!Buffer.isBuffer(options.body)) await collect(options.body as unknown as Readable);
 					const answer = answers.shift() ?? 204;
 					if (answer instanceof Error) throw answer;
-					return { statusCode: answer, body: answer === 403 ? '<Error><Code>AccessDenied</Code><Message>Policy expired.</Message></Error>' : '' };
+					return {
+						statusCode: answer,
+						body:
+							answer === 403
+								? '<Error><Code>AccessDenied</Code><Message>Policy expired.</Message></Error>'
+								: '',
+					};
 				},
 				httpRequestWithAuthentication: () => {
 					throw new Error('the storage upload must not use the authenticated helper');
@@ -258,25 +344,51 @@ describe('uploadToStorage', () => {
 
 	test('one plain POST: streamed body, known length, no redirects, no auth, the cancel signal', async () => {
 		const { ctx, sent, file, signal } = context([204]);
-		await expect(uploadToStorage(ctx, target, file, 0)).resolves.toEqual({ kind: 'stored', statusCode: 204, attempts: 1 });
+		await expect(uploadToStorage(ctx, target, file, 0)).resolves.toEqual({
+			kind: 'stored',
+			statusCode: 204,
+			attempts: 1,
+		});
 		expect(sent).toHaveLength(1);
 		const [options] = sent;
-		expect(options).toMatchObject({ method: 'POST', url: target.url, disableFollowRedirect: true, ignoreHttpStatusErrors: true, returnFullResponse: true, abortSignal: signal });
-		expect(options.headers).toEqual({ 'Content-Type': expect.stringMatching(/^multipart\/form-data; boundary=/), 'Content-Length': expect.stringMatching(/^\d+$/) });
+		expect(options).toMatchObject({
+			method: 'POST',
+			url: target.url,
+			disableFollowRedirect: true,
+			ignoreHttpStatusErrors: true,
+			returnFullResponse: true,
+			abortSignal: signal,
+		});
+		expect(options.headers).toEqual({
+			'Content-Type': expect.stringMatching(/^multipart\/form-data; boundary=/),
+			'Content-Length': expect.stringMatching(/^\d+$/),
+		});
 		expect(options.body).toBeInstanceOf(Readable);
 		expect(options.timeout).toBe(storageTimeoutMs(4));
 	});
 
 	test('retries 5xx and network errors with the file opened afresh', async () => {
-		const { ctx, sent, opened, file } = context([503, Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), 201]);
-		await expect(uploadToStorage(ctx, target, file, 0)).resolves.toEqual({ kind: 'stored', statusCode: 201, attempts: 3 });
+		const { ctx, sent, opened, file } = context([
+			503,
+			Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+			201,
+		]);
+		await expect(uploadToStorage(ctx, target, file, 0)).resolves.toEqual({
+			kind: 'stored',
+			statusCode: 201,
+			attempts: 3,
+		});
 		expect(sent).toHaveLength(3);
 		expect(opened).toHaveLength(3);
 	});
 
 	test('403 is reported for a fresh presign, not retried', async () => {
 		const { ctx, sent, file } = context([403]);
-		await expect(uploadToStorage(ctx, target, file, 0)).resolves.toEqual({ kind: 'refused', statusCode: 403, detail: 'AccessDenied: Policy expired.' });
+		await expect(uploadToStorage(ctx, target, file, 0)).resolves.toEqual({
+			kind: 'refused',
+			statusCode: 403,
+			detail: 'AccessDenied: Policy expired.',
+		});
 		expect(sent).toHaveLength(1);
 	});
 
@@ -308,11 +420,21 @@ describe('helpers', () => {
 					},
 				},
 			} as unknown as IExecuteFunctions;
-			const file = { fileName: 'x.wav', label: 'the recording', contentType: 'audio/wav', size: 4, open: async () => Readable.from([Buffer.from('abcd')]) as unknown as BinaryStream };
+			const file = {
+				fileName: 'x.wav',
+				label: 'the recording',
+				contentType: 'audio/wav',
+				size: 4,
+				open: async () => Readable.from([Buffer.from('abcd')]) as unknown as BinaryStream,
+			};
 			const outcome = await uploadToStorage(ctx, target, file, 0);
 			return outcome.kind === 'refused' ? outcome.detail : outcome;
 		};
-		expect(await storageErrorDetail('<?xml?><Error><Code>EntityTooLarge</Code><Message>Too big</Message></Error>')).toBe('EntityTooLarge: Too big');
+		expect(
+			await storageErrorDetail(
+				'<?xml?><Error><Code>EntityTooLarge</Code><Message>Too big</Message></Error>',
+			),
+		).toBe('EntityTooLarge: Too big');
 		expect(await storageErrorDetail('  busy \n now ')).toBe('busy now');
 		expect(await storageErrorDetail(undefined)).toBe('');
 	});

@@ -1,7 +1,11 @@
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
 import type { WaitSettings } from '../../../nodes/ClinicScribe/actions/transcription/resultsSettings';
-import { assertSessionComplete, formatDuration, waitForSessionResults } from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
+import {
+	assertSessionComplete,
+	formatDuration,
+	waitForSessionResults,
+} from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
 import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
 
 /** Answers the status calls from a list (the last one repeats). */
@@ -25,25 +29,56 @@ function statusContext(statuses: number[]) {
 describe('waitForSessionResults', () => {
 	test('right after an upload, "unknown" is read as "not yet" during the grace time', async () => {
 		const { ctx, calls } = statusContext([404, 404, 202, 200]);
-		const results = await waitForSessionResults(ctx, 'transaction', 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 10_000 }, 0);
+		const results = await waitForSessionResults(
+			ctx,
+			'transaction',
+			's',
+			{ timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 10_000 },
+			0,
+		);
 		expect(results.status).toBe('completed');
 		expect(calls).toHaveLength(4);
 	});
 
 	test('without grace (Get Results), "unknown" is the answer at once', async () => {
 		const { ctx, calls } = statusContext([404, 200]);
-		const results = await waitForSessionResults(ctx, 'transaction', 's', { timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 0 }, 0);
+		const results = await waitForSessionResults(
+			ctx,
+			'transaction',
+			's',
+			{ timeoutMs: 10_000, pollIntervalMs: 1, notFoundGraceMs: 0 },
+			0,
+		);
 		expect(results.status).toBe('not_found');
 		expect(calls).toHaveLength(1);
 	});
 
 	test('Fail on Incomplete Results: a failed session without template list names the API’s message; completed and processing pass', () => {
 		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as IExecuteFunctions;
-		const failed = readTransactionResults('s', 500, { error: { code: 'transcription_failed', message: 'All templates failed' } });
-		expect(() => assertSessionComplete(ctx, failed, 3)).toThrow('Session "s" failed (the API said: All templates failed)');
-		const partly = readTransactionResults('s', 206, { data: { output: [{ template_id: 'clinical_notes_template', name: 'Clinical Notes', status: 'partial_success', value: '' }] } });
-		expect(() => assertSessionComplete(ctx, partly, 0)).toThrow('Session "s" is only partly done (only partly produced: Clinical Notes (clinical_notes_template))');
-		expect(() => assertSessionComplete(ctx, readTransactionResults('s', 200, { data: { output: [] } }), 0)).not.toThrow();
+		const failed = readTransactionResults('s', 500, {
+			error: { code: 'transcription_failed', message: 'All templates failed' },
+		});
+		expect(() => assertSessionComplete(ctx, failed, 3)).toThrow(
+			'Session "s" failed (the API said: All templates failed)',
+		);
+		const partly = readTransactionResults('s', 206, {
+			data: {
+				output: [
+					{
+						template_id: 'clinical_notes_template',
+						name: 'Clinical Notes',
+						status: 'partial_success',
+						value: '',
+					},
+				],
+			},
+		});
+		expect(() => assertSessionComplete(ctx, partly, 0)).toThrow(
+			'Session "s" is only partly done (only partly produced: Clinical Notes (clinical_notes_template))',
+		);
+		expect(() =>
+			assertSessionComplete(ctx, readTransactionResults('s', 200, { data: { output: [] } }), 0),
+		).not.toThrow();
 		expect(() => assertSessionComplete(ctx, readTransactionResults('s', 202, {}), 0)).not.toThrow();
 	});
 
@@ -92,15 +127,18 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 					const signal = options.abortSignal as AbortSignal | undefined;
 					signals.push(signal);
 					const done = () => at() >= simulation.completesAt;
-					const holdUntil = done() ? at() : Math.min(at() + (simulation.holdMs ?? 0), simulation.completesAt);
+					const holdUntil = done()
+						? at()
+						: Math.min(at() + (simulation.holdMs ?? 0), simulation.completesAt);
 					const answerAt = Math.max(holdUntil, at() + (simulation.latencyMs ?? 0));
-					if (answerAt > at()) await new Promise<void>((resolve, reject) => {
-						const timer = setTimeout(resolve, answerAt - at());
-						signal?.addEventListener('abort', () => {
-							clearTimeout(timer);
-							reject(Object.assign(new Error('canceled'), { code: 'ERR_CANCELED' }));
+					if (answerAt > at())
+						await new Promise<void>((resolve, reject) => {
+							const timer = setTimeout(resolve, answerAt - at());
+							signal?.addEventListener('abort', () => {
+								clearTimeout(timer);
+								reject(Object.assign(new Error('canceled'), { code: 'ERR_CANCELED' }));
+							});
 						});
-					});
 					return { statusCode: done() ? 200 : 202, headers: {}, body: { data: { output: [] } } };
 				},
 			},
@@ -109,7 +147,12 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 	}
 
 	/** Runs the wait to its end on the fake clock; returns how it ended and when. */
-	async function runWait(ctx: IExecuteFunctions, settings: WaitSettings, at: () => number, duringRun?: () => Promise<void>) {
+	async function runWait(
+		ctx: IExecuteFunctions,
+		settings: WaitSettings,
+		at: () => number,
+		duringRun?: () => Promise<void>,
+	) {
 		let endedAt = -1;
 		const run = waitForSessionResults(ctx, 'transaction', 's', settings, 0).then(
 			(results) => ({ results, error: undefined }),
@@ -155,7 +198,9 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 	test('each call’s timeout is cut to the time left, and a held call is ended at the deadline', async () => {
 		const api = simulatedApi({ completesAt: Infinity, holdMs: 14_000 });
 		const { error, endedAt } = await runWait(api.ctx, settings(10, 25_000), api.at);
-		expect(error?.message).toBe('Session "s" was still being processed after waiting 25 s (2 status checks)');
+		expect(error?.message).toBe(
+			'Session "s" was still being processed after waiting 25 s (2 status checks)',
+		);
 		expect(api.starts).toEqual([0, 14_000]);
 		expect(api.timeouts).toEqual([25_000, 11_000]);
 		expect(api.signals[1]?.aborted).toBe(true);
@@ -176,7 +221,9 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 			await jest.advanceTimersByTimeAsync(5_000);
 			stop.abort();
 		});
-		expect(error?.message).toBe('Stopped waiting for session "s" because the execution was cancelled');
+		expect(error?.message).toBe(
+			'Stopped waiting for session "s" because the execution was cancelled',
+		);
 		expect(endedAt).toBe(5_000);
 		expect(api.starts).toEqual([0]);
 		expect(api.signals[0]?.aborted).toBe(true);
@@ -189,7 +236,9 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 			await jest.advanceTimersByTimeAsync(4_000);
 			stop.abort();
 		});
-		expect(error?.message).toBe('Stopped waiting for session "s" because the execution was cancelled');
+		expect(error?.message).toBe(
+			'Stopped waiting for session "s" because the execution was cancelled',
+		);
 		expect(endedAt).toBe(4_000);
 		expect(api.starts).toEqual([0]);
 	});
@@ -197,7 +246,14 @@ describe('waitForSessionResults: scheduling on a fake clock', () => {
 	test('an item reached after the shared deadline still gets one quick check', async () => {
 		const api = simulatedApi({ completesAt: 0 });
 		let outcome: unknown;
-		void waitForSessionResults(api.ctx, 'transaction', 's', settings(10, 1_000), 1, Date.now() - 60_000).then((results) => (outcome = results.status));
+		void waitForSessionResults(
+			api.ctx,
+			'transaction',
+			's',
+			settings(10, 1_000),
+			1,
+			Date.now() - 60_000,
+		).then((results) => (outcome = results.status));
 		await jest.advanceTimersByTimeAsync(0);
 		expect(outcome).toBe('completed');
 		expect(api.starts).toEqual([0]);

@@ -1,7 +1,12 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
-import { authHeadersFor, isApiUrl, obtainAccessToken, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
+import {
+	authHeadersFor,
+	isApiUrl,
+	obtainAccessToken,
+	readCredentialSettings,
+} from '../../../nodes/ClinicScribe/transport/authentication';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
@@ -22,14 +27,23 @@ const base: ICredentialDataDecryptedObject = {
 describe('authHeadersFor', () => {
 	const settings = readCredentialSettings(base);
 	it('sends the token raw in `auth` to /dr and as Bearer elsewhere', () => {
-		expect(authHeadersFor('https://gw.example.com/dr/v1/business/entities', 't', settings)).toEqual({ auth: 't' });
+		expect(authHeadersFor('https://gw.example.com/dr/v1/business/entities', 't', settings)).toEqual(
+			{ auth: 't' },
+		);
 		expect(authHeadersFor('/dr/v1/doctor/service/x', 't', settings)).toEqual({ auth: 't' });
-		expect(authHeadersFor('https://gw.example.com/voice/api/v3/status/x', 't', settings)).toEqual({ Authorization: 'Bearer t' });
-		expect(authHeadersFor('https://gw.example.com/drive/x', 't', settings)).toEqual({ Authorization: 'Bearer t' });
+		expect(authHeadersFor('https://gw.example.com/voice/api/v3/status/x', 't', settings)).toEqual({
+			Authorization: 'Bearer t',
+		});
+		expect(authHeadersFor('https://gw.example.com/drive/x', 't', settings)).toEqual({
+			Authorization: 'Bearer t',
+		});
 	});
 	it('adds the client id for the public variant', () => {
 		const publicSettings = readCredentialSettings({ ...base, apiVariant: 'public' });
-		expect(authHeadersFor('/dr/v1/x', 't', publicSettings)).toEqual({ auth: 't', 'client-id': 'client-1' });
+		expect(authHeadersFor('/dr/v1/x', 't', publicSettings)).toEqual({
+			auth: 't',
+			'client-id': 'client-1',
+		});
 	});
 	it('recognises the API host only', () => {
 		expect(isApiUrl('https://gw.example.com/x', 'https://gw.example.com')).toBe(true);
@@ -40,7 +54,8 @@ describe('authHeadersFor', () => {
 });
 
 describe('the base URL', () => {
-	const resolveBaseUrl = (environment: string, baseUrl: string) => readCredentialSettings({ ...base, environment, baseUrl }).baseUrl;
+	const resolveBaseUrl = (environment: string, baseUrl: string) =>
+		readCredentialSettings({ ...base, environment, baseUrl }).baseUrl;
 	it('maps environments and trims a trailing slash', () => {
 		expect(resolveBaseUrl('production', '')).toBe('https://api.eka.care');
 		expect(resolveBaseUrl('sandbox', '')).toBe('https://api.dev.eka.care');
@@ -51,12 +66,17 @@ describe('the base URL', () => {
 describe('ClinicScribeApi.authenticate', () => {
 	const credential = new ClinicScribeApi();
 	it('puts the session token on API calls and fills the base URL of relative ones', async () => {
-		const result = await credential.authenticate(base, { url: '/dr/v1/business/entities' } as IHttpRequestOptions);
+		const result = await credential.authenticate(base, {
+			url: '/dr/v1/business/entities',
+		} as IHttpRequestOptions);
 		expect(result.baseURL).toBe('https://gw.example.com');
 		expect(result.headers).toEqual({ auth: 'tok' });
 	});
 	it('never sends a token to another host', async () => {
-		const request = { url: 'https://bucket.example.org/upload', headers: { a: '1' } } as IHttpRequestOptions;
+		const request = {
+			url: 'https://bucket.example.org/upload',
+			headers: { a: '1' },
+		} as IHttpRequestOptions;
 		expect(await credential.authenticate(base, request)).toEqual(request);
 	});
 	it('uses the ready access token in that mode', async () => {
@@ -72,7 +92,10 @@ describe('token exchange', () => {
 	const settings = readCredentialSettings({ ...base, sessionToken: '' });
 
 	/** What the exchange says when the API refuses it (and the other variant's request gets no answer). */
-	const describeExchangeRejection = async (response: { statusCode: number; body: unknown }): Promise<string> => {
+	const describeExchangeRejection = async (response: {
+		statusCode: number;
+		body: unknown;
+	}): Promise<string> => {
 		const send = jest.fn(async () => {
 			if (send.mock.calls.length === 1) return response;
 			throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
@@ -86,41 +109,73 @@ describe('token exchange', () => {
 	};
 
 	it('names the field the API rejected', async () => {
-		const say = async (statusCode: number, body: unknown) => await describeExchangeRejection({ statusCode, body });
-		expect(await say(403, { code: 'invalid_api_key', error: 'API key is not valid' })).toContain('rejected the Workspace API Key');
-		expect(await say(401, { code: 'invalid_client_secret', error: 'bad' })).toContain('rejected the Client Secret');
-		expect(await say(401, { code: 'invalid_client_id', error: 'client_id not found' })).toContain('rejected the Client ID');
+		const say = async (statusCode: number, body: unknown) =>
+			await describeExchangeRejection({ statusCode, body });
+		expect(await say(403, { code: 'invalid_api_key', error: 'API key is not valid' })).toContain(
+			'rejected the Workspace API Key',
+		);
+		expect(await say(401, { code: 'invalid_client_secret', error: 'bad' })).toContain(
+			'rejected the Client Secret',
+		);
+		expect(await say(401, { code: 'invalid_client_id', error: 'client_id not found' })).toContain(
+			'rejected the Client ID',
+		);
 		expect(await say(401, {})).toContain('rejected the Client ID or Client Secret');
 	});
 
 	it('never repeats a secret the server echoed', async () => {
-		const message = await describeExchangeRejection({ statusCode: 401, body: { code: 'invalid_client_secret', error: 'secret very-secret-value is wrong' } });
+		const message = await describeExchangeRejection({
+			statusCode: 401,
+			body: { code: 'invalid_client_secret', error: 'secret very-secret-value is wrong' },
+		});
 		expect(message).not.toContain('very-secret-value');
 		expect(message).toContain('[redacted]');
 	});
 
 	it('lists every missing field before sending anything', async () => {
 		const send = jest.fn();
-		const empty = readCredentialSettings({ ...base, clientId: '', clientSecret: '', apiKey: '', sessionToken: '' });
-		await expect(obtainAccessToken(send, empty)).rejects.toThrow('missing Client ID, Client Secret, Workspace API Key');
+		const empty = readCredentialSettings({
+			...base,
+			clientId: '',
+			clientSecret: '',
+			apiKey: '',
+			sessionToken: '',
+		});
+		await expect(obtainAccessToken(send, empty)).rejects.toThrow(
+			'missing Client ID, Client Secret, Workspace API Key',
+		);
 		expect(send).not.toHaveBeenCalled();
 	});
 
 	it('refreshes when it holds a refresh token, and falls back to the exchange when refresh fails', async () => {
-		const withRefresh = readCredentialSettings({ ...base, sessionToken: 'old', refreshToken: 'r1' });
+		const withRefresh = readCredentialSettings({
+			...base,
+			sessionToken: 'old',
+			refreshToken: 'r1',
+		});
 		const calls: string[] = [];
 		const send = jest.fn(async (options: IHttpRequestOptions) => {
 			calls.push(options.url);
-			if (options.url.endsWith('/refresh-token')) return { statusCode: 401, body: { code: 'invalid_refresh_token' } };
+			if (options.url.endsWith('/refresh-token'))
+				return { statusCode: 401, body: { code: 'invalid_refresh_token' } };
 			return { statusCode: 200, body: { access_token: 'new', refresh_token: 'r2' } };
 		});
-		expect(await obtainAccessToken(send, withRefresh)).toEqual({ sessionToken: 'new', refreshToken: 'r2' });
-		expect(calls).toEqual(['https://gw.example.com/connect-auth/v1/account/refresh-token', 'https://gw.example.com/api/v1/auth/token']);
+		expect(await obtainAccessToken(send, withRefresh)).toEqual({
+			sessionToken: 'new',
+			refreshToken: 'r2',
+		});
+		expect(calls).toEqual([
+			'https://gw.example.com/connect-auth/v1/account/refresh-token',
+			'https://gw.example.com/api/v1/auth/token',
+		]);
 	});
 
 	it('says so when the network fails, without echoing secrets', async () => {
 		const send = jest.fn(async () => {
-			throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED', config: { data: 'very-secret-value' } });
+			throw Object.assign(new Error('connect ECONNREFUSED'), {
+				code: 'ECONNREFUSED',
+				config: { data: 'very-secret-value' },
+			});
 		});
 		await expect(obtainAccessToken(send, settings)).rejects.toThrow('connection refused');
 	});
@@ -128,18 +183,36 @@ describe('token exchange', () => {
 
 describe('errors and retries', () => {
 	it('reads every documented error body shape', () => {
-		expect(readErrorFields({ status_code: 403, success: false, error: { code: 'UNAUTHORIZED_ACCESS', message: 'no' } })).toEqual({ code: 'UNAUTHORIZED_ACCESS', message: 'no' });
-		expect(readErrorFields({ code: 'invalid_client_id', error: 'unknown' })).toEqual({ code: 'invalid_client_id', message: 'unknown' });
-		expect(readErrorFields({ error: { code: 'txn_limit_exceeded', msg: 'quota' } })).toEqual({ code: 'txn_limit_exceeded', message: 'quota' });
-		expect(readErrorFields('<html>bad gateway</html>')).toEqual({ message: '<html>bad gateway</html>' });
+		expect(
+			readErrorFields({
+				status_code: 403,
+				success: false,
+				error: { code: 'UNAUTHORIZED_ACCESS', message: 'no' },
+			}),
+		).toEqual({ code: 'UNAUTHORIZED_ACCESS', message: 'no' });
+		expect(readErrorFields({ code: 'invalid_client_id', error: 'unknown' })).toEqual({
+			code: 'invalid_client_id',
+			message: 'unknown',
+		});
+		expect(readErrorFields({ error: { code: 'txn_limit_exceeded', msg: 'quota' } })).toEqual({
+			code: 'txn_limit_exceeded',
+			message: 'quota',
+		});
+		expect(readErrorFields('<html>bad gateway</html>')).toEqual({
+			message: '<html>bad gateway</html>',
+		});
 	});
 	it('scrubs secrets', () => {
-		expect(scrubSecrets('a key-value-123 b', ['key-value-123', undefined, ''])).toBe('a [redacted] b');
+		expect(scrubSecrets('a key-value-123 b', ['key-value-123', undefined, ''])).toBe(
+			'a [redacted] b',
+		);
 	});
 	it('honours Retry-After in seconds or as a date, within the cap, else backs off exponentially', () => {
 		expect(retryDelayMs(1, '2')).toBe(2000);
 		expect(retryDelayMs(1, '3600')).toBe(PRODUCTION_POLICY.retry.maxDelayMs);
-		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(PRODUCTION_POLICY.retry.maxDelayMs);
+		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(
+			PRODUCTION_POLICY.retry.maxDelayMs,
+		);
 		expect(retryDelayMs(1, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs);
 		expect(retryDelayMs(3, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs * 4);
 	});
@@ -152,7 +225,9 @@ describe('errors and retries', () => {
 		expect(segment('audio_0.wav')).toBe('audio_0.wav');
 		expect(segment('a/../b')).toBe('a%2F..%2Fb');
 		expect(segment('.hidden')).toBe('.hidden');
-		expect(() => segment('..')).toThrow('The Doctor ID of item 2 is "..": an ID made only of dots would address another path of the API');
+		expect(() => segment('..')).toThrow(
+			'The Doctor ID of item 2 is "..": an ID made only of dots would address another path of the API',
+		);
 		expect(() => segment(' ')).toThrow('The Doctor ID of item 2 is empty');
 	});
 });

@@ -6,7 +6,12 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
-import { API_VARIANT_OPTIONS, API_VARIANTS, obtainAccessToken, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
+import {
+	API_VARIANT_OPTIONS,
+	API_VARIANTS,
+	obtainAccessToken,
+	readCredentialSettings,
+} from '../../../nodes/ClinicScribe/transport/authentication';
 import { TokenExchangeError } from '../../../nodes/ClinicScribe/transport/errors';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
@@ -38,7 +43,10 @@ function service(answers: Record<string, Answer>) {
 	const requests: IHttpRequestOptions[] = [];
 	const send = jest.fn(async (options: IHttpRequestOptions) => {
 		requests.push(options);
-		const answer = answers[new URL(options.url).pathname] ?? { statusCode: 404, body: { code: 'not_found', error: 'Not Found' } };
+		const answer = answers[new URL(options.url).pathname] ?? {
+			statusCode: 404,
+			body: { code: 'not_found', error: 'Not Found' },
+		};
 		if (answer instanceof Error) throw answer;
 		return { headers: {}, ...answer };
 	});
@@ -67,23 +75,42 @@ describe('the token exchange is refused: the other API variant is tried once, at
 		);
 		expect(kind).toBe('rejected');
 		// One request each: the chosen variant's, then the other's, both to the credential's own host.
-		expect(requests.map((r) => r.url)).toEqual([`${BASE}${DOCUMENT_PATH}`, `${BASE}${PUBLIC_PATH}`]);
-		expect(requests[1]).toMatchObject({ disableFollowRedirect: true, body: { client_id: 'client-1', client_secret: SECRET, api_key: KEY } });
+		expect(requests.map((r) => r.url)).toEqual([
+			`${BASE}${DOCUMENT_PATH}`,
+			`${BASE}${PUBLIC_PATH}`,
+		]);
+		expect(requests[1]).toMatchObject({
+			disableFollowRedirect: true,
+			body: { client_id: 'client-1', client_secret: SECRET, api_key: KEY },
+		});
 		expect(requests[1].headers).not.toHaveProperty('X-API-KEY');
 	});
 
-	it('the same, the other way round, when this variant\'s request exists but refuses the client', async () => {
-		const unknownClient = { statusCode: 401, body: { code: 'invalid_client_id', error: 'Unknown client id' } };
-		const { message, requests } = await refusal(credential({ apiVariant: 'public' }), { [PUBLIC_PATH]: unknownClient, [DOCUMENT_PATH]: TOKENS });
+	it("the same, the other way round, when this variant's request exists but refuses the client", async () => {
+		const unknownClient = {
+			statusCode: 401,
+			body: { code: 'invalid_client_id', error: 'Unknown client id' },
+		};
+		const { message, requests } = await refusal(credential({ apiVariant: 'public' }), {
+			[PUBLIC_PATH]: unknownClient,
+			[DOCUMENT_PATH]: TOKENS,
+		});
 		expect(message).toBe(
 			`The clinic API rejected the Client ID (HTTP 401) while issuing an access token with API Variant ${PUBLIC}, but it accepts this client with ${DOCUMENT}: set API Variant to ${DOCUMENT} in the Clinic Scribe API credential, then test it again. The API said: invalid_client_id: Unknown client id.`,
 		);
-		expect(requests[1]).toMatchObject({ url: `${BASE}${DOCUMENT_PATH}`, headers: { 'X-API-KEY': KEY }, body: { grant_type: 'client_credentials' } });
+		expect(requests[1]).toMatchObject({
+			url: `${BASE}${DOCUMENT_PATH}`,
+			headers: { 'X-API-KEY': KEY },
+			body: { grant_type: 'client_credentials' },
+		});
 	});
 
-	it('only the other variant\'s token request exists, and it wants the Workspace API Key the admin left empty', async () => {
+	it("only the other variant's token request exists, and it wants the Workspace API Key the admin left empty", async () => {
 		const { message } = await refusal(credential({ apiVariant: 'public', apiKey: '' }), {
-			[DOCUMENT_PATH]: { statusCode: 403, body: { code: 'invalid_api_key', error: 'Missing X-API-KEY header' } },
+			[DOCUMENT_PATH]: {
+				statusCode: 403,
+				body: { code: 'invalid_api_key', error: 'Missing X-API-KEY header' },
+			},
 		});
 		expect(message).toBe(
 			`The clinic API has no token request for API Variant ${PUBLIC} (HTTP 404), but it answers the one of ${DOCUMENT}: set API Variant to ${DOCUMENT} in the Clinic Scribe API credential, then test it again. With ${DOCUMENT} it then rejected the Workspace API Key (HTTP 403): fill in the Workspace API Key (${DOCUMENT} requires it), from the workspace owner's hub.eka.care → API Token → Create (or your API provider, with the interface document).`,
@@ -91,51 +118,95 @@ describe('the token exchange is refused: the other API variant is tried once, at
 	});
 
 	it('both variants refuse the Client Secret: the variant is not the cause; copy the secret again from the console', async () => {
-		const wrongSecret = { statusCode: 401, body: { code: 'invalid_client_secret', error: 'Invalid client secret' } };
-		const { message } = await refusal(credential(), { [DOCUMENT_PATH]: wrongSecret, [PUBLIC_PATH]: wrongSecret });
+		const wrongSecret = {
+			statusCode: 401,
+			body: { code: 'invalid_client_secret', error: 'Invalid client secret' },
+		};
+		const { message } = await refusal(credential(), {
+			[DOCUMENT_PATH]: wrongSecret,
+			[PUBLIC_PATH]: wrongSecret,
+		});
 		expect(message).toBe(
 			`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token, and API Variant ${PUBLIC} rejected it too, so API Variant is not the cause: copy the Client Secret again from console.eka.care → Manage API Credentials (Client IDs and Secrets). Check also that Environment is the one the client was made in: production and sandbox have separate clients. The API said: invalid_client_secret: Invalid client secret.`,
 		);
 	});
 
 	it('both refuse the Workspace API Key: where the key comes from', async () => {
-		const wrongKey = { statusCode: 403, body: { code: 'invalid_api_key', error: 'Invalid API key' } };
-		const { message } = await refusal(credential(), { [DOCUMENT_PATH]: wrongKey, [PUBLIC_PATH]: wrongKey });
-		expect(message).toContain("so API Variant is not the cause: copy the Workspace API Key again from the workspace owner's hub.eka.care → API Token → Create");
+		const wrongKey = {
+			statusCode: 403,
+			body: { code: 'invalid_api_key', error: 'Invalid API key' },
+		};
+		const { message } = await refusal(credential(), {
+			[DOCUMENT_PATH]: wrongKey,
+			[PUBLIC_PATH]: wrongKey,
+		});
+		expect(message).toContain(
+			"so API Variant is not the cause: copy the Workspace API Key again from the workspace owner's hub.eka.care → API Token → Create",
+		);
 	});
 
 	it.each([
 		['gives no answer', new Error('socket hang up')],
 		['is unavailable', { statusCode: 503, body: {} }],
-		['answers with a redirect (never followed)', { statusCode: 307, headers: { location: 'https://elsewhere.example.org/login' } }],
+		[
+			'answers with a redirect (never followed)',
+			{ statusCode: 307, headers: { location: 'https://elsewhere.example.org/login' } },
+		],
 		['answers 200 without a token', { statusCode: 200, body: { ok: true } }],
-	] as const)('the other variant %s: nothing to go by, so the plain advice', async (_case, answer) => {
-		const wrongSecret = { statusCode: 401, body: { code: 'invalid_client_secret', error: 'Invalid client secret' } };
-		const { message, requests } = await refusal(credential(), { [DOCUMENT_PATH]: wrongSecret, [PUBLIC_PATH]: answer });
-		expect(message).toBe(
-			`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token. Check the Client Secret in the Clinic Scribe API credential, and that it belongs to the chosen Environment and to API Variant ${DOCUMENT}. The API said: invalid_client_secret: Invalid client secret.`,
-		);
-		// No retry of the probe, no request to the redirect's target.
-		expect(requests.map((r) => r.url)).toEqual([`${BASE}${DOCUMENT_PATH}`, `${BASE}${PUBLIC_PATH}`]);
-	});
+	] as const)(
+		'the other variant %s: nothing to go by, so the plain advice',
+		async (_case, answer) => {
+			const wrongSecret = {
+				statusCode: 401,
+				body: { code: 'invalid_client_secret', error: 'Invalid client secret' },
+			};
+			const { message, requests } = await refusal(credential(), {
+				[DOCUMENT_PATH]: wrongSecret,
+				[PUBLIC_PATH]: answer,
+			});
+			expect(message).toBe(
+				`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token. Check the Client Secret in the Clinic Scribe API credential, and that it belongs to the chosen Environment and to API Variant ${DOCUMENT}. The API said: invalid_client_secret: Invalid client secret.`,
+			);
+			// No retry of the probe, no request to the redirect's target.
+			expect(requests.map((r) => r.url)).toEqual([
+				`${BASE}${DOCUMENT_PATH}`,
+				`${BASE}${PUBLIC_PATH}`,
+			]);
+		},
+	);
 
 	it('nothing is sent, and nothing probed, when a field is missing', async () => {
 		const { send } = service({ [PUBLIC_PATH]: TOKENS });
-		await expect(obtainAccessToken(send, credential({ clientSecret: '' }))).rejects.toThrow('missing Client Secret');
+		await expect(obtainAccessToken(send, credential({ clientSecret: '' }))).rejects.toThrow(
+			'missing Client Secret',
+		);
 		expect(send).not.toHaveBeenCalled();
 	});
 
 	it('no probe when the token service is unavailable: the credential was not refused', async () => {
 		useTestTransportPolicy({ retry: { attempts: 2, baseDelayMs: 1, maxDelayMs: 1 } });
-		const { send, requests } = service({ [DOCUMENT_PATH]: { statusCode: 503, body: {} }, [PUBLIC_PATH]: TOKENS });
-		const error = (await obtainAccessToken(send, credential()).catch((thrown: unknown) => thrown)) as TokenExchangeError;
-		expect([error.kind, error.message]).toEqual(['unavailable', expect.stringContaining('The credential was not rejected')]);
+		const { send, requests } = service({
+			[DOCUMENT_PATH]: { statusCode: 503, body: {} },
+			[PUBLIC_PATH]: TOKENS,
+		});
+		const error = (await obtainAccessToken(send, credential()).catch(
+			(thrown: unknown) => thrown,
+		)) as TokenExchangeError;
+		expect([error.kind, error.message]).toEqual([
+			'unavailable',
+			expect.stringContaining('The credential was not rejected'),
+		]);
 		expect(requests.map((r) => new URL(r.url).pathname)).toEqual([DOCUMENT_PATH, DOCUMENT_PATH]);
 	});
 
 	it('an access token is used as it is: no exchange, nothing probed', async () => {
 		const { send } = service({});
-		expect(await obtainAccessToken(send, credential({ authMethod: 'accessToken', accessToken: 'console-token' }))).toEqual({ sessionToken: 'console-token', refreshToken: '' });
+		expect(
+			await obtainAccessToken(
+				send,
+				credential({ authMethod: 'accessToken', accessToken: 'console-token' }),
+			),
+		).toEqual({ sessionToken: 'console-token', refreshToken: '' });
 		expect(send).not.toHaveBeenCalled();
 	});
 });
@@ -143,17 +214,24 @@ describe('the token exchange is refused: the other API variant is tried once, at
 describe("the test call's rules: what a refusal after the token means", () => {
 	const rules = new ClinicScribeApi().test.rules ?? [];
 	const ruleFor = (status: number) =>
-		rules.find((rule) => rule.type === 'responseCode' && (rule.properties as { value: number }).value === status)?.properties as
-			| { message: string }
-			| undefined;
+		rules.find(
+			(rule) =>
+				rule.type === 'responseCode' && (rule.properties as { value: number }).value === status,
+		)?.properties as { message: string } | undefined;
 
 	it('401: the access token was refused; where to make a new one, and the Environment', () => {
-		expect(ruleFor(401)?.message).toContain('make a new one at console.eka.care → Manage API Credentials → ⋮ (More options) → Create Long Live Token');
-		expect(ruleFor(401)?.message).toContain('check that Environment is the one the client was made in');
+		expect(ruleFor(401)?.message).toContain(
+			'make a new one at console.eka.care → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
+		);
+		expect(ruleFor(401)?.message).toContain(
+			'check that Environment is the one the client was made in',
+		);
 	});
 
 	it('403: the workspace owner must give the client access', () => {
-		expect(ruleFor(403)?.message).toContain('ask the workspace owner to give the client access to the workspace');
+		expect(ruleFor(403)?.message).toContain(
+			'ask the workspace owner to give the client access to the workspace',
+		);
 	});
 
 	it('404: the address is not the clinic API', () => {

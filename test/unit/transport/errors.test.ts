@@ -5,12 +5,25 @@
  */
 import { NodeApiError, type INode } from 'n8n-workflow';
 
-import { clinicApiError, DailyQuotaError, errorChain, networkErrorCode } from '../../../nodes/ClinicScribe/transport/errors';
+import {
+	clinicApiError,
+	DailyQuotaError,
+	errorChain,
+	networkErrorCode,
+} from '../../../nodes/ClinicScribe/transport/errors';
 
-const node = { name: 'Clinic Scribe', type: 'n8n-nodes-clinic-scribe.clinicScribe', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
+const node = {
+	name: 'Clinic Scribe',
+	type: 'n8n-nodes-clinic-scribe.clinicScribe',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as unknown as INode;
 const ctx = { getNode: () => node };
 /** The advice an error answer gets: the description of the error a call ends with (tried once). */
-const adviceFor = (statusCode: number, code: string | undefined, message?: string) => clinicApiError(ctx, { purpose: 'the call' }, statusCode, { error: { code, message } }).description;
+const adviceFor = (statusCode: number, code: string | undefined, message?: string) =>
+	clinicApiError(ctx, { purpose: 'the call' }, statusCode, { error: { code, message } })
+		.description;
 
 describe('errorChain', () => {
 	test('the error and the causes it wraps, outermost first, at most five, a cause that loops back once', () => {
@@ -27,10 +40,20 @@ describe('errorChain', () => {
 		expect(errorChain('not an object')).toEqual([]);
 	});
 
-	test('networkErrorCode reads the first code along the chain, or n8n 1.x\'s httpCode', () => {
-		expect(networkErrorCode(new Error('outer', { cause: new Error('middle', { cause: Object.assign(new Error('x'), { code: 'EPIPE' }) }) }))).toBe('EPIPE');
-		expect(networkErrorCode(Object.assign(new Error('n8n 1.x'), { httpCode: 'ETIMEDOUT' }))).toBe('ETIMEDOUT');
-		expect(networkErrorCode(Object.assign(new Error('an answer'), { httpCode: '502' }))).toBeUndefined();
+	test("networkErrorCode reads the first code along the chain, or n8n 1.x's httpCode", () => {
+		expect(
+			networkErrorCode(
+				new Error('outer', {
+					cause: new Error('middle', { cause: Object.assign(new Error('x'), { code: 'EPIPE' }) }),
+				}),
+			),
+		).toBe('EPIPE');
+		expect(networkErrorCode(Object.assign(new Error('n8n 1.x'), { httpCode: 'ETIMEDOUT' }))).toBe(
+			'ETIMEDOUT',
+		);
+		expect(
+			networkErrorCode(Object.assign(new Error('an answer'), { httpCode: '502' })),
+		).toBeUndefined();
 	});
 });
 
@@ -43,7 +66,9 @@ describe('advice for a template the workspace does not have', () => {
 		['unknown template_id tpl_deleted', undefined],
 	])('%s (%s): the template advice', (message, code) => {
 		expect(adviceFor(400, code, message)).toMatch(TEMPLATE_ADVICE);
-		expect(clinicApiError(ctx, { purpose: 'the upload' }, 400, { error: { code, message } }).description).toMatch(TEMPLATE_ADVICE);
+		expect(
+			clinicApiError(ctx, { purpose: 'the upload' }, 400, { error: { code, message } }).description,
+		).toMatch(TEMPLATE_ADVICE);
 	});
 
 	test.each([
@@ -51,7 +76,9 @@ describe('advice for a template the workspace does not have', () => {
 		'each template needs template_id (string) and codification_needed (boolean)',
 		'Template not editable',
 	])('%s: not about a missing template', (message) => {
-		expect(adviceFor(400, 'invalid_request', message)).toBe('The API rejected the request as invalid. Check the node parameters.');
+		expect(adviceFor(400, 'invalid_request', message)).toBe(
+			'The API rejected the request as invalid. Check the node parameters.',
+		);
 	});
 });
 
@@ -61,8 +88,12 @@ describe('the daily quota', () => {
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect(error).toBeInstanceOf(DailyQuotaError);
 		expect(error.name).toBe('NodeApiError');
-		expect(error.message).toBe('The workspace has used up its daily transcription quota, so transaction "visit-1" was not started (txn_limit_exceeded)');
-		expect(error.description).toMatch(/^Its recordings were uploaded but will not be transcribed\./);
+		expect(error.message).toBe(
+			'The workspace has used up its daily transcription quota, so transaction "visit-1" was not started (txn_limit_exceeded)',
+		);
+		expect(error.description).toMatch(
+			/^Its recordings were uploaded but will not be transcribed\./,
+		);
 		expect(error.httpCode).toBe('400');
 		expect(new NodeApiError(node, error as never)).toBe(error);
 	});

@@ -3,14 +3,25 @@
  * user sees), how the transport reads it, and the Authentication choice of both nodes. The flow
  * itself is proven in a real n8n (test/e2e/oauth2.e2e.test.ts, test/browser/oauth2.browser.test.ts).
  */
-import type { ICredentialDataDecryptedObject, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	INodeProperties,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 import { ClinicScribeOAuth2Api } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
-import { credentialSecrets, oAuth2HeadersFor, readCredentialSettings } from '../../../nodes/ClinicScribe/transport/authentication';
-import { getClinicSettings, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
+import {
+	credentialSecrets,
+	oAuth2HeadersFor,
+	readCredentialSettings,
+} from '../../../nodes/ClinicScribe/transport/authentication';
+import {
+	getClinicSettings,
+	type ClinicApiContext,
+} from '../../../nodes/ClinicScribe/transport/request';
 
 const credential = new ClinicScribeOAuth2Api();
 const property = (name: string): INodeProperties => {
@@ -26,16 +37,36 @@ function evaluate(expression: unknown, fields: Record<string, unknown>): unknown
 	return new Function('$self', '$credentials', `return (${match[1]});`)(fields, fields);
 }
 
-const custom = { environment: 'custom', customAuthUrl: 'https://id.gw.example/oauth2/authorize', customAccessTokenUrl: 'https://id.gw.example/oauth2/token', baseUrl: 'https://gw.example' };
+const custom = {
+	environment: 'custom',
+	customAuthUrl: 'https://id.gw.example/oauth2/authorize',
+	customAccessTokenUrl: 'https://id.gw.example/oauth2/token',
+	baseUrl: 'https://gw.example',
+};
 
 describe('the credential n8n drives', () => {
-	test('an OAuth2 credential by n8n\'s rules: extends oAuth2Api, OAuth2 in its class name, name and display name', () => {
+	test("an OAuth2 credential by n8n's rules: extends oAuth2Api, OAuth2 in its class name, name and display name", () => {
 		expect(credential.extends).toEqual(['oAuth2Api']);
-		expect([ClinicScribeOAuth2Api.name, credential.name, credential.displayName]).toEqual(['ClinicScribeOAuth2Api', 'clinicScribeOAuth2Api', 'Clinic Scribe OAuth2 API']);
+		expect([ClinicScribeOAuth2Api.name, credential.name, credential.displayName]).toEqual([
+			'ClinicScribeOAuth2Api',
+			'clinicScribeOAuth2Api',
+			'Clinic Scribe OAuth2 API',
+		]);
 	});
 
 	test('pinned in hidden fields: PKCE, client authentication in the body, the fixed scope, no extra authorize parameters', () => {
-		expect(Object.fromEntries(['grantType', 'authentication', 'scope', 'authQueryParameters', 'authUrl', 'accessTokenUrl'].map((name) => [name, property(name).type]))).toEqual({
+		expect(
+			Object.fromEntries(
+				[
+					'grantType',
+					'authentication',
+					'scope',
+					'authQueryParameters',
+					'authUrl',
+					'accessTokenUrl',
+				].map((name) => [name, property(name).type]),
+			),
+		).toEqual({
 			grantType: 'hidden',
 			authentication: 'hidden',
 			scope: 'hidden',
@@ -50,33 +81,74 @@ describe('the credential n8n drives', () => {
 	});
 
 	test.each([
-		['production', 'https://accounts.eka.care/oauth2/authorize', 'https://accounts.eka.care/oauth2/token', 'https://api.eka.care'],
-		['sandbox', 'https://aortago.dev.eka.care/oauth2/authorize', 'https://aortago.dev.eka.care/oauth2/token', 'https://api.dev.eka.care'],
+		[
+			'production',
+			'https://accounts.eka.care/oauth2/authorize',
+			'https://accounts.eka.care/oauth2/token',
+			'https://api.eka.care',
+		],
+		[
+			'sandbox',
+			'https://aortago.dev.eka.care/oauth2/authorize',
+			'https://aortago.dev.eka.care/oauth2/token',
+			'https://api.dev.eka.care',
+		],
 		['custom', custom.customAuthUrl, custom.customAccessTokenUrl, custom.baseUrl],
-	])('Environment %s: the sign-in URLs n8n uses and the API the test calls', (environment, authUrl, tokenUrl, apiUrl) => {
-		const fields = { ...custom, environment };
-		expect(evaluate(property('authUrl').default, fields)).toBe(authUrl);
-		expect(evaluate(property('accessTokenUrl').default, fields)).toBe(tokenUrl);
-		expect(evaluate(credential.test.request.baseURL, fields)).toBe(apiUrl);
-		expect(readCredentialSettings(fields, 'clinicScribeOAuth2Api').baseUrl).toBe(apiUrl);
-	});
+	])(
+		'Environment %s: the sign-in URLs n8n uses and the API the test calls',
+		(environment, authUrl, tokenUrl, apiUrl) => {
+			const fields = { ...custom, environment };
+			expect(evaluate(property('authUrl').default, fields)).toBe(authUrl);
+			expect(evaluate(property('accessTokenUrl').default, fields)).toBe(tokenUrl);
+			expect(evaluate(credential.test.request.baseURL, fields)).toBe(apiUrl);
+			expect(readCredentialSettings(fields, 'clinicScribeOAuth2Api').baseUrl).toBe(apiUrl);
+		},
+	);
 
-	test('the user sees only the client ID and secret, the environment (and its URLs when Custom), the API variant and the trigger\'s signing key, after the redirect URL help', () => {
+	test("the user sees only the client ID and secret, the environment (and its URLs when Custom), the API variant and the trigger's signing key, after the redirect URL help", () => {
 		const visible = (environment: string) =>
 			credential.properties
 				.filter((p) => p.type !== 'hidden')
-				.filter((p) => !p.displayOptions?.show?.environment || p.displayOptions.show.environment.includes(environment))
+				.filter(
+					(p) =>
+						!p.displayOptions?.show?.environment ||
+						p.displayOptions.show.environment.includes(environment),
+				)
 				.map((p) => p.name);
-		expect(visible('production')).toEqual(['clientId', 'clientSecret', 'redirectUrlNotice', 'environment', 'apiVariant', 'webhookSigningSecret']);
-		expect(visible('custom')).toEqual(['clientId', 'clientSecret', 'redirectUrlNotice', 'environment', 'customAuthUrl', 'customAccessTokenUrl', 'baseUrl', 'apiVariant', 'webhookSigningSecret']);
+		expect(visible('production')).toEqual([
+			'clientId',
+			'clientSecret',
+			'redirectUrlNotice',
+			'environment',
+			'apiVariant',
+			'webhookSigningSecret',
+		]);
+		expect(visible('custom')).toEqual([
+			'clientId',
+			'clientSecret',
+			'redirectUrlNotice',
+			'environment',
+			'customAuthUrl',
+			'customAccessTokenUrl',
+			'baseUrl',
+			'apiVariant',
+			'webhookSigningSecret',
+		]);
 		expect(property('redirectUrlNotice').displayName).toMatch(/OAuth Redirect URL.*exactly/);
 		expect(property('clientSecret').typeOptions?.password).toBe(true);
 		expect(property('webhookSigningSecret').typeOptions?.password).toBe(true);
 	});
 
 	test('the test: one read that takes Bearer, never following a redirect, naming a rejected token and a missing permission', () => {
-		expect(credential.test.request).toMatchObject({ method: 'GET', url: '/notification/v1/connect/webhook/subscriptions', disableFollowRedirect: true });
-		const rules = (credential.test.rules ?? []) as Array<{ type: string; properties: { value: number; message: string } }>;
+		expect(credential.test.request).toMatchObject({
+			method: 'GET',
+			url: '/notification/v1/connect/webhook/subscriptions',
+			disableFollowRedirect: true,
+		});
+		const rules = (credential.test.rules ?? []) as Array<{
+			type: string;
+			properties: { value: number; message: string };
+		}>;
 		expect(rules.map((rule) => [rule.type, rule.properties.value])).toEqual([
 			['responseCode', 401],
 			['responseCode', 403],
@@ -87,9 +159,18 @@ describe('the credential n8n drives', () => {
 
 	test('before each signed request (n8n 2.41): a credential without tokens says it is not connected; a connected one passes unchanged', async () => {
 		const preAuthentication = credential.preAuthentication!.bind({} as never);
-		await expect(preAuthentication({ clientId: 'EC_1' })).rejects.toThrow('No clinic account is connected');
-		await expect(preAuthentication({ clientId: 'EC_1', oauthTokenData: { access_token: '' } })).rejects.toThrow('No clinic account is connected');
-		await expect(preAuthentication({ clientId: 'EC_1', oauthTokenData: { access_token: 'at-1', refresh_token: 'rt-1' } })).resolves.toEqual({});
+		await expect(preAuthentication({ clientId: 'EC_1' })).rejects.toThrow(
+			'No clinic account is connected',
+		);
+		await expect(
+			preAuthentication({ clientId: 'EC_1', oauthTokenData: { access_token: '' } }),
+		).rejects.toThrow('No clinic account is connected');
+		await expect(
+			preAuthentication({
+				clientId: 'EC_1',
+				oauthTokenData: { access_token: 'at-1', refresh_token: 'rt-1' },
+			}),
+		).resolves.toEqual({});
 	});
 });
 
@@ -100,7 +181,12 @@ describe('the transport reads it', () => {
 		clientId: 'EC_1',
 		clientSecret: 'sign-in-client-secret',
 		webhookSigningSecret: 'signing-key-value',
-		oauthTokenData: { access_token: 'access-token-value', refresh_token: 'refresh-token-value', id_token: 'id-token-value', token_type: 'bearer' },
+		oauthTokenData: {
+			access_token: 'access-token-value',
+			refresh_token: 'refresh-token-value',
+			id_token: 'id-token-value',
+			token_type: 'bearer',
+		},
 	};
 
 	test('the tokens n8n keeps in oauthTokenData, the client id, the signing key; nothing of the other credential', () => {
@@ -118,22 +204,48 @@ describe('the transport reads it', () => {
 		});
 		const { oauthTokenData: _tokens, ...notConnected } = connected;
 		expect(readCredentialSettings(notConnected, 'clinicScribeOAuth2Api').sessionToken).toBe('');
-		expect(readCredentialSettings({ ...connected, apiVariant: 'public' }, 'clinicScribeOAuth2Api').variantSettings.uploadAction).toBe('ekascribe-v2');
+		expect(
+			readCredentialSettings({ ...connected, apiVariant: 'public' }, 'clinicScribeOAuth2Api')
+				.variantSettings.uploadAction,
+		).toBe('ekascribe-v2');
 	});
 
 	test('errors are scrubbed of the access, refresh and ID token, the client secret and the signing key (not of the client id)', () => {
-		expect(credentialSecrets(readCredentialSettings(connected, 'clinicScribeOAuth2Api')).sort()).toEqual(
-			['access-token-value', 'id-token-value', 'refresh-token-value', 'sign-in-client-secret', 'signing-key-value'].sort(),
+		expect(
+			credentialSecrets(readCredentialSettings(connected, 'clinicScribeOAuth2Api')).sort(),
+		).toEqual(
+			[
+				'access-token-value',
+				'id-token-value',
+				'refresh-token-value',
+				'sign-in-client-secret',
+				'signing-key-value',
+			].sort(),
 		);
 	});
 
 	test('the token goes in Authorization (n8n adds it) and, on /dr, also in auth; client-id where the API asks for it', () => {
 		const settings = readCredentialSettings(connected, 'clinicScribeOAuth2Api');
-		expect(oAuth2HeadersFor('https://gw.example/dr/v1/business/entities', settings)).toEqual({ headers: {}, tokenHeader: 'auth' });
-		expect(oAuth2HeadersFor('https://gw.example/voice/api/v3/status/x', settings)).toEqual({ headers: {}, tokenHeader: undefined });
-		expect(oAuth2HeadersFor('https://gw.example/profiles/v1/patient/1', settings)).toEqual({ headers: { 'client-id': 'EC_1' }, tokenHeader: undefined });
-		const publicSettings = readCredentialSettings({ ...connected, apiVariant: 'public' }, 'clinicScribeOAuth2Api');
-		expect(oAuth2HeadersFor('https://gw.example/voice/api/v3/status/x', publicSettings)).toEqual({ headers: { 'client-id': 'EC_1' }, tokenHeader: undefined });
+		expect(oAuth2HeadersFor('https://gw.example/dr/v1/business/entities', settings)).toEqual({
+			headers: {},
+			tokenHeader: 'auth',
+		});
+		expect(oAuth2HeadersFor('https://gw.example/voice/api/v3/status/x', settings)).toEqual({
+			headers: {},
+			tokenHeader: undefined,
+		});
+		expect(oAuth2HeadersFor('https://gw.example/profiles/v1/patient/1', settings)).toEqual({
+			headers: { 'client-id': 'EC_1' },
+			tokenHeader: undefined,
+		});
+		const publicSettings = readCredentialSettings(
+			{ ...connected, apiVariant: 'public' },
+			'clinicScribeOAuth2Api',
+		);
+		expect(oAuth2HeadersFor('https://gw.example/voice/api/v3/status/x', publicSettings)).toEqual({
+			headers: { 'client-id': 'EC_1' },
+			tokenHeader: undefined,
+		});
 	});
 });
 
@@ -143,29 +255,53 @@ describe('the Authentication choice of both nodes', () => {
 		['Clinic Scribe Trigger', new ClinicScribeTrigger().description],
 	];
 
-	test.each(nodes)('%s: the first field, defaulting to the Clinic Scribe API credential (so saved nodes keep it), each credential shown for its choice', (_name, description) => {
-		const [first] = description.properties;
-		expect(first).toMatchObject({ name: 'authentication', type: 'options', default: 'clinicScribeApi', noDataExpression: true });
-		expect((first.options ?? []).map((o) => (o as { value: string }).value)).toEqual(['clinicScribeApi', 'clinicScribeOAuth2Api']);
-		expect(first.displayOptions).toBeUndefined();
-		expect(description.credentials).toEqual([
-			{ name: 'clinicScribeApi', required: true, displayOptions: { show: { authentication: ['clinicScribeApi'] } } },
-			{ name: 'clinicScribeOAuth2Api', required: true, displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } } },
-		]);
-	});
+	test.each(nodes)(
+		'%s: the first field, defaulting to the Clinic Scribe API credential (so saved nodes keep it), each credential shown for its choice',
+		(_name, description) => {
+			const [first] = description.properties;
+			expect(first).toMatchObject({
+				name: 'authentication',
+				type: 'options',
+				default: 'clinicScribeApi',
+				noDataExpression: true,
+			});
+			expect((first.options ?? []).map((o) => (o as { value: string }).value)).toEqual([
+				'clinicScribeApi',
+				'clinicScribeOAuth2Api',
+			]);
+			expect(first.displayOptions).toBeUndefined();
+			expect(description.credentials).toEqual([
+				{
+					name: 'clinicScribeApi',
+					required: true,
+					displayOptions: { show: { authentication: ['clinicScribeApi'] } },
+				},
+				{
+					name: 'clinicScribeOAuth2Api',
+					required: true,
+					displayOptions: { show: { authentication: ['clinicScribeOAuth2Api'] } },
+				},
+			]);
+		},
+	);
 
 	test('the transport follows the node: without the field (saved before it existed) the API credential, with it the one chosen', async () => {
 		/** The credential type the transport reads for a node with these parameters. */
 		const credentialTypeOf = async (parameters: Record<string, unknown> | undefined) => {
 			const asked: string[] = [];
-			const ctx = { getNode: () => ({ parameters }), getCredentials: async (type: string) => (asked.push(type), {}) } as unknown as ClinicApiContext;
+			const ctx = {
+				getNode: () => ({ parameters }),
+				getCredentials: async (type: string) => (asked.push(type), {}),
+			} as unknown as ClinicApiContext;
 			await getClinicSettings(ctx);
 			return asked.join();
 		};
 		expect(await credentialTypeOf({ resource: 'business' })).toBe('clinicScribeApi');
 		expect(await credentialTypeOf(undefined)).toBe('clinicScribeApi');
 		expect(await credentialTypeOf({ authentication: 'clinicScribeApi' })).toBe('clinicScribeApi');
-		expect(await credentialTypeOf({ authentication: 'clinicScribeOAuth2Api' })).toBe('clinicScribeOAuth2Api');
+		expect(await credentialTypeOf({ authentication: 'clinicScribeOAuth2Api' })).toBe(
+			'clinicScribeOAuth2Api',
+		);
 		expect(chosenCredentialType({ authentication: 'somethingElse' })).toBe('clinicScribeApi');
 	});
 });

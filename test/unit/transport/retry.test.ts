@@ -3,7 +3,13 @@
  * and the rule of what may be sent again. Every repeated call of the package goes through it; the
  * calls themselves are proven over real HTTP in the integration tests.
  */
-import { isTransientNetworkFailure, mayRetry, outcomeUnknown, withRetries, type AttemptResult } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import {
+	isTransientNetworkFailure,
+	mayRetry,
+	outcomeUnknown,
+	withRetries,
+	type AttemptResult,
+} from '../../../nodes/ClinicScribe/transport/retryPolicy';
 
 /**
  * The pauses asked of n8n's sleep (ms). It ends them at once, or (`endless`) never, as n8n 1.x's
@@ -42,7 +48,11 @@ function scripted<T>(results: Array<AttemptResult<T>>) {
 	};
 }
 
-const retry = (message: string, retryAfter?: string): AttemptResult<string> => ({ kind: 'retry', error: new Error(message), retryAfter });
+const retry = (message: string, retryAfter?: string): AttemptResult<string> => ({
+	kind: 'retry',
+	error: new Error(message),
+	retryAfter,
+});
 
 describe('withRetries', () => {
 	test('tries again until done, numbering the attempts', async () => {
@@ -52,7 +62,12 @@ describe('withRetries', () => {
 	});
 
 	test("throws the last attempt's error once the policy's attempts are used up", async () => {
-		const script = scripted([retry('first'), retry('second'), retry('third'), { kind: 'done', value: 'never' }]);
+		const script = scripted([
+			retry('first'),
+			retry('second'),
+			retry('third'),
+			{ kind: 'done', value: 'never' },
+		]);
 		await expect(withRetries(FAST, script.attempt)).rejects.toThrow('third');
 		expect(script.seen).toEqual([1, 2, 3]);
 	});
@@ -68,8 +83,17 @@ describe('withRetries', () => {
 	});
 
 	test("the pause: the answer's Retry-After (seconds or a date, bounded by the policy), else exponential back-off", async () => {
-		const script = scripted([retry('busy', '0'), retry('busy', '3600'), retry('busy', new Date(0).toUTCString()), retry('busy'), retry('busy'), { kind: 'done', value: 'ok' }]);
-		await expect(withRetries({ attempts: 6, baseDelayMs: 100, maxDelayMs: 1_000 }, script.attempt)).resolves.toBe('ok');
+		const script = scripted([
+			retry('busy', '0'),
+			retry('busy', '3600'),
+			retry('busy', new Date(0).toUTCString()),
+			retry('busy'),
+			retry('busy'),
+			{ kind: 'done', value: 'ok' },
+		]);
+		await expect(
+			withRetries({ attempts: 6, baseDelayMs: 100, maxDelayMs: 1_000 }, script.attempt),
+		).resolves.toBe('ok');
 		expect(pauses).toEqual([0, 1_000, 0, 800, 1_000]);
 	});
 
@@ -82,7 +106,12 @@ describe('withRetries', () => {
 			calls++;
 			return retry('busy');
 		};
-		await expect(withRetries(FAST, attempt, { signal: controller.signal, stopped: () => new Error('stopped') })).rejects.toThrow('stopped');
+		await expect(
+			withRetries(FAST, attempt, {
+				signal: controller.signal,
+				stopped: () => new Error('stopped'),
+			}),
+		).rejects.toThrow('stopped');
 		expect(calls).toBe(1);
 		expect(pauses).toEqual([1]);
 	});
@@ -93,7 +122,12 @@ describe('withRetries', () => {
 			controller.abort();
 			return retry('reset');
 		};
-		await expect(withRetries(FAST, attempt, { signal: controller.signal, stopped: () => new Error('stopped') })).rejects.toThrow('stopped');
+		await expect(
+			withRetries(FAST, attempt, {
+				signal: controller.signal,
+				stopped: () => new Error('stopped'),
+			}),
+		).rejects.toThrow('stopped');
 	});
 });
 
@@ -110,14 +144,31 @@ describe('what may be sent again', () => {
 		[false, true, 500, true],
 		[false, true, 429, true],
 		[false, true, undefined, false],
-	])('idempotent %s, repeat after a 5xx %s, answer %s: %s', (idempotent, repeatAfterServerError, status, expected) => {
-		const failure = status === undefined ? { noAnswer: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) } : { status };
-		expect(mayRetry(failure, { idempotent, repeatAfterServerError })).toBe(expected);
-	});
+	])(
+		'idempotent %s, repeat after a 5xx %s, answer %s: %s',
+		(idempotent, repeatAfterServerError, status, expected) => {
+			const failure =
+				status === undefined
+					? { noAnswer: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }
+					: { status };
+			expect(mayRetry(failure, { idempotent, repeatAfterServerError })).toBe(expected);
+		},
+	);
 
 	test('no answer or a 5xx leaves the outcome unknown; any other answer does not', () => {
-		expect([undefined, 500, 502, 504].map((status) => outcomeUnknown(status))).toEqual([true, true, true, true]);
-		expect([200, 400, 408, 409, 429].map((status) => outcomeUnknown(status))).toEqual([false, false, false, false, false]);
+		expect([undefined, 500, 502, 504].map((status) => outcomeUnknown(status))).toEqual([
+			true,
+			true,
+			true,
+			true,
+		]);
+		expect([200, 400, 408, 409, 429].map((status) => outcomeUnknown(status))).toEqual([
+			false,
+			false,
+			false,
+			false,
+			false,
+		]);
 	});
 });
 
@@ -160,16 +211,38 @@ describe('mayRetry: the one rule every repeated request follows (clinic API call
 	});
 
 	test('the code is read where n8n keeps it: on a cause (n8n 2.x) or as the httpCode (n8n 1.x)', () => {
-		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }) })).toBe(true);
-		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { httpCode: 'ECONNRESET' }) })).toBe(true);
-		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { httpCode: '500' }) })).toBe(false);
+		expect(
+			mayRetry({
+				noAnswer: Object.assign(new Error('wrapped'), {
+					cause: Object.assign(new Error('reset'), { code: 'ECONNRESET' }),
+				}),
+			}),
+		).toBe(true);
+		expect(
+			mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { httpCode: 'ECONNRESET' }) }),
+		).toBe(true);
+		expect(mayRetry({ noAnswer: Object.assign(new Error('wrapped'), { httpCode: '500' }) })).toBe(
+			false,
+		);
 	});
 
 	test('a call that is not safe to repeat: only an answer that says it was not taken, or a 5xx the API makes harmless', () => {
 		const booking = { idempotent: false };
-		expect([408, 429, 500, 503].map((status) => mayRetry({ status }, booking))).toEqual([true, true, false, false]);
-		expect(mayRetry({ noAnswer: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }, booking)).toBe(false);
+		expect([408, 429, 500, 503].map((status) => mayRetry({ status }, booking))).toEqual([
+			true,
+			true,
+			false,
+			false,
+		]);
+		expect(
+			mayRetry({ noAnswer: Object.assign(new Error('reset'), { code: 'ECONNRESET' }) }, booking),
+		).toBe(false);
 		const end = { idempotent: false, repeatAfterServerError: true };
-		expect([429, 500, 501, 503].map((status) => mayRetry({ status }, end))).toEqual([true, true, false, true]);
+		expect([429, 500, 501, 503].map((status) => mayRetry({ status }, end))).toEqual([
+			true,
+			true,
+			false,
+			true,
+		]);
 	});
 });

@@ -5,16 +5,33 @@
  */
 import type { INode } from 'n8n-workflow';
 
-import { notConnectedError, signInTokenRejectedAdvice, tokenProblemOf } from '../../../nodes/ClinicScribe/transport/errors';
+import {
+	notConnectedError,
+	signInTokenRejectedAdvice,
+	tokenProblemOf,
+} from '../../../nodes/ClinicScribe/transport/errors';
 
 const NAME = 'Clinic Sign-in';
 /** client-oauth2's AuthError: the provider's OAuth error body, code EAUTH. */
-const authError = (error: string) => Object.assign(new Error('Client authentication failed (e.g., unknown client, …)'), { code: 'EAUTH', body: { error, error_description: 'x' } });
+const authError = (error: string) =>
+	Object.assign(new Error('Client authentication failed (e.g., unknown client, …)'), {
+		code: 'EAUTH',
+		body: { error, error_description: 'x' },
+	});
 
 describe('a renewal n8n could not make', () => {
 	test('invalid_grant, as n8n 2.41 reports it (its own "needs to be reconnected" error) or as older n8n passes it on: reconnect, naming the credential', () => {
-		const n8n241 = Object.assign(new Error(`The credential "${NAME}" needs to be reconnected.`), { level: 'warning', failure: { cause: 'credential-invalid' } });
-		for (const error of [n8n241, authError('invalid_grant'), new Error('OAuth access token expired and no refresh token is available. Please reconnect the credentials.')]) {
+		const n8n241 = Object.assign(new Error(`The credential "${NAME}" needs to be reconnected.`), {
+			level: 'warning',
+			failure: { cause: 'credential-invalid' },
+		});
+		for (const error of [
+			n8n241,
+			authError('invalid_grant'),
+			new Error(
+				'OAuth access token expired and no refresh token is available. Please reconnect the credentials.',
+			),
+		]) {
 			expect(tokenProblemOf(error, NAME)).toEqual({
 				message: `The Clinic Scribe OAuth2 credential "${NAME}" needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
 				kind: 'rejected',
@@ -24,38 +41,86 @@ describe('a renewal n8n could not make', () => {
 	});
 
 	test('invalid_client: names the Client ID or Client Secret, wrapped or not', () => {
-		const expected = { message: `The sign-in provider rejected the Client ID or Client Secret of the Clinic Scribe OAuth2 credential "${NAME}" when n8n renewed the token (invalid_client)`, kind: 'rejected', description: expect.stringContaining('Client Secret') };
+		const expected = {
+			message: `The sign-in provider rejected the Client ID or Client Secret of the Clinic Scribe OAuth2 credential "${NAME}" when n8n renewed the token (invalid_client)`,
+			kind: 'rejected',
+			description: expect.stringContaining('Client Secret'),
+		};
 		expect(tokenProblemOf(authError('invalid_client'), NAME)).toEqual(expected);
-		expect(tokenProblemOf(Object.assign(new Error('wrapped'), { cause: authError('invalid_client') }), NAME)).toEqual(expected);
+		expect(
+			tokenProblemOf(
+				Object.assign(new Error('wrapped'), { cause: authError('invalid_client') }),
+				NAME,
+			),
+		).toEqual(expected);
 	});
 
 	test('another OAuth error: names it, says to sign in again', () => {
-		expect(tokenProblemOf(authError('invalid_scope'), NAME)).toMatchObject({ message: expect.stringContaining('(invalid_scope)'), kind: 'rejected' });
+		expect(tokenProblemOf(authError('invalid_scope'), NAME)).toMatchObject({
+			message: expect.stringContaining('(invalid_scope)'),
+			kind: 'rejected',
+		});
 	});
 
 	test('the token endpoint answering without an OAuth error (ResponseError) or with a 5xx (axios): its status; a 5xx or 429 is not a rejection', () => {
-		const responseError = (status: number) => Object.assign(new Error(`HTTP status ${status}`), { status, code: 'ESTATUS', body: '{}' });
-		const axios5xx = Object.assign(new Error('Request failed with status code 503'), { code: 'ERR_BAD_RESPONSE', response: { status: 503, data: 'down' } });
-		expect(tokenProblemOf(responseError(400), NAME)).toMatchObject({ message: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${NAME}" (HTTP 400)`, kind: 'rejected' });
-		expect(tokenProblemOf(responseError(401), NAME)).toMatchObject({ message: expect.stringContaining('(HTTP 401)'), kind: 'rejected' });
+		const responseError = (status: number) =>
+			Object.assign(new Error(`HTTP status ${status}`), { status, code: 'ESTATUS', body: '{}' });
+		const axios5xx = Object.assign(new Error('Request failed with status code 503'), {
+			code: 'ERR_BAD_RESPONSE',
+			response: { status: 503, data: 'down' },
+		});
+		expect(tokenProblemOf(responseError(400), NAME)).toMatchObject({
+			message: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${NAME}" (HTTP 400)`,
+			kind: 'rejected',
+		});
+		expect(tokenProblemOf(responseError(401), NAME)).toMatchObject({
+			message: expect.stringContaining('(HTTP 401)'),
+			kind: 'rejected',
+		});
 		expect(tokenProblemOf(responseError(429), NAME)).toMatchObject({ kind: 'unavailable' });
-		expect(tokenProblemOf(axios5xx, NAME)).toMatchObject({ message: expect.stringContaining('(HTTP 503)'), kind: 'unavailable', description: expect.stringContaining('was not rejected') });
+		expect(tokenProblemOf(axios5xx, NAME)).toMatchObject({
+			message: expect.stringContaining('(HTTP 503)'),
+			kind: 'unavailable',
+			description: expect.stringContaining('was not rejected'),
+		});
 	});
 
 	test("not a renewal failure: the API's own 401 (handled as a rejected token), a network error, anything else", () => {
-		expect(tokenProblemOf(Object.assign(new Error('Request failed with status code 401'), { response: { status: 401 } }), NAME)).toBeUndefined();
-		expect(tokenProblemOf(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), NAME)).toBeUndefined();
+		expect(
+			tokenProblemOf(
+				Object.assign(new Error('Request failed with status code 401'), {
+					response: { status: 401 },
+				}),
+				NAME,
+			),
+		).toBeUndefined();
+		expect(
+			tokenProblemOf(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), NAME),
+		).toBeUndefined();
 		expect(tokenProblemOf('text', NAME)).toBeUndefined();
 		expect(tokenProblemOf(undefined, NAME)).toBeUndefined();
 	});
 });
 
 test('not connected: names the credential and what was not sent; a credential without a name still reads well', () => {
-	const node = { name: 'Clinic Scribe', type: 'n8n-nodes-clinic-scribe.clinicScribe', typeVersion: 1, position: [0, 0], parameters: {} } as unknown as INode;
-	const error = notConnectedError(node, NAME, { purpose: "the business's clinics and doctors", itemIndex: 2 });
-	expect(error.message).toBe(`The Clinic Scribe OAuth2 credential "${NAME}" is not connected to a clinic account, so nothing was sent for the business's clinics and doctors`);
+	const node = {
+		name: 'Clinic Scribe',
+		type: 'n8n-nodes-clinic-scribe.clinicScribe',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	} as unknown as INode;
+	const error = notConnectedError(node, NAME, {
+		purpose: "the business's clinics and doctors",
+		itemIndex: 2,
+	});
+	expect(error.message).toBe(
+		`The Clinic Scribe OAuth2 credential "${NAME}" is not connected to a clinic account, so nothing was sent for the business's clinics and doctors`,
+	);
 	expect(error.description).toContain('click Connect');
-	expect(notConnectedError(node, '', { purpose: 'x' }).message).toMatch(/^The Clinic Scribe OAuth2 credential is not connected/);
+	expect(notConnectedError(node, '', { purpose: 'x' }).message).toMatch(
+		/^The Clinic Scribe OAuth2 credential is not connected/,
+	);
 	expect(signInTokenRejectedAdvice(NAME, 1)).toContain(`"${NAME}"`);
 	expect(signInTokenRejectedAdvice(NAME, 2)).toMatch(/\(tried 2 times\)$/);
 });

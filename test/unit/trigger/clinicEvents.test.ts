@@ -6,7 +6,11 @@ import {
 	normalizeClinicEvent,
 	type ClinicEvent,
 } from '../../../nodes/ClinicScribe/shared/clinicEvents';
-import { clinicEventSample, CLINIC_SAMPLE_VARIANTS, SAMPLE_IDS } from '../../fake-api/clinicEventSamples';
+import {
+	clinicEventSample,
+	CLINIC_SAMPLE_VARIANTS,
+	SAMPLE_IDS,
+} from '../../fake-api/clinicEventSamples';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');
 const AT = '2026-03-04T05:06:07.000Z';
@@ -87,14 +91,37 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 	});
 
 	test('appointment.updated on cancel (CND) and appointment.statuschange (CM, no action)', () => {
-		const cancelled = normalizeClinicEvent(clinicEventSample('appointment-pw', { event: 'appointment.updated', status: 'CND', now: NOW }))!;
-		expect([cancelled.event, cancelled.action, cancelled.status, cancelled.statusLabel]).toEqual(['appointment.updated', 'modified', 'CND', 'Cancelled by Doctor']);
-		const changed = normalizeClinicEvent(clinicEventSample('appointment-statuschange-pw', { appointmentId: APPT, now: NOW }))!;
-		expect(changed).toMatchObject({ event: 'appointment.statuschange', kind: 'appointment', action: null, status: 'CM', statusLabel: 'Completed', appointmentId: APPT, occurredAt: AT });
+		const cancelled = normalizeClinicEvent(
+			clinicEventSample('appointment-pw', {
+				event: 'appointment.updated',
+				status: 'CND',
+				now: NOW,
+			}),
+		)!;
+		expect([cancelled.event, cancelled.action, cancelled.status, cancelled.statusLabel]).toEqual([
+			'appointment.updated',
+			'modified',
+			'CND',
+			'Cancelled by Doctor',
+		]);
+		const changed = normalizeClinicEvent(
+			clinicEventSample('appointment-statuschange-pw', { appointmentId: APPT, now: NOW }),
+		)!;
+		expect(changed).toMatchObject({
+			event: 'appointment.statuschange',
+			kind: 'appointment',
+			action: null,
+			status: 'CM',
+			statusLabel: 'Completed',
+			appointmentId: APPT,
+			occurredAt: AT,
+		});
 	});
 
 	test('an unknown status code keeps its code, labelled as unknown (as Appointment → Get does)', () => {
-		const event = normalizeClinicEvent(clinicEventSample('appointment-pw', { status: 'ZZ', now: NOW }))!;
+		const event = normalizeClinicEvent(
+			clinicEventSample('appointment-pw', { status: 'ZZ', now: NOW }),
+		)!;
 		expect([event.status, event.statusLabel]).toEqual(['ZZ', 'Unknown (ZZ)']);
 	});
 
@@ -117,7 +144,11 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 	});
 
 	test('appointment.tele.dr_joined', () => {
-		expect(normalizeClinicEvent(clinicEventSample('appointment-tele-pw', { appointmentId: APPT, now: NOW }))).toMatchObject({
+		expect(
+			normalizeClinicEvent(
+				clinicEventSample('appointment-tele-pw', { appointmentId: APPT, now: NOW }),
+			),
+		).toMatchObject({
 			event: 'appointment.tele.dr_joined',
 			kind: 'appointment',
 			appointmentId: APPT,
@@ -161,11 +192,19 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 			nameField: 'event',
 			body,
 		});
-		expect(normalizeClinicEvent(clinicEventSample('prescription-pw', { event: 'prescription.updated', now: NOW }))!.action).toBe('updated');
+		expect(
+			normalizeClinicEvent(
+				clinicEventSample('prescription-pw', { event: 'prescription.updated', now: NOW }),
+			)!.action,
+		).toBe('updated');
 	});
 
 	test('prescription.created, WS (event_type, rx_id, Eka appointment id, ISO timestamp string)', () => {
-		const body = clinicEventSample('prescription-ws', { prescriptionId: RX, appointmentId: APPT, now: NOW });
+		const body = clinicEventSample('prescription-ws', {
+			prescriptionId: RX,
+			appointmentId: APPT,
+			now: NOW,
+		});
 		expect(normalizeClinicEvent(body)).toEqual({
 			...NONE,
 			event: 'prescription.created',
@@ -182,7 +221,15 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 	});
 
 	test('prescription.created, COMMS (with the Eka appointment id) and prescription.communication', () => {
-		expect(normalizeClinicEvent(clinicEventSample('prescription-comms', { prescriptionId: RX, appointmentId: APPT, now: NOW }))).toMatchObject({
+		expect(
+			normalizeClinicEvent(
+				clinicEventSample('prescription-comms', {
+					prescriptionId: RX,
+					appointmentId: APPT,
+					now: NOW,
+				}),
+			),
+		).toMatchObject({
 			kind: 'prescription',
 			prescriptionId: RX,
 			appointmentId: APPT,
@@ -190,14 +237,30 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 			printUrl: null,
 			occurredAt: AT,
 		});
-		const sent = normalizeClinicEvent(clinicEventSample('prescription-communication-pw', { prescriptionId: RX, appointmentId: APPT, now: NOW }))!;
-		expect(sent).toMatchObject({ event: 'prescription.communication', kind: 'prescription', prescriptionId: RX, appointmentId: APPT, transactionId: '8y3458734661' });
+		const sent = normalizeClinicEvent(
+			clinicEventSample('prescription-communication-pw', {
+				prescriptionId: RX,
+				appointmentId: APPT,
+				now: NOW,
+			}),
+		)!;
+		expect(sent).toMatchObject({
+			event: 'prescription.communication',
+			kind: 'prescription',
+			prescriptionId: RX,
+			appointmentId: APPT,
+			transactionId: '8y3458734661',
+		});
 		// The patient's name stays in the raw body only, never in a normalised field.
 		expect(JSON.stringify({ ...sent, body: undefined })).not.toContain('Sample Patient');
 	});
 
 	test('receipt.created, WS real sample (event_type, aid / doctor_oid / patient_oid, milliseconds)', () => {
-		const body = clinicEventSample('receipt-ws', { receiptId: 'rcpt-9', appointmentId: APPT, now: NOW });
+		const body = clinicEventSample('receipt-ws', {
+			receiptId: 'rcpt-9',
+			appointmentId: APPT,
+			now: NOW,
+		});
 		expect(normalizeClinicEvent(body)).toEqual({
 			...NONE,
 			event: 'receipt.created',
@@ -221,11 +284,21 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 		delete body.event_time;
 		delete body.timestamp;
 		const event = normalizeClinicEvent(body)!;
-		expect([event.event, event.kind, event.receiptId, event.occurredAt, event.nameField]).toEqual(['receipt.updated', 'receipt', '2579', AT, 'event']);
+		expect([event.event, event.kind, event.receiptId, event.occurredAt, event.nameField]).toEqual([
+			'receipt.updated',
+			'receipt',
+			'2579',
+			AT,
+			'event',
+		]);
 	});
 
 	test('receipt_payment.requested: the payment link as the document URL', () => {
-		expect(normalizeClinicEvent(clinicEventSample('receipt-payment-pw', { appointmentId: APPT, now: NOW }))).toMatchObject({
+		expect(
+			normalizeClinicEvent(
+				clinicEventSample('receipt-payment-pw', { appointmentId: APPT, now: NOW }),
+			),
+		).toMatchObject({
 			kind: 'receipt',
 			appointmentId: APPT,
 			documentUrl: 'https://pay.example/l/abc',
@@ -235,7 +308,12 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 
 	test('timestamps in seconds, milliseconds and ISO all give the same occurredAt', () => {
 		const base = clinicEventSample('appointment-ws', { now: NOW });
-		for (const timestamp of [NOW.getTime() / 1000, NOW.getTime(), AT, String(NOW.getTime() / 1000)]) {
+		for (const timestamp of [
+			NOW.getTime() / 1000,
+			NOW.getTime(),
+			AT,
+			String(NOW.getTime() / 1000),
+		]) {
 			expect(normalizeClinicEvent({ ...base, timestamp })!.occurredAt).toBe(AT);
 		}
 		expect(normalizeClinicEvent({ event: 'appointment.created', data: {} })!.occurredAt).toBeNull();
@@ -244,7 +322,11 @@ describe('normalizeClinicEvent: every documented payload variant', () => {
 	test('every variant gives its family and a name', () => {
 		for (const variant of CLINIC_SAMPLE_VARIANTS) {
 			const event = normalizeClinicEvent(clinicEventSample(variant, { now: NOW }));
-			expect([variant, event?.kind, event?.occurredAt]).toEqual([variant, variant.split('-')[0], AT]);
+			expect([variant, event?.kind, event?.occurredAt]).toEqual([
+				variant,
+				variant.split('-')[0],
+				AT,
+			]);
 		}
 	});
 
@@ -268,8 +350,34 @@ describe('event names and kinds', () => {
 
 	test('clinicEventKind by prefix', () => {
 		expect(
-			['appointment.created', 'prescription.updated', 'receipt.deleted', 'receipt_payment.requested', 'schedule.stop_practice', 'mcert.created', 'google_review.request', 'vaccination.reminder', 'ipd_admissions.created', 'user.delete', 'v2rx.completed', 'other'].map(clinicEventKind),
-		).toEqual(['appointment', 'prescription', 'receipt', 'receipt', 'schedule', 'certificate', 'review', 'vaccination', 'admission', 'user', undefined, undefined]);
+			[
+				'appointment.created',
+				'prescription.updated',
+				'receipt.deleted',
+				'receipt_payment.requested',
+				'schedule.stop_practice',
+				'mcert.created',
+				'google_review.request',
+				'vaccination.reminder',
+				'ipd_admissions.created',
+				'user.delete',
+				'v2rx.completed',
+				'other',
+			].map(clinicEventKind),
+		).toEqual([
+			'appointment',
+			'prescription',
+			'receipt',
+			'receipt',
+			'schedule',
+			'certificate',
+			'review',
+			'vaccination',
+			'admission',
+			'user',
+			undefined,
+			undefined,
+		]);
 	});
 
 	test('every offered clinic event has a kind, a unique value, and its name in its description', () => {
@@ -279,18 +387,32 @@ describe('event names and kinds', () => {
 			expect(clinicEventKind(option.value)).toBeDefined();
 			expect(option.description).toContain(`(${option.value})`);
 		}
-		expect(values).toEqual(expect.arrayContaining(['appointment.created', 'appointment.updated', 'appointment.statuschange', 'prescription.created', 'prescription.updated', 'receipt.created', 'receipt.updated']));
+		expect(values).toEqual(
+			expect.arrayContaining([
+				'appointment.created',
+				'appointment.updated',
+				'appointment.statuschange',
+				'prescription.created',
+				'prescription.updated',
+				'receipt.created',
+				'receipt.updated',
+			]),
+		);
 	});
 });
 
-describe('the trigger\'s Events field', () => {
+describe("the trigger's Events field", () => {
 	const description = new ClinicScribeTrigger().description;
 	const events = description.properties.find((p) => p.name === 'events')!;
 	const options = (events.options ?? []) as Array<{ name: string; value: string }>;
 
 	test('offers every clinic event and Transcription Completed, by name (so each kind stays together)', () => {
-		expect(options.map((o) => o.value).sort()).toEqual([...CLINIC_EVENTS.map((e) => e.value), 'v2rx.completed'].sort());
-		expect(options.map((o) => o.name)).toEqual([...options.map((o) => o.name)].sort((a, b) => a.localeCompare(b)));
+		expect(options.map((o) => o.value).sort()).toEqual(
+			[...CLINIC_EVENTS.map((e) => e.value), 'v2rx.completed'].sort(),
+		);
+		expect(options.map((o) => o.name)).toEqual(
+			[...options.map((o) => o.name)].sort((a, b) => a.localeCompare(b)),
+		);
 		const kinds = options.map((o) => o.name.split(' ')[0]);
 		// Each kind's options are adjacent: a kind never reappears after another one.
 		const runs = kinds.filter((kind, i) => i === 0 || kinds[i - 1] !== kind);

@@ -37,34 +37,86 @@ describe('normalizeCompletionEvent', () => {
 
 	it('gives both shapes of one event the same normalised fields', () => {
 		const pick = (shape: 'flat' | 'envelope') => {
-			const { body: _body, shape: _shape, ...fields } = normalizeCompletionEvent(completionEventBody({ shape, transactionId: 't-9', now: NOW }))!;
+			const {
+				body: _body,
+				shape: _shape,
+				...fields
+			} = normalizeCompletionEvent(completionEventBody({ shape, transactionId: 't-9', now: NOW }))!;
 			return fields;
 		};
 		expect(pick('flat')).toEqual(pick('envelope'));
 	});
 
 	it('takes the event name in the documented order: event, event_id, payload.event, event_type', () => {
-		expect(normalizeCompletionEvent({ event: 'a', event_id: 'b', payload: { event: 'c' }, event_type: 'd' })?.event).toBe('a');
-		expect(normalizeCompletionEvent({ event_id: 'b', payload: { event: 'c' }, event_type: 'd' })?.event).toBe('b');
+		expect(
+			normalizeCompletionEvent({
+				event: 'a',
+				event_id: 'b',
+				payload: { event: 'c' },
+				event_type: 'd',
+			})?.event,
+		).toBe('a');
+		expect(
+			normalizeCompletionEvent({ event_id: 'b', payload: { event: 'c' }, event_type: 'd' })?.event,
+		).toBe('b');
 		expect(normalizeCompletionEvent({ payload: { event: 'c' }, event_type: 'd' })?.event).toBe('c');
 		expect(normalizeCompletionEvent({ event_type: 'd' })?.event).toBe('d');
 	});
 
 	it('takes the transaction id in the documented order and falls back to the session id', () => {
-		expect(normalizeCompletionEvent({ event: 'e', data: { transaction_id: '1', session_id: 's' }, payload: { transaction_id: '2' }, transaction_id: '3' })?.transactionId).toBe('1');
-		expect(normalizeCompletionEvent({ event: 'e', payload: { transaction_id: '2' }, transaction_id: '3' })?.transactionId).toBe('2');
+		expect(
+			normalizeCompletionEvent({
+				event: 'e',
+				data: { transaction_id: '1', session_id: 's' },
+				payload: { transaction_id: '2' },
+				transaction_id: '3',
+			})?.transactionId,
+		).toBe('1');
+		expect(
+			normalizeCompletionEvent({
+				event: 'e',
+				payload: { transaction_id: '2' },
+				transaction_id: '3',
+			})?.transactionId,
+		).toBe('2');
 		expect(normalizeCompletionEvent({ event: 'e', transaction_id: '3' })?.transactionId).toBe('3');
-		expect(normalizeCompletionEvent({ event: 'e', data: { session_id: 's4' } })).toMatchObject({ transactionId: 's4', sessionId: 's4' });
-		expect(normalizeCompletionEvent({ event: 'e', session_id: 's5' })).toMatchObject({ transactionId: 's5', sessionId: 's5' });
-		expect(normalizeCompletionEvent({ event: 'e' })).toMatchObject({ transactionId: null, sessionId: null, status: null, timestamp: null });
+		expect(normalizeCompletionEvent({ event: 'e', data: { session_id: 's4' } })).toMatchObject({
+			transactionId: 's4',
+			sessionId: 's4',
+		});
+		expect(normalizeCompletionEvent({ event: 'e', session_id: 's5' })).toMatchObject({
+			transactionId: 's5',
+			sessionId: 's5',
+		});
+		expect(normalizeCompletionEvent({ event: 'e' })).toMatchObject({
+			transactionId: null,
+			sessionId: null,
+			status: null,
+			timestamp: null,
+		});
 	});
 
 	it('keeps a session id that differs from the transaction id', () => {
-		expect(normalizeCompletionEvent({ event: 'v2rx.completed', data: { transaction_id: 't', session_id: 's' } })).toMatchObject({ transactionId: 't', sessionId: 's' });
+		expect(
+			normalizeCompletionEvent({
+				event: 'v2rx.completed',
+				data: { transaction_id: 't', session_id: 's' },
+			}),
+		).toMatchObject({ transactionId: 't', sessionId: 's' });
 	});
 
 	it('returns undefined for a body that is no event', () => {
-		for (const body of [undefined, null, 'text', 42, [], {}, { data: { transaction_id: 't' } }, { event: '' }, { event: { name: 'x' } }]) {
+		for (const body of [
+			undefined,
+			null,
+			'text',
+			42,
+			[],
+			{},
+			{ data: { transaction_id: 't' } },
+			{ event: '' },
+			{ event: { name: 'x' } },
+		]) {
 			expect(normalizeCompletionEvent(body)).toBeUndefined();
 		}
 	});
@@ -85,7 +137,9 @@ describe('toIsoTimestamp', () => {
 describe('chosen events', () => {
 	it('joins the chosen names and the free-text extra names, without duplicates', () => {
 		expect(chosenEventNames(['v2rx.completed'], '')).toEqual(['v2rx.completed']);
-		expect(chosenEventNames(['v2rx.completed'], 'v2rx.failed, v2rx.completed  other.event')).toEqual(['v2rx.completed', 'v2rx.failed', 'other.event']);
+		expect(
+			chosenEventNames(['v2rx.completed'], 'v2rx.failed, v2rx.completed  other.event'),
+		).toEqual(['v2rx.completed', 'v2rx.failed', 'other.event']);
 		expect(chosenEventNames('v2rx.completed', undefined)).toEqual(['v2rx.completed']);
 		expect(chosenEventNames([], undefined)).toEqual([]);
 	});

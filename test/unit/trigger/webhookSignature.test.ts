@@ -20,7 +20,11 @@ import { prepareDelivery, signBody } from '../../fake-api/routes/webhooks';
 
 const KEY = 'a3f1c9e0b7d24c5e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90123456789abcd';
 const NOW = 1_767_225_600; // 2026-01-01T00:00:00Z
-const BODY = JSON.stringify({ event: 'v2rx.completed', data: { transaction_id: 'txn-1', status: 'completed', session_id: 'txn-1' }, timestamp: '2026-01-01T00:00:00.000Z' });
+const BODY = JSON.stringify({
+	event: 'v2rx.completed',
+	data: { transaction_id: 'txn-1', status: 'completed', session_id: 'txn-1' },
+	timestamp: '2026-01-01T00:00:00.000Z',
+});
 
 function check(overrides: Partial<SignatureCheckInput>) {
 	return verifySignature({
@@ -42,7 +46,10 @@ describe('verifySignature', () => {
 	});
 
 	it('rejects a signature made with another key', () => {
-		expect(check({ header: signBody('another-key', NOW, BODY) })).toEqual({ valid: false, reason: 'mismatch' });
+		expect(check({ header: signBody('another-key', NOW, BODY) })).toEqual({
+			valid: false,
+			reason: 'mismatch',
+		});
 		expect(check({ signingKey: `${KEY}0` })).toEqual({ valid: false, reason: 'mismatch' });
 	});
 
@@ -52,10 +59,19 @@ describe('verifySignature', () => {
 	});
 
 	it('rejects a timestamp beyond the tolerance, in the past or the future, and accepts one at its edge', () => {
-		expect(check({ header: signBody(KEY, NOW - 301, BODY) })).toEqual({ valid: false, reason: 'stale' });
-		expect(check({ header: signBody(KEY, NOW + 301, BODY) })).toEqual({ valid: false, reason: 'stale' });
+		expect(check({ header: signBody(KEY, NOW - 301, BODY) })).toEqual({
+			valid: false,
+			reason: 'stale',
+		});
+		expect(check({ header: signBody(KEY, NOW + 301, BODY) })).toEqual({
+			valid: false,
+			reason: 'stale',
+		});
 		expect(check({ header: signBody(KEY, NOW - 300, BODY) })).toEqual({ valid: true });
-		expect(check({ header: signBody(KEY, NOW - 100, BODY), toleranceSeconds: 60 })).toEqual({ valid: false, reason: 'stale' });
+		expect(check({ header: signBody(KEY, NOW - 100, BODY), toleranceSeconds: 60 })).toEqual({
+			valid: false,
+			reason: 'stale',
+		});
 	});
 
 	it('rejects a body with one byte changed after signing, wherever the byte is', () => {
@@ -66,9 +82,16 @@ describe('verifySignature', () => {
 			expect(check({ rawBody: changed })).toEqual({ valid: false, reason: 'mismatch' });
 		}
 		// The fake's "changed-body" forgery: valid JSON, one character different.
-		const forged = prepareDelivery({ signing_key: KEY }, JSON.parse(BODY) as Record<string, unknown>, 'changed-body', { nowSeconds: NOW });
+		const forged = prepareDelivery(
+			{ signing_key: KEY },
+			JSON.parse(BODY) as Record<string, unknown>,
+			'changed-body',
+			{ nowSeconds: NOW },
+		);
 		expect(forged.raw).not.toBe(BODY);
-		expect(check({ header: forged.headers['Eka-Webhook-Signature'], rawBody: Buffer.from(forged.raw) })).toEqual({ valid: false, reason: 'mismatch' });
+		expect(
+			check({ header: forged.headers['Eka-Webhook-Signature'], rawBody: Buffer.from(forged.raw) }),
+		).toEqual({ valid: false, reason: 'mismatch' });
 	});
 
 	it('hashes the exact bytes: re-serialised JSON with other spacing does not verify', () => {
@@ -77,12 +100,22 @@ describe('verifySignature', () => {
 	});
 
 	it('rejects malformed headers and non-hex or short signatures without throwing', () => {
-		for (const header of ['garbage', 'v1=abc', `t=${NOW}`, `t=abc,v1=${'0'.repeat(64)}`, `t=${NOW},v1=zz`, `t=${NOW},v1=${'a'.repeat(63)}`]) {
+		for (const header of [
+			'garbage',
+			'v1=abc',
+			`t=${NOW}`,
+			`t=abc,v1=${'0'.repeat(64)}`,
+			`t=${NOW},v1=zz`,
+			`t=${NOW},v1=${'a'.repeat(63)}`,
+		]) {
 			const result = check({ header });
 			expect(result.valid).toBe(false);
 		}
 		expect(check({ header: 'sha256=abc' })).toEqual({ valid: false, reason: 'malformed' });
-		expect(check({ header: `t=${NOW},v1=${'a'.repeat(63)}` })).toEqual({ valid: false, reason: 'mismatch' });
+		expect(check({ header: `t=${NOW},v1=${'a'.repeat(63)}` })).toEqual({
+			valid: false,
+			reason: 'mismatch',
+		});
 	});
 
 	it('accepts any matching v1 when several are sent (key rotation), and a repeated header', () => {
@@ -99,13 +132,19 @@ describe('verifySignature', () => {
 
 	it('agrees with the fake API on the header format', () => {
 		expect(signatureHeaderValue(KEY, NOW, BODY)).toBe(signBody(KEY, NOW, BODY));
-		expect(computeSignature(KEY, NOW, Buffer.from(BODY))).toBe(computeSignature(KEY, String(NOW), BODY));
+		expect(computeSignature(KEY, NOW, Buffer.from(BODY))).toBe(
+			computeSignature(KEY, String(NOW), BODY),
+		);
 	});
 });
 
 describe('parseSignatureHeader', () => {
 	it('reads t and every v1, tolerating spaces and unknown parts', () => {
-		expect(parseSignatureHeader(`t=${NOW}, v1=ab, v0=zz ,v1=cd`)).toEqual({ timestampText: String(NOW), timestampSeconds: NOW, signatures: ['ab', 'cd'] });
+		expect(parseSignatureHeader(`t=${NOW}, v1=ab, v0=zz ,v1=cd`)).toEqual({
+			timestampText: String(NOW),
+			timestampSeconds: NOW,
+			signatures: ['ab', 'cd'],
+		});
 		expect(parseSignatureHeader('v1=ab')).toBeUndefined();
 		expect(parseSignatureHeader(`t=${NOW}`)).toBeUndefined();
 		expect(parseSignatureHeader('t=-5,v1=ab')).toBeUndefined();
@@ -137,9 +176,9 @@ describe('the replay cache: keys by receiver and body, claims, copies in flight'
 		expect(deliveryKeyOf({ ...production, mode: 'manual' }, raw, undefined)).not.toBe(key);
 		expect(deliveryKeyOf(production, Buffer.from(`${BODY} `), undefined)).not.toBe(key);
 		// Parts cannot run into one another: "a" + "b:c" is not "a:b" + "c".
-		expect(deliveryKeyOf({ workflowId: 'a', nodeId: 'b:c', mode: 'webhook' }, raw, undefined)).not.toBe(
-			deliveryKeyOf({ workflowId: 'a:b', nodeId: 'c', mode: 'webhook' }, raw, undefined),
-		);
+		expect(
+			deliveryKeyOf({ workflowId: 'a', nodeId: 'b:c', mode: 'webhook' }, raw, undefined),
+		).not.toBe(deliveryKeyOf({ workflowId: 'a:b', nodeId: 'c', mode: 'webhook' }, raw, undefined));
 		expect(deliveryKeyOf(production, undefined, undefined)).toBeUndefined();
 	});
 
@@ -176,7 +215,11 @@ describe('the replay cache: keys by receiver and body, claims, copies in flight'
 			if (claim.kind === 'claimed') claim.settle(true);
 		}
 		// At most 3 entries: the oldest made room ('slow', then 'a'); the newest are remembered.
-		expect(['b', 'c', 'd'].map((key) => guard.claim(key, NOW + 10, 300).kind)).toEqual(['accepted', 'accepted', 'accepted']);
+		expect(['b', 'c', 'd'].map((key) => guard.claim(key, NOW + 10, 300).kind)).toEqual([
+			'accepted',
+			'accepted',
+			'accepted',
+		]);
 		expect(guard.claim('a', NOW + 10, 300).kind).toBe('claimed');
 	});
 });

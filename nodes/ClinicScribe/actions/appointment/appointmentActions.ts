@@ -9,10 +9,19 @@ import { readAppointmentRef } from './appointmentFields';
  * The status each action asks for. Complete may end as CM or CMNP (with or without a
  * prescription), so it claims none; Get the appointment to read it.
  */
-const REQUESTED_STATUS: Record<AppointmentAction, string | null> = { cancel: 'CN', complete: null, park: 'PA', noShow: 'NS' };
+const REQUESTED_STATUS: Record<AppointmentAction, string | null> = {
+	cancel: 'CN',
+	complete: null,
+	park: 'PA',
+	noShow: 'NS',
+};
 
 /** Cancel, Complete, Park, Mark No-Show: one call each, the outcome as one record. */
-export async function runAppointmentAction(ctx: IExecuteFunctions, action: AppointmentAction, itemIndex: number): Promise<OperationResult> {
+export async function runAppointmentAction(
+	ctx: IExecuteFunctions,
+	action: AppointmentAction,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const ref = readAppointmentRef(ctx, itemIndex);
 	await appointmentAction(ctx, action, ref, itemIndex);
 	const status = REQUESTED_STATUS[action];

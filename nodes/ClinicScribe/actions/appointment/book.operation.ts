@@ -1,4 +1,9 @@
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { isoInZone } from '../../shared/timeZones';
 import { readPatientDetails, patientDetailsField } from './patientDetails';
@@ -50,18 +55,51 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
-			{ displayName: 'Display Meta (JSON)', name: 'displayMeta', type: 'json', default: '{}', description: 'Shown on the appointment card: keys up to 30 characters, values text or numbers up to 50' },
-			{ displayName: 'End Time', name: 'endTime', type: 'dateTime', default: '', description: `When the appointment ends. ${TIME_DESCRIPTION}.` },
-			{ displayName: 'Notes', name: 'notes', type: 'string', typeOptions: { rows: 3 }, default: '', description: 'Plain text or HTML' },
+			{
+				displayName: 'Display Meta (JSON)',
+				name: 'displayMeta',
+				type: 'json',
+				default: '{}',
+				description:
+					'Shown on the appointment card: keys up to 30 characters, values text or numbers up to 50',
+			},
+			{
+				displayName: 'End Time',
+				name: 'endTime',
+				type: 'dateTime',
+				default: '',
+				description: `When the appointment ends. ${TIME_DESCRIPTION}.`,
+			},
+			{
+				displayName: 'Notes',
+				name: 'notes',
+				type: 'string',
+				typeOptions: { rows: 3 },
+				default: '',
+				description: 'Plain text or HTML',
+			},
 			{
 				displayName: 'Partner Appointment ID',
 				name: 'partnerAppointmentId',
 				type: 'string',
 				default: '',
-				description: 'Your own ID for the appointment. Recommended: with it a booking whose answer was lost can be looked up (Get with ID Type "Partner Appointment ID"), and booking it again is refused.',
+				description:
+					'Your own ID for the appointment. Recommended: with it a booking whose answer was lost can be looked up (Get with ID Type "Partner Appointment ID"), and booking it again is refused.',
 			},
-			{ displayName: 'Partner Meta (JSON)', name: 'partnerMeta', type: 'json', default: '{}', description: 'Your data, echoed back and hidden from the queue' },
-			{ displayName: 'Queue Token', name: 'token', type: 'number', default: 0, description: 'Position in the queue' },
+			{
+				displayName: 'Partner Meta (JSON)',
+				name: 'partnerMeta',
+				type: 'json',
+				default: '{}',
+				description: 'Your data, echoed back and hidden from the queue',
+			},
+			{
+				displayName: 'Queue Token',
+				name: 'token',
+				type: 'number',
+				default: 0,
+				description: 'Position in the queue',
+			},
 		],
 	},
 	patientDetailsField(show),
@@ -76,17 +114,33 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const options = readOptions(this, itemIndex);
 	const timeZone = readTimeZone(this, itemIndex, options);
 	const ids = readIdSet(this, itemIndex);
-	const start = readTime(this, itemIndex, this.getNodeParameter('startTime', itemIndex, ''), 'Start Time', timeZone);
+	const start = readTime(
+		this,
+		itemIndex,
+		this.getNodeParameter('startTime', itemIndex, ''),
+		'Start Time',
+		timeZone,
+	);
 	const mode = readMode(this, itemIndex, this.getNodeParameter('mode', itemIndex, 'INCLINIC'));
 	const extra = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const details: IDataObject = { start_time: start, mode };
 	if (extra.endTime !== undefined && extra.endTime !== '') {
 		const end = readTime(this, itemIndex, extra.endTime, 'End Time', timeZone);
-		if (end <= start) throw inputError(this, itemIndex, 'The End Time', 'is not after the Start Time', 'Give an End Time later than the Start Time, or leave it out.');
+		if (end <= start)
+			throw inputError(
+				this,
+				itemIndex,
+				'The End Time',
+				'is not after the Start Time',
+				'Give an End Time later than the Start Time, or leave it out.',
+			);
 		details.end_time = end;
 	}
 	const body: IDataObject = { ...ids, appointment_details: details };
@@ -109,7 +163,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw withOutcomeAdvice(error, partnerAppointmentId);
 	}
 	const appointmentId = textOf((response.body as IDataObject | undefined)?.appointment_id);
-	if (!appointmentId) throw unexpectedBodyError(this, { purpose: 'the booking', itemIndex }, response.statusCode);
+	if (!appointmentId)
+		throw unexpectedBodyError(this, { purpose: 'the booking', itemIndex }, response.statusCode);
 	return [
 		{
 			appointment_id: appointmentId,
@@ -119,7 +174,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			start_time: start,
 			start_time_iso: isoInZone(start, timeZone),
 			end_time: details.end_time ?? null,
-			end_time_iso: typeof details.end_time === 'number' ? isoInZone(details.end_time, timeZone) : null,
+			end_time_iso:
+				typeof details.end_time === 'number' ? isoInZone(details.end_time, timeZone) : null,
 			time_zone: timeZone,
 		},
 	];

@@ -4,7 +4,14 @@ import { normalizeAppointment } from '../../shared/appointmentRecords';
 import { getAppointment } from '../../transport/appointmentsApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
-import { appointmentIdFields, readAppointmentRef, readOptions, readTimeZone, showFor, timeZoneOption } from './appointmentFields';
+import {
+	appointmentIdFields,
+	readAppointmentRef,
+	readOptions,
+	readTimeZone,
+	showFor,
+	timeZoneOption,
+} from './appointmentFields';
 
 const show = showFor('get');
 
@@ -25,10 +32,16 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Get');
 	const ref = readAppointmentRef(this, itemIndex);
 	const timeZone = readTimeZone(this, itemIndex, readOptions(this, itemIndex));
-	const appointment = await getAppointment(this, ref.appointmentId, { partnerId: ref.partnerId, itemIndex });
+	const appointment = await getAppointment(this, ref.appointmentId, {
+		partnerId: ref.partnerId,
+		itemIndex,
+	});
 	return [normalizeAppointment(appointment, timeZone)];
 }

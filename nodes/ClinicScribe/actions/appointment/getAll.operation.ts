@@ -1,12 +1,24 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { mayHaveNextPage, planListFilters, LIST_MAX_SPAN_DAYS } from '../../shared/appointmentFilters';
-import { APPOINTMENT_STATUSES, normalizeAppointment, statusCodeOf } from '../../shared/appointmentRecords';
+import {
+	mayHaveNextPage,
+	planListFilters,
+	LIST_MAX_SPAN_DAYS,
+} from '../../shared/appointmentFilters';
+import {
+	APPOINTMENT_STATUSES,
+	normalizeAppointment,
+	statusCodeOf,
+} from '../../shared/appointmentRecords';
 import { isRecord, textOf, trimmedString } from '../../shared/values';
 import { listAppointmentsPage } from '../../transport/appointmentsApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, pageBoundError, type OperationResult } from '../common.execute';
+import {
+	assertPatientDataMayGoToAgent,
+	pageBoundError,
+	type OperationResult,
+} from '../common.execute';
 import {
 	clinicLocator,
 	doctorLocator,
@@ -76,8 +88,12 @@ export const description: INodeProperties[] = [
 				type: 'multiOptions',
 				default: [],
 				// The service has no status filter: applied to what it returns.
-				description: 'Keep only appointments in these statuses (applied by the node: the service has no status filter)',
-				options: Object.entries(APPOINTMENT_STATUSES).map(([code, { label }]) => ({ name: `${label} (${code})`, value: code })),
+				description:
+					'Keep only appointments in these statuses (applied by the node: the service has no status filter)',
+				options: Object.entries(APPOINTMENT_STATUSES).map(([code, { label }]) => ({
+					name: `${label} (${code})`,
+					value: code,
+				})),
 			},
 			timeZoneOption(),
 		],
@@ -88,7 +104,10 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Get Many');
 	const options = readOptions(this, itemIndex);
 	const timeZone = readTimeZone(this, itemIndex, options);
@@ -100,25 +119,41 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		patientId: trimmedString(this.getNodeParameter('patientId', itemIndex, '')) || undefined,
 		doctorId: optional('doctorId'),
 		clinicId: optional('clinicId'),
-		startDate: isEmpty(startValue) ? undefined : readDate(this, itemIndex, startValue, 'Start Date', timeZone),
-		endDate: isEmpty(endValue) ? undefined : readDate(this, itemIndex, endValue, 'End Date', timeZone),
+		startDate: isEmpty(startValue)
+			? undefined
+			: readDate(this, itemIndex, startValue, 'Start Date', timeZone),
+		endDate: isEmpty(endValue)
+			? undefined
+			: readDate(this, itemIndex, endValue, 'End Date', timeZone),
 	});
 	if (!plan.ok) throw inputError(this, itemIndex, 'The filters', plan.problem, plan.fix);
 
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : Math.max(1, this.getNodeParameter('limit', itemIndex, 50) as number);
+	const limit = returnAll
+		? Infinity
+		: Math.max(1, this.getNodeParameter('limit', itemIndex, 50) as number);
 	const out: IDataObject[] = [];
 	const seen = new Set<string>();
 	let read = 0;
 	let more = true;
 	for (let page = 0; more && out.length < limit; page++) {
 		if (page === MAX_PAGES) {
-			throw pageBoundError(this, itemIndex, { records: 'appointments', pages: MAX_PAGES, read, narrow: NARROW[plan.set === 'patient' ? 'patient' : 'dates'] });
+			throw pageBoundError(this, itemIndex, {
+				records: 'appointments',
+				pages: MAX_PAGES,
+				read,
+				narrow: NARROW[plan.set === 'patient' ? 'patient' : 'dates'],
+			});
 		}
 		const response = await listAppointmentsPage(this, { ...plan.query, page_no: page }, itemIndex);
 		const body = response.body;
 		const list = isRecord(body) ? body.appointments : undefined;
-		if (!Array.isArray(list)) throw unexpectedBodyError(this, { purpose: 'the list of appointments', itemIndex }, response.statusCode);
+		if (!Array.isArray(list))
+			throw unexpectedBodyError(
+				this,
+				{ purpose: 'the list of appointments', itemIndex },
+				response.statusCode,
+			);
 		let fresh = 0;
 		for (const entry of list.filter(isRecord)) {
 			const id = textOf(entry.appointment_id) ?? '';
@@ -140,12 +175,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 /** What to change when a list is longer than the node reads for one item. */
 const NARROW = {
-	dates: 'Narrow the filters: a shorter date range (one day at a time, say, with one item per day), or a doctor or a clinic; or turn off Return All and set a Limit.',
-	patient: "List this patient's appointments by dates instead (a date range, with their doctor or clinic), or turn off Return All and set a Limit.",
+	dates:
+		'Narrow the filters: a shorter date range (one day at a time, say, with one item per day), or a doctor or a clinic; or turn off Return All and set a Limit.',
+	patient:
+		"List this patient's appointments by dates instead (a date range, with their doctor or clinic), or turn off Return All and set a Limit.",
 } as const;
 
 function isEmpty(value: unknown): boolean {
-	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+	return (
+		value === undefined || value === null || (typeof value === 'string' && value.trim() === '')
+	);
 }
 
 function readStatuses(ctx: IExecuteFunctions, itemIndex: number, value: unknown): string[] {
@@ -156,7 +195,13 @@ function readStatuses(ctx: IExecuteFunctions, itemIndex: number, value: unknown)
 		if (typeof entry === 'string' && entry.trim() === '') continue;
 		const code = statusCodeOf(entry);
 		if (!code) {
-			throw inputError(ctx, itemIndex, 'The Statuses option', `has "${String(entry)}", which is not an appointment status`, `Use codes or labels such as ${Object.keys(APPOINTMENT_STATUSES).slice(0, 6).join(', ')} (see the list).`);
+			throw inputError(
+				ctx,
+				itemIndex,
+				'The Statuses option',
+				`has "${String(entry)}", which is not an appointment status`,
+				`Use codes or labels such as ${Object.keys(APPOINTMENT_STATUSES).slice(0, 6).join(', ')} (see the list).`,
+			);
 		}
 		codes.push(code);
 	}

@@ -28,7 +28,8 @@ export const description: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		required: true,
-		description: 'First day of the range (the date in the clinic\'s time zone; YYYY-MM-DD, a date-time or epoch seconds)',
+		description:
+			"First day of the range (the date in the clinic's time zone; YYYY-MM-DD, a date-time or epoch seconds)",
 		displayOptions: { show },
 	},
 	{
@@ -67,25 +68,70 @@ export const readsOnly = true;
  * One request per day (`start_date` = `end_date` = that day): [EKA-APPT-GS] allows only D to D+1,
  * [EKA-MCP] asks for up to 10 days; one day is within both.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
-	const doctorId = readRequiredLocator(this, 'doctorId', 'Doctor', itemIndex, 'Pick a doctor from the list, or enter a doctor ID.');
-	const clinicId = readRequiredLocator(this, 'clinicId', 'Clinic', itemIndex, 'Pick a clinic from the list, or enter a clinic ID.');
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
+	const doctorId = readRequiredLocator(
+		this,
+		'doctorId',
+		'Doctor',
+		itemIndex,
+		'Pick a doctor from the list, or enter a doctor ID.',
+	);
+	const clinicId = readRequiredLocator(
+		this,
+		'clinicId',
+		'Clinic',
+		itemIndex,
+		'Pick a clinic from the list, or enter a clinic ID.',
+	);
 	const options = readOptions(this, itemIndex);
 	const timeZone = readTimeZone(this, itemIndex, options);
-	const startDate = readDate(this, itemIndex, this.getNodeParameter('startDate', itemIndex, ''), 'Start Date', timeZone);
-	const endDate = readDate(this, itemIndex, this.getNodeParameter('endDate', itemIndex, ''), 'End Date', timeZone);
+	const startDate = readDate(
+		this,
+		itemIndex,
+		this.getNodeParameter('startDate', itemIndex, ''),
+		'Start Date',
+		timeZone,
+	);
+	const endDate = readDate(
+		this,
+		itemIndex,
+		this.getNodeParameter('endDate', itemIndex, ''),
+		'End Date',
+		timeZone,
+	);
 	const span = daysBetween(startDate, endDate);
-	if (span < 0) throw inputError(this, itemIndex, 'The End Date', `${endDate} is before the Start Date ${startDate}`, 'Give an End Date on or after the Start Date.');
+	if (span < 0)
+		throw inputError(
+			this,
+			itemIndex,
+			'The End Date',
+			`${endDate} is before the Start Date ${startDate}`,
+			'Give an End Date on or after the Start Date.',
+		);
 	if (span + 1 > SLOTS_MAX_DAYS) {
-		throw inputError(this, itemIndex, 'The date range', `${startDate} to ${endDate} spans ${span + 1} days (at most ${SLOTS_MAX_DAYS})`, `Shorten the range to ${SLOTS_MAX_DAYS} days or fewer.`);
+		throw inputError(
+			this,
+			itemIndex,
+			'The date range',
+			`${startDate} to ${endDate} spans ${span + 1} days (at most ${SLOTS_MAX_DAYS})`,
+			`Shorten the range to ${SLOTS_MAX_DAYS} days or fewer.`,
+		);
 	}
 	const records: IDataObject[] = [];
 	const seen = new Set<string>();
 	for (let day = 0; day <= span; day++) {
 		const date = addDays(startDate, day);
-		const response = await getSlots(this, { doctorId, clinicId, startDate: date, endDate: date }, itemIndex);
+		const response = await getSlots(
+			this,
+			{ doctorId, clinicId, startDate: date, endDate: date },
+			itemIndex,
+		);
 		const slots = readSlots(response.body, { clinicId, doctorId, date, timeZone });
-		if (!slots) throw unexpectedBodyError(this, { purpose: 'the slots', itemIndex }, response.statusCode);
+		if (!slots)
+			throw unexpectedBodyError(this, { purpose: 'the slots', itemIndex }, response.statusCode);
 		for (const slot of slots) {
 			const key = `${String(slot.conf_id)}|${String(slot.start_time)}`;
 			if (seen.has(key)) continue;

@@ -6,6 +6,9 @@ import { appointmentIdFields } from './appointmentFields';
 
 export const description: INodeProperties[] = [...appointmentIdFields(['park'])];
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	return await runAppointmentAction(this, 'park', itemIndex);
 }

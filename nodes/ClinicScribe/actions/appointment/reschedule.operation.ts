@@ -1,4 +1,9 @@
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { normalizeAppointment, readAppointmentBody } from '../../shared/appointmentRecords';
 import { trimmedString } from '../../shared/values';
@@ -6,15 +11,41 @@ import { rescheduleAppointment } from '../../transport/appointmentsApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
-import { appointmentIdFields, inputError, readAppointmentRef, readOptions, readTime, readTimeZone, showFor, TIME_DESCRIPTION, timeZoneOption } from './appointmentFields';
+import {
+	appointmentIdFields,
+	inputError,
+	readAppointmentRef,
+	readOptions,
+	readTime,
+	readTimeZone,
+	showFor,
+	TIME_DESCRIPTION,
+	timeZoneOption,
+} from './appointmentFields';
 
 const show = showFor('reschedule');
 
 export const description: INodeProperties[] = [
 	// The reschedule that answers the new appointment takes Eka's ID only (no partner_id).
 	...appointmentIdFields(['reschedule'], false),
-	{ displayName: 'New Start Time', name: 'startTime', type: 'dateTime', default: '', required: true, description: TIME_DESCRIPTION, displayOptions: { show } },
-	{ displayName: 'New End Time', name: 'endTime', type: 'dateTime', default: '', required: true, description: TIME_DESCRIPTION, displayOptions: { show } },
+	{
+		displayName: 'New Start Time',
+		name: 'startTime',
+		type: 'dateTime',
+		default: '',
+		required: true,
+		description: TIME_DESCRIPTION,
+		displayOptions: { show },
+	},
+	{
+		displayName: 'New End Time',
+		name: 'endTime',
+		type: 'dateTime',
+		default: '',
+		required: true,
+		description: TIME_DESCRIPTION,
+		displayOptions: { show },
+	},
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -23,7 +54,13 @@ export const description: INodeProperties[] = [
 		default: {},
 		displayOptions: { show },
 		options: [
-			{ displayName: 'New Partner Appointment ID', name: 'partnerAppointmentId', type: 'string', default: '', description: 'Your own ID for the new appointment' },
+			{
+				displayName: 'New Partner Appointment ID',
+				name: 'partnerAppointmentId',
+				type: 'string',
+				default: '',
+				description: 'Your own ID for the new appointment',
+			},
 			timeZoneOption(),
 		],
 	},
@@ -34,14 +71,36 @@ export const description: INodeProperties[] = [
  * `PATCH /appointments/v1/{id}/reschedule` makes a new appointment (the old one becomes RES); the
  * output is the new one, with `prev_aids` naming the old.
  */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Appointment → Reschedule');
 	const { appointmentId } = readAppointmentRef(this, itemIndex);
 	const options = readOptions(this, itemIndex);
 	const timeZone = readTimeZone(this, itemIndex, options);
-	const start = readTime(this, itemIndex, this.getNodeParameter('startTime', itemIndex, ''), 'New Start Time', timeZone);
-	const end = readTime(this, itemIndex, this.getNodeParameter('endTime', itemIndex, ''), 'New End Time', timeZone);
-	if (end <= start) throw inputError(this, itemIndex, 'The New End Time', 'is not after the New Start Time', 'Give an end later than the start.');
+	const start = readTime(
+		this,
+		itemIndex,
+		this.getNodeParameter('startTime', itemIndex, ''),
+		'New Start Time',
+		timeZone,
+	);
+	const end = readTime(
+		this,
+		itemIndex,
+		this.getNodeParameter('endTime', itemIndex, ''),
+		'New End Time',
+		timeZone,
+	);
+	if (end <= start)
+		throw inputError(
+			this,
+			itemIndex,
+			'The New End Time',
+			'is not after the New Start Time',
+			'Give an end later than the start.',
+		);
 	const body: IDataObject = { start_time: start, end_time: end };
 	const partnerAppointmentId = trimmedString(options.partnerAppointmentId);
 	if (partnerAppointmentId !== '') body.partner_appointment_id = partnerAppointmentId;
@@ -52,7 +111,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		throw withOutcomeAdvice(error, appointmentId);
 	}
 	const appointment = readAppointmentBody(response.body);
-	if (!appointment) throw unexpectedBodyError(this, { purpose: 'the rescheduling', itemIndex }, response.statusCode);
+	if (!appointment)
+		throw unexpectedBodyError(
+			this,
+			{ purpose: 'the rescheduling', itemIndex },
+			response.statusCode,
+		);
 	return [{ ...normalizeAppointment(appointment, timeZone), rescheduled_from: appointmentId }];
 }
 

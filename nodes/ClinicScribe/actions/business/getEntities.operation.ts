@@ -20,8 +20,16 @@ export const description: INodeProperties[] = [
 				value: 'entities',
 				description: 'One item with the clinics, the doctors and the business',
 			},
-			{ name: 'One Item per Clinic', value: 'clinics', description: 'Clinic ID, name and its doctor IDs' },
-			{ name: 'One Item per Doctor', value: 'doctors', description: 'Doctor ID, name and picture URL' },
+			{
+				name: 'One Item per Clinic',
+				value: 'clinics',
+				description: 'Clinic ID, name and its doctor IDs',
+			},
+			{
+				name: 'One Item per Doctor',
+				value: 'doctors',
+				description: 'Doctor ID, name and picture URL',
+			},
 		],
 	},
 ];
@@ -29,12 +37,22 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
-	const output = this.getNodeParameter('output', itemIndex, 'entities') as 'entities' | 'clinics' | 'doctors';
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
+	const output = this.getNodeParameter('output', itemIndex, 'entities') as
+		| 'entities'
+		| 'clinics'
+		| 'doctors';
 	const response = await getBusinessEntities(this, itemIndex);
 	const entities = readBusinessEntities(response.body);
 	if (!entities) {
-		throw unexpectedBodyError(this, { purpose: "the business's clinics and doctors", itemIndex }, response.statusCode);
+		throw unexpectedBodyError(
+			this,
+			{ purpose: "the business's clinics and doctors", itemIndex },
+			response.statusCode,
+		);
 	}
 	if (output === 'clinics') return entities.clinics;
 	if (output === 'doctors') return entities.doctors;

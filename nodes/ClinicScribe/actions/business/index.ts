@@ -16,7 +16,8 @@ export const description: INodeProperties[] = [
 				name: 'Get Many Entities',
 				value: 'getEntities',
 				action: 'Get many entities',
-				description: 'Get many clinics and doctors of the business tied to the credential, with the business itself',
+				description:
+					'Get many clinics and doctors of the business tied to the credential, with the business itself',
 			},
 		],
 		default: 'getEntities',

@@ -55,18 +55,31 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
-	const doctorId = String(this.getNodeParameter('doctorId', itemIndex, '', { extractValue: true }) ?? '').trim();
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
+	const doctorId = String(
+		this.getNodeParameter('doctorId', itemIndex, '', { extractValue: true }) ?? '',
+	).trim();
 	if (doctorId === '') {
 		throw new NodeOperationError(this.getNode(), 'The Doctor field is empty', {
-			description: 'Pick a doctor from the list, or enter a doctor ID (Business → Get Many Entities lists them).',
+			description:
+				'Pick a doctor from the list, or enter a doctor ID (Business → Get Many Entities lists them).',
 			itemIndex,
 		});
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as { excludeArchived?: boolean };
 	const response = await getDoctorServices(this, doctorId, itemIndex);
 	const services = readDoctorServices(response.body);
-	if (!services) throw unexpectedBodyError(this, { purpose: "the doctor's services", itemIndex }, response.statusCode);
-	const kept = options.excludeArchived ? services.filter((service) => service.archive !== true) : services;
+	if (!services)
+		throw unexpectedBodyError(
+			this,
+			{ purpose: "the doctor's services", itemIndex },
+			response.statusCode,
+		);
+	const kept = options.excludeArchived
+		? services.filter((service) => service.archive !== true)
+		: services;
 	return applyReturnLimit(this, itemIndex, kept);
 }

@@ -25,7 +25,8 @@ export const description: INodeProperties[] = [
 		type: 'dateTime',
 		default: '',
 		required: true,
-		description: 'Only the date is used (as written, without time zone shifts); an ISO string or YYYY-MM-DD from an expression works too',
+		description:
+			'Only the date is used (as written, without time zone shifts); an ISO string or YYYY-MM-DD from an expression works too',
 		displayOptions: { show },
 	},
 	{
@@ -48,8 +49,14 @@ export const description: INodeProperties[] = [
 ];
 
 /** Returns the new patient's ID only (no patient data comes back). */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
-	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as Record<string, unknown>;
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
+	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as Record<
+		string,
+		unknown
+	>;
 	const built = buildProfileBody(
 		{
 			...additional,
@@ -59,9 +66,16 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		},
 		'create',
 	);
-	if (!built.ok) throw badInput(this, itemIndex, built.problem, 'Correct the field (dates as YYYY-MM-DD, mobile numbers with 10 digits).');
+	if (!built.ok)
+		throw badInput(
+			this,
+			itemIndex,
+			built.problem,
+			'Correct the field (dates as YYYY-MM-DD, mobile numbers with 10 digits).',
+		);
 	const response = await createPatient(this, built.value.body, built.value.sensitive, itemIndex);
 	const oid = textOf(asRecord(response.body)?.oid);
-	if (oid === undefined) throw unexpectedBodyError(this, { purpose: 'the new patient', itemIndex }, response.statusCode);
+	if (oid === undefined)
+		throw unexpectedBodyError(this, { purpose: 'the new patient', itemIndex }, response.statusCode);
 	return [{ oid }];
 }

@@ -21,7 +21,8 @@ export const description: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. 9876543210',
 		hint: MOBILE_HINT,
-		description: 'The mobile number the patients are registered with; one number may hold several family members',
+		description:
+			'The mobile number the patients are registered with; one number may hold several family members',
 		displayOptions: { show },
 	},
 	{
@@ -44,7 +45,8 @@ export const description: INodeProperties[] = [
 				name: 'fullProfile',
 				type: 'boolean',
 				default: false,
-				description: 'Whether to return whole profiles instead of the main fields (ID, username, name, gender, date of birth, ABHA, mobile)',
+				description:
+					'Whether to return whole profiles instead of the main fields (ID, username, name, gender, date of birth, ABHA, mobile)',
 			},
 		],
 	},
@@ -53,25 +55,48 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const mobile = checkDirectoryMobile(this.getNodeParameter('mobile', itemIndex, ''));
-	if (!mobile.ok) throw badInput(this, itemIndex, `The Mobile Number ${mobile.problem}`, 'Enter the 10-digit mobile number, for example 9876543210, or it with its country code.');
+	if (!mobile.ok)
+		throw badInput(
+			this,
+			itemIndex,
+			`The Mobile Number ${mobile.problem}`,
+			'Enter the 10-digit mobile number, for example 9876543210, or it with its country code.',
+		);
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient search by mobile');
-	const options = this.getNodeParameter('options', itemIndex, {}) as { failWhenNotFound?: boolean; fullProfile?: boolean };
-	const response = await findPatientsByMobile(this, mobile.value, options.fullProfile === true, itemIndex);
+	const options = this.getNodeParameter('options', itemIndex, {}) as {
+		failWhenNotFound?: boolean;
+		fullProfile?: boolean;
+	};
+	const response = await findPatientsByMobile(
+		this,
+		mobile.value,
+		options.fullProfile === true,
+		itemIndex,
+	);
 	const redact = [mobile.value.withCountryCode, mobile.value.national];
 	if (response.statusCode === 404) {
 		const { code } = readErrorFields(response.body);
-		if (code !== 'profile_not_found' || options.failWhenNotFound) throw clinicApiError(this, { purpose, itemIndex, redact }, 404, response.body);
+		if (code !== 'profile_not_found' || options.failWhenNotFound)
+			throw clinicApiError(this, { purpose, itemIndex, redact }, 404, response.body);
 		return [];
 	}
 	const profiles = readDirectoryProfiles(response.body);
 	if (!profiles) throw unexpectedBodyError(this, { purpose, itemIndex }, response.statusCode);
 	if (profiles.length === 0 && options.failWhenNotFound) {
-		throw new NodeOperationError(this.getNode(), `No patient is registered with the Mobile Number of item ${itemIndex}`, {
-			description: 'Check the number, or turn off Fail When No Patient Found to get no items instead.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`No patient is registered with the Mobile Number of item ${itemIndex}`,
+			{
+				description:
+					'Check the number, or turn off Fail When No Patient Found to get no items instead.',
+				itemIndex,
+			},
+		);
 	}
 	return profiles;
 }

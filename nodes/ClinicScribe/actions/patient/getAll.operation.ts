@@ -4,7 +4,11 @@ import { checkEpochSeconds, readProfilePage } from '../../shared/patientDirector
 import { listPatientsPage } from '../../transport/directoryApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
-import { assertPatientDataMayGoToAgent, pageBoundError, type OperationResult } from '../common.execute';
+import {
+	assertPatientDataMayGoToAgent,
+	pageBoundError,
+	type OperationResult,
+} from '../common.execute';
 import { badInput, SELECT_FIELD_OPTIONS, showFor } from './patientFields';
 
 const show = showFor('getAll');
@@ -79,21 +83,41 @@ interface ListOptions {
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const options = this.getNodeParameter('options', itemIndex, {}) as ListOptions;
 	let from: number | undefined;
 	if (options.since !== undefined && options.since !== '') {
 		const since = checkEpochSeconds(options.since, Date.now(), this.getTimezone());
-		if (!since.ok) throw badInput(this, itemIndex, `The Created Since ${since.problem}`, 'Pick a date and time in the past, or remove the option.');
+		if (!since.ok)
+			throw badInput(
+				this,
+				itemIndex,
+				`The Created Since ${since.problem}`,
+				'Pick a date and time in the past, or remove the option.',
+			);
 		from = since.value;
 	}
 	const pageSizeOption = options.pageSize ?? PAGE_SIZE_DEFAULT;
 	if (!Number.isInteger(pageSizeOption) || pageSizeOption < 1 || pageSizeOption > PAGE_SIZE_MAX) {
-		throw badInput(this, itemIndex, `The Page Size is not a whole number from 1 to ${PAGE_SIZE_MAX}`, `Enter a Page Size from 1 to ${PAGE_SIZE_MAX}.`);
+		throw badInput(
+			this,
+			itemIndex,
+			`The Page Size is not a whole number from 1 to ${PAGE_SIZE_MAX}`,
+			`Enter a Page Size from 1 to ${PAGE_SIZE_MAX}.`,
+		);
 	}
 	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
 	const limit = returnAll ? Infinity : Number(this.getNodeParameter('limit', itemIndex, 50));
-	if (!returnAll && (!Number.isInteger(limit) || limit < 1)) throw badInput(this, itemIndex, 'The Limit is not a whole number of 1 or more', 'Enter a Limit of 1 or more, or turn on Return All.');
+	if (!returnAll && (!Number.isInteger(limit) || limit < 1))
+		throw badInput(
+			this,
+			itemIndex,
+			'The Limit is not a whole number of 1 or more',
+			'Enter a Limit of 1 or more, or turn on Return All.',
+		);
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient Get Many');
 	// No larger page than needed for a small Limit.
 	const pageSize = Math.min(pageSizeOption, limit);
@@ -113,11 +137,22 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		seen.add(pageNo);
 		const response = await listPatientsPage(
 			this,
-			{ pageNo, pageSize, select: options.select, from, includeArchived: options.includeArchived === true },
+			{
+				pageNo,
+				pageSize,
+				select: options.select,
+				from,
+				includeArchived: options.includeArchived === true,
+			},
 			itemIndex,
 		);
 		const page = readProfilePage(response.body, pageSize);
-		if (!page) throw unexpectedBodyError(this, { purpose: 'the patient list', itemIndex }, response.statusCode);
+		if (!page)
+			throw unexpectedBodyError(
+				this,
+				{ purpose: 'the patient list', itemIndex },
+				response.statusCode,
+			);
 		profiles.push(...page.profiles);
 		pageNo = page.profiles.length === 0 ? undefined : page.nextPage;
 	}

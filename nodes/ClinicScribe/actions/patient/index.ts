@@ -13,7 +13,16 @@ import * as update from './update.operation';
  * Keyed by the operation values saved workflows hold. `searchByMobile` is the deprecated search of
  * [IFD §4.2] (its file says so); `findByMobile` is the current Search by Mobile, in the directory.
  */
-export const operations = { archive, create, findByMobile, get, getAll, search, searchByMobile: searchByMobileDeprecated, update };
+export const operations = {
+	archive,
+	create,
+	findByMobile,
+	get,
+	getAll,
+	search,
+	searchByMobile: searchByMobileDeprecated,
+	update,
+};
 
 const operationOptions: INodePropertyOptions[] = [
 	{
@@ -32,32 +41,37 @@ const operationOptions: INodePropertyOptions[] = [
 		name: 'Get',
 		value: 'get',
 		action: 'Get a patient',
-		description: "Get a patient's profile by patient ID. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
+		description:
+			"Get a patient's profile by patient ID. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
 	},
 	{
 		name: 'Get Many',
 		value: 'getAll',
 		action: 'Get many patients',
-		description: "List the patients of the directory, page by page, optionally only those added since a date. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
+		description:
+			"List the patients of the directory, page by page, optionally only those added since a date. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
 	},
 	{
 		name: 'Search',
 		value: 'search',
 		action: 'Search patients',
-		description: "Find patients whose name, username or mobile number starts with a text. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
+		description:
+			"Find patients whose name, username or mobile number starts with a text. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
 	},
 	{
 		name: 'Search by Mobile',
 		value: 'findByMobile',
 		action: 'Search patients by mobile in the directory',
-		description: "Find the patients of the directory registered with a mobile number. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
+		description:
+			"Find the patients of the directory registered with a mobile number. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
 	},
 	{
 		// The value stays for saved workflows (searchByMobileDeprecated.operation.ts); new ones use Search by Mobile (findByMobile).
 		name: 'Search by Mobile (Deprecated)',
 		value: 'searchByMobile',
 		action: 'Search patients by mobile number',
-		description: "Deprecated: use Search by Mobile. The document's patient search by a 10-digit number. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
+		description:
+			"Deprecated: use Search by Mobile. The document's patient search by a 10-digit number. As an AI agent tool, the patient data it returns goes to the agent's model provider.",
 	},
 	{
 		name: 'Update',

@@ -57,17 +57,36 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const prefix = trimmedString(this.getNodeParameter('prefix', itemIndex, ''));
-	if (prefix === '') throw badInput(this, itemIndex, 'The Search Text is empty', 'Enter the start of a name, username or mobile number.');
+	if (prefix === '')
+		throw badInput(
+			this,
+			itemIndex,
+			'The Search Text is empty',
+			'Enter the start of a name, username or mobile number.',
+		);
 	const limit = Number(this.getNodeParameter('limit', itemIndex, SEARCH_LIMIT_MAX));
 	if (!Number.isInteger(limit) || limit < 1 || limit > SEARCH_LIMIT_MAX) {
-		throw badInput(this, itemIndex, `The Limit is not a whole number from 1 to ${SEARCH_LIMIT_MAX}`, `The directory returns at most ${SEARCH_LIMIT_MAX} matches: enter a Limit from 1 to ${SEARCH_LIMIT_MAX}.`);
+		throw badInput(
+			this,
+			itemIndex,
+			`The Limit is not a whole number from 1 to ${SEARCH_LIMIT_MAX}`,
+			`The directory returns at most ${SEARCH_LIMIT_MAX} matches: enter a Limit from 1 to ${SEARCH_LIMIT_MAX}.`,
+		);
 	}
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient search');
 	const options = this.getNodeParameter('options', itemIndex, {}) as { select?: string[] };
 	const response = await searchPatients(this, { prefix, limit, select: options.select }, itemIndex);
 	const found = readDirectoryProfiles(response.body);
-	if (!found) throw unexpectedBodyError(this, { purpose: 'the patient search', itemIndex }, response.statusCode);
+	if (!found)
+		throw unexpectedBodyError(
+			this,
+			{ purpose: 'the patient search', itemIndex },
+			response.statusCode,
+		);
 	return found.slice(0, limit);
 }

@@ -1,10 +1,18 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { checkTenDigitMobile, readBusinessPatientProfiles, simplifyPatient } from '../../shared/clinicDirectoryRecords';
+import {
+	checkTenDigitMobile,
+	readBusinessPatientProfiles,
+	simplifyPatient,
+} from '../../shared/clinicDirectoryRecords';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
 import { searchBusinessPatientsByMobile } from '../../transport/directoryApi';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
-import { applyReturnLimit, assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
+import {
+	applyReturnLimit,
+	assertPatientDataMayGoToAgent,
+	type OperationResult,
+} from '../common.execute';
 
 /**
  * Search by Mobile (Deprecated): the patient search of [IFD §4.2] (`/dr`), replaced by the patient
@@ -31,7 +39,8 @@ export const description: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. 9876543210',
 		hint: 'Exactly 10 digits, without country code. Spaces and dashes are fine. Deprecated search: prefer Patient → Search by Mobile.',
-		description: 'The full 10-digit mobile number the patient registered with; partial numbers are not searchable',
+		description:
+			'The full 10-digit mobile number the patient registered with; partial numbers are not searchable',
 		displayOptions: { show },
 	},
 	...returnAllAndLimit(show),
@@ -65,7 +74,10 @@ export const description: INodeProperties[] = [
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Patient search');
 	const check = checkTenDigitMobile(this.getNodeParameter('mobile', itemIndex, ''));
 	if (!check.ok) {
@@ -80,7 +92,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (response.statusCode === 404) {
 		const { code } = readErrorFields(response.body);
 		if (code !== 'PATIENTS_NOT_FOUND' || options.failWhenNotFound) {
-			throw clinicApiError(this, { purpose, itemIndex, redact: [check.digits] }, 404, response.body);
+			throw clinicApiError(
+				this,
+				{ purpose, itemIndex, redact: [check.digits] },
+				404,
+				response.body,
+			);
 		}
 		return [];
 	}

@@ -4,7 +4,13 @@ import { buildProfileBody } from '../../shared/patientDirectoryRecords';
 import { asRecord, textOf } from '../../shared/values';
 import { updatePatient } from '../../transport/directoryApi';
 import type { OperationResult } from '../common.execute';
-import { badInput, patientIdField, profileFieldOptions, readPatientId, showFor } from './patientFields';
+import {
+	badInput,
+	patientIdField,
+	profileFieldOptions,
+	readPatientId,
+	showFor,
+} from './patientFields';
 
 const show = showFor('update');
 
@@ -23,11 +29,32 @@ export const description: INodeProperties[] = [
 ];
 
 /** Returns the patient's ID and the directory's message (no patient data comes back). */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const patientId = readPatientId(this, itemIndex);
 	const fields = this.getNodeParameter('updateFields', itemIndex, {}) as Record<string, unknown>;
 	const built = buildProfileBody(fields, 'update');
-	if (!built.ok) throw badInput(this, itemIndex, built.problem, 'Add at least one field under Update Fields and correct any bad value.');
-	const response = await updatePatient(this, patientId, built.value.body, built.value.sensitive, itemIndex);
-	return [{ oid: patientId, updated: true, message: textOf(asRecord(response.body)?.message) ?? 'Profile updated' }];
+	if (!built.ok)
+		throw badInput(
+			this,
+			itemIndex,
+			built.problem,
+			'Add at least one field under Update Fields and correct any bad value.',
+		);
+	const response = await updatePatient(
+		this,
+		patientId,
+		built.value.body,
+		built.value.sensitive,
+		itemIndex,
+	);
+	return [
+		{
+			oid: patientId,
+			updated: true,
+			message: textOf(asRecord(response.body)?.message) ?? 'Profile updated',
+		},
+	];
 }

@@ -1,6 +1,15 @@
-import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
 
-import { checkPdfUrl, prescriptionPdfUrlOf, readPrescription } from '../../shared/prescriptionRecords';
+import {
+	checkPdfUrl,
+	prescriptionPdfUrlOf,
+	readPrescription,
+} from '../../shared/prescriptionRecords';
 import { trimmedString } from '../../shared/values';
 import { downloadPrescriptionPdf, getPrescription } from '../../transport/prescriptionsApi';
 import { pathIdProblem } from '../../transport/request';
@@ -19,7 +28,8 @@ export const description: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. P-DW-1730717340935-0001',
-		description: "The prescription's ID, as an appointment (prescription_id) or a prescription event gives it",
+		description:
+			"The prescription's ID, as an appointment (prescription_id) or a prescription event gives it",
 		displayOptions: { show },
 	},
 	{
@@ -52,57 +62,96 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function executeData(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function executeData(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const prescriptionId = trimmedString(this.getNodeParameter('prescriptionId', itemIndex, ''));
 	const idProblem = pathIdProblem(prescriptionId);
 	if (idProblem) {
-		throw new NodeOperationError(this.getNode(), `The Prescription ID of item ${itemIndex} ${idProblem}`, {
-			description: "Enter the prescription's ID, for example from the appointment's prescription_id or the event's data.prescription_id; nothing was sent.",
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The Prescription ID of item ${itemIndex} ${idProblem}`,
+			{
+				description:
+					"Enter the prescription's ID, for example from the appointment's prescription_id or the event's data.prescription_id; nothing was sent.",
+				itemIndex,
+			},
+		);
 	}
 	const downloadPdf = this.getNodeParameter('downloadPdf', itemIndex, false) as boolean;
-	const pdfUrlField = downloadPdf ? trimmedString(this.getNodeParameter('pdfUrl', itemIndex, '')) : '';
-	const binaryPropertyName = downloadPdf ? trimmedString(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')) : '';
+	const pdfUrlField = downloadPdf
+		? trimmedString(this.getNodeParameter('pdfUrl', itemIndex, ''))
+		: '';
+	const binaryPropertyName = downloadPdf
+		? trimmedString(this.getNodeParameter('binaryPropertyName', itemIndex, 'data'))
+		: '';
 	if (downloadPdf && binaryPropertyName === '') {
-		throw new NodeOperationError(this.getNode(), `The Put Output File in Field of item ${itemIndex} is empty`, {
-			description: 'Enter the name of the binary field for the PDF, for example data; nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The Put Output File in Field of item ${itemIndex} is empty`,
+			{
+				description:
+					'Enter the name of the binary field for the PDF, for example data; nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	if (pdfUrlField !== '') {
 		const check = checkPdfUrl(pdfUrlField);
 		if (!check.ok) {
-			throw new NodeOperationError(this.getNode(), `The PDF URL of item ${itemIndex} ${check.problem}`, {
-				description:
-					"Map the prescription_url of the appointment or of the prescription event (an https:// link to the PDF), or leave it empty; nothing was sent.",
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				this.getNode(),
+				`The PDF URL of item ${itemIndex} ${check.problem}`,
+				{
+					description:
+						'Map the prescription_url of the appointment or of the prescription event (an https:// link to the PDF), or leave it empty; nothing was sent.',
+					itemIndex,
+				},
+			);
 		}
 	}
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Prescription Get');
 
 	const response = await getPrescription(this, prescriptionId, itemIndex);
 	const prescription = readPrescription(response.body);
-	if (!prescription) throw unexpectedBodyError(this, { purpose: 'the prescription', itemIndex }, response.statusCode);
+	if (!prescription)
+		throw unexpectedBodyError(
+			this,
+			{ purpose: 'the prescription', itemIndex },
+			response.statusCode,
+		);
 	if (!downloadPdf) return [{ json: prescription }];
 
 	const link = pdfUrlField !== '' ? pdfUrlField : prescriptionPdfUrlOf(prescription);
 	if (link === undefined) {
-		throw new NodeOperationError(this.getNode(), `The prescription of item ${itemIndex} came without a PDF link, and PDF URL is empty`, {
-			description:
-				"The service's prescription answer has no PDF link. Map the appointment's prescription_url (Appointment → Get) or the prescription event's data.prescription_url into PDF URL.",
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The prescription of item ${itemIndex} came without a PDF link, and PDF URL is empty`,
+			{
+				description:
+					"The service's prescription answer has no PDF link. Map the appointment's prescription_url (Appointment → Get) or the prescription event's data.prescription_url into PDF URL.",
+				itemIndex,
+			},
+		);
 	}
 	const check = checkPdfUrl(link);
 	if (!check.ok) {
-		throw new NodeOperationError(this.getNode(), `The PDF link in the prescription of item ${itemIndex} ${check.problem}`, {
-			description: "Map the appointment's prescription_url or the event's data.prescription_url into PDF URL.",
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`The PDF link in the prescription of item ${itemIndex} ${check.problem}`,
+			{
+				description:
+					"Map the appointment's prescription_url or the event's data.prescription_url into PDF URL.",
+				itemIndex,
+			},
+		);
 	}
-	const pdf = await downloadPrescriptionPdf(this, { url: check.url, host: check.host, prescriptionId }, itemIndex);
+	const pdf = await downloadPrescriptionPdf(
+		this,
+		{ url: check.url, host: check.host, prescriptionId },
+		itemIndex,
+	);
 	const binary = await this.helpers.prepareBinaryData(pdf.data, pdf.fileName, pdf.mimeType);
 	return [{ json: prescription, binary: { [binaryPropertyName]: binary } }];
 }

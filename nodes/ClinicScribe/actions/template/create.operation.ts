@@ -4,7 +4,12 @@ import { readCreatedTemplateId, readTemplateMessage } from '../../shared/templat
 import { unexpectedBodyError } from '../../transport/errors';
 import { createTemplate } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';
-import { INSTRUCTIONS_DESCRIPTION, readSectionIds, readTitle, SECTION_IDS_DESCRIPTION } from './templateFields';
+import {
+	INSTRUCTIONS_DESCRIPTION,
+	readSectionIds,
+	readTitle,
+	SECTION_IDS_DESCRIPTION,
+} from './templateFields';
 
 const show = { resource: ['template'], operation: ['create'] };
 
@@ -40,13 +45,34 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const title = readTitle(this, itemIndex, this.getNodeParameter('title', itemIndex, ''));
 	const instructions = this.getNodeParameter('instructions', itemIndex, '');
 	const description = typeof instructions === 'string' ? instructions : String(instructions ?? '');
-	const sectionIds = readSectionIds(this, itemIndex, this.getNodeParameter('sectionIds', itemIndex, ''));
+	const sectionIds = readSectionIds(
+		this,
+		itemIndex,
+		this.getNodeParameter('sectionIds', itemIndex, ''),
+	);
 	const response = await createTemplate(this, { title, description, sectionIds }, itemIndex);
 	const id = readCreatedTemplateId(response.body);
-	if (!id) throw unexpectedBodyError(this, { purpose: 'the new template', itemIndex }, response.statusCode);
-	return [{ id, title, description, sections: sectionIds, default: false, message: readTemplateMessage(response.body) }];
+	if (!id)
+		throw unexpectedBodyError(
+			this,
+			{ purpose: 'the new template', itemIndex },
+			response.statusCode,
+		);
+	return [
+		{
+			id,
+			title,
+			description,
+			sections: sectionIds,
+			default: false,
+			message: readTemplateMessage(response.body),
+		},
+	];
 }

@@ -14,9 +14,17 @@ export const description: INodeProperties[] = [...returnAllAndLimit(show)];
 /** Only reads: the router sends several items at once (ItemOperation.readsOnly). */
 export const readsOnly = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const response = await listTemplates(this, itemIndex);
 	const templates = readTemplateList(response.body);
-	if (!templates) throw unexpectedBodyError(this, { purpose: "the workspace's templates", itemIndex }, response.statusCode);
+	if (!templates)
+		throw unexpectedBodyError(
+			this,
+			{ purpose: "the workspace's templates", itemIndex },
+			response.statusCode,
+		);
 	return applyReturnLimit(this, itemIndex, templates);
 }

@@ -38,7 +38,8 @@ export const description: INodeProperties[] = [
 				name: 'Get Many',
 				value: 'getAll',
 				action: 'Get many templates',
-				description: "Get many of the workspace's templates, with title, description, sections and whether each is a default",
+				description:
+					"Get many of the workspace's templates, with title, description, sections and whether each is a default",
 			},
 			{
 				name: 'Update',

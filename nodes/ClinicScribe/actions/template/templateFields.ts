@@ -39,15 +39,21 @@ export function readTemplateId(ctx: IExecuteFunctions, itemIndex: number): strin
 	const value = ctx.getNodeParameter('templateId', itemIndex, '', { extractValue: true });
 	const templateId = typeof value === 'number' ? String(value) : trimmedString(value);
 	if (templateId === '') {
-		throw new NodeOperationError(ctx.getNode(), `The Template field of item ${itemIndex} is empty`, {
-			description: 'Pick a template from the list, or enter its ID (Template → Get Many lists them). Nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The Template field of item ${itemIndex} is empty`,
+			{
+				description:
+					'Pick a template from the list, or enter its ID (Template → Get Many lists them). Nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	const problem = pathIdProblem(templateId);
 	if (problem) {
 		throw new NodeOperationError(ctx.getNode(), `The Template ID of item ${itemIndex} ${problem}`, {
-			description: 'Pick a template from the list, or enter its ID as Template → Get Many lists it (letters, digits and the like). Nothing was sent.',
+			description:
+				'Pick a template from the list, or enter its ID as Template → Get Many lists it (letters, digits and the like). Nothing was sent.',
 			itemIndex,
 		});
 	}
@@ -55,13 +61,22 @@ export function readTemplateId(ctx: IExecuteFunctions, itemIndex: number): strin
 }
 
 /** Section IDs of the item, refused before any request when an entry is not an ID. */
-export function readSectionIds(ctx: IExecuteFunctions, itemIndex: number, value: unknown): string[] {
+export function readSectionIds(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	value: unknown,
+): string[] {
 	const check = parseSectionIds(value);
 	if (!check.ok) {
-		throw new NodeOperationError(ctx.getNode(), `Section IDs of item ${itemIndex}: ${check.problem}`, {
-			description: 'Give section IDs separated by commas (or a list of IDs from an expression), or leave the field empty. Nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`Section IDs of item ${itemIndex}: ${check.problem}`,
+			{
+				description:
+					'Give section IDs separated by commas (or a list of IDs from an expression), or leave the field empty. Nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	return check.ids;
 }
@@ -71,7 +86,8 @@ export function readTitle(ctx: IExecuteFunctions, itemIndex: number, value: unkn
 	const title = typeof value === 'number' ? String(value) : trimmedString(value);
 	if (title === '') {
 		throw new NodeOperationError(ctx.getNode(), `The Title of item ${itemIndex} is empty`, {
-			description: 'Give the template a title (for example "Cardiology OPD Note"). Nothing was sent.',
+			description:
+				'Give the template a title (for example "Cardiology OPD Note"). Nothing was sent.',
 			itemIndex,
 		});
 	}

@@ -3,12 +3,22 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { readTemplateMessage } from '../../shared/templateRecords';
 import { updateTemplate, type TemplateFields } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';
-import { INSTRUCTIONS_DESCRIPTION, readSectionIds, readTemplateId, readTitle, SECTION_IDS_DESCRIPTION, templateIdField } from './templateFields';
+import {
+	INSTRUCTIONS_DESCRIPTION,
+	readSectionIds,
+	readTemplateId,
+	readTitle,
+	SECTION_IDS_DESCRIPTION,
+	templateIdField,
+} from './templateFields';
 
 const show = { resource: ['template'], operation: ['update'] };
 
 export const description: INodeProperties[] = [
-	templateIdField('update', 'The template to change (templates of the service itself cannot be changed)'),
+	templateIdField(
+		'update',
+		'The template to change (templates of the service itself cannot be changed)',
+	),
 	{
 		displayName: 'Update Fields',
 		name: 'updateFields',
@@ -43,18 +53,35 @@ export const description: INodeProperties[] = [
 	},
 ];
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const templateId = readTemplateId(this, itemIndex);
-	const given = this.getNodeParameter('updateFields', itemIndex, {}) as { title?: unknown; instructions?: unknown; sectionIds?: unknown };
+	const given = this.getNodeParameter('updateFields', itemIndex, {}) as {
+		title?: unknown;
+		instructions?: unknown;
+		sectionIds?: unknown;
+	};
 	const fields: TemplateFields = {};
 	if (given.title !== undefined) fields.title = readTitle(this, itemIndex, given.title);
-	if (given.instructions !== undefined) fields.description = typeof given.instructions === 'string' ? given.instructions : String(given.instructions ?? '');
-	if (given.sectionIds !== undefined) fields.sectionIds = readSectionIds(this, itemIndex, given.sectionIds);
+	if (given.instructions !== undefined)
+		fields.description =
+			typeof given.instructions === 'string'
+				? given.instructions
+				: String(given.instructions ?? '');
+	if (given.sectionIds !== undefined)
+		fields.sectionIds = readSectionIds(this, itemIndex, given.sectionIds);
 	if (Object.keys(fields).length === 0) {
-		throw new NodeOperationError(this.getNode(), `Nothing to update for template "${templateId}" (item ${itemIndex})`, {
-			description: 'Add at least one field under Update Fields (Title, Instructions or Section IDs). Nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Nothing to update for template "${templateId}" (item ${itemIndex})`,
+			{
+				description:
+					'Add at least one field under Update Fields (Title, Instructions or Section IDs). Nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	const response = await updateTemplate(this, templateId, fields, itemIndex);
 	return [

@@ -3,7 +3,6 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { cancelSession } from '../../transport/sessionApi';
 import type { OperationResult } from '../common.execute';
 
-
 /** The Session ID field of Cancel Session and Get Session Audio. */
 export function sessionIdField(operation: string, description: string): INodeProperties {
 	return {
@@ -25,9 +24,11 @@ export const description: INodeProperties[] = [
 	),
 ];
 
-
 /** Cancels one session per item (a PATCH, as [EKA-MSA] does it). Sends no patient data. */
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<OperationResult> {
 	const sessionId = readSessionIdField(this, itemIndex);
 	const answer = await cancelSession(this, sessionId, itemIndex);
 	return [
@@ -42,12 +43,18 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 export function readSessionIdField(ctx: IExecuteFunctions, itemIndex: number): string {
 	const value = ctx.getNodeParameter('sessionId', itemIndex, '') as unknown;
-	const sessionId = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	const sessionId =
+		typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 	if (sessionId === '') {
-		throw new NodeOperationError(ctx.getNode(), `The Session ID field of item ${itemIndex} is empty`, {
-			description: 'Enter the session ID, for example {{ $json.session_id }} after Upload Audio with Upload Method "Session". Nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The Session ID field of item ${itemIndex} is empty`,
+			{
+				description:
+					'Enter the session ID, for example {{ $json.session_id }} after Upload Audio with Upload Method "Session". Nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	return sessionId;
 }

@@ -1,11 +1,22 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readResultsSource, RESULTS_SOURCE_PARAMETER, resultsSourceProperty, type ResultsSource } from '../../shared/resultsOutput.description';
+import {
+	readResultsSource,
+	RESULTS_SOURCE_PARAMETER,
+	resultsSourceProperty,
+	type ResultsSource,
+} from '../../shared/resultsOutput.description';
 import { fetchResults } from '../../transport/transcriptionApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { resultsToRecords } from './resultsRecords';
-import { chosenOutput, readFailIfIncomplete, readResultsOutput, readWaitSettings, waitForCompletionFields } from './resultsSettings';
+import {
+	chosenOutput,
+	readFailIfIncomplete,
+	readResultsOutput,
+	readWaitSettings,
+	waitForCompletionFields,
+} from './resultsSettings';
 import { assertSessionComplete, waitForSessionResults } from './waitForResults';
 
 const show = { resource: ['transcription'], operation: ['getResults'] };
@@ -32,7 +43,11 @@ export const description: INodeProperties[] = [
 ];
 
 /** One session per item; the waits of all items count from the run's start (see `ItemOperation`). */
-export async function execute(this: IExecuteFunctions, itemIndex: number, runStartedAt: number): Promise<OperationResult> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	runStartedAt: number,
+): Promise<OperationResult> {
 	assertPatientDataMayGoToAgent(this, itemIndex, 'Get Results');
 	const sessionId = readSessionId(this, itemIndex);
 	const output = chosenOutput(this, readResultsOutput(this, itemIndex), itemIndex);
@@ -47,25 +62,37 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, runSta
 
 function readSessionId(ctx: IExecuteFunctions, itemIndex: number): string {
 	const value = ctx.getNodeParameter('sessionId', itemIndex, '') as unknown;
-	const sessionId = typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
+	const sessionId =
+		typeof value === 'string' || typeof value === 'number' ? String(value).trim() : '';
 	if (sessionId === '') {
-		throw new NodeOperationError(ctx.getNode(), `The Session ID field of item ${itemIndex} is empty`, {
-			description:
-				'Enter the transaction ID the recordings were uploaded with, for example {{ $json.transaction_id }} after Upload Audio or {{ $json.session_id }} after the trigger.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The Session ID field of item ${itemIndex} is empty`,
+			{
+				description:
+					'Enter the transaction ID the recordings were uploaded with, for example {{ $json.transaction_id }} after Upload Audio or {{ $json.session_id }} after the trigger.',
+				itemIndex,
+			},
+		);
 	}
 	return sessionId;
 }
 
 /** Results Of: a transaction (the status call) or a session (the session API's read). */
 function readSource(ctx: IExecuteFunctions, itemIndex: number): ResultsSource {
-	const source = readResultsSource(ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, itemIndex, 'transaction'));
+	const source = readResultsSource(
+		ctx.getNodeParameter(RESULTS_SOURCE_PARAMETER, itemIndex, 'transaction'),
+	);
 	if (!source) {
-		throw new NodeOperationError(ctx.getNode(), `The Results Of field of item ${itemIndex} must be "transaction" or "session"`, {
-			description: 'After Upload Audio, {{ $json.upload_method }} gives the right value. Nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The Results Of field of item ${itemIndex} must be "transaction" or "session"`,
+			{
+				description:
+					'After Upload Audio, {{ $json.upload_method }} gives the right value. Nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	return source;
 }

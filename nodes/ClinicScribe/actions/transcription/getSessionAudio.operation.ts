@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
 import { downloadSessionAudio } from '../../transport/sessionApi';
 import { readSessionIdField, sessionIdField } from './cancelSession.operation';
@@ -26,15 +31,23 @@ export const description: INodeProperties[] = [
  * link (another host: no token goes there), streamed into n8n's binary store. Its output item carries
  * the file, so it is an ItemDataOperation: the router pairs it and applies Continue On Fail.
  */
-export async function executeData(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function executeData(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	return [await downloadOne(this, itemIndex)];
 }
 
 async function downloadOne(ctx: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData> {
 	const sessionId = readSessionIdField(ctx, itemIndex);
-	const property = String(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? '').trim() || 'data';
+	const property =
+		String(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? '').trim() || 'data';
 	const audio = await downloadSessionAudio(ctx, sessionId, itemIndex);
-	const extension = audio.contentType.split('/')[1]?.replace(/^x-/, '').replace(/[^a-z0-9]/gi, '') || 'wav';
+	const extension =
+		audio.contentType
+			.split('/')[1]
+			?.replace(/^x-/, '')
+			.replace(/[^a-z0-9]/gi, '') || 'wav';
 	const binary = await ctx.helpers.prepareBinaryData(
 		audio.stream as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0],
 		`session-${sessionId}.${extension}`,

@@ -6,14 +6,20 @@ import * as getResults from './getResults.operation';
 import * as getSessionAudio from './getSessionAudio.operation';
 import * as uploadAudio from './uploadAudio.operation';
 
-export const operations = { cancelSession, convertTranscript, getResults, getSessionAudio, uploadAudio };
+export const operations = {
+	cancelSession,
+	convertTranscript,
+	getResults,
+	getSessionAudio,
+	uploadAudio,
+};
 
 const getResultsOption: INodePropertyOptions = {
 	name: 'Get Results',
 	value: 'getResults',
 	action: 'Get the results of a transcription',
 	description:
-		'Get the documents of a session (clinical notes, EMR, transcript), decoded; optionally wait until done. As an AI agent tool, the clinical notes go to the agent\'s model provider.',
+		"Get the documents of a session (clinical notes, EMR, transcript), decoded; optionally wait until done. As an AI agent tool, the clinical notes go to the agent's model provider.",
 };
 
 const convertTranscriptOption: INodePropertyOptions = {
@@ -28,21 +34,24 @@ const cancelSessionOption: INodePropertyOptions = {
 	name: 'Cancel Session',
 	value: 'cancelSession',
 	action: 'Cancel a session',
-	description: 'Cancel a session of the session API (Upload Method "Session"), so it is not processed',
+	description:
+		'Cancel a session of the session API (Upload Method "Session"), so it is not processed',
 };
 
 const getSessionAudioOption: INodePropertyOptions = {
 	name: 'Get Session Audio',
 	value: 'getSessionAudio',
 	action: 'Get the audio of a session',
-	description: "Download a session's whole audio as binary data, where the workspace keeps session audio",
+	description:
+		"Download a session's whole audio as binary data, where the workspace keeps session audio",
 };
 
 const uploadAudioOption: INodePropertyOptions = {
 	name: 'Upload Audio',
 	value: 'uploadAudio',
 	action: 'Upload audio for transcription',
-	description: 'Send recordings from binary data to be transcribed into structured clinical documents',
+	description:
+		'Send recordings from binary data to be transcribed into structured clinical documents',
 };
 
 export const description: INodeProperties[] = [
@@ -52,7 +61,13 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['transcription'], '@tool': [false] } },
-		options: [cancelSessionOption, convertTranscriptOption, getResultsOption, getSessionAudioOption, uploadAudioOption],
+		options: [
+			cancelSessionOption,
+			convertTranscriptOption,
+			getResultsOption,
+			getSessionAudioOption,
+			uploadAudioOption,
+		],
 		default: 'uploadAudio',
 	},
 	{

@@ -7,29 +7,53 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
-import { buildFhirOutput, planFhirOutput, type FhirFetched, type FhirOutputSettings, type FhirProblem } from '../../shared/fhir/fhirOutput';
+import {
+	buildFhirOutput,
+	planFhirOutput,
+	type FhirFetched,
+	type FhirOutputSettings,
+	type FhirProblem,
+} from '../../shared/fhir/fhirOutput';
 import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import type { SessionResults } from '../../shared/sessionResults';
 import { fetchClinicDoctors, fetchPatientProfile } from '../../transport/directoryApi';
 import type { ChosenOutput } from './resultsSettings';
 
-export async function resultsToRecords(ctx: IExecuteFunctions, results: SessionResults, output: ChosenOutput, itemIndex: number): Promise<IDataObject[]> {
+export async function resultsToRecords(
+	ctx: IExecuteFunctions,
+	results: SessionResults,
+	output: ChosenOutput,
+	itemIndex: number,
+): Promise<IDataObject[]> {
 	if (output.form !== 'fhirBundle') return sessionResultsToRecords(results, output.form);
 	if (!output.fhir) throw new Error('resultsToRecords: the FHIR choices were not read');
 	return [await fhirBundleRecord(ctx, results, output.fhir, itemIndex)];
 }
 
-async function fhirBundleRecord(ctx: IExecuteFunctions, results: SessionResults, settings: FhirOutputSettings, itemIndex: number): Promise<IDataObject> {
+async function fhirBundleRecord(
+	ctx: IExecuteFunctions,
+	results: SessionResults,
+	settings: FhirOutputSettings,
+	itemIndex: number,
+): Promise<IDataObject> {
 	const plan = planFhirOutput(results, settings);
 	if (!plan.ok) throw problemError(ctx, plan.problem, itemIndex);
 	const fetched: FhirFetched = {};
-	if (plan.directoryPatientId) fetched.directoryProfile = await fetchPatientProfile(ctx, plan.directoryPatientId, itemIndex);
+	if (plan.directoryPatientId)
+		fetched.directoryProfile = await fetchPatientProfile(ctx, plan.directoryPatientId, itemIndex);
 	if (plan.clinicDoctorId) fetched.clinicDoctors = await fetchClinicDoctors(ctx, itemIndex);
 	const built = buildFhirOutput(results, settings, fetched);
 	if (!built.ok) throw problemError(ctx, built.problem, itemIndex);
 	return built.record;
 }
 
-function problemError(ctx: IExecuteFunctions, problem: FhirProblem, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), problem.message, { description: problem.description, itemIndex });
+function problemError(
+	ctx: IExecuteFunctions,
+	problem: FhirProblem,
+	itemIndex: number,
+): NodeOperationError {
+	return new NodeOperationError(ctx.getNode(), problem.message, {
+		description: problem.description,
+		itemIndex,
+	});
 }

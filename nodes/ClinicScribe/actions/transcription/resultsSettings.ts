@@ -5,11 +5,20 @@
  * Upload Audio's item settings (uploadAudio/settings.ts), the wait (waitForResults.ts) and the
  * output items (resultsRecords.ts) all read them from here.
  */
-import { NodeOperationError, type IDisplayOptions, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDisplayOptions,
+	type IExecuteFunctions,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { fhirOutputFields, readFhirSettings } from '../../shared/fhir/fields';
 import type { FhirOutputSettings } from '../../shared/fhir/fhirOutput';
-import { isResultsOutput, RESULTS_OUTPUT_PARAMETER, resultsOutputProperty } from '../../shared/resultsOutput.description';
+import {
+	isResultsOutput,
+	RESULTS_OUTPUT_PARAMETER,
+	resultsOutputProperty,
+} from '../../shared/resultsOutput.description';
 import type { ResultsOutput } from '../../shared/sessionResults';
 
 export interface WaitSettings {
@@ -65,7 +74,10 @@ export function waitForCompletionFields(
 			displayOptions: { show: whenWaiting },
 		},
 		resultsOutputProperty(alwaysShowOutput ? show : whenWaiting),
-		...fhirOutputFields({ ...(alwaysShowOutput ? show : whenWaiting), [RESULTS_OUTPUT_PARAMETER]: ['fhirBundle'] }, 'action'),
+		...fhirOutputFields(
+			{ ...(alwaysShowOutput ? show : whenWaiting), [RESULTS_OUTPUT_PARAMETER]: ['fhirBundle'] },
+			'action',
+		),
 		{
 			displayName: 'Fail on Incomplete Results',
 			name: FAIL_IF_INCOMPLETE_PARAMETER,
@@ -85,21 +97,37 @@ export function readFailIfIncomplete(ctx: IExecuteFunctions, itemIndex: number):
 	return ctx.getNodeParameter(FAIL_IF_INCOMPLETE_PARAMETER, itemIndex, false) === true;
 }
 
-export function readWaitSettings(ctx: IExecuteFunctions, itemIndex: number, notFoundGraceMs: number): WaitSettings | undefined {
+export function readWaitSettings(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+	notFoundGraceMs: number,
+): WaitSettings | undefined {
 	if (!(ctx.getNodeParameter('waitForCompletion', itemIndex, false) as boolean)) return undefined;
-	const timeoutMinutes = Number(ctx.getNodeParameter('timeoutMinutes', itemIndex, DEFAULT_TIMEOUT_MINUTES));
-	const pollSeconds = Number(ctx.getNodeParameter('pollIntervalSeconds', itemIndex, DEFAULT_POLL_INTERVAL_SECONDS));
+	const timeoutMinutes = Number(
+		ctx.getNodeParameter('timeoutMinutes', itemIndex, DEFAULT_TIMEOUT_MINUTES),
+	);
+	const pollSeconds = Number(
+		ctx.getNodeParameter('pollIntervalSeconds', itemIndex, DEFAULT_POLL_INTERVAL_SECONDS),
+	);
 	if (!Number.isFinite(timeoutMinutes) || timeoutMinutes < 0) {
-		throw new NodeOperationError(ctx.getNode(), 'The Timeout (Minutes) field is not a number of minutes (0 or more)', {
-			description: 'Enter how many minutes to wait for the results at most, for example 10.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The Timeout (Minutes) field is not a number of minutes (0 or more)',
+			{
+				description: 'Enter how many minutes to wait for the results at most, for example 10.',
+				itemIndex,
+			},
+		);
 	}
 	if (!Number.isFinite(pollSeconds) || pollSeconds <= 0) {
-		throw new NodeOperationError(ctx.getNode(), 'The Poll Interval (Seconds) field is not a positive number of seconds', {
-			description: 'Enter the pause between two status checks in seconds, for example 10.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			'The Poll Interval (Seconds) field is not a positive number of seconds',
+			{
+				description: 'Enter the pause between two status checks in seconds, for example 10.',
+				itemIndex,
+			},
+		);
 	}
 	return {
 		timeoutMs: Math.round(timeoutMinutes * 60_000),
@@ -121,17 +149,32 @@ export interface ChosenOutput {
 }
 
 /** The FHIR bundle's choices of an item, checked: a wrong one fails the item before anything is sent. */
-export function readFhirOutputSettings(ctx: IExecuteFunctions, itemIndex: number): FhirOutputSettings {
-	const settings = readFhirSettings((name, fallback) => ctx.getNodeParameter(name, itemIndex, fallback), 'action');
+export function readFhirOutputSettings(
+	ctx: IExecuteFunctions,
+	itemIndex: number,
+): FhirOutputSettings {
+	const settings = readFhirSettings(
+		(name, fallback) => ctx.getNodeParameter(name, itemIndex, fallback),
+		'action',
+	);
 	if (!settings.ok) {
-		throw new NodeOperationError(ctx.getNode(), `${settings.problem} (item ${itemIndex}, Output "FHIR Transaction Bundle for the EHR")`, {
-			description: 'Correct the field, or make its expression give a valid value. Nothing was sent.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`${settings.problem} (item ${itemIndex}, Output "FHIR Transaction Bundle for the EHR")`,
+			{
+				description:
+					'Correct the field, or make its expression give a valid value. Nothing was sent.',
+				itemIndex,
+			},
+		);
 	}
 	return settings.value;
 }
 
-export function chosenOutput(ctx: IExecuteFunctions, form: ResultsOutput, itemIndex: number): ChosenOutput {
+export function chosenOutput(
+	ctx: IExecuteFunctions,
+	form: ResultsOutput,
+	itemIndex: number,
+): ChosenOutput {
 	return form === 'fhirBundle' ? { form, fhir: readFhirOutputSettings(ctx, itemIndex) } : { form };
 }

@@ -1,4 +1,10 @@
-import { NodeOperationError, type IDataObject, type IExecuteFunctions, type INodeExecutionData, type INodeProperties } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+	type INodeProperties,
+} from 'n8n-workflow';
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
 import { getClinicSettings } from '../../transport/request';
@@ -45,7 +51,8 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Transaction',
 				value: 'transaction',
-				description: 'Files go to cloud storage first, then the transcription is started. No size limit per file: use it for long recordings.',
+				description:
+					'Files go to cloud storage first, then the transcription is started. No size limit per file: use it for long recordings.',
 			},
 			{
 				name: 'Session',
@@ -73,10 +80,14 @@ export const description: INodeProperties[] = [
 		displayName: 'Input Languages',
 		name: 'inputLanguages',
 		type: 'multiOptions',
-		options: INPUT_LANGUAGES.map((language) => ({ name: `${language.name} (${language.id})`, value: language.id })),
+		options: INPUT_LANGUAGES.map((language) => ({
+			name: `${language.name} (${language.id})`,
+			value: language.id,
+		})),
 		default: ['en-IN'],
 		required: true,
-		description: 'The language(s) spoken in the recording. An expression may give IDs such as "en-IN,hi".',
+		description:
+			'The language(s) spoken in the recording. An expression may give IDs such as "en-IN,hi".',
 		displayOptions: { show },
 	},
 	{
@@ -85,7 +96,9 @@ export const description: INodeProperties[] = [
 		type: 'fixedCollection',
 		typeOptions: { multipleValues: true, sortable: true },
 		placeholder: 'Add Template',
-		default: { templates: [{ template: TEMPLATE_CHOICES.clinicalNotes, codificationNeeded: false }] },
+		default: {
+			templates: [{ template: TEMPLATE_CHOICES.clinicalNotes, codificationNeeded: false }],
+		},
 		description: 'The documents to produce from the recording',
 		displayOptions: { show },
 		options: [
@@ -189,14 +202,19 @@ export const description: INodeProperties[] = [
 				name: 'additionalData',
 				type: 'json',
 				default: '{}',
-				description: 'A JSON object passed through to the transcription as additional_data, returned with the results',
+				description:
+					'A JSON object passed through to the transcription as additional_data, returned with the results',
 			},
 			{
 				displayName: 'Mode',
 				name: 'mode',
 				type: 'options',
 				options: [
-					{ name: 'Consultation', value: 'consultation', description: 'A conversation between doctor and patient' },
+					{
+						name: 'Consultation',
+						value: 'consultation',
+						description: 'A conversation between doctor and patient',
+					},
 					{ name: 'Dictation', value: 'dictation', description: 'The doctor dictating alone' },
 				],
 				default: 'dictation',
@@ -239,11 +257,19 @@ export const description: INodeProperties[] = [
  * sent. With Continue On Fail, a failed upload becomes error items and the others go on, except
  * after the daily quota's answer: no further request is sent then.
  */
-export async function executeBatch(this: IExecuteFunctions, items: INodeExecutionData[]): Promise<INodeExecutionData[]> {
+export async function executeBatch(
+	this: IExecuteFunctions,
+	items: INodeExecutionData[],
+): Promise<INodeExecutionData[]> {
 	if (isToolRun(this)) {
-		throw new NodeOperationError(this.getNode(), 'Upload Audio cannot be used as an AI agent tool', {
-			description: 'An agent cannot hand over binary files. Upload recordings in a regular workflow step; agents can use Get Results.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			'Upload Audio cannot be used as an AI agent tool',
+			{
+				description:
+					'An agent cannot hand over binary files. Upload recordings in a regular workflow step; agents can use Get Results.',
+			},
+		);
 	}
 	const plans = await planUploads(this, items, await getClinicSettings(this));
 	const continueOnFail = this.continueOnFail();
@@ -252,15 +278,22 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
 	const flows = { transaction: runTransaction, session: runSession };
-	const { outcomes, firstFailure } = await sendUploads(this, plans.filter((plan) => !plan.problem), continueOnFail, flows);
-	if (firstFailure && !continueOnFail) throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailure.plan));
+	const { outcomes, firstFailure } = await sendUploads(
+		this,
+		plans.filter((plan) => !plan.problem),
+		continueOnFail,
+		flows,
+	);
+	if (firstFailure && !continueOnFail)
+		throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailure.plan));
 
 	const output: OrderedOutput = [];
 	const started: Array<{ plan: UploadPlan; receipts: IDataObject[] }> = [];
 	for (const plan of plans) {
 		const outcome = plan.problem ? undefined : outcomes.get(plan);
 		if (plan.problem) output.push(...errorItems(plan, plan.problem));
-		else if (outcome === undefined || outcome.kind === 'halted') output.push(...errorItems(plan, notSentForQuotaError(this, plan, outcome?.uploadsSent ?? 0)));
+		else if (outcome === undefined || outcome.kind === 'halted')
+			output.push(...errorItems(plan, notSentForQuotaError(this, plan, outcome?.uploadsSent ?? 0)));
 		else if (outcome.kind === 'failed') output.push(...errorItems(plan, outcome.error));
 		else started.push({ plan, receipts: outcome.receipts });
 	}
@@ -273,7 +306,14 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 			continue;
 		}
 		try {
-			const results = await waitForSessionResults(this, plan.settings.uploadMethod, plan.id, wait, plan.itemIndexes[0], waitStartedAt);
+			const results = await waitForSessionResults(
+				this,
+				plan.settings.uploadMethod,
+				plan.id,
+				wait,
+				plan.itemIndexes[0],
+				waitStartedAt,
+			);
 			const chosen = { form: plan.settings.resultsOutput, fhir: plan.settings.fhirOutput };
 			for (const json of await resultsToRecords(this, results, chosen, plan.itemIndexes[0])) {
 				output.push({ order: plan.itemIndexes[0], data: { json, pairedItem: pairedItems(plan) } });
@@ -281,7 +321,10 @@ export async function executeBatch(this: IExecuteFunctions, items: INodeExecutio
 		} catch (error) {
 			const nodeError = asNodeError(this, error, plan.itemIndexes[0]);
 			if (!continueOnFail) {
-				throw withBatchNote(nodeError, `Every transaction of this run was started: ${describePlans(started.map((entry) => entry.plan))}. Get their results with Get Results instead of uploading the recordings again.`);
+				throw withBatchNote(
+					nodeError,
+					`Every transaction of this run was started: ${describePlans(started.map((entry) => entry.plan))}. Get their results with Get Results instead of uploading the recordings again.`,
+				);
 			}
 			output.push(...errorItems(plan, nodeError));
 		}

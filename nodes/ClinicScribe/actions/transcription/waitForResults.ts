@@ -40,10 +40,17 @@ export async function waitForSessionResults(
 	try {
 		for (;;) {
 			if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
-			if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
+			if (bound.signal.aborted)
+				throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 			const checkStartedAt = Date.now();
-			const timeoutMs = Math.min(PRODUCTION_POLICY.timeouts.statusMs, Math.max(deadline - checkStartedAt, 1));
-			const check = await fetchResults(ctx, source, sessionId, itemIndex, { timeoutMs, abortSignal: bound.signal }).then(
+			const timeoutMs = Math.min(
+				PRODUCTION_POLICY.timeouts.statusMs,
+				Math.max(deadline - checkStartedAt, 1),
+			);
+			const check = await fetchResults(ctx, source, sessionId, itemIndex, {
+				timeoutMs,
+				abortSignal: bound.signal,
+			}).then(
 				(answer) => ({ answer }),
 				(error: unknown) => ({ error }),
 			);
@@ -51,17 +58,20 @@ export async function waitForSessionResults(
 			if ('error' in check) {
 				// Cut short by Stop or the deadline: say that, not the call's own error.
 				if (cancel?.aborted) throw stoppedError(ctx, sessionId, itemIndex);
-				if (bound.signal.aborted) throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
+				if (bound.signal.aborted)
+					throw timeoutError(ctx, sessionId, Date.now() - waitStartedAt, checks, itemIndex);
 				throw check.error;
 			}
 			const results = check.answer;
-			const stillUnknownEarly = results.status === 'not_found' && Date.now() - waitStartedAt < settings.notFoundGraceMs;
+			const stillUnknownEarly =
+				results.status === 'not_found' && Date.now() - waitStartedAt < settings.notFoundGraceMs;
 			if (isFinalStatus(results.status) && !stillUnknownEarly) {
 				if (settings.failIfIncomplete) assertSessionComplete(ctx, results, itemIndex);
 				return results;
 			}
 			const now = Date.now();
-			if (deadline - now <= 0) throw timeoutError(ctx, sessionId, now - waitStartedAt, checks, itemIndex);
+			if (deadline - now <= 0)
+				throw timeoutError(ctx, sessionId, now - waitStartedAt, checks, itemIndex);
 			const pauseMs = Math.min(checkStartedAt + settings.pollIntervalMs - now, deadline - now);
 			if (pauseMs <= 0) continue;
 			try {
@@ -83,15 +93,35 @@ const MIN_STATUS_TIMEOUT_MS = 1_000;
  * "Fail on Incomplete Results": a failed, partial, expired or cancelled session fails the item, saying which templates
  * failed and what the user can do, instead of going on with missing documents.
  */
-export function assertSessionComplete(ctx: IExecuteFunctions, results: SessionResults, itemIndex: number): void {
-	if (results.status !== 'failed' && results.status !== 'partial' && results.status !== 'expired' && results.status !== 'cancelled') return;
+export function assertSessionComplete(
+	ctx: IExecuteFunctions,
+	results: SessionResults,
+	itemIndex: number,
+): void {
+	if (
+		results.status !== 'failed' &&
+		results.status !== 'partial' &&
+		results.status !== 'expired' &&
+		results.status !== 'cancelled'
+	)
+		return;
 	const failed = results.templates.filter((t) => t.status === 'failure').map(templateLabel);
 	const partly = results.templates.filter((t) => t.status === 'partial_success').map(templateLabel);
 	const parts: string[] = [];
 	if (failed.length > 0) parts.push(`failed: ${failed.join(', ')}`);
 	if (partly.length > 0) parts.push(`only partly produced: ${partly.join(', ')}`);
-	const what = { failed: 'failed', expired: 'expired before it was ended', cancelled: 'was cancelled', partial: 'is only partly done' }[results.status];
-	const detail = parts.length > 0 ? ` (${parts.join('; ')})` : results.error?.message ? ` (the API said: ${results.error.message})` : '';
+	const what = {
+		failed: 'failed',
+		expired: 'expired before it was ended',
+		cancelled: 'was cancelled',
+		partial: 'is only partly done',
+	}[results.status];
+	const detail =
+		parts.length > 0
+			? ` (${parts.join('; ')})`
+			: results.error?.message
+				? ` (the API said: ${results.error.message})`
+				: '';
 	throw new NodeOperationError(ctx.getNode(), `Session "${results.sessionId}" ${what}${detail}`, {
 		description:
 			'The templates that succeeded stay at the API. Run Get Results with this session ID later to read them again, or send the recording again with a new Transaction ID. To output such sessions with their status instead of failing, turn off "Fail on Incomplete Results".',
@@ -100,7 +130,9 @@ export function assertSessionComplete(ctx: IExecuteFunctions, results: SessionRe
 }
 
 function templateLabel(template: { name: string; templateId: string }): string {
-	return template.name && template.name !== template.templateId ? `${template.name} (${template.templateId})` : template.templateId;
+	return template.name && template.name !== template.templateId
+		? `${template.name} (${template.templateId})`
+		: template.templateId;
 }
 
 function timeoutError(
@@ -121,10 +153,18 @@ function timeoutError(
 	);
 }
 
-function stoppedError(ctx: IExecuteFunctions, sessionId: string, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(ctx.getNode(), `Stopped waiting for session "${sessionId}" because the execution was cancelled`, {
-		itemIndex,
-	});
+function stoppedError(
+	ctx: IExecuteFunctions,
+	sessionId: string,
+	itemIndex: number,
+): NodeOperationError {
+	return new NodeOperationError(
+		ctx.getNode(),
+		`Stopped waiting for session "${sessionId}" because the execution was cancelled`,
+		{
+			itemIndex,
+		},
+	);
 }
 
 export function formatDuration(ms: number): string {

@@ -31,12 +31,19 @@ export const VOICE_STATUS = 'preliminary';
 export const OBSERVATION_CATEGORY = 'http://terminology.hl7.org/CodeSystem/observation-category';
 
 /** An Observation category of R4's observation-category code system. */
-export function observationCategory(code: 'vital-signs' | 'exam' | 'laboratory' | 'social-history', display: string): CodeableConcept {
+export function observationCategory(
+	code: 'vital-signs' | 'exam' | 'laboratory' | 'social-history',
+	display: string,
+): CodeableConcept {
 	return { coding: [{ system: OBSERVATION_CATEGORY, code, display }] };
 }
 
 /** A preliminary Observation of the visit. */
-export function visitObservation(ctx: EmrContext, category: CodeableConcept, code: CodeableConcept): FhirResource {
+export function visitObservation(
+	ctx: EmrContext,
+	category: CodeableConcept,
+	code: CodeableConcept,
+): FhirResource {
 	return {
 		resourceType: 'Observation',
 		status: VOICE_STATUS,
@@ -58,7 +65,9 @@ const SEVERITY: Readonly<Record<string, [string, string]>> = {
 /** A severity as said; coded when it is one of the three, text otherwise. */
 export function severityConcept(text: string): CodeableConcept {
 	const known = SEVERITY[text.trim().toLowerCase()];
-	return known ? { coding: [{ system: SNOMED, code: known[0], display: known[1] }], text } : { text };
+	return known
+		? { coding: [{ system: SNOMED, code: known[0], display: known[1] }], text }
+		: { text };
 }
 
 /**
@@ -67,14 +76,32 @@ export function severityConcept(text: string): CodeableConcept {
  * clinical statuses have no "unknown", so a suspected condition has no clinical status. Any other
  * clinical status (active, resolved, …) is taken as it is; a word neither table knows stays a note.
  */
-export function conditionStatus(text: string | undefined): { clinicalStatus?: CodeableConcept; verificationStatus?: CodeableConcept; unmapped?: string } {
+export function conditionStatus(text: string | undefined): {
+	clinicalStatus?: CodeableConcept;
+	verificationStatus?: CodeableConcept;
+	unmapped?: string;
+} {
 	if (!text) return {};
-	const said = text.trim().toLowerCase().replace(/[\s_]+/g, '-');
-	if (said === 'confirmed') return { clinicalStatus: codedConcept(CONDITION_CLINICAL, 'active'), verificationStatus: codedConcept(CONDITION_VERIFICATION, 'confirmed') };
-	if (said === 'suspected') return { verificationStatus: codedConcept(CONDITION_VERIFICATION, 'unconfirmed') };
-	if (said === 'ruled-out') return { clinicalStatus: codedConcept(CONDITION_CLINICAL, 'inactive'), verificationStatus: codedConcept(CONDITION_VERIFICATION, 'refuted') };
+	const said = text
+		.trim()
+		.toLowerCase()
+		.replace(/[\s_]+/g, '-');
+	if (said === 'confirmed')
+		return {
+			clinicalStatus: codedConcept(CONDITION_CLINICAL, 'active'),
+			verificationStatus: codedConcept(CONDITION_VERIFICATION, 'confirmed'),
+		};
+	if (said === 'suspected')
+		return { verificationStatus: codedConcept(CONDITION_VERIFICATION, 'unconfirmed') };
+	if (said === 'ruled-out')
+		return {
+			clinicalStatus: codedConcept(CONDITION_CLINICAL, 'inactive'),
+			verificationStatus: codedConcept(CONDITION_VERIFICATION, 'refuted'),
+		};
 	const clinical = Object.keys(CONDITION_CLINICAL.codes).find((code) => code === said);
-	return clinical ? { clinicalStatus: codedConcept(CONDITION_CLINICAL, clinical) } : { unmapped: text };
+	return clinical
+		? { clinicalStatus: codedConcept(CONDITION_CLINICAL, clinical) }
+		: { unmapped: text };
 }
 
 /**
@@ -90,10 +117,18 @@ export function named(
 ): MappedResource[] {
 	const entries = emrEntries(value);
 	const nameless = entries.filter((entry) => !entry.name).length;
-	if (nameless > 0) ctx.adjust(`${path}: ${nameless} entr${nameless === 1 ? 'y' : 'ies'} without a name left out`);
-	return entries.flatMap((entry, index) => (entry.name ? [{ section, place: `${path}/${index}`, resource: make(entry, entry.name) }] : []));
+	if (nameless > 0)
+		ctx.adjust(`${path}: ${nameless} entr${nameless === 1 ? 'y' : 'ies'} without a name left out`);
+	return entries.flatMap((entry, index) =>
+		entry.name ? [{ section, place: `${path}/${index}`, resource: make(entry, entry.name) }] : [],
+	);
 }
 
-export function conditionCategory(code: 'encounter-diagnosis' | 'problem-list-item', display: string): CodeableConcept {
-	return { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-category', code, display }] };
+export function conditionCategory(
+	code: 'encounter-diagnosis' | 'problem-list-item',
+	display: string,
+): CodeableConcept {
+	return {
+		coding: [{ system: 'http://terminology.hl7.org/CodeSystem/condition-category', code, display }],
+	};
 }

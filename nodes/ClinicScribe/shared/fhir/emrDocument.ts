@@ -39,9 +39,14 @@ export function emrEntries(value: unknown): EmrEntry[] {
 		}
 		if (!isRecord(entry)) return [];
 		const result: EmrEntry = { properties: propertiesOf(entry.properties), raw: entry };
-		const name = textOf(entry.name) ?? textOf(entry.common_name) ?? textOf(entry.dis_name) ?? textOf(entry.text);
+		const name =
+			textOf(entry.name) ??
+			textOf(entry.common_name) ??
+			textOf(entry.dis_name) ??
+			textOf(entry.text);
 		if (name) result.name = name;
-		const notes = textOf(entry.notes) ?? textOf(entry.remark) ?? textOf(entry.remarks) ?? textOf(entry.note);
+		const notes =
+			textOf(entry.notes) ?? textOf(entry.remark) ?? textOf(entry.remarks) ?? textOf(entry.note);
 		if (notes) result.notes = notes;
 		return [result];
 	});
@@ -71,14 +76,18 @@ function propertiesOf(value: unknown): EmrProperty[] {
 /** The value of the first property whose name is one of `labels` (any case), as text. */
 export function propertyText(entry: EmrEntry, ...labels: string[]): string | undefined {
 	const wanted = labels.map((label) => label.toLowerCase());
-	const property = entry.properties.find((candidate) => wanted.includes(candidate.label.toLowerCase()));
+	const property = entry.properties.find((candidate) =>
+		wanted.includes(candidate.label.toLowerCase()),
+	);
 	return property?.values.join(', ');
 }
 
 /** The entry's notes and the properties not mapped elsewhere, as lines for `note`. */
 export function noteLines(entry: EmrEntry, mappedLabels: string[] = []): string[] {
 	const mapped = mappedLabels.map((label) => label.toLowerCase());
-	const lines = entry.properties.filter((property) => !mapped.includes(property.label.toLowerCase())).map((property) => `${property.label}: ${property.values.join(', ')}`);
+	const lines = entry.properties
+		.filter((property) => !mapped.includes(property.label.toLowerCase()))
+		.map((property) => `${property.label}: ${property.values.join(', ')}`);
 	return entry.notes ? [...lines, entry.notes] : lines;
 }
 
@@ -87,10 +96,20 @@ export function richText(value: unknown): string | undefined {
 	if (typeof value === 'string') return plainText(value);
 	const record = asRecord(value);
 	if (!record) return undefined;
-	return textOf(record.parsedText) ?? (typeof record.text === 'string' ? plainText(record.text) : undefined);
+	return (
+		textOf(record.parsedText) ??
+		(typeof record.text === 'string' ? plainText(record.text) : undefined)
+	);
 }
 
-const ENTITIES: Readonly<Record<string, string>> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+const ENTITIES: Readonly<Record<string, string>> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	'#39': "'",
+	nbsp: ' ',
+};
 
 function plainText(html: string): string | undefined {
 	const text = html

@@ -6,21 +6,80 @@
  */
 import { asRecord, textOf } from '../values';
 import { noteLines, propertyText, type EmrEntry } from './emrDocument';
-import { conditionCategory, conditionStatus, named, observationCategory, visitObservation, type EmrContext, type MappedResource } from './emrContext';
-import { annotations, fhirDateTime, textConcept, type CodeableConcept, type FhirResource } from './resources';
+import {
+	conditionCategory,
+	conditionStatus,
+	named,
+	observationCategory,
+	visitObservation,
+	type EmrContext,
+	type MappedResource,
+} from './emrContext';
+import {
+	annotations,
+	fhirDateTime,
+	textConcept,
+	type CodeableConcept,
+	type FhirResource,
+} from './resources';
 import { ALLERGY_CLINICAL, codedConcept, codeIn, MEDICATION_STATEMENT_STATUS } from './valueSets';
 
-export function mapHistory(history: Record<string, unknown> | undefined, ctx: EmrContext): MappedResource[] {
+export function mapHistory(
+	history: Record<string, unknown> | undefined,
+	ctx: EmrContext,
+): MappedResource[] {
 	if (!history) return [];
 	const at = (key: string) => `medicalHistory.patientHistory.${key}`;
 	return [
-		...named(ctx, at('patientMedicalConditions'), history.patientMedicalConditions, (entry, name) => pastCondition(entry, name, ctx), 'medicalHistory'),
-		...named(ctx, at('drugAllergy'), history.drugAllergy, (entry, name) => allergy(entry, name, ctx, 'medication'), 'allergies'),
-		...named(ctx, at('foodOtherAllergy'), history.foodOtherAllergy, (entry, name) => allergy(entry, name, ctx, undefined), 'allergies'),
-		...named(ctx, at('familyHistory'), history.familyHistory, (entry, name) => familyMember(entry, name, ctx), 'familyHistory'),
-		...named(ctx, at('currentMedications'), history.currentMedications, (entry, name) => currentMedication(entry, name, ctx), 'currentMedications'),
-		...named(ctx, at('lifestyleHabits'), history.lifestyleHabits, (entry, name) => habit(entry, name, ctx), 'lifestyle'),
-		...named(ctx, at('pastProcedures'), history.pastProcedures, (entry, name) => pastProcedure(entry, name, ctx), 'pastProcedures'),
+		...named(
+			ctx,
+			at('patientMedicalConditions'),
+			history.patientMedicalConditions,
+			(entry, name) => pastCondition(entry, name, ctx),
+			'medicalHistory',
+		),
+		...named(
+			ctx,
+			at('drugAllergy'),
+			history.drugAllergy,
+			(entry, name) => allergy(entry, name, ctx, 'medication'),
+			'allergies',
+		),
+		...named(
+			ctx,
+			at('foodOtherAllergy'),
+			history.foodOtherAllergy,
+			(entry, name) => allergy(entry, name, ctx, undefined),
+			'allergies',
+		),
+		...named(
+			ctx,
+			at('familyHistory'),
+			history.familyHistory,
+			(entry, name) => familyMember(entry, name, ctx),
+			'familyHistory',
+		),
+		...named(
+			ctx,
+			at('currentMedications'),
+			history.currentMedications,
+			(entry, name) => currentMedication(entry, name, ctx),
+			'currentMedications',
+		),
+		...named(
+			ctx,
+			at('lifestyleHabits'),
+			history.lifestyleHabits,
+			(entry, name) => habit(entry, name, ctx),
+			'lifestyle',
+		),
+		...named(
+			ctx,
+			at('pastProcedures'),
+			history.pastProcedures,
+			(entry, name) => pastProcedure(entry, name, ctx),
+			'pastProcedures',
+		),
 	];
 }
 
@@ -37,7 +96,10 @@ function sinceOf(entry: EmrEntry): string | undefined {
 function pastCondition(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 	const said = textOf(entry.raw.status) ?? propertyText(entry, 'Current status', 'Status');
 	const status = conditionStatus(said);
-	if (status.unmapped) ctx.adjust(`medical history "${name}": status "${status.unmapped}" is no FHIR condition status, kept as a note`);
+	if (status.unmapped)
+		ctx.adjust(
+			`medical history "${name}": status "${status.unmapped}" is no FHIR condition status, kept as a note`,
+		);
 	return {
 		resourceType: 'Condition',
 		clinicalStatus: status.clinicalStatus,
@@ -49,7 +111,10 @@ function pastCondition(entry: EmrEntry, name: string, ctx: EmrContext): FhirReso
 		onsetString: sinceOf(entry),
 		recordedDate: ctx.recorded,
 		asserter: ctx.practitioner,
-		note: annotations([...noteLines(entry, ['Current status', 'Status', 'Since']), status.unmapped && `Status: ${status.unmapped}`]),
+		note: annotations([
+			...noteLines(entry, ['Current status', 'Status', 'Since']),
+			status.unmapped && `Status: ${status.unmapped}`,
+		]),
 	};
 }
 
@@ -58,10 +123,16 @@ function pastCondition(entry: EmrEntry, name: string, ctx: EmrContext): FhirReso
  * so no category is claimed for it. R4 requires a clinical status (ait-1): the stated one, else
  * `active`, as the service maps allergies ([EKA-FHIR] AllergyIntolerance: clinicalStatus active).
  */
-function allergy(entry: EmrEntry, name: string, ctx: EmrContext, category: 'medication' | undefined): FhirResource {
+function allergy(
+	entry: EmrEntry,
+	name: string,
+	ctx: EmrContext,
+	category: 'medication' | undefined,
+): FhirResource {
 	const said = textOf(entry.raw.status);
 	const clinical = codeIn(ALLERGY_CLINICAL, said);
-	if (said && !clinical) ctx.adjust(`allergy "${name}": status "${said}" is no FHIR allergy status, kept as a note`);
+	if (said && !clinical)
+		ctx.adjust(`allergy "${name}": status "${said}" is no FHIR allergy status, kept as a note`);
 	const reaction = propertyText(entry, 'Reaction');
 	return {
 		resourceType: 'AllergyIntolerance',
@@ -74,7 +145,10 @@ function allergy(entry: EmrEntry, name: string, ctx: EmrContext, category: 'medi
 		recordedDate: ctx.recorded,
 		recorder: ctx.practitioner,
 		reaction: reaction ? [{ manifestation: [textConcept(reaction)] }] : undefined,
-		note: annotations([...noteLines(entry, ['Reaction', 'Since']), said && !clinical ? `Status: ${said}` : undefined]),
+		note: annotations([
+			...noteLines(entry, ['Reaction', 'Since']),
+			said && !clinical ? `Status: ${said}` : undefined,
+		]),
 	};
 }
 
@@ -102,13 +176,17 @@ const RELATIVES: Readonly<Record<string, [string, string]>> = {
  * is clear, else "family member" (FAMMEMB), which claims nothing more.
  */
 function familyMember(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
-	const who = textOf(entry.raw.who) ?? textOf(entry.raw.relation) ?? propertyText(entry, 'Relation', 'Who');
+	const who =
+		textOf(entry.raw.who) ?? textOf(entry.raw.relation) ?? propertyText(entry, 'Relation', 'Who');
 	const known = who ? RELATIVES[who.toLowerCase()] : undefined;
 	const relationship: CodeableConcept = known
 		? { coding: [{ system: ROLE_CODE, code: known[0], display: known[1] }], text: who }
 		: who
 			? { text: who }
-			: { coding: [{ system: ROLE_CODE, code: 'FAMMEMB', display: 'family member' }], text: 'Family member' };
+			: {
+					coding: [{ system: ROLE_CODE, code: 'FAMMEMB', display: 'family member' }],
+					text: 'Family member',
+				};
 	return {
 		resourceType: 'FamilyMemberHistory',
 		status: 'completed',
@@ -124,8 +202,14 @@ function familyMember(entry: EmrEntry, name: string, ctx: EmrContext): FhirResou
 function currentMedication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 	const said = textOf(entry.raw.status);
 	const status = codeIn(MEDICATION_STATEMENT_STATUS, said);
-	if (said && !status) ctx.adjust(`current medication "${name}": status "${said}" is no FHIR status, kept as a note`);
-	const dosage = [textOf(asRecord(entry.raw.dose)?.custom), textOf(asRecord(entry.raw.frequency)?.custom)].filter(Boolean).join(', ');
+	if (said && !status)
+		ctx.adjust(`current medication "${name}": status "${said}" is no FHIR status, kept as a note`);
+	const dosage = [
+		textOf(asRecord(entry.raw.dose)?.custom),
+		textOf(asRecord(entry.raw.frequency)?.custom),
+	]
+		.filter(Boolean)
+		.join(', ');
 	return {
 		resourceType: 'MedicationStatement',
 		status: status ?? 'active',
@@ -140,9 +224,19 @@ function currentMedication(entry: EmrEntry, name: string, ctx: EmrContext): Fhir
 
 /** A habit (smoking, alcohol): Observation, social-history, with what the EMR says of it as its value. */
 function habit(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
-	const value = [textOf(entry.raw.status), textOf(asRecord(entry.raw.frequency)?.custom), sinceOf(entry) && `since ${sinceOf(entry)}`].filter(Boolean).join(', ');
+	const value = [
+		textOf(entry.raw.status),
+		textOf(asRecord(entry.raw.frequency)?.custom),
+		sinceOf(entry) && `since ${sinceOf(entry)}`,
+	]
+		.filter(Boolean)
+		.join(', ');
 	return {
-		...visitObservation(ctx, observationCategory('social-history', 'Social History'), textConcept(name)),
+		...visitObservation(
+			ctx,
+			observationCategory('social-history', 'Social History'),
+			textConcept(name),
+		),
 		valueString: value || undefined,
 		note: annotations(noteLines(entry, ['Since'])),
 	};
@@ -153,7 +247,9 @@ function pastProcedure(entry: EmrEntry, name: string, ctx: EmrContext): FhirReso
 	const on = asRecord(entry.raw.on);
 	const year = textOf(on?.yyyy);
 	const month = textOf(on?.mm);
-	const performed = year ? fhirDateTime(month ? `${year}-${month.padStart(2, '0')}` : year) : undefined;
+	const performed = year
+		? fhirDateTime(month ? `${year}-${month.padStart(2, '0')}` : year)
+		: undefined;
 	return {
 		resourceType: 'Procedure',
 		status: 'completed',

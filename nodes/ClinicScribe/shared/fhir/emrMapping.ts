@@ -23,8 +23,21 @@ import {
 import { mapHistory } from './emrHistory';
 import { mapLabResults, mapVitals } from './emrMeasurements';
 import { mapMedications } from './emrMedications';
-import { annotations, fhirDateTime, textConcept, withoutUndefined, type CodeableConcept, type FhirResource } from './resources';
-import { IMAGING_ORDER_CODE, LAB_ORDER_CODE, SNOMED, SURGICAL_ORDER_CODE, SYMPTOM_CATEGORY_CODE } from './sections';
+import {
+	annotations,
+	fhirDateTime,
+	textConcept,
+	withoutUndefined,
+	type CodeableConcept,
+	type FhirResource,
+} from './resources';
+import {
+	IMAGING_ORDER_CODE,
+	LAB_ORDER_CODE,
+	SNOMED,
+	SURGICAL_ORDER_CODE,
+	SYMPTOM_CATEGORY_CODE,
+} from './sections';
 
 export interface EmrMapping {
 	resources: MappedResource[];
@@ -40,24 +53,57 @@ export function mapEmrDocument(prescription: Record<string, unknown>, ctx: EmrCo
 	const history = asRecord(prescription.medicalHistory);
 	const patientHistory = asRecord(history?.patientHistory);
 	const resources: MappedResource[] = [
-		...named(ctx, 'symptoms', prescription.symptoms, (entry, name) => symptom(entry, name, ctx), 'symptoms'),
+		...named(
+			ctx,
+			'symptoms',
+			prescription.symptoms,
+			(entry, name) => symptom(entry, name, ctx),
+			'symptoms',
+		),
 		...mapVitals(history?.vitals, ctx),
-		...named(ctx, 'medicalHistory.examinations', history?.examinations, (entry, name) => examination(entry, name, ctx), 'examinations'),
-		...named(ctx, 'diagnosis', prescription.diagnosis, (entry, name) => diagnosis(entry, name, ctx), 'diagnoses'),
+		...named(
+			ctx,
+			'medicalHistory.examinations',
+			history?.examinations,
+			(entry, name) => examination(entry, name, ctx),
+			'examinations',
+		),
+		...named(
+			ctx,
+			'diagnosis',
+			prescription.diagnosis,
+			(entry, name) => diagnosis(entry, name, ctx),
+			'diagnoses',
+		),
 		...mapHistory(patientHistory, ctx),
 		...mapLabResults(prescription.labVitals, ctx),
 		...mapMedications(prescription.medications, ctx),
-		...named(ctx, 'labTests', prescription.labTests, (entry, name) => order(entry, name, ctx, labTestCategory(entry)), 'labTests'),
-		...named(ctx, 'procedures', prescription.procedures, (entry, name) => order(entry, name, ctx, 'procedure'), 'procedures'),
+		...named(
+			ctx,
+			'labTests',
+			prescription.labTests,
+			(entry, name) => order(entry, name, ctx, labTestCategory(entry)),
+			'labTests',
+		),
+		...named(
+			ctx,
+			'procedures',
+			prescription.procedures,
+			(entry, name) => order(entry, name, ctx, 'procedure'),
+			'procedures',
+		),
 		...advice(prescription.advices ?? prescription.advice, ctx),
 		...notes(prescription.prescriptionNotes, ctx),
 		...followUp(prescription.followup ?? prescription.followUp, ctx),
 	].map((mapped) => ({ ...mapped, resource: withoutUndefined(mapped.resource) }));
 	// Imaging orders sit in the lab tests' list: their section follows their category.
-	for (const mapped of resources) if (mapped.section === 'labTests' && isImaging(mapped.resource)) mapped.section = 'imaging';
+	for (const mapped of resources)
+		if (mapped.section === 'labTests' && isImaging(mapped.resource)) mapped.section = 'imaging';
 	const notMapped = [
 		...NOT_MAPPED_SECTIONS.filter((key) => holdsSomething(prescription[key])),
-		...NOT_MAPPED_HISTORY.filter((key) => holdsSomething(patientHistory?.[key])).map((key) => `medicalHistory.patientHistory.${key}`),
+		...NOT_MAPPED_HISTORY.filter((key) => holdsSomething(patientHistory?.[key])).map(
+			(key) => `medicalHistory.patientHistory.${key}`,
+		),
 	];
 	return { resources, notMapped };
 }
@@ -67,12 +113,26 @@ function nameConcept(entry: EmrEntry, name: string): CodeableConcept {
 	const icd10 = textOf(entry.raw.icd10_code);
 	if (!icd10) return textConcept(name);
 	const display = textOf(entry.raw.icd10_name);
-	return { coding: [{ system: 'http://hl7.org/fhir/sid/icd-10', code: icd10, ...(display ? { display } : {}) }], text: name };
+	return {
+		coding: [
+			{ system: 'http://hl7.org/fhir/sid/icd-10', code: icd10, ...(display ? { display } : {}) },
+		],
+		text: name,
+	};
 }
 
 /** A symptom: Observation with the service's symptom category ([EKA-FHIR]: SNOMED CT 418799008), severity as its value, side as body site. */
 function symptom(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
-	const category: CodeableConcept = { coding: [{ system: SNOMED, code: SYMPTOM_CATEGORY_CODE, display: 'Finding reported by subject or history provider' }], text: 'Symptom' };
+	const category: CodeableConcept = {
+		coding: [
+			{
+				system: SNOMED,
+				code: SYMPTOM_CATEGORY_CODE,
+				display: 'Finding reported by subject or history provider',
+			},
+		],
+		text: 'Symptom',
+	};
 	const severity = propertyText(entry, 'Severity');
 	const side = propertyText(entry, 'Laterality', 'Side', 'Body Site');
 	return {
@@ -94,8 +154,13 @@ function examination(entry: EmrEntry, name: string, ctx: EmrContext): FhirResour
 
 /** A diagnosis of this visit: Condition, encounter-diagnosis; "Since" as the onset text, as said. */
 function diagnosis(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
-	const status = conditionStatus(propertyText(entry, 'Current status', 'Status') ?? textOf(entry.raw.status));
-	if (status.unmapped) ctx.adjust(`diagnosis "${name}": status "${status.unmapped}" is no FHIR condition status, kept as a note`);
+	const status = conditionStatus(
+		propertyText(entry, 'Current status', 'Status') ?? textOf(entry.raw.status),
+	);
+	if (status.unmapped)
+		ctx.adjust(
+			`diagnosis "${name}": status "${status.unmapped}" is no FHIR condition status, kept as a note`,
+		);
 	const severity = propertyText(entry, 'Severity');
 	const side = propertyText(entry, 'Laterality', 'Side', 'Body Site');
 	const since = propertyText(entry, 'Since');
@@ -112,7 +177,18 @@ function diagnosis(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource
 		onsetString: since,
 		recordedDate: ctx.recorded,
 		asserter: ctx.practitioner,
-		note: annotations([...noteLines(entry, ['Current status', 'Status', 'Severity', 'Laterality', 'Side', 'Body Site', 'Since']), status.unmapped && `Status: ${status.unmapped}`]),
+		note: annotations([
+			...noteLines(entry, [
+				'Current status',
+				'Status',
+				'Severity',
+				'Laterality',
+				'Side',
+				'Body Site',
+				'Since',
+			]),
+			status.unmapped && `Status: ${status.unmapped}`,
+		]),
 	};
 }
 
@@ -154,10 +230,17 @@ function order(entry: EmrEntry, name: string, ctx: EmrContext, kind: OrderKind):
 
 function texts(value: unknown): string[] {
 	const list = Array.isArray(value) ? value : value === undefined || value === null ? [] : [value];
-	return list.map((entry) => richText(entry) ?? textOf(asRecord(entry)?.name)).filter((text): text is string => text !== undefined);
+	return list
+		.map((entry) => richText(entry) ?? textOf(asRecord(entry)?.name))
+		.filter((text): text is string => text !== undefined);
 }
 
-function carePlan(ctx: EmrContext, intent: 'plan' | 'proposal', category: string, description: string): FhirResource {
+function carePlan(
+	ctx: EmrContext,
+	intent: 'plan' | 'proposal',
+	category: string,
+	description: string,
+): FhirResource {
 	return {
 		resourceType: 'CarePlan',
 		status: 'active',
@@ -173,12 +256,20 @@ function carePlan(ctx: EmrContext, intent: 'plan' | 'proposal', category: string
 
 /** Each piece of advice: CarePlan, intent plan ([EKA-FHIR] Advices). */
 function advice(value: unknown, ctx: EmrContext): MappedResource[] {
-	return texts(value).map((text, index) => ({ section: 'advice', place: `advices/${index}`, resource: carePlan(ctx, 'plan', 'Advice', text) }));
+	return texts(value).map((text, index) => ({
+		section: 'advice',
+		place: `advices/${index}`,
+		resource: carePlan(ctx, 'plan', 'Advice', text),
+	}));
 }
 
 /** The doctor's notes: CarePlan, intent proposal ([EKA-FHIR] Notes). */
 function notes(value: unknown, ctx: EmrContext): MappedResource[] {
-	return texts(value).map((text, index) => ({ section: 'notes', place: `prescriptionNotes/${index}`, resource: carePlan(ctx, 'proposal', 'Clinical notes', text) }));
+	return texts(value).map((text, index) => ({
+		section: 'notes',
+		place: `prescriptionNotes/${index}`,
+		resource: carePlan(ctx, 'proposal', 'Clinical notes', text),
+	}));
 }
 
 /**
@@ -191,13 +282,29 @@ function followUp(value: unknown, ctx: EmrContext): MappedResource[] {
 	const said = record ? undefined : textOf(value);
 	const rawDate = record ? record.date : undefined;
 	const date = fhirDateTime(rawDate);
-	if (rawDate !== undefined && rawDate !== null && rawDate !== '' && !date) ctx.adjust(`followup: date "${String(rawDate)}" is not a date, left out`);
-	const description = said ?? (record ? (textOf(record.notes) ?? textOf(record.text) ?? textOf(record.custom) ?? richText(record.note)) : undefined);
+	if (rawDate !== undefined && rawDate !== null && rawDate !== '' && !date)
+		ctx.adjust(`followup: date "${String(rawDate)}" is not a date, left out`);
+	const description =
+		said ??
+		(record
+			? (textOf(record.notes) ??
+				textOf(record.text) ??
+				textOf(record.custom) ??
+				richText(record.note))
+			: undefined);
 	if (!date && !description) return [];
 	const resource: FhirResource = {
 		resourceType: 'Appointment',
 		status: 'proposed',
-		appointmentType: { coding: [{ system: 'http://terminology.hl7.org/CodeSystem/v2-0276', code: 'FOLLOWUP', display: 'A follow up visit from a previous appointment' }] },
+		appointmentType: {
+			coding: [
+				{
+					system: 'http://terminology.hl7.org/CodeSystem/v2-0276',
+					code: 'FOLLOWUP',
+					display: 'A follow up visit from a previous appointment',
+				},
+			],
+		},
 		description,
 		requestedPeriod: date ? [{ start: date, end: date }] : undefined,
 		created: ctx.recorded,

@@ -7,9 +7,21 @@
  * components; anything else stays as the text it was. Pure.
  */
 import { asRecord, textOf } from '../values';
-import { named, observationCategory, visitObservation, type EmrContext, type MappedResource } from './emrContext';
+import {
+	named,
+	observationCategory,
+	visitObservation,
+	type EmrContext,
+	type MappedResource,
+} from './emrContext';
 import type { EmrEntry } from './emrDocument';
-import { annotations, fhirDateTime, textConcept, type CodeableConcept, type FhirResource } from './resources';
+import {
+	annotations,
+	fhirDateTime,
+	textConcept,
+	type CodeableConcept,
+	type FhirResource,
+} from './resources';
 
 const LOINC = 'http://loinc.org';
 const UCUM = 'http://unitsofmeasure.org';
@@ -18,12 +30,28 @@ const UCUM = 'http://unitsofmeasure.org';
 const VITAL_SIGNS: ReadonlyArray<{ pattern: RegExp; code: string; display: string }> = [
 	{ pattern: /\bsystolic\b/i, code: '8480-6', display: 'Systolic blood pressure' },
 	{ pattern: /\bdiastolic\b/i, code: '8462-4', display: 'Diastolic blood pressure' },
-	{ pattern: /\bblood pressure\b|^bp$/i, code: '85354-9', display: 'Blood pressure panel with all children optional' },
+	{
+		pattern: /\bblood pressure\b|^bp$/i,
+		code: '85354-9',
+		display: 'Blood pressure panel with all children optional',
+	},
 	{ pattern: /\b(pulse|heart rate)\b/i, code: '8867-4', display: 'Heart rate' },
-	{ pattern: /\b(respiratory rate|respiration rate)\b|^rr$/i, code: '9279-1', display: 'Respiratory rate' },
+	{
+		pattern: /\b(respiratory rate|respiration rate)\b|^rr$/i,
+		code: '9279-1',
+		display: 'Respiratory rate',
+	},
 	{ pattern: /\btemperature\b|^temp$/i, code: '8310-5', display: 'Body temperature' },
-	{ pattern: /\b(spo2|oxygen saturation)\b/i, code: '59408-5', display: 'Oxygen saturation in Arterial blood by Pulse oximetry' },
-	{ pattern: /\bbmi\b|\bbody mass index\b/i, code: '39156-5', display: 'Body mass index (BMI) [Ratio]' },
+	{
+		pattern: /\b(spo2|oxygen saturation)\b/i,
+		code: '59408-5',
+		display: 'Oxygen saturation in Arterial blood by Pulse oximetry',
+	},
+	{
+		pattern: /\bbmi\b|\bbody mass index\b/i,
+		code: '39156-5',
+		display: 'Body mass index (BMI) [Ratio]',
+	},
 	{ pattern: /\bweight\b/i, code: '29463-7', display: 'Body weight' },
 	{ pattern: /\bheight\b/i, code: '8302-2', display: 'Body height' },
 ];
@@ -57,7 +85,10 @@ const UCUM_CODES: Readonly<Record<string, string>> = {
 const NUMBER = /^[-+]?\d+(\.\d+)?$/;
 
 /** A Quantity of `qt` in `unit`, or undefined when `qt` is not a number. */
-export function quantity(qt: string | undefined, unit: string | undefined): Record<string, unknown> | undefined {
+export function quantity(
+	qt: string | undefined,
+	unit: string | undefined,
+): Record<string, unknown> | undefined {
 	if (!qt || !NUMBER.test(qt)) return undefined;
 	const result: Record<string, unknown> = { value: Number(qt) };
 	if (unit) {
@@ -70,11 +101,19 @@ export function quantity(qt: string | undefined, unit: string | undefined): Reco
 
 function vitalCode(name: string): CodeableConcept {
 	const known = VITAL_SIGNS.find((sign) => sign.pattern.test(name));
-	return known ? { coding: [{ system: LOINC, code: known.code, display: known.display }], text: name } : textConcept(name);
+	return known
+		? { coding: [{ system: LOINC, code: known.code, display: known.display }], text: name }
+		: textConcept(name);
 }
 
 export function mapVitals(value: unknown, ctx: EmrContext): MappedResource[] {
-	return named(ctx, 'medicalHistory.vitals', value, (entry, name) => vital(entry, name, ctx), 'vitals');
+	return named(
+		ctx,
+		'medicalHistory.vitals',
+		value,
+		(entry, name) => vital(entry, name, ctx),
+		'vitals',
+	);
 }
 
 function vital(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
@@ -90,8 +129,14 @@ function vital(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 	const pressure = qt ? /^(\d{2,3})\s*\/\s*(\d{2,3})$/.exec(qt) : null;
 	if (pressure && code.coding?.[0]?.code === '85354-9') {
 		observation.component = [
-			{ code: { coding: [{ system: LOINC, code: '8480-6', display: 'Systolic blood pressure' }] }, valueQuantity: quantity(pressure[1], unit) },
-			{ code: { coding: [{ system: LOINC, code: '8462-4', display: 'Diastolic blood pressure' }] }, valueQuantity: quantity(pressure[2], unit) },
+			{
+				code: { coding: [{ system: LOINC, code: '8480-6', display: 'Systolic blood pressure' }] },
+				valueQuantity: quantity(pressure[1], unit),
+			},
+			{
+				code: { coding: [{ system: LOINC, code: '8462-4', display: 'Diastolic blood pressure' }] },
+				valueQuantity: quantity(pressure[2], unit),
+			},
 		];
 		return observation;
 	}
@@ -108,7 +153,8 @@ export function mapLabResults(value: unknown, ctx: EmrContext): MappedResource[]
 function labResult(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 	const qt = textOf(entry.raw.value);
 	const unit = textOf(asRecord(entry.raw.unit)?.name) ?? textOf(entry.raw.unit);
-	const interpretation = textOf(asRecord(entry.raw.interpretation)?.value) ?? textOf(entry.raw.interpretation);
+	const interpretation =
+		textOf(asRecord(entry.raw.interpretation)?.value) ?? textOf(entry.raw.interpretation);
 	const amount = quantity(qt, unit);
 	return {
 		...visitObservation(ctx, observationCategory('laboratory', 'Laboratory'), textConcept(name)),

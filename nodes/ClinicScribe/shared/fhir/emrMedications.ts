@@ -16,8 +16,24 @@ const UCUM = 'http://unitsofmeasure.org';
 
 /** Words for a unit of time → R4's units-of-time code (also UCUM's). */
 const TIME_UNITS: Readonly<Record<string, string>> = {
-	second: 's', seconds: 's', sec: 's', minute: 'min', minutes: 'min', hour: 'h', hours: 'h', hr: 'h', hrs: 'h',
-	day: 'd', days: 'd', daily: 'd', week: 'wk', weeks: 'wk', month: 'mo', months: 'mo', year: 'a', years: 'a',
+	second: 's',
+	seconds: 's',
+	sec: 's',
+	minute: 'min',
+	minutes: 'min',
+	hour: 'h',
+	hours: 'h',
+	hr: 'h',
+	hrs: 'h',
+	day: 'd',
+	days: 'd',
+	daily: 'd',
+	week: 'wk',
+	weeks: 'wk',
+	month: 'mo',
+	months: 'mo',
+	year: 'a',
+	years: 'a',
 };
 
 function timeUnit(value: unknown): string | undefined {
@@ -37,7 +53,13 @@ const WHEN: ReadonlyArray<[RegExp, string]> = [
 const NUMBER = /^\d+(\.\d+)?$/;
 
 export function mapMedications(value: unknown, ctx: EmrContext): MappedResource[] {
-	return named(ctx, 'medications', value, (entry, name) => medication(entry, name, ctx), 'medications');
+	return named(
+		ctx,
+		'medications',
+		value,
+		(entry, name) => medication(entry, name, ctx),
+		'medications',
+	);
 }
 
 function medication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
@@ -48,8 +70,11 @@ function medication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResourc
 	const timing = textOf(raw.timing) ?? textOf(asRecord(raw.timing)?.custom);
 	const doseText = textOf(dose?.custom) ?? joined(dose?.value, dose?.unit);
 	const frequencyText = textOf(frequency?.custom) ?? textOf(raw.frequency);
-	const durationText = textOf(duration?.custom) ?? joined(duration?.value, duration?.unit) ?? textOf(raw.duration);
-	const sig = [doseText, frequencyText, timing, durationText && `for ${durationText}`].filter(Boolean).join(', ');
+	const durationText =
+		textOf(duration?.custom) ?? joined(duration?.value, duration?.unit) ?? textOf(raw.duration);
+	const sig = [doseText, frequencyText, timing, durationText && `for ${durationText}`]
+		.filter(Boolean)
+		.join(', ');
 	const instruction = textOf(raw.instruction) ?? textOf(raw.instructions);
 
 	const dosage: Record<string, unknown> = {};
@@ -61,7 +86,14 @@ function medication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResourc
 	if (Object.keys(repeat).length > 0) dosage.timing = { repeat };
 	const amount = textOf(dose?.value);
 	const doseUnit = textOf(dose?.unit);
-	if (amount && NUMBER.test(amount)) dosage.doseAndRate = [{ doseQuantity: doseUnit ? { value: Number(amount), unit: doseUnit } : { value: Number(amount) } }];
+	if (amount && NUMBER.test(amount))
+		dosage.doseAndRate = [
+			{
+				doseQuantity: doseUnit
+					? { value: Number(amount), unit: doseUnit }
+					: { value: Number(amount) },
+			},
+		];
 
 	const generic = textOf(raw.generic_name);
 	return {
@@ -74,7 +106,10 @@ function medication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResourc
 		authoredOn: ctx.recorded,
 		requester: ctx.practitioner,
 		dosageInstruction: Object.keys(dosage).length > 0 ? [dosage] : undefined,
-		note: annotations([generic && generic !== name ? `Generic name: ${generic}` : undefined, ...noteLines(entry)]),
+		note: annotations([
+			generic && generic !== name ? `Generic name: ${generic}` : undefined,
+			...noteLines(entry),
+		]),
 	};
 }
 
@@ -87,21 +122,42 @@ function joined(value: unknown, unit: unknown): string | undefined {
 
 /** Doses a day in a "1-0-1" pattern (or its list form): how many are not zero. */
 function dosesInPattern(frequency: Record<string, unknown> | undefined): number | undefined {
-	const list = Array.isArray(frequency?.dose) ? frequency.dose.map((part) => textOf(part) ?? '') : undefined;
-	const parts = list ?? (/^\d+(\.\d+)?(-\d+(\.\d+)?){1,4}$/.test(textOf(frequency?.custom) ?? '') ? String(frequency?.custom).split('-') : undefined);
+	const list = Array.isArray(frequency?.dose)
+		? frequency.dose.map((part) => textOf(part) ?? '')
+		: undefined;
+	const parts =
+		list ??
+		(/^\d+(\.\d+)?(-\d+(\.\d+)?){1,4}$/.test(textOf(frequency?.custom) ?? '')
+			? String(frequency?.custom).split('-')
+			: undefined);
 	if (!parts || parts.some((part) => !NUMBER.test(part))) return undefined;
 	return parts.filter((part) => Number(part) > 0).length;
 }
 
 /** `frequency` times per `period` `period_unit`, when all three are stated and agree with the pattern. */
-function frequencyRepeat(name: string, frequency: Record<string, unknown> | undefined, ctx: EmrContext): Record<string, unknown> {
+function frequencyRepeat(
+	name: string,
+	frequency: Record<string, unknown> | undefined,
+	ctx: EmrContext,
+): Record<string, unknown> {
 	const times = textOf(frequency?.frequency);
 	const period = textOf(frequency?.period);
 	const unit = timeUnit(frequency?.period_unit);
-	if (!times || !/^\d+$/.test(times) || Number(times) < 1 || !period || !NUMBER.test(period) || Number(period) <= 0 || !unit) return {};
+	if (
+		!times ||
+		!/^\d+$/.test(times) ||
+		Number(times) < 1 ||
+		!period ||
+		!NUMBER.test(period) ||
+		Number(period) <= 0 ||
+		!unit
+	)
+		return {};
 	const pattern = dosesInPattern(frequency);
 	if (pattern !== undefined && unit === 'd' && Number(period) === 1 && pattern !== Number(times)) {
-		ctx.adjust(`medication "${name}": the pattern "${textOf(frequency?.custom) ?? ''}" and "${times} times a day" disagree, so the frequency is sent as text only`);
+		ctx.adjust(
+			`medication "${name}": the pattern "${textOf(frequency?.custom) ?? ''}" and "${times} times a day" disagree, so the frequency is sent as text only`,
+		);
 		return {};
 	}
 	return { frequency: Number(times), period: Number(period), periodUnit: unit };
@@ -112,5 +168,12 @@ function durationBounds(duration: Record<string, unknown> | undefined): Record<s
 	const value = textOf(duration?.value);
 	const unit = timeUnit(duration?.unit);
 	if (!value || !NUMBER.test(value) || !unit) return {};
-	return { boundsDuration: { value: Number(value), unit: textOf(duration?.unit), system: UCUM, code: unit } };
+	return {
+		boundsDuration: {
+			value: Number(value),
+			unit: textOf(duration?.unit),
+			system: UCUM,
+			code: unit,
+		},
+	};
 }

@@ -17,7 +17,13 @@ import { emrPrescription } from './emrDocument';
 import type { EmrContext, MappedResource } from './emrContext';
 import { mapEmrDocument } from './emrMapping';
 import { uuidUrl, visitResourceId, type VisitKey } from './ids';
-import { resolvePatient, resolvePractitioner, type Participant, type PatientChoice, type PractitionerChoice } from './participants';
+import {
+	resolvePatient,
+	resolvePractitioner,
+	type Participant,
+	type PatientChoice,
+	type PractitionerChoice,
+} from './participants';
 import { fhirDateTime, type BundleEntry, type FhirResource, type Reference } from './resources';
 import { SECTION_ORDER, SECTIONS } from './sections';
 import { repairServiceBundle } from './serviceBundle';
@@ -74,19 +80,43 @@ function sourceOf(results: SessionResults): Source | FhirProblem {
 				: 'No bundle was made. Check the session ID; a failed or cancelled recording must be uploaded again.';
 		return { message: `${label} ${what}`, description: next, notReady: true };
 	}
-	const usable = results.templates.filter((template) => template.format === 'json' && template.status !== 'failure' && template.status !== 'in-progress');
+	const usable = results.templates.filter(
+		(template) =>
+			template.format === 'json' &&
+			template.status !== 'failure' &&
+			template.status !== 'in-progress',
+	);
 	// The older status answer's `data.output.fhir` ([IFD §4.8]) and FHIR templates alike: a Bundle.
 	const fhir = usable.find((template) => isServiceBundle(template.value));
-	if (fhir) return { kind: 'service_fhir', template: fhir, bundle: fhir.value as Record<string, unknown> };
-	const emr = usable.find((template) => EMR_TEMPLATE_IDS.includes(template.templateId) || isRecord(asRecord(template.value)?.prescription));
+	if (fhir)
+		return { kind: 'service_fhir', template: fhir, bundle: fhir.value as Record<string, unknown> };
+	const emr = usable.find(
+		(template) =>
+			EMR_TEMPLATE_IDS.includes(template.templateId) ||
+			isRecord(asRecord(template.value)?.prescription),
+	);
 	if (emr) {
 		const prescription = emrPrescription(emr.value);
 		if (prescription) return { kind: 'emr', template: emr, prescription };
 	}
-	const failedEmr = results.templates.find((template) => EMR_TEMPLATE_IDS.includes(template.templateId) || isFhirSourceTemplate(template.templateId));
+	const failedEmr = results.templates.find(
+		(template) =>
+			EMR_TEMPLATE_IDS.includes(template.templateId) || isFhirSourceTemplate(template.templateId),
+	);
 	if (failedEmr) {
-		const why = failedEmr.status === 'failure' ? 'failed' : failedEmr.status === 'in-progress' ? 'is still being made' : failedEmr.format === 'text' ? 'is text, not JSON' : 'is empty';
-		return { message: `${label} has no EMR or FHIR document to build the FHIR bundle from: its ${failedEmr.name || failedEmr.templateId} (${failedEmr.templateId}) ${why}`, description: WHAT_TO_DO, notReady: true };
+		const why =
+			failedEmr.status === 'failure'
+				? 'failed'
+				: failedEmr.status === 'in-progress'
+					? 'is still being made'
+					: failedEmr.format === 'text'
+						? 'is text, not JSON'
+						: 'is empty';
+		return {
+			message: `${label} has no EMR or FHIR document to build the FHIR bundle from: its ${failedEmr.name || failedEmr.templateId} (${failedEmr.templateId}) ${why}`,
+			description: WHAT_TO_DO,
+			notReady: true,
+		};
 	}
 	const held = results.templates.map((template) => template.templateId);
 	return {
@@ -97,7 +127,9 @@ function sourceOf(results: SessionResults): Source | FhirProblem {
 }
 
 /** What must be fetched before the bundle can be built, or why none can be. */
-export type FhirPlan = { ok: true; directoryPatientId?: string; clinicDoctorId?: string } | { ok: false; problem: FhirProblem };
+export type FhirPlan =
+	| { ok: true; directoryPatientId?: string; clinicDoctorId?: string }
+	| { ok: false; problem: FhirProblem };
 
 export function planFhirOutput(results: SessionResults, settings: FhirOutputSettings): FhirPlan {
 	const source = sourceOf(results);
@@ -105,7 +137,8 @@ export function planFhirOutput(results: SessionResults, settings: FhirOutputSett
 	const patient = resolvePatient(settings.patient, results);
 	if (!patient.ok) return { ok: false, problem: choiceProblem(patient.problem, 'Patient') };
 	const practitioner = resolvePractitioner(settings.practitioner, results);
-	if (!practitioner.ok) return { ok: false, problem: choiceProblem(practitioner.problem, 'Doctor') };
+	if (!practitioner.ok)
+		return { ok: false, problem: choiceProblem(practitioner.problem, 'Doctor') };
 	const plan: FhirPlan = { ok: true };
 	if ('needsDirectoryProfile' in patient) plan.directoryPatientId = patient.needsDirectoryProfile;
 	if ('needsClinicDoctor' in practitioner) plan.clinicDoctorId = practitioner.needsClinicDoctor;
@@ -133,19 +166,31 @@ class Adjustments {
 		this.counts.set(message, (this.counts.get(message) ?? 0) + 1);
 	}
 	list(): string[] {
-		return [...this.counts].map(([message, count]) => (count > 1 ? `${message} (×${count})` : message));
+		return [...this.counts].map(([message, count]) =>
+			count > 1 ? `${message} (×${count})` : message,
+		);
 	}
 }
 
 /** The visit's Encounter: an ambulatory visit (R4 requires a class; AMB is the outpatient one). */
-function encounterOf(id: string, results: SessionResults, patient: Participant, practitioner: Participant, recorded: string | undefined): FhirResource {
+function encounterOf(
+	id: string,
+	results: SessionResults,
+	patient: Participant,
+	practitioner: Participant,
+	recorded: string | undefined,
+): FhirResource {
 	const encounter: FhirResource = {
 		resourceType: 'Encounter',
 		id,
 		// The service's own name for a visit's id ([EKA-FHIR-EXAMPLE] care_context_id), so the EHR can find it by session.
 		identifier: [{ system: 'https://www.eka.care/care_context_id', value: results.sessionId }],
 		status: 'finished',
-		class: { system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode', code: 'AMB', display: 'ambulatory' },
+		class: {
+			system: 'http://terminology.hl7.org/CodeSystem/v3-ActCode',
+			code: 'AMB',
+			display: 'ambulatory',
+		},
 		subject: { reference: patient.reference },
 		participant: [{ individual: { reference: practitioner.reference } }],
 	};
@@ -165,9 +210,15 @@ export function buildFhirOutput(
 	const source = sourceOf(results);
 	if ('message' in source) return { ok: false, problem: source };
 	const patientResolution = resolvePatient(settings.patient, results, fetched.directoryProfile);
-	if (!patientResolution.ok) return { ok: false, problem: choiceProblem(patientResolution.problem, 'Patient') };
-	const practitionerResolution = resolvePractitioner(settings.practitioner, results, fetched.clinicDoctors);
-	if (!practitionerResolution.ok) return { ok: false, problem: choiceProblem(practitionerResolution.problem, 'Doctor') };
+	if (!patientResolution.ok)
+		return { ok: false, problem: choiceProblem(patientResolution.problem, 'Patient') };
+	const practitionerResolution = resolvePractitioner(
+		settings.practitioner,
+		results,
+		fetched.clinicDoctors,
+	);
+	if (!practitionerResolution.ok)
+		return { ok: false, problem: choiceProblem(practitionerResolution.problem, 'Doctor') };
 	if (!('patient' in patientResolution) || !('practitioner' in practitionerResolution)) {
 		throw new Error('buildFhirOutput: fetch what planFhirOutput asks for first');
 	}
@@ -175,7 +226,8 @@ export function buildFhirOutput(
 	const practitioner = practitionerResolution.practitioner;
 
 	const visit: VisitKey = { sessionId: results.sessionId, patientKey: patient.key };
-	const idFor = (resourceType: string, place: string) => visitResourceId(visit, resourceType, place);
+	const idFor = (resourceType: string, place: string) =>
+		visitResourceId(visit, resourceType, place);
 	const encounterId = idFor('Encounter', 'encounter');
 	const compositionId = idFor('Composition', 'composition');
 	const recorded = fhirDateTime(results.createdAt);
@@ -195,9 +247,16 @@ export function buildFhirOutput(
 		mapped = mapping.resources;
 		notMapped = mapping.notMapped;
 	} else {
-		mapped = repairServiceBundle(source.bundle, { ...references, idFor, adjust: (message) => adjustments.add(message) });
+		mapped = repairServiceBundle(source.bundle, {
+			...references,
+			idFor,
+			adjust: (message) => adjustments.add(message),
+		});
 	}
-	if (source.template.status === 'partial_success') adjustments.add(`the ${source.template.name || source.template.templateId} was only partly produced: the bundle holds what it has`);
+	if (source.template.status === 'partial_success')
+		adjustments.add(
+			`the ${source.template.name || source.template.templateId} was only partly produced: the bundle holds what it has`,
+		);
 	if (mapped.length === 0) {
 		return {
 			ok: false,
@@ -210,7 +269,8 @@ export function buildFhirOutput(
 	}
 
 	const entries: BundleEntry[] = [];
-	for (const participant of [patient, practitioner]) if (participant.entry) entries.push(participant.entry);
+	for (const participant of [patient, practitioner])
+		if (participant.entry) entries.push(participant.entry);
 	entries.push(putEntry(encounterOf(encounterId, results, patient, practitioner, recorded)));
 	const sections = new Map<string, string[]>();
 	for (const item of mapped) {
@@ -221,25 +281,39 @@ export function buildFhirOutput(
 		entries.push(entry);
 		sections.set(item.section, [...(sections.get(item.section) ?? []), entry.fullUrl]);
 	}
-	const sectionList = SECTION_ORDER.filter((key) => sections.has(key)).map((key) => ({ title: SECTIONS[key], entry: sections.get(key)!.map((reference) => ({ reference })) }));
+	const sectionList = SECTION_ORDER.filter((key) => sections.has(key)).map((key) => ({
+		title: SECTIONS[key],
+		entry: sections.get(key)!.map((reference) => ({ reference })),
+	}));
 	const composition: FhirResource = {
 		resourceType: 'Composition',
 		id: compositionId,
 		status: 'preliminary',
-		type: { coding: [{ system: 'http://loinc.org', code: '11488-4', display: 'Consult note' }], text: 'Consultation note' },
+		type: {
+			coding: [{ system: 'http://loinc.org', code: '11488-4', display: 'Consult note' }],
+			text: 'Consultation note',
+		},
 		subject: references.patient,
 		encounter: references.encounter,
 		date: recorded ?? now,
-		author: [practitioner.display ? { ...references.practitioner, display: practitioner.display } : references.practitioner],
+		author: [
+			practitioner.display
+				? { ...references.practitioner, display: practitioner.display }
+				: references.practitioner,
+		],
 		title: 'Consultation note',
 		section: sectionList,
 	};
-	if (!recorded) adjustments.add('the session gave no time of its own: the Composition is dated when the bundle was made');
+	if (!recorded)
+		adjustments.add(
+			'the session gave no time of its own: the Composition is dated when the bundle was made',
+		);
 	entries.push(putEntry(composition));
 
 	const bundle = { resourceType: 'Bundle', type: 'transaction', entry: entries };
 	const counts: Record<string, number> = {};
-	for (const entry of entries) counts[entry.resource.resourceType] = (counts[entry.resource.resourceType] ?? 0) + 1;
+	for (const entry of entries)
+		counts[entry.resource.resourceType] = (counts[entry.resource.resourceType] ?? 0) + 1;
 	const record: IDataObject = {
 		session_id: results.sessionId,
 		status: results.status,
@@ -262,5 +336,9 @@ export function buildFhirOutput(
 /** An entry written with PUT at its derived id: sending it again updates it ([FHIR-R4] http.html#update). */
 function putEntry(resource: FhirResource): BundleEntry {
 	const id = String(resource.id);
-	return { fullUrl: uuidUrl(id), resource, request: { method: 'PUT', url: `${resource.resourceType}/${id}` } };
+	return {
+		fullUrl: uuidUrl(id),
+		resource,
+		request: { method: 'PUT', url: `${resource.resourceType}/${id}` },
+	};
 }

@@ -42,19 +42,22 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 		{
 			name: 'Find or Create by Identifier',
 			value: 'identifier',
-			description: "The EHR's Patient with this identifier (e.g. your medical record number); created with it when there is none",
+			description:
+				"The EHR's Patient with this identifier (e.g. your medical record number); created with it when there is none",
 		},
 		{
 			name: 'From the Patient Directory',
 			value: 'directory',
-			description: "The clinic API's patient directory profile (name, gender, birth date, mobile), found or created in the EHR by its directory ID",
+			description:
+				"The clinic API's patient directory profile (name, gender, birth date, mobile), found or created in the EHR by its directory ID",
 		},
 	];
 	const doctorOptions = [
 		{
 			name: "The Session's Doctor",
 			value: 'sessionDoctor',
-			description: 'The doctor named at upload (Additional Data doctor._id and its name), found or created in the EHR by that ID',
+			description:
+				'The doctor named at upload (Additional Data doctor._id and its name), found or created in the EHR by that ID',
 		},
 		{
 			name: 'A Doctor of the Clinic',
@@ -68,7 +71,13 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 		},
 	];
 	const fields: INodeProperties[] = [
-		{ displayName: HOW_TO_SEND, name: 'fhirHowToSend', type: 'notice', default: '', displayOptions: { show } },
+		{
+			displayName: HOW_TO_SEND,
+			name: 'fhirHowToSend',
+			type: 'notice',
+			default: '',
+			displayOptions: { show },
+		},
 	];
 	if (node === 'action') {
 		fields.push(
@@ -79,7 +88,8 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 				noDataExpression: true,
 				options: patientOptions,
 				default: 'directory',
-				description: 'Which patient in the EHR the visit belongs to. Every resource of the bundle refers to this patient.',
+				description:
+					'Which patient in the EHR the visit belongs to. Every resource of the bundle refers to this patient.',
 				displayOptions: { show },
 			},
 			{
@@ -89,7 +99,8 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 				default: '',
 				required: true,
 				placeholder: 'e.g. 12345 or Patient/12345',
-				description: "The Patient's ID in the EHR. It must exist there: the EHR refuses the bundle otherwise.",
+				description:
+					"The Patient's ID in the EHR. It must exist there: the EHR refuses the bundle otherwise.",
 				displayOptions: when({ [FHIR_PATIENT_PARAMETER]: ['ehrPatient'] }),
 			},
 			{
@@ -138,9 +149,13 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 		name: FHIR_DOCTOR_PARAMETER,
 		type: 'options',
 		noDataExpression: true,
-		options: node === 'action' ? doctorOptions : doctorOptions.filter((option) => option.value !== 'clinicDoctor'),
+		options:
+			node === 'action'
+				? doctorOptions
+				: doctorOptions.filter((option) => option.value !== 'clinicDoctor'),
 		default: 'sessionDoctor',
-		description: 'Who recorded the visit: the author of the notes, the requester of the prescriptions and orders',
+		description:
+			'Who recorded the visit: the author of the notes, the requester of the prescriptions and orders',
 		displayOptions: { show },
 	});
 	if (node === 'action') {
@@ -153,7 +168,12 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 			description: 'The doctor, from the clinic directory',
 			displayOptions: when({ [FHIR_DOCTOR_PARAMETER]: ['clinicDoctor'] }),
 			modes: [
-				{ displayName: 'From List', name: 'list', type: 'list', typeOptions: { searchListMethod: 'searchDoctors', searchable: true } },
+				{
+					displayName: 'From List',
+					name: 'list',
+					type: 'list',
+					typeOptions: { searchListMethod: 'searchDoctors', searchable: true },
+				},
 				{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 174157340097045' },
 			],
 		});
@@ -168,7 +188,7 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 			placeholder: 'e.g. 678 or Practitioner/678',
 			description:
 				node === 'trigger'
-					? 'The Practitioner\'s ID in the EHR. Every visit this trigger receives gets this practitioner: use it only where one doctor records.'
+					? "The Practitioner's ID in the EHR. Every visit this trigger receives gets this practitioner: use it only where one doctor records."
 					: "The Practitioner's ID in the EHR. It must exist there: the EHR refuses the bundle otherwise.",
 			displayOptions: when({ [FHIR_DOCTOR_PARAMETER]: ['ehrPractitioner'] }),
 		},
@@ -185,14 +205,16 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 					name: 'directoryIdentifierSystem',
 					type: 'string',
 					default: DIRECTORY_PATIENT_SYSTEM,
-					description: "The identifier system of a patient directory ID in the EHR. Change it only to match the EHR's existing records.",
+					description:
+						"The identifier system of a patient directory ID in the EHR. Change it only to match the EHR's existing records.",
 				},
 				{
 					displayName: 'Doctor Identifier System',
 					name: 'doctorIdentifierSystem',
 					type: 'string',
 					default: DOCTOR_SYSTEM,
-					description: "The identifier system of a doctor ID in the EHR. Change it only to match the EHR's existing records.",
+					description:
+						"The identifier system of a doctor ID in the EHR. Change it only to match the EHR's existing records.",
 				},
 			],
 		},
@@ -204,13 +226,26 @@ export function fhirOutputFields(show: Show, node: FhirFieldsFor): INodeProperti
 export type ParameterReader = (name: string, fallback: unknown) => unknown;
 
 /** The settings, checked; the problem names the field, says what is wrong, and never repeats a value. */
-export function readFhirSettings(read: ParameterReader, node: FhirFieldsFor): Checked<FhirOutputSettings> {
+export function readFhirSettings(
+	read: ParameterReader,
+	node: FhirFieldsFor,
+): Checked<FhirOutputSettings> {
 	const options = read('fhirOptions', {});
 	const systems = isRecord(options) ? options : {};
-	const directorySystem = checkIdentifierSystem(systems.directoryIdentifierSystem ?? DIRECTORY_PATIENT_SYSTEM);
-	if (!directorySystem.ok) return { ok: false, problem: `FHIR Options → Directory Identifier System ${directorySystem.problem}` };
+	const directorySystem = checkIdentifierSystem(
+		systems.directoryIdentifierSystem ?? DIRECTORY_PATIENT_SYSTEM,
+	);
+	if (!directorySystem.ok)
+		return {
+			ok: false,
+			problem: `FHIR Options → Directory Identifier System ${directorySystem.problem}`,
+		};
 	const doctorSystem = checkIdentifierSystem(systems.doctorIdentifierSystem ?? DOCTOR_SYSTEM);
-	if (!doctorSystem.ok) return { ok: false, problem: `FHIR Options → Doctor Identifier System ${doctorSystem.problem}` };
+	if (!doctorSystem.ok)
+		return {
+			ok: false,
+			problem: `FHIR Options → Doctor Identifier System ${doctorSystem.problem}`,
+		};
 
 	let patient: PatientChoice = { kind: 'directory', system: directorySystem.value };
 	if (node === 'action') {
@@ -227,8 +262,10 @@ export function readFhirSettings(read: ParameterReader, node: FhirFieldsFor): Ch
 			patient = { kind: 'identifier', system: system.value, value: value.value };
 		} else if (choice === 'directory') {
 			const raw = read('fhirDirectoryPatientId', '');
-			const given = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : undefined;
-			if (given === undefined) return { ok: false, problem: 'The Directory Patient ID is not text' };
+			const given =
+				typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : undefined;
+			if (given === undefined)
+				return { ok: false, problem: 'The Directory Patient ID is not text' };
 			if (given !== '') {
 				const id = checkIdentifierValue(given);
 				if (!id.ok) return { ok: false, problem: `The Directory Patient ID ${id.problem}` };
@@ -241,7 +278,8 @@ export function readFhirSettings(read: ParameterReader, node: FhirFieldsFor): Ch
 
 	const doctor = read(FHIR_DOCTOR_PARAMETER, 'sessionDoctor');
 	let practitioner: PractitionerChoice;
-	if (doctor === 'sessionDoctor') practitioner = { kind: 'sessionDoctor', system: doctorSystem.value };
+	if (doctor === 'sessionDoctor')
+		practitioner = { kind: 'sessionDoctor', system: doctorSystem.value };
 	else if (doctor === 'ehrPractitioner') {
 		const id = checkResourceId(read('fhirPractitionerId', ''), 'Practitioner');
 		if (!id.ok) return { ok: false, problem: `The EHR Practitioner ID ${id.problem}` };

@@ -24,7 +24,10 @@ export function isFhirId(value: string): boolean {
 
 /** The version-5 (name-based, SHA-1) UUID of `name` in `namespace` ([RFC4122 §4.3]). */
 export function uuidV5(namespace: string, name: string): string {
-	const hash = createHash('sha1').update(Buffer.from(namespace.replace(/-/g, ''), 'hex')).update(name, 'utf8').digest();
+	const hash = createHash('sha1')
+		.update(Buffer.from(namespace.replace(/-/g, ''), 'hex'))
+		.update(name, 'utf8')
+		.digest();
 	const bytes = hash.subarray(0, 16);
 	bytes[6] = (bytes[6] & 0x0f) | 0x50;
 	bytes[8] = (bytes[8] & 0x3f) | 0x80;

@@ -56,13 +56,18 @@ export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string }
  * An id of an existing resource: `abc-123`, or `Patient/abc-123` (the type is dropped when it is the
  * right one). A FHIR id is 1 to 64 letters, digits, '-' or '.' ([FHIR-R4] datatypes.html#id).
  */
-export function checkResourceId(value: unknown, resourceType: 'Patient' | 'Practitioner'): Checked<string> {
+export function checkResourceId(
+	value: unknown,
+	resourceType: 'Patient' | 'Practitioner',
+): Checked<string> {
 	const text = textOf(value);
 	if (text === undefined) return { ok: false, problem: 'is empty' };
 	const slash = text.indexOf('/');
 	const id = slash >= 0 && text.slice(0, slash) === resourceType ? text.slice(slash + 1) : text;
-	if (slash >= 0 && id === text) return { ok: false, problem: `is not a ${resourceType} ID (it names another resource type)` };
-	if (!isFhirId(id)) return { ok: false, problem: 'is not a FHIR ID (1 to 64 letters, digits, "-" or ".")' };
+	if (slash >= 0 && id === text)
+		return { ok: false, problem: `is not a ${resourceType} ID (it names another resource type)` };
+	if (!isFhirId(id))
+		return { ok: false, problem: 'is not a FHIR ID (1 to 64 letters, digits, "-" or ".")' };
 	return { ok: true, value: id };
 }
 
@@ -70,15 +75,22 @@ export function checkResourceId(value: unknown, resourceType: 'Patient' | 'Pract
 export function checkIdentifierSystem(value: unknown): Checked<string> {
 	const text = textOf(value);
 	if (text === undefined) return { ok: false, problem: 'is empty' };
-	if (!/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(text)) return { ok: false, problem: 'is not an absolute URI (for example https://hospital.example.org/mrn or urn:oid:1.2.3)' };
+	if (!/^[A-Za-z][A-Za-z0-9+.-]*:\S+$/.test(text))
+		return {
+			ok: false,
+			problem:
+				'is not an absolute URI (for example https://hospital.example.org/mrn or urn:oid:1.2.3)',
+		};
 	return { ok: true, value: text };
 }
 
 export function checkIdentifierValue(value: unknown): Checked<string> {
 	const text = textOf(value);
 	if (text === undefined) return { ok: false, problem: 'is empty' };
-	if ([...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f)) return { ok: false, problem: 'contains control characters' };
-	if (text.length > 200) return { ok: false, problem: `is ${text.length} characters long (at most 200)` };
+	if ([...text].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f))
+		return { ok: false, problem: 'contains control characters' };
+	if (text.length > 200)
+		return { ok: false, problem: `is ${text.length} characters long (at most 200)` };
 	return { ok: true, value: text };
 }
 
@@ -87,7 +99,8 @@ export function checkIdentifierValue(value: unknown): Checked<string> {
  * and `$` are escaped ([FHIR-R4] search.html#escaping), then the parts are URL-encoded.
  */
 export function identifierSearch(system: string, value: string): string {
-	const escape = (text: string) => encodeURIComponent(text.replace(/[\\|,$]/g, (char) => `\\${char}`));
+	const escape = (text: string) =>
+		encodeURIComponent(text.replace(/[\\|,$]/g, (char) => `\\${char}`));
 	return `identifier=${escape(system)}|${escape(value)}`;
 }
 
@@ -96,13 +109,19 @@ export function sessionPatientId(results: SessionResults): Checked<string | unde
 	const fromDetails = textOf(asRecord(results.patientDetails)?.oid);
 	const fromData = textOf(asRecord(asRecord(results.additionalData)?.patient)?.oid);
 	if (fromDetails && fromData && fromDetails !== fromData) {
-		return { ok: false, problem: 'names two different patients (patient_details.oid and additional_data.patient.oid differ)' };
+		return {
+			ok: false,
+			problem:
+				'names two different patients (patient_details.oid and additional_data.patient.oid differ)',
+		};
 	}
 	return { ok: true, value: fromDetails ?? fromData };
 }
 
 /** The doctor the session names: `additional_data.doctor._id` and its `profile.personal.name` ([EKA-V2] ekascribe.yaml). */
-export function sessionDoctor(results: SessionResults): { id: string; name?: HumanName } | undefined {
+export function sessionDoctor(
+	results: SessionResults,
+): { id: string; name?: HumanName } | undefined {
 	const doctor = asRecord(asRecord(results.additionalData)?.doctor);
 	const id = textOf(doctor?._id) ?? textOf(doctor?.id);
 	if (!id) return undefined;
@@ -117,7 +136,12 @@ export interface HumanName {
 	family?: string;
 }
 
-function humanName(first: string | undefined, middle: string | undefined, last: string | undefined, full: string | undefined): HumanName | undefined {
+function humanName(
+	first: string | undefined,
+	middle: string | undefined,
+	last: string | undefined,
+	full: string | undefined,
+): HumanName | undefined {
 	const given = [first, middle].filter((part): part is string => part !== undefined);
 	const text = full ?? [...given, last].filter(Boolean).join(' ');
 	if (!text) return undefined;
@@ -131,25 +155,47 @@ function humanName(first: string | undefined, middle: string | undefined, last: 
  * A patient directory profile ([EKA-PD]: `fn`, `mn`, `ln`, `fln`, `gen` M/F/O, `dob`, `mobile`
  * with `ccd`) as a FHIR Patient carrying the directory's id as its identifier.
  */
-export function patientFromDirectoryProfile(profile: Record<string, unknown>, system: string, oid: string): FhirResource {
+export function patientFromDirectoryProfile(
+	profile: Record<string, unknown>,
+	system: string,
+	oid: string,
+): FhirResource {
 	const patient: FhirResource = { resourceType: 'Patient', identifier: [{ system, value: oid }] };
-	const name = humanName(textOf(profile.fn), textOf(profile.mn), textOf(profile.ln), textOf(profile.fln));
+	const name = humanName(
+		textOf(profile.fn),
+		textOf(profile.mn),
+		textOf(profile.ln),
+		textOf(profile.fln),
+	);
 	if (name) patient.name = [name];
-	const gender = { M: 'male', F: 'female', O: 'other' }[String(profile.gen ?? profile.gender ?? '').trim().toUpperCase()] ?? codeIn(ADMINISTRATIVE_GENDER, profile.gen);
+	const gender =
+		{ M: 'male', F: 'female', O: 'other' }[
+			String(profile.gen ?? profile.gender ?? '')
+				.trim()
+				.toUpperCase()
+		] ?? codeIn(ADMINISTRATIVE_GENDER, profile.gen);
 	if (gender) patient.gender = gender;
 	const dob = textOf(profile.dob);
 	if (dob && /^\d{4}-\d{2}-\d{2}$/.test(dob)) patient.birthDate = dob;
 	const mobile = textOf(profile.mobile);
 	if (mobile) {
 		const code = textOf(profile.ccd);
-		const number = mobile.startsWith('+') || !code ? mobile : `${code.startsWith('+') ? code : `+${code}`}${mobile}`;
+		const number =
+			mobile.startsWith('+') || !code
+				? mobile
+				: `${code.startsWith('+') ? code : `+${code}`}${mobile}`;
 		patient.telecom = [{ system: 'phone', value: number, use: 'mobile' }];
 	}
 	return patient;
 }
 
 /** A conditional create of `resource` found by its identifier. */
-function foundOrCreated(resource: FhirResource, system: string, value: string, display?: string): Participant {
+function foundOrCreated(
+	resource: FhirResource,
+	system: string,
+	value: string,
+	display?: string,
+): Participant {
 	const key = `${resource.resourceType}?${system}|${value}`;
 	const fullUrl = uuidUrl(nameBasedUuid(['participant', key]));
 	const search = identifierSearch(system, value);
@@ -157,7 +203,11 @@ function foundOrCreated(resource: FhirResource, system: string, value: string, d
 		reference: fullUrl,
 		key,
 		search: `${resource.resourceType}?${search}`,
-		entry: { fullUrl, resource, request: { method: 'POST', url: resource.resourceType, ifNoneExist: search } },
+		entry: {
+			fullUrl,
+			resource,
+			request: { method: 'POST', url: resource.resourceType, ifNoneExist: search },
+		},
 	};
 	if (display) participant.display = display;
 	return participant;
@@ -175,10 +225,17 @@ export type PatientResolution =
 	| { ok: false; problem: string };
 
 /** The patient as chosen; with a directory choice, call again with the profile once fetched. */
-export function resolvePatient(choice: PatientChoice, results: SessionResults, profile?: Record<string, unknown>): PatientResolution {
+export function resolvePatient(
+	choice: PatientChoice,
+	results: SessionResults,
+	profile?: Record<string, unknown>,
+): PatientResolution {
 	if (choice.kind === 'ehrPatient') return { ok: true, patient: existing('Patient', choice.id) };
 	if (choice.kind === 'identifier') {
-		const resource: FhirResource = { resourceType: 'Patient', identifier: [{ system: choice.system, value: choice.value }] };
+		const resource: FhirResource = {
+			resourceType: 'Patient',
+			identifier: [{ system: choice.system, value: choice.value }],
+		};
 		return { ok: true, patient: foundOrCreated(resource, choice.system, choice.value) };
 	}
 	let oid = choice.directoryId;
@@ -209,22 +266,44 @@ export type PractitionerResolution =
  * The doctor as chosen; with a clinic doctor, call again with the clinic directory's doctors once
  * fetched ([IFD §2.3]: `doctors[]` of `{doctor_id, name}`). A doctor the clinic does not list is refused.
  */
-export function resolvePractitioner(choice: PractitionerChoice, results: SessionResults, clinicDoctors?: unknown[]): PractitionerResolution {
-	if (choice.kind === 'ehrPractitioner') return { ok: true, practitioner: existing('Practitioner', choice.id) };
+export function resolvePractitioner(
+	choice: PractitionerChoice,
+	results: SessionResults,
+	clinicDoctors?: unknown[],
+): PractitionerResolution {
+	if (choice.kind === 'ehrPractitioner')
+		return { ok: true, practitioner: existing('Practitioner', choice.id) };
 	if (choice.kind === 'sessionDoctor') {
 		const doctor = sessionDoctor(results);
-		if (!doctor) return { ok: false, problem: 'The session names no doctor (additional_data.doctor._id)' };
+		if (!doctor)
+			return { ok: false, problem: 'The session names no doctor (additional_data.doctor._id)' };
 		return { ok: true, practitioner: practitionerOf(choice.system, doctor.id, doctor.name) };
 	}
 	if (!clinicDoctors) return { ok: true, needsClinicDoctor: choice.doctorId };
-	const listed = clinicDoctors.filter(isRecord).find((doctor) => textOf(doctor.doctor_id) === choice.doctorId);
-	if (!listed) return { ok: false, problem: `Doctor "${choice.doctorId}" is not a doctor of the clinic directory` };
+	const listed = clinicDoctors
+		.filter(isRecord)
+		.find((doctor) => textOf(doctor.doctor_id) === choice.doctorId);
+	if (!listed)
+		return {
+			ok: false,
+			problem: `Doctor "${choice.doctorId}" is not a doctor of the clinic directory`,
+		};
 	const name = textOf(listed.name);
-	return { ok: true, practitioner: practitionerOf(choice.system, choice.doctorId, name ? { text: name } : undefined) };
+	return {
+		ok: true,
+		practitioner: practitionerOf(choice.system, choice.doctorId, name ? { text: name } : undefined),
+	};
 }
 
-function practitionerOf(system: string, doctorId: string, name: HumanName | undefined): Participant {
-	const resource: FhirResource = { resourceType: 'Practitioner', identifier: [{ system, value: doctorId }] };
+function practitionerOf(
+	system: string,
+	doctorId: string,
+	name: HumanName | undefined,
+): Participant {
+	const resource: FhirResource = {
+		resourceType: 'Practitioner',
+		identifier: [{ system, value: doctorId }],
+	};
 	if (name) resource.name = [name];
 	return foundOrCreated(resource, system, doctorId, name?.text);
 }

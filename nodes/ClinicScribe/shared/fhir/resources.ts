@@ -61,17 +61,22 @@ export function textConcept(text: string): CodeableConcept {
 
 /** Notes as FHIR Annotations; undefined when there is none. */
 export function annotations(texts: Array<string | undefined>): Array<{ text: string }> | undefined {
-	const kept = texts.filter((text): text is string => typeof text === 'string' && text.trim() !== '');
+	const kept = texts.filter(
+		(text): text is string => typeof text === 'string' && text.trim() !== '',
+	);
 	return kept.length > 0 ? kept.map((text) => ({ text })) : undefined;
 }
 
 /** A copy of `resource` without the elements whose value is undefined (JSON has no undefined). */
 export function withoutUndefined<T extends FhirResource>(resource: T): T {
-	return Object.fromEntries(Object.entries(resource).filter(([, value]) => value !== undefined)) as T;
+	return Object.fromEntries(
+		Object.entries(resource).filter(([, value]) => value !== undefined),
+	) as T;
 }
 
 /** A FHIR dateTime ([FHIR-R4] datatypes.html#dateTime): a date, or a date and time with its zone. */
-const DATE_TIME = /^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]((0\d|1[0-3]):[0-5]\d|14:00)))?)?)?$/;
+const DATE_TIME =
+	/^\d{4}(-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d{1,9})?(Z|[+-]((0\d|1[0-3]):[0-5]\d|14:00)))?)?)?$/;
 
 /** The value as a FHIR dateTime, or undefined when it is not one (nothing is guessed). */
 export function fhirDateTime(value: unknown): string | undefined {

@@ -45,7 +45,9 @@ function categoryCodes(value: unknown): string[] {
 	return list.flatMap((entry) => {
 		if (typeof entry === 'string') return [entry.toLowerCase()];
 		const coding = asRecord(entry)?.coding;
-		return (Array.isArray(coding) ? coding : []).map((c) => String(asRecord(c)?.code ?? '').toLowerCase());
+		return (Array.isArray(coding) ? coding : []).map((c) =>
+			String(asRecord(c)?.code ?? '').toLowerCase(),
+		);
 	});
 }
 

@@ -58,7 +58,10 @@ const REPLACED = ['Patient', 'Practitioner', 'PractitionerRole', 'Encounter', 'C
 /** Where a reference of these types goes, whatever id the service wrote. */
 type ParticipantRefs = Readonly<Record<string, Reference>>;
 
-export function repairServiceBundle(bundle: Record<string, unknown>, ctx: RepairContext): MappedResource[] {
+export function repairServiceBundle(
+	bundle: Record<string, unknown>,
+	ctx: RepairContext,
+): MappedResource[] {
 	const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
 	const kept: Array<{ place: string; resource: FhirResource; fullUrl: string }> = [];
 	const renamed = new Map<string, string>();
@@ -68,7 +71,7 @@ export function repairServiceBundle(bundle: Record<string, unknown>, ctx: Repair
 		const source = asRecord(record?.resource);
 		const type = textOf(source?.resourceType);
 		if (!record || !source || !type) {
-			ctx.adjust('entries of the service\'s bundle without a resource left out');
+			ctx.adjust("entries of the service's bundle without a resource left out");
 			return;
 		}
 		if (REPLACED.includes(type)) {
@@ -94,9 +97,15 @@ export function repairServiceBundle(bundle: Record<string, unknown>, ctx: Repair
 		}
 		kept.push({ place, resource, fullUrl });
 	});
-	for (const [type, count] of replaced) ctx.adjust(`the service's ${type} (${count}) replaced by the visit's own`);
+	for (const [type, count] of replaced)
+		ctx.adjust(`the service's ${type} (${count}) replaced by the visit's own`);
 
-	const participants: ParticipantRefs = { Patient: ctx.patient, Practitioner: ctx.practitioner, PractitionerRole: ctx.practitioner, Encounter: ctx.encounter };
+	const participants: ParticipantRefs = {
+		Patient: ctx.patient,
+		Practitioner: ctx.practitioner,
+		PractitionerRole: ctx.practitioner,
+		Encounter: ctx.encounter,
+	};
 	const mapped: MappedResource[] = [];
 	for (const { place, resource } of kept) {
 		rewriteReferences(resource, renamed, participants, ctx);
@@ -117,17 +126,24 @@ function typeOfReference(reference: string): string | undefined {
  * Every Reference in the resource: to another resource of the bundle → its new fullUrl; to a
  * patient, doctor or visit → the chosen ones; to anything else → removed (it would dangle).
  */
-function rewriteReferences(resource: FhirResource, renamed: Map<string, string>, participants: ParticipantRefs, ctx: RepairContext): void {
+function rewriteReferences(
+	resource: FhirResource,
+	renamed: Map<string, string>,
+	participants: ParticipantRefs,
+	ctx: RepairContext,
+): void {
 	const visit = (value: unknown, path: string): 'keep' | 'remove' => {
 		if (Array.isArray(value)) {
-			for (let index = value.length - 1; index >= 0; index--) if (visit(value[index], path) === 'remove') value.splice(index, 1);
+			for (let index = value.length - 1; index >= 0; index--)
+				if (visit(value[index], path) === 'remove') value.splice(index, 1);
 			return 'keep';
 		}
 		if (!isRecord(value)) return 'keep';
 		if (typeof value.reference === 'string') {
 			const reference = value.reference.trim();
 			if (reference.startsWith('#')) return 'keep';
-			const inBundle = renamed.get(reference) ?? renamed.get(reference.split('/').slice(-2).join('/'));
+			const inBundle =
+				renamed.get(reference) ?? renamed.get(reference.split('/').slice(-2).join('/'));
 			if (inBundle) {
 				value.reference = inBundle;
 				return 'keep';
@@ -135,14 +151,19 @@ function rewriteReferences(resource: FhirResource, renamed: Map<string, string>,
 			const type = typeOfReference(reference);
 			const participant = type ? participants[type] : undefined;
 			if (participant) {
-				if (reference !== participant.reference) ctx.adjust(`references to "${reference}" now point at the visit's ${type === 'Encounter' ? 'encounter' : type === 'Patient' ? 'patient' : 'doctor'}`);
+				if (reference !== participant.reference)
+					ctx.adjust(
+						`references to "${reference}" now point at the visit's ${type === 'Encounter' ? 'encounter' : type === 'Patient' ? 'patient' : 'doctor'}`,
+					);
 				value.reference = participant.reference;
 				// The service's display names its placeholder ("dummy_patient"), not the chosen one.
 				if (participant.display) value.display = participant.display;
 				else delete value.display;
 				return 'keep';
 			}
-			ctx.adjust(`${resource.resourceType}.${path}: reference "${reference}" names nothing in the bundle, removed`);
+			ctx.adjust(
+				`${resource.resourceType}.${path}: reference "${reference}" names nothing in the bundle, removed`,
+			);
 			return 'remove';
 		}
 		for (const [key, inner] of Object.entries(value)) {
@@ -160,17 +181,30 @@ function rewriteReferences(resource: FhirResource, renamed: Map<string, string>,
 /** A resource the service left without its patient or visit gets the chosen ones (R4 requires the patient). */
 function linkToVisit(resource: FhirResource, ctx: RepairContext): void {
 	const patientElement = PATIENT_ELEMENT[resource.resourceType];
-	if (patientElement && resource[patientElement] === undefined) resource[patientElement] = { ...ctx.patient };
+	if (patientElement && resource[patientElement] === undefined)
+		resource[patientElement] = { ...ctx.patient };
 	const encounterElement = ENCOUNTER_ELEMENT[resource.resourceType];
-	if (encounterElement && resource[encounterElement] === undefined) resource[encounterElement] = { ...ctx.encounter };
+	if (encounterElement && resource[encounterElement] === undefined)
+		resource[encounterElement] = { ...ctx.encounter };
 	if (resource.resourceType === 'Appointment') {
 		const participants = Array.isArray(resource.participant) ? resource.participant : [];
-		const hasPatient = participants.some((participant) => asRecord(asRecord(participant)?.actor)?.reference === ctx.patient.reference);
-		if (!hasPatient) resource.participant = [...participants, { actor: { ...ctx.patient }, status: 'needs-action' }];
+		const hasPatient = participants.some(
+			(participant) => asRecord(asRecord(participant)?.actor)?.reference === ctx.patient.reference,
+		);
+		if (!hasPatient)
+			resource.participant = [
+				...participants,
+				{ actor: { ...ctx.patient }, status: 'needs-action' },
+			];
 	}
 }
 
-type CodedElement = { path: string; valueSet: ValueSet; kind: 'concept' | 'code' | 'codes'; required?: true };
+type CodedElement = {
+	path: string;
+	valueSet: ValueSet;
+	kind: 'concept' | 'code' | 'codes';
+	required?: true;
+};
 
 /** The elements of required bindings the service's resources carry ([FHIR-R4] each resource's terminology bindings). */
 const CODED_ELEMENTS: Readonly<Record<string, CodedElement[]>> = {
@@ -190,10 +224,16 @@ const CODED_ELEMENTS: Readonly<Record<string, CodedElement[]>> = {
 		{ path: 'status', valueSet: MEDICATION_REQUEST_STATUS, kind: 'code', required: true },
 		{ path: 'intent', valueSet: MEDICATION_REQUEST_INTENT, kind: 'code', required: true },
 		{ path: 'dosageInstruction[].timing.repeat.periodUnit', valueSet: UNITS_OF_TIME, kind: 'code' },
-		{ path: 'dosageInstruction[].timing.repeat.durationUnit', valueSet: UNITS_OF_TIME, kind: 'code' },
+		{
+			path: 'dosageInstruction[].timing.repeat.durationUnit',
+			valueSet: UNITS_OF_TIME,
+			kind: 'code',
+		},
 		{ path: 'dosageInstruction[].timing.repeat.when', valueSet: EVENT_TIMING, kind: 'codes' },
 	],
-	MedicationStatement: [{ path: 'status', valueSet: MEDICATION_STATEMENT_STATUS, kind: 'code', required: true }],
+	MedicationStatement: [
+		{ path: 'status', valueSet: MEDICATION_STATEMENT_STATUS, kind: 'code', required: true },
+	],
 	ServiceRequest: [
 		{ path: 'status', valueSet: REQUEST_STATUS, kind: 'code', required: true },
 		{ path: 'intent', valueSet: REQUEST_INTENT, kind: 'code', required: true },
@@ -235,7 +275,11 @@ function repairCodes(resource: FhirResource, ctx: RepairContext): boolean {
 }
 
 /** Calls `visit` with each parent object holding the last segment of `path` (`a[].b`: every a's b). */
-function eachElement(root: Record<string, unknown>, path: string[], visit: (parent: Record<string, unknown>, key: string) => void): void {
+function eachElement(
+	root: Record<string, unknown>,
+	path: string[],
+	visit: (parent: Record<string, unknown>, key: string) => void,
+): void {
 	const [head, ...rest] = path;
 	const key = head.replace(/\[\]$/, '');
 	if (rest.length === 0) {
@@ -243,14 +287,21 @@ function eachElement(root: Record<string, unknown>, path: string[], visit: (pare
 		return;
 	}
 	const value = root[key];
-	for (const inner of Array.isArray(value) ? value : [value]) if (isRecord(inner)) eachElement(inner, rest, visit);
+	for (const inner of Array.isArray(value) ? value : [value])
+		if (isRecord(inner)) eachElement(inner, rest, visit);
 }
 
 /**
  * One coded element: repaired in place. Returns 'drop-resource' when a required element has no FHIR
  * code, a note's text when an optional one was removed, or undefined.
  */
-function repairElement(parent: Record<string, unknown>, key: string, element: CodedElement, label: string, ctx: RepairContext): 'drop-resource' | string | undefined {
+function repairElement(
+	parent: Record<string, unknown>,
+	key: string,
+	element: CodedElement,
+	label: string,
+	ctx: RepairContext,
+): 'drop-resource' | string | undefined {
 	const value = parent[key];
 	if (element.kind === 'code') {
 		const code = codeIn(element.valueSet, value);
@@ -272,14 +323,22 @@ function repairElement(parent: Record<string, unknown>, key: string, element: Co
 		if (known.length > 0) parent[key] = known;
 		else delete parent[key];
 		if (unknown.length === 0) return undefined;
-		ctx.adjust(`${label} ${unknown.map((entry) => `"${String(entry)}"`).join(', ')} no FHIR code: removed, kept as a note`);
+		ctx.adjust(
+			`${label} ${unknown.map((entry) => `"${String(entry)}"`).join(', ')} no FHIR code: removed, kept as a note`,
+		);
 		return `${label}: ${unknown.map(String).join(', ')}`;
 	}
 	return repairConcept(parent, key, element.valueSet, label, ctx);
 }
 
 /** A CodeableConcept of a required binding: its first coding that maps, in the right system with R4's display. */
-function repairConcept(parent: Record<string, unknown>, key: string, valueSet: ValueSet, label: string, ctx: RepairContext): string | undefined {
+function repairConcept(
+	parent: Record<string, unknown>,
+	key: string,
+	valueSet: ValueSet,
+	label: string,
+	ctx: RepairContext,
+): string | undefined {
 	const concept = asRecord(parent[key]) ?? {};
 	const codings = (Array.isArray(concept.coding) ? concept.coding : []).filter(isRecord);
 	for (const coding of codings) {
@@ -288,14 +347,20 @@ function repairConcept(parent: Record<string, unknown>, key: string, valueSet: V
 		const code = codeIn(valueSet, coding.code);
 		if (!code) continue;
 		if (code !== coding.code || system !== valueSet.system) {
-			ctx.adjust(`${label} "${String(coding.code)}" of ${system ?? 'no system'} → "${code}" of ${valueSet.system ?? ''}`);
+			ctx.adjust(
+				`${label} "${String(coding.code)}" of ${system ?? 'no system'} → "${code}" of ${valueSet.system ?? ''}`,
+			);
 		}
-		const repaired: Record<string, unknown> = { coding: [{ system: valueSet.system, code, display: valueSet.codes[code] }] };
+		const repaired: Record<string, unknown> = {
+			coding: [{ system: valueSet.system, code, display: valueSet.codes[code] }],
+		};
 		if (textOf(concept.text)) repaired.text = concept.text;
 		parent[key] = repaired;
 		return undefined;
 	}
-	const said = textOf(concept.text) ?? codings.map((coding) => textOf(coding.display) ?? textOf(coding.code)).find(Boolean);
+	const said =
+		textOf(concept.text) ??
+		codings.map((coding) => textOf(coding.display) ?? textOf(coding.code)).find(Boolean);
 	delete parent[key];
 	ctx.adjust(`${label} "${said ?? ''}" is no FHIR code: removed, kept as a note`);
 	return said ? `${label}: ${said}` : undefined;

@@ -19,7 +19,14 @@ const TERMINOLOGY = 'http://terminology.hl7.org/CodeSystem';
 
 export const CONDITION_CLINICAL: ValueSet = {
 	system: `${TERMINOLOGY}/condition-clinical`,
-	codes: { active: 'Active', recurrence: 'Recurrence', relapse: 'Relapse', inactive: 'Inactive', remission: 'Remission', resolved: 'Resolved' },
+	codes: {
+		active: 'Active',
+		recurrence: 'Recurrence',
+		relapse: 'Relapse',
+		inactive: 'Inactive',
+		remission: 'Remission',
+		resolved: 'Resolved',
+	},
 	// The service's mapping table: confirmed → active, ruled-out → inactive ([EKA-FHIR] fhir-structure.mdx).
 	aliases: { confirmed: 'active', 'ruled-out': 'inactive', 'ruled out': 'inactive' },
 };
@@ -49,7 +56,12 @@ export const ALLERGY_CLINICAL: ValueSet = {
 
 export const ALLERGY_VERIFICATION: ValueSet = {
 	system: `${TERMINOLOGY}/allergyintolerance-verification`,
-	codes: { unconfirmed: 'Unconfirmed', confirmed: 'Confirmed', refuted: 'Refuted', 'entered-in-error': 'Entered in Error' },
+	codes: {
+		unconfirmed: 'Unconfirmed',
+		confirmed: 'Confirmed',
+		refuted: 'Refuted',
+		'entered-in-error': 'Entered in Error',
+	},
 	aliases: { suspected: 'unconfirmed' },
 };
 
@@ -61,21 +73,119 @@ function codes(...list: string[]): ValueSet {
 export const ALLERGY_CATEGORY = codes('food', 'medication', 'environment', 'biologic');
 export const ALLERGY_CRITICALITY = codes('low', 'high', 'unable-to-assess');
 export const ALLERGY_TYPE = codes('allergy', 'intolerance');
-export const OBSERVATION_STATUS = codes('registered', 'preliminary', 'final', 'amended', 'corrected', 'cancelled', 'entered-in-error', 'unknown');
-export const MEDICATION_REQUEST_STATUS = codes('active', 'on-hold', 'cancelled', 'completed', 'entered-in-error', 'stopped', 'draft', 'unknown');
-export const MEDICATION_REQUEST_INTENT = codes('proposal', 'plan', 'order', 'original-order', 'reflex-order', 'filler-order', 'instance-order', 'option');
-export const MEDICATION_STATEMENT_STATUS = codes('active', 'completed', 'entered-in-error', 'intended', 'stopped', 'on-hold', 'unknown', 'not-taken');
-export const REQUEST_STATUS = codes('draft', 'active', 'on-hold', 'revoked', 'completed', 'entered-in-error', 'unknown');
-export const REQUEST_INTENT = codes('proposal', 'plan', 'directive', 'order', 'original-order', 'reflex-order', 'filler-order', 'instance-order', 'option');
+export const OBSERVATION_STATUS = codes(
+	'registered',
+	'preliminary',
+	'final',
+	'amended',
+	'corrected',
+	'cancelled',
+	'entered-in-error',
+	'unknown',
+);
+export const MEDICATION_REQUEST_STATUS = codes(
+	'active',
+	'on-hold',
+	'cancelled',
+	'completed',
+	'entered-in-error',
+	'stopped',
+	'draft',
+	'unknown',
+);
+export const MEDICATION_REQUEST_INTENT = codes(
+	'proposal',
+	'plan',
+	'order',
+	'original-order',
+	'reflex-order',
+	'filler-order',
+	'instance-order',
+	'option',
+);
+export const MEDICATION_STATEMENT_STATUS = codes(
+	'active',
+	'completed',
+	'entered-in-error',
+	'intended',
+	'stopped',
+	'on-hold',
+	'unknown',
+	'not-taken',
+);
+export const REQUEST_STATUS = codes(
+	'draft',
+	'active',
+	'on-hold',
+	'revoked',
+	'completed',
+	'entered-in-error',
+	'unknown',
+);
+export const REQUEST_INTENT = codes(
+	'proposal',
+	'plan',
+	'directive',
+	'order',
+	'original-order',
+	'reflex-order',
+	'filler-order',
+	'instance-order',
+	'option',
+);
 export const CARE_PLAN_INTENT = codes('proposal', 'plan', 'order', 'option');
-export const APPOINTMENT_STATUS = codes('proposed', 'pending', 'booked', 'arrived', 'fulfilled', 'cancelled', 'noshow', 'entered-in-error', 'checked-in', 'waitlist');
+export const APPOINTMENT_STATUS = codes(
+	'proposed',
+	'pending',
+	'booked',
+	'arrived',
+	'fulfilled',
+	'cancelled',
+	'noshow',
+	'entered-in-error',
+	'checked-in',
+	'waitlist',
+);
 export const PARTICIPATION_STATUS = codes('accepted', 'declined', 'tentative', 'needs-action');
 export const HISTORY_STATUS = codes('partial', 'completed', 'entered-in-error', 'health-unknown');
-export const EVENT_STATUS = codes('preparation', 'in-progress', 'not-done', 'on-hold', 'stopped', 'completed', 'entered-in-error', 'unknown');
+export const EVENT_STATUS = codes(
+	'preparation',
+	'in-progress',
+	'not-done',
+	'on-hold',
+	'stopped',
+	'completed',
+	'entered-in-error',
+	'unknown',
+);
 export const UNITS_OF_TIME = codes('s', 'min', 'h', 'd', 'wk', 'mo', 'a');
 export const EVENT_TIMING = codes(
-	'MORN', 'MORN.early', 'MORN.late', 'NOON', 'AFT', 'AFT.early', 'AFT.late', 'EVE', 'EVE.early', 'EVE.late', 'NIGHT', 'PHS',
-	'HS', 'WAKE', 'C', 'CM', 'CD', 'CV', 'AC', 'ACM', 'ACD', 'ACV', 'PC', 'PCM', 'PCD', 'PCV',
+	'MORN',
+	'MORN.early',
+	'MORN.late',
+	'NOON',
+	'AFT',
+	'AFT.early',
+	'AFT.late',
+	'EVE',
+	'EVE.early',
+	'EVE.late',
+	'NIGHT',
+	'PHS',
+	'HS',
+	'WAKE',
+	'C',
+	'CM',
+	'CD',
+	'CV',
+	'AC',
+	'ACM',
+	'ACD',
+	'ACV',
+	'PC',
+	'PCM',
+	'PCD',
+	'PCV',
 );
 export const ADMINISTRATIVE_GENDER = codes('male', 'female', 'other', 'unknown');
 
@@ -87,12 +197,18 @@ export function codeIn(valueSet: ValueSet, value: unknown): string | undefined {
 	const lower = text.toLowerCase();
 	const exact = Object.keys(valueSet.codes).find((code) => code.toLowerCase() === lower);
 	if (exact) return exact;
-	const alias = valueSet.aliases && Object.prototype.hasOwnProperty.call(valueSet.aliases, lower) ? valueSet.aliases[lower] : undefined;
+	const alias =
+		valueSet.aliases && Object.prototype.hasOwnProperty.call(valueSet.aliases, lower)
+			? valueSet.aliases[lower]
+			: undefined;
 	return alias;
 }
 
 /** A CodeableConcept holding the value set's code, with R4's display. */
-export function codedConcept(valueSet: ValueSet, code: string): { coding: Array<{ system: string; code: string; display: string }> } {
+export function codedConcept(
+	valueSet: ValueSet,
+	code: string,
+): { coding: Array<{ system: string; code: string; display: string }> } {
 	if (!valueSet.system) throw new Error('codedConcept: a code element has no system');
 	return { coding: [{ system: valueSet.system, code, display: valueSet.codes[code] }] };
 }

@@ -4,12 +4,17 @@ import { isPlainObject } from '../transcription/store';
 import { appointmentStoreOf, resetAppointmentStore, type FakeAppointment } from './store';
 
 export const appointmentAdmin: readonly AdminDefinition[] = [
-	{ method: 'GET', action: '/appointments', handler: ({ state }) => [...appointmentStoreOf(state).appointments.values()] },
+	{
+		method: 'GET',
+		action: '/appointments',
+		handler: ({ state }) => [...appointmentStoreOf(state).appointments.values()],
+	},
 	{
 		method: 'POST',
 		action: '/appointments/seed',
 		handler: ({ state, input }) => {
-			if (!isPlainObject(input)) throw new Error('body must be an appointment object or {"appointments":[…]}');
+			if (!isPlainObject(input))
+				throw new Error('body must be an appointment object or {"appointments":[…]}');
 			const list = Array.isArray(input.appointments) ? input.appointments : [input];
 			if (!list.every(isPlainObject)) throw new Error('each appointment must be an object');
 			const store = appointmentStoreOf(state);

@@ -49,14 +49,50 @@ export {
 } from './store';
 
 export const appointmentRoutes: readonly RouteDefinition[] = [
-	{ method: 'GET', pattern: '/dr/v1/doctor/:doctorId/clinic/:clinicId/appointment/slot', body: 'none', ...DR, handler: slots },
+	{
+		method: 'GET',
+		pattern: '/dr/v1/doctor/:doctorId/clinic/:clinicId/appointment/slot',
+		body: 'none',
+		...DR,
+		handler: slots,
+	},
 	{ method: 'POST', pattern: '/dr/v1/appointment', body: 'json', ...DR, handler: book },
 	{ method: 'GET', pattern: '/dr/v1/appointment', body: 'none', ...DR, handler: list },
 	{ method: 'GET', pattern: '/dr/v1/appointment/:id', body: 'none', ...DR, handler: getOne },
 	{ method: 'PATCH', pattern: '/dr/v2/appointment/:id', body: 'json', ...DR, handler: updateV2 },
-	{ method: 'PATCH', pattern: '/appointments/v1/:id/reschedule', body: 'json', ...DR, handler: reschedule },
-	{ method: 'PUT', pattern: '/dr/v1/appointment/:id/cancel', body: 'json', ...DR, handler: (ctx) => action(ctx, 'cancel') },
-	{ method: 'POST', pattern: '/dr/v1/appointment/:id/complete', body: 'json', ...DR, handler: (ctx) => action(ctx, 'complete') },
-	{ method: 'POST', pattern: '/dr/v1/appointment/:id/parked', body: 'json', ...DR, handler: (ctx) => action(ctx, 'park') },
-	{ method: 'POST', pattern: '/dr/v1/appointment/:id/change-status', body: 'json', ...DR, handler: changeStatus },
+	{
+		method: 'PATCH',
+		pattern: '/appointments/v1/:id/reschedule',
+		body: 'json',
+		...DR,
+		handler: reschedule,
+	},
+	{
+		method: 'PUT',
+		pattern: '/dr/v1/appointment/:id/cancel',
+		body: 'json',
+		...DR,
+		handler: (ctx) => action(ctx, 'cancel'),
+	},
+	{
+		method: 'POST',
+		pattern: '/dr/v1/appointment/:id/complete',
+		body: 'json',
+		...DR,
+		handler: (ctx) => action(ctx, 'complete'),
+	},
+	{
+		method: 'POST',
+		pattern: '/dr/v1/appointment/:id/parked',
+		body: 'json',
+		...DR,
+		handler: (ctx) => action(ctx, 'park'),
+	},
+	{
+		method: 'POST',
+		pattern: '/dr/v1/appointment/:id/change-status',
+		body: 'json',
+		...DR,
+		handler: changeStatus,
+	},
 ];

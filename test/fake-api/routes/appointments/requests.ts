@@ -3,12 +3,20 @@ import type { RouteContext } from '../../types';
 import { isPlainObject } from '../transcription/store';
 
 /** The `/dr` routes' error style and fault codes. */
-export const DR = { errorStyle: 'envelope' as const, faultErrorCodes: { 400: 'INVALID_REQUEST_PARAMETERS', 404: 'NOT_FOUND', 500: 'SERVER_ERROR' } };
+export const DR = {
+	errorStyle: 'envelope' as const,
+	faultErrorCodes: { 400: 'INVALID_REQUEST_PARAMETERS', 404: 'NOT_FOUND', 500: 'SERVER_ERROR' },
+};
 
 /** The actions take no body ([EKA-DT]); none, or [EKA-MCP]'s empty object, is accepted. */
 export function emptyBody(ctx: RouteContext): boolean {
 	if (ctx.record.bodyLength === 0) return true;
-	if (ctx.body?.isJsonMediaType && isPlainObject(ctx.body.value) && Object.keys(ctx.body.value).length === 0) return true;
+	if (
+		ctx.body?.isJsonMediaType &&
+		isPlainObject(ctx.body.value) &&
+		Object.keys(ctx.body.value).length === 0
+	)
+		return true;
 	invalid(ctx, 'this action takes no body');
 	return false;
 }
@@ -54,10 +62,13 @@ function checkToken(ctx: RouteContext, token: string | undefined): boolean {
 		ctx.sendJson(401, { error: { code: 'UNAUTHORIZED', message: 'token expired or invalid' } });
 		return false;
 	}
-	const expectedClient = check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
+	const expectedClient =
+		check.subject === 'static' ? ctx.state.credentials.clientId : check.subject.clientId;
 	const sent = ctx.req.headers['client-id'];
 	if (sent !== undefined && sent !== expectedClient) {
-		ctx.sendJson(401, { error: { code: 'UNAUTHORIZED', message: 'client-id does not match the token' } });
+		ctx.sendJson(401, {
+			error: { code: 'UNAUTHORIZED', message: 'client-id does not match the token' },
+		});
 		return false;
 	}
 	return true;

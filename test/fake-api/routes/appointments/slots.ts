@@ -2,15 +2,26 @@
 import { BUSINESS, CLINICS } from '../../fixtures';
 import type { RouteContext } from '../../types';
 import { authorised } from './requests';
-import { ACTIVE, addDays, appointmentStoreOf, daysBetween, IST_OFFSET_SECONDS, istIso, SLOT_CONF_ID, SLOT_TIMES } from './store';
+import {
+	ACTIVE,
+	addDays,
+	appointmentStoreOf,
+	daysBetween,
+	IST_OFFSET_SECONDS,
+	istIso,
+	SLOT_CONF_ID,
+	SLOT_TIMES,
+} from './store';
 
 export function slots(ctx: RouteContext): void {
 	if (!authorised(ctx)) return;
 	const unknown = [...ctx.query.keys()].filter((key) => key !== 'start_date' && key !== 'end_date');
-	if (unknown.length > 0) return slotError(ctx, 400, `unexpected query parameter(s): ${unknown.join(', ')}`);
+	if (unknown.length > 0)
+		return slotError(ctx, 400, `unexpected query parameter(s): ${unknown.join(', ')}`);
 	const start = slotDate(ctx.query.getAll('start_date'));
 	const end = slotDate(ctx.query.getAll('end_date'));
-	if (!start || !end) return slotError(ctx, 400, 'start_date and end_date are required, as YYYY-MM-DD');
+	if (!start || !end)
+		return slotError(ctx, 400, 'start_date and end_date are required, as YYYY-MM-DD');
 	const span = daysBetween(start, end);
 	if (span < 0) return slotError(ctx, 400, 'end_date must not be before start_date');
 	if (span > 1) return slotError(ctx, 400, 'Slots can be fetched only from D to D+1');
@@ -24,11 +35,22 @@ export function slots(ctx: RouteContext): void {
 	for (let day = 0; day <= span; day++) {
 		const date = addDays(start, day);
 		for (const [hour, minute] of SLOT_TIMES) {
-			const s = Date.parse(`${date}T00:00:00Z`) / 1000 + hour * 3600 + minute * 60 - IST_OFFSET_SECONDS;
+			const s =
+				Date.parse(`${date}T00:00:00Z`) / 1000 + hour * 3600 + minute * 60 - IST_OFFSET_SECONDS;
 			const taken = [...store.appointments.values()].some(
-				(a) => a.doctor_id === ctx.params.doctorId && a.clinic_id === clinic.clinic_id && a.start_time === s && ACTIVE.has(a.status),
+				(a) =>
+					a.doctor_id === ctx.params.doctorId &&
+					a.clinic_id === clinic.clinic_id &&
+					a.start_time === s &&
+					ACTIVE.has(a.status),
 			);
-			list.push({ available: !taken, conf_id: SLOT_CONF_ID, s: istIso(s), e: istIso(s + 900), ...(taken ? { slots_booked: 1 } : {}) });
+			list.push({
+				available: !taken,
+				conf_id: SLOT_CONF_ID,
+				s: istIso(s),
+				e: istIso(s + 900),
+				...(taken ? { slots_booked: 1 } : {}),
+			});
 		}
 	}
 	ctx.sendJson(200, {

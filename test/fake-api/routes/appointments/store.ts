@@ -1,8 +1,14 @@
 /** The fake appointments' state: the store per fake API, seeding with defaults, the registered partner ids, IST dates. */
 import type { FakeClinicState } from '../../types';
 
-export const PARTNER_CLINICS: Readonly<Record<string, string>> = Object.freeze({ CL04: 'c-1001', CL05: 'c-1002' });
-export const PARTNER_DOCTORS: Readonly<Record<string, string>> = Object.freeze({ 'test-doc-123': 'do1001', 'test-doc-456': 'do1003' });
+export const PARTNER_CLINICS: Readonly<Record<string, string>> = Object.freeze({
+	CL04: 'c-1001',
+	CL05: 'c-1002',
+});
+export const PARTNER_DOCTORS: Readonly<Record<string, string>> = Object.freeze({
+	'test-doc-123': 'do1001',
+	'test-doc-456': 'do1003',
+});
 
 /** Page size per filter set ([EKA-DT]). */
 export const PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
@@ -83,8 +89,14 @@ export function fakeAppointments(api: { state: FakeClinicState }): AppointmentSt
 	return appointmentStoreOf(api.state);
 }
 
-export function seedAppointment(store: AppointmentStore, input: Partial<FakeAppointment>): FakeAppointment {
-	const id = typeof input.appointment_id === 'string' && input.appointment_id !== '' ? input.appointment_id : newId(store);
+export function seedAppointment(
+	store: AppointmentStore,
+	input: Partial<FakeAppointment>,
+): FakeAppointment {
+	const id =
+		typeof input.appointment_id === 'string' && input.appointment_id !== ''
+			? input.appointment_id
+			: newId(store);
 	const start = typeof input.start_time === 'number' ? input.start_time : 1795500000;
 	const appointment: FakeAppointment = {
 		clinic_id: 'c-1001',

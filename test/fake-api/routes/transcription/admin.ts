@@ -51,7 +51,8 @@ const OPTION_CHECKS: { [K in keyof TranscriptionOptions]: (value: unknown) => bo
 	outcome: (v) => v === 'success' || v === 'partial' || v === 'failure' || v === 'fhir',
 	dailyTransactionLimit: (v) => Number.isInteger(v) && (v as number) >= 0,
 	presignTtlMs: (v) => Number.isInteger(v) && (v as number) >= 0,
-	customTemplateIds: (v) => Array.isArray(v) && v.every((id) => typeof id === 'string' && id !== ''),
+	customTemplateIds: (v) =>
+		Array.isArray(v) && v.every((id) => typeof id === 'string' && id !== ''),
 	maxUploadBytes: (v) => Number.isInteger(v) && (v as number) >= 1,
 };
 
@@ -60,7 +61,8 @@ function validateOptions(patch: unknown): Partial<TranscriptionOptions> {
 	for (const [key, value] of Object.entries(patch)) {
 		const check = OPTION_CHECKS[key as keyof TranscriptionOptions];
 		if (!check) throw new Error(`unknown transcription option ${key}`);
-		if (!check(value)) throw new Error(`invalid value for transcription option ${key}: ${JSON.stringify(value)}`);
+		if (!check(value))
+			throw new Error(`invalid value for transcription option ${key}: ${JSON.stringify(value)}`);
 	}
 	return patch as Partial<TranscriptionOptions>;
 }
@@ -69,7 +71,8 @@ function validateScript(input: unknown): TransactionScript {
 	if (!isPlainObject(input)) throw new Error('script must be an object');
 	const script: TransactionScript = {};
 	if (input.outcome !== undefined) {
-		if (!OPTION_CHECKS.outcome(input.outcome)) throw new Error('outcome must be success, partial, failure or fhir');
+		if (!OPTION_CHECKS.outcome(input.outcome))
+			throw new Error('outcome must be success, partial, failure or fhir');
 		script.outcome = input.outcome as Outcome;
 	}
 	for (const key of ['processingPolls', 'processingMs'] as const) {
@@ -119,14 +122,21 @@ function controls(state: FakeClinicState): FakeTranscription {
 		},
 		uploads: () => [...store.uploads],
 		rejectedUploads: () => [...store.rejected],
-		presign: (txnId, baseUrl) => presignFor(store, txnId, BUSINESS.business_id, baseUrl.replace(/\/+$/, '')),
+		presign: (txnId, baseUrl) =>
+			presignFor(store, txnId, BUSINESS.business_id, baseUrl.replace(/\/+$/, '')),
 		loseInitAnswer: (loss) => {
 			if (!isPlainObject(loss) || !['status500', 'drop', 'malformed', 'slow'].includes(loss.kind))
 				throw new Error('kind must be status500, drop, malformed or slow');
 			const times = loss.times ?? 1;
-			if (!(times === Infinity || (Number.isInteger(times) && times >= 1))) throw new Error('times must be an integer >= 1 or Infinity');
-			if (loss.ms !== undefined && !(Number.isInteger(loss.ms) && loss.ms >= 0 && loss.ms <= 600_000)) throw new Error('ms must be 0..600000');
-			if (loss.txnId !== undefined && (typeof loss.txnId !== 'string' || loss.txnId === '')) throw new Error('txnId must be a non-empty string');
+			if (!(times === Infinity || (Number.isInteger(times) && times >= 1)))
+				throw new Error('times must be an integer >= 1 or Infinity');
+			if (
+				loss.ms !== undefined &&
+				!(Number.isInteger(loss.ms) && loss.ms >= 0 && loss.ms <= 600_000)
+			)
+				throw new Error('ms must be 0..600000');
+			if (loss.txnId !== undefined && (typeof loss.txnId !== 'string' || loss.txnId === ''))
+				throw new Error('txnId must be a non-empty string');
 			store.initAnswerLosses.push({ ...loss, times });
 		},
 		onInitStarted: (listener) => {
@@ -139,7 +149,10 @@ function controls(state: FakeClinicState): FakeTranscription {
 				notifyByteWaiters(store);
 			}),
 		reset: () => {
-			store.options = { ...DEFAULT_TRANSCRIPTION_OPTIONS, customTemplateIds: [...DEFAULT_TRANSCRIPTION_OPTIONS.customTemplateIds] };
+			store.options = {
+				...DEFAULT_TRANSCRIPTION_OPTIONS,
+				customTemplateIds: [...DEFAULT_TRANSCRIPTION_OPTIONS.customTemplateIds],
+			};
 			store.transactions.clear();
 			store.presigns.clear();
 			store.objects.clear();
@@ -162,27 +175,53 @@ export function fakeTranscription(api: FakeClinicApi): FakeTranscription {
 }
 
 export const transcriptionAdmin: readonly AdminDefinition[] = [
-	{ method: 'GET', action: '/transcription/options', handler: ({ state }) => controls(state).options() },
-	{ method: 'POST', action: '/transcription/options', handler: ({ state, input }) => controls(state).setOptions(input as Partial<TranscriptionOptions>) },
+	{
+		method: 'GET',
+		action: '/transcription/options',
+		handler: ({ state }) => controls(state).options(),
+	},
+	{
+		method: 'POST',
+		action: '/transcription/options',
+		handler: ({ state, input }) =>
+			controls(state).setOptions(input as Partial<TranscriptionOptions>),
+	},
 	{
 		method: 'POST',
 		action: '/transcription/script',
 		handler: ({ state, input }) => {
-			if (!isPlainObject(input) || typeof input.txn_id !== 'string' || input.txn_id === '') throw new Error('txn_id is required');
+			if (!isPlainObject(input) || typeof input.txn_id !== 'string' || input.txn_id === '')
+				throw new Error('txn_id is required');
 			const { txn_id: txnId, ...script } = input;
 			controls(state).script(txnId, script as TransactionScript);
 			return { ok: true };
 		},
 	},
-	{ method: 'GET', action: '/transcription/transactions', handler: ({ state }) => controls(state).transactions() },
-	{ method: 'GET', action: '/transcription/uploads', handler: ({ state }) => controls(state).uploads() },
-	{ method: 'GET', action: '/transcription/rejected', handler: ({ state }) => controls(state).rejectedUploads() },
+	{
+		method: 'GET',
+		action: '/transcription/transactions',
+		handler: ({ state }) => controls(state).transactions(),
+	},
+	{
+		method: 'GET',
+		action: '/transcription/uploads',
+		handler: ({ state }) => controls(state).uploads(),
+	},
+	{
+		method: 'GET',
+		action: '/transcription/rejected',
+		handler: ({ state }) => controls(state).rejectedUploads(),
+	},
 	{
 		method: 'POST',
 		action: '/transcription/presign',
 		handler: ({ state, input }) => {
-			if (!isPlainObject(input) || typeof input.txn_id !== 'string' || input.txn_id === '') throw new Error('txn_id is required');
-			if (typeof input.base_url !== 'string' || !/^http:\/\/127\.0\.0\.1:\d+\/?$/.test(input.base_url))
+			if (!isPlainObject(input) || typeof input.txn_id !== 'string' || input.txn_id === '')
+				throw new Error('txn_id is required');
+			if (
+				typeof input.base_url !== 'string' ||
+				!/^http:\/\/127\.0\.0\.1:\d+\/?$/.test(input.base_url)
+			)
 				throw new Error('base_url must be the fake API address, http://127.0.0.1:<port>');
 			return controls(state).presign(input.txn_id, input.base_url);
 		},
@@ -234,14 +273,22 @@ export function remoteFakeTranscription(baseUrl: string) {
 	};
 	return {
 		options: async () => await admin<TranscriptionOptions>('GET', 'options'),
-		setOptions: async (patch: Partial<TranscriptionOptions>) => await admin<TranscriptionOptions>('POST', 'options', patch),
-		script: async (txnId: string, script: TransactionScript) => await admin<{ ok: true }>('POST', 'script', { txn_id: txnId, ...script }),
+		setOptions: async (patch: Partial<TranscriptionOptions>) =>
+			await admin<TranscriptionOptions>('POST', 'options', patch),
+		script: async (txnId: string, script: TransactionScript) =>
+			await admin<{ ok: true }>('POST', 'script', { txn_id: txnId, ...script }),
 		transactions: async () => await admin<TransactionView[]>('GET', 'transactions'),
 		uploads: async () => await admin<StoredUpload[]>('GET', 'uploads'),
 		rejectedUploads: async () => await admin<RejectedUpload[]>('GET', 'rejected'),
-		presign: async (txnId: string) => await admin<PresignAnswer>('POST', 'presign', { txn_id: txnId, base_url: baseUrl }),
+		presign: async (txnId: string) =>
+			await admin<PresignAnswer>('POST', 'presign', { txn_id: txnId, base_url: baseUrl }),
 		loseInitAnswer: async (loss: InitAnswerLoss) =>
-			await admin<{ ok: true }>('POST', 'lose-init-answer', { txn_id: loss.txnId, kind: loss.kind, times: loss.times === Infinity ? 'Infinity' : loss.times, ms: loss.ms }),
+			await admin<{ ok: true }>('POST', 'lose-init-answer', {
+				txn_id: loss.txnId,
+				kind: loss.kind,
+				times: loss.times === Infinity ? 'Infinity' : loss.times,
+				ms: loss.ms,
+			}),
 		reset: async () => await admin<{ ok: true }>('POST', 'reset'),
 	};
 }

@@ -17,15 +17,34 @@ import { randomBytes } from 'node:crypto';
 
 import type { RouteContext } from '../../types';
 import { activeTemplateIds } from '../templates';
-import { registerSession, SESSION_CREATE_FIELDS, sessionCreateProblem, takeCreateAnswerLoss } from '../sessions';
-import { bearerBusiness, CLINICAL_NOTES_ID, isPlainObject, pendingScripts, storeOf, variantOf, voiceError, type Store } from './store';
+import {
+	registerSession,
+	SESSION_CREATE_FIELDS,
+	sessionCreateProblem,
+	takeCreateAnswerLoss,
+} from '../sessions';
+import {
+	bearerBusiness,
+	CLINICAL_NOTES_ID,
+	isPlainObject,
+	pendingScripts,
+	storeOf,
+	variantOf,
+	voiceError,
+	type Store,
+} from './store';
 
 export const SESSIONS_PATH = '/voice/v1/sessions';
 export const CONVERT_PATH = '/voice/api/v1/transaction/:txnId/convert-to-template';
 
 /** Templates a conversion can make: the structured ones (not the transcript itself). */
 function knownTemplates(ctx: RouteContext, store: Store): string[] {
-	return [CLINICAL_NOTES_ID, variantOf(ctx).emrTemplateId, ...store.options.customTemplateIds, ...activeTemplateIds(ctx.state)];
+	return [
+		CLINICAL_NOTES_ID,
+		variantOf(ctx).emrTemplateId,
+		...store.options.customTemplateIds,
+		...activeTemplateIds(ctx.state),
+	];
 }
 
 export function createSession(ctx: RouteContext): void {
@@ -34,21 +53,45 @@ export function createSession(ctx: RouteContext): void {
 	const store = storeOf(ctx.state);
 	const body = ctx.body;
 	if (!body || !body.isJsonMediaType || !isPlainObject(body.value))
-		return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object sent as application/json');
+		return voiceError(
+			ctx,
+			400,
+			'invalid_body',
+			'body must be a JSON object sent as application/json',
+		);
 	const input = body.value;
-	const unknown = Object.keys(input).filter((key) => key !== 'upload_type' && key !== 'templates' && !SESSION_CREATE_FIELDS.includes(key));
-	if (unknown.length > 0) return voiceError(ctx, 400, 'invalid_field', `unexpected field(s) for a session: ${unknown.join(', ')}`);
-	if (input.upload_type !== 'single') return voiceError(ctx, 400, 'invalid_upload_type', 'upload_type must be single');
+	const unknown = Object.keys(input).filter(
+		(key) => key !== 'upload_type' && key !== 'templates' && !SESSION_CREATE_FIELDS.includes(key),
+	);
+	if (unknown.length > 0)
+		return voiceError(
+			ctx,
+			400,
+			'invalid_field',
+			`unexpected field(s) for a session: ${unknown.join(', ')}`,
+		);
+	if (input.upload_type !== 'single')
+		return voiceError(ctx, 400, 'invalid_upload_type', 'upload_type must be single');
 	const templates = input.templates;
-	if (!Array.isArray(templates) || templates.length === 0 || templates.length > 2 || templates.some((id) => typeof id !== 'string'))
+	if (
+		!Array.isArray(templates) ||
+		templates.length === 0 ||
+		templates.length > 2 ||
+		templates.some((id) => typeof id !== 'string')
+	)
 		return voiceError(ctx, 400, 'invalid_templates', 'templates must list 1 or 2 template ids');
 	const known = knownTemplates(ctx, store);
 	const unknownTemplate = (templates as string[]).find((id) => !known.includes(id));
-	if (unknownTemplate !== undefined) return voiceError(ctx, 400, 'invalid_template_id', `unknown template_id ${unknownTemplate}`);
+	if (unknownTemplate !== undefined)
+		return voiceError(ctx, 400, 'invalid_template_id', `unknown template_id ${unknownTemplate}`);
 	const problem = sessionCreateProblem(ctx.state, input);
 	if (problem) return voiceError(ctx, ...problem);
-	const sessionId = typeof input.session_id === 'string' ? input.session_id : `ses_${randomBytes(8).toString('hex')}`;
-	if (store.transactions.has(sessionId)) return voiceError(ctx, 409, 'session_already_exists', `session ${sessionId} already exists`);
+	const sessionId =
+		typeof input.session_id === 'string'
+			? input.session_id
+			: `ses_${randomBytes(8).toString('hex')}`;
+	if (store.transactions.has(sessionId))
+		return voiceError(ctx, 409, 'session_already_exists', `session ${sessionId} already exists`);
 	const script = pendingScripts(store).get(sessionId);
 	store.transactions.set(sessionId, {
 		txnId: sessionId,
@@ -95,23 +138,45 @@ export function convertToTemplate(ctx: RouteContext): void {
 	if (!businessId) return;
 	const store = storeOf(ctx.state);
 	if (ctx.req.headers.flavour !== undefined)
-		return voiceError(ctx, 400, 'invalid_request', 'a flavour header only stores the transcript: do not send it');
+		return voiceError(
+			ctx,
+			400,
+			'invalid_request',
+			'a flavour header only stores the transcript: do not send it',
+		);
 	const body = ctx.body;
 	if (!body || !body.isJsonMediaType || !isPlainObject(body.value))
-		return voiceError(ctx, 400, 'invalid_body', 'body must be a JSON object sent as application/json');
+		return voiceError(
+			ctx,
+			400,
+			'invalid_body',
+			'body must be a JSON object sent as application/json',
+		);
 	const txn = store.transactions.get(ctx.params.txnId);
-	if (!txn || txn.businessId !== businessId) return voiceError(ctx, 404, 'transaction_not_found', 'transaction not found');
+	if (!txn || txn.businessId !== businessId)
+		return voiceError(ctx, 404, 'transaction_not_found', 'transaction not found');
 	const input = body.value;
-	const unknown = Object.keys(input).filter((key) => !['transcript', 'template_id', 'target_language'].includes(key));
-	if (unknown.length > 0) return voiceError(ctx, 400, 'invalid_field', `unknown field(s): ${unknown.join(', ')}`);
+	const unknown = Object.keys(input).filter(
+		(key) => !['transcript', 'template_id', 'target_language'].includes(key),
+	);
+	if (unknown.length > 0)
+		return voiceError(ctx, 400, 'invalid_field', `unknown field(s): ${unknown.join(', ')}`);
 	if (typeof input.transcript !== 'string' || input.transcript.trim() === '')
-		return voiceError(ctx, 400, 'invalid_request', 'Either transcript or target_language must be provided');
+		return voiceError(
+			ctx,
+			400,
+			'invalid_request',
+			'Either transcript or target_language must be provided',
+		);
 	const templateId = input.template_id ?? templatesOfSessions(store).get(txn.txnId)?.[0];
 	if (typeof templateId !== 'string' || !knownTemplates(ctx, store).includes(templateId))
 		return voiceError(ctx, 400, 'invalid_template_id', `unknown template_id ${String(templateId)}`);
 	const documentId = `doc_${randomBytes(6).toString('hex')}`;
 	// The status route reads the requested templates from initBody, as for an uploaded transaction.
-	txn.initBody = { output_format_template: [{ template_id: templateId, codification_needed: false }], transcript: input.transcript };
+	txn.initBody = {
+		output_format_template: [{ template_id: templateId, codification_needed: false }],
+		transcript: input.transcript,
+	};
 	txn.initAt = Date.now();
 	txn.initAttempts++;
 	txn.initsStarted++;

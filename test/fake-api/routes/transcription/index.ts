@@ -37,7 +37,12 @@ import { INIT_PATH, PRESIGN_PATH, STATUS_PATH, STORAGE_PATH } from './store';
 import { presign, storagePost } from './upload';
 
 export { CONVERT_PATH, SESSIONS_PATH } from './convert';
-export { fakeTranscription, remoteFakeTranscription, transcriptionAdmin, type FakeTranscription } from './admin';
+export {
+	fakeTranscription,
+	remoteFakeTranscription,
+	transcriptionAdmin,
+	type FakeTranscription,
+} from './admin';
 export {
 	base64Of,
 	CLINICAL_NOTES_DOCUMENT,
@@ -68,9 +73,39 @@ export {
 
 export const transcriptionRoutes: readonly RouteDefinition[] = [
 	{ method: 'POST', pattern: PRESIGN_PATH, body: 'json', errorStyle: 'envelope', handler: presign },
-	{ method: 'POST', pattern: STORAGE_PATH, body: 'raw', errorStyle: 'envelope', handler: storagePost },
-	{ method: 'POST', pattern: INIT_PATH, body: 'json', errorStyle: 'envelope', handler: initTransaction },
-	{ method: 'GET', pattern: STATUS_PATH, body: 'none', errorStyle: 'envelope', handler: sessionStatus },
-	{ method: 'POST', pattern: SESSIONS_PATH, body: 'json', errorStyle: 'envelope', handler: createSession },
-	{ method: 'POST', pattern: CONVERT_PATH, body: 'json', errorStyle: 'envelope', handler: convertToTemplate },
+	{
+		method: 'POST',
+		pattern: STORAGE_PATH,
+		body: 'raw',
+		errorStyle: 'envelope',
+		handler: storagePost,
+	},
+	{
+		method: 'POST',
+		pattern: INIT_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: initTransaction,
+	},
+	{
+		method: 'GET',
+		pattern: STATUS_PATH,
+		body: 'none',
+		errorStyle: 'envelope',
+		handler: sessionStatus,
+	},
+	{
+		method: 'POST',
+		pattern: SESSIONS_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: createSession,
+	},
+	{
+		method: 'POST',
+		pattern: CONVERT_PATH,
+		body: 'json',
+		errorStyle: 'envelope',
+		handler: convertToTemplate,
+	},
 ];

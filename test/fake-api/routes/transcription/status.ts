@@ -20,14 +20,17 @@ export async function sessionStatus(ctx: RouteContext): Promise<void> {
 	if (!businessId) return;
 	const store = storeOf(ctx.state);
 	const txn = store.transactions.get(ctx.params.txnId);
-	if (!txn || txn.businessId !== businessId || !txn.initBody) return voiceError(ctx, 404, 'txn_not_found', 'no such transaction');
+	if (!txn || txn.businessId !== businessId || !txn.initBody)
+		return voiceError(ctx, 404, 'txn_not_found', 'no such transaction');
 	txn.statusCalls++;
 	const script = { ...pickScript(store.options), ...txn.script };
 	const readyAt = (txn.initAt ?? 0) + (script.processingMs ?? 0);
 	const stillPolling = txn.statusCalls <= (script.processingPolls ?? 0);
 	if (stillPolling || Date.now() < readyAt) {
 		// The real service holds the call (long poll) before it says "still processing".
-		const hold = stillPolling ? store.options.holdMs : Math.min(store.options.holdMs, readyAt - Date.now());
+		const hold = stillPolling
+			? store.options.holdMs
+			: Math.min(store.options.holdMs, readyAt - Date.now());
 		if (hold > 0 && (await holdUnlessClientLeaves(ctx, hold)) === 'client-left') {
 			// The client closed the connection during the hold (Stop, its own timeout): nothing to answer.
 			txn.statusCallsAbandoned++;
@@ -40,7 +43,11 @@ export async function sessionStatus(ctx: RouteContext): Promise<void> {
 }
 
 function pickScript(options: TranscriptionOptions): TransactionScript {
-	return { outcome: options.outcome, processingPolls: options.processingPolls, processingMs: options.processingMs };
+	return {
+		outcome: options.outcome,
+		processingPolls: options.processingPolls,
+		processingMs: options.processingMs,
+	};
 }
 
 function requestedTemplates(txn: Transaction): RequestedTemplate[] {
@@ -71,8 +78,12 @@ function processingBody(ctx: RouteContext, txn: Transaction) {
 
 function resultsBody(ctx: RouteContext, txn: Transaction, outcome: Outcome): [number, unknown] {
 	const emrId = variantOf(ctx).emrTemplateId;
-	const extra = { additional_data: txn.initBody?.additional_data ?? {}, created_at: new Date(txn.initAt ?? Date.now()).toISOString() };
-	if (outcome === 'fhir') return [200, { data: { output: { fhir: base64Of(FHIR_BUNDLE) }, ...extra } }];
+	const extra = {
+		additional_data: txn.initBody?.additional_data ?? {},
+		created_at: new Date(txn.initAt ?? Date.now()).toISOString(),
+	};
+	if (outcome === 'fhir')
+		return [200, { data: { output: { fhir: base64Of(FHIR_BUNDLE) }, ...extra } }];
 	const templates = requestedTemplates(txn);
 	const success = (template: RequestedTemplate) => {
 		const document = templateDocument(emrId, template);
@@ -91,16 +102,51 @@ function resultsBody(ctx: RouteContext, txn: Transaction, outcome: Outcome): [nu
 		name: templateName(ctx, template.template_id),
 		value: '',
 		status: 'failure',
-		errors: [{ code: 'template_generation_failed', message: 'Could not generate this template from the audio' }],
+		errors: [
+			{
+				code: 'template_generation_failed',
+				message: 'Could not generate this template from the audio',
+			},
+		],
 		warnings: [],
 	});
 	if (outcome === 'success') return [200, { data: { output: templates.map(success), ...extra } }];
 	if (outcome === 'failure') {
-		return [500, { data: { output: templates.map(failure), ...extra }, error: { code: 'transcription_failed', message: 'All templates failed' } }];
+		return [
+			500,
+			{
+				data: { output: templates.map(failure), ...extra },
+				error: { code: 'transcription_failed', message: 'All templates failed' },
+			},
+		];
 	}
 	// partial: the first template made it; with one template, it made it only in part.
 	if (templates.length === 1) {
-		return [206, { data: { output: [{ ...success(templates[0]), status: 'partial_success', warnings: ['Some sections could not be generated: audio unclear'] }], ...extra } }];
+		return [
+			206,
+			{
+				data: {
+					output: [
+						{
+							...success(templates[0]),
+							status: 'partial_success',
+							warnings: ['Some sections could not be generated: audio unclear'],
+						},
+					],
+					...extra,
+				},
+			},
+		];
 	}
-	return [206, { data: { output: templates.map((template, index) => (index === 0 ? success(template) : failure(template))), ...extra } }];
+	return [
+		206,
+		{
+			data: {
+				output: templates.map((template, index) =>
+					index === 0 ? success(template) : failure(template),
+				),
+				...extra,
+			},
+		},
+	];
 }

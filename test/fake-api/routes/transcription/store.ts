@@ -12,7 +12,19 @@ export const INIT_PATH = '/voice/api/v2/transaction/init/:txnId';
 
 export const STATUS_PATH = '/voice/api/v3/status/:txnId';
 
-export const INPUT_LANGUAGE_IDS = ['en-IN', 'en-US', 'hi', 'gu', 'kn', 'ml', 'ta', 'te', 'bn', 'mr', 'pa'] as const;
+export const INPUT_LANGUAGE_IDS = [
+	'en-IN',
+	'en-US',
+	'hi',
+	'gu',
+	'kn',
+	'ml',
+	'ta',
+	'te',
+	'bn',
+	'mr',
+	'pa',
+] as const;
 
 export const CLINICAL_NOTES_ID = 'clinical_notes_template';
 
@@ -160,7 +172,10 @@ export function storeOf(state: FakeClinicState): Store {
 	let store = stores.get(state);
 	if (!store) {
 		store = {
-			options: { ...DEFAULT_TRANSCRIPTION_OPTIONS, customTemplateIds: [...DEFAULT_TRANSCRIPTION_OPTIONS.customTemplateIds] },
+			options: {
+				...DEFAULT_TRANSCRIPTION_OPTIONS,
+				customTemplateIds: [...DEFAULT_TRANSCRIPTION_OPTIONS.customTemplateIds],
+			},
 			initAnswerLosses: [],
 			initListeners: [],
 			transactions: new Map(),
@@ -211,7 +226,10 @@ export function variantOf(ctx: { state: FakeClinicState }) {
 }
 
 /** Holds a status call like the real long poll, ending early when the client closes the connection. */
-export function holdUnlessClientLeaves(ctx: RouteContext, ms: number): Promise<'held' | 'client-left'> {
+export function holdUnlessClientLeaves(
+	ctx: RouteContext,
+	ms: number,
+): Promise<'held' | 'client-left'> {
 	return new Promise((resolve) => {
 		const onClose = () => {
 			clearTimeout(timer);

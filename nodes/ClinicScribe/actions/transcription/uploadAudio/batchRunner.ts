@@ -77,7 +77,8 @@ export function ownUploadIds(ctx: IExecuteFunctions): OwnUploadIds {
 	try {
 		const context = ctx.getContext('node');
 		const kept = context[OWN_IDS_KEY];
-		if (typeof kept === 'object' && kept !== null && !Array.isArray(kept)) byRun = kept as Record<string, string[]>;
+		if (typeof kept === 'object' && kept !== null && !Array.isArray(kept))
+			byRun = kept as Record<string, string[]>;
 		else context[OWN_IDS_KEY] = byRun;
 	} catch {
 		// No execution data to keep it in: remembered for this run only.
@@ -96,7 +97,12 @@ export function ownUploadIds(ctx: IExecuteFunctions): OwnUploadIds {
 }
 
 /** Sends one upload and gives its receipts, one per file: transactionFlow.ts's runTransaction, sessionFlow.ts's runSession. */
-export type UploadFlow = (ctx: IExecuteFunctions, plan: UploadPlan, run: BatchRun, progress: UploadProgress) => Promise<IDataObject[]>;
+export type UploadFlow = (
+	ctx: IExecuteFunctions,
+	plan: UploadPlan,
+	run: BatchRun,
+	progress: UploadProgress,
+) => Promise<IDataObject[]>;
 
 export type UploadOutcome =
 	| { kind: 'started'; receipts: IDataObject[] }
@@ -155,20 +161,36 @@ export async function sendUploads(
 				}
 				run.noteFailure(plan, error);
 				const nodeError = asNodeError(ctx, error, plan.itemIndexes[0]);
-				outcomes.set(plan, { kind: 'failed', error: nodeError, startRequestSent: progress.startRequestSent });
+				outcomes.set(plan, {
+					kind: 'failed',
+					error: nodeError,
+					startRequestSent: progress.startRequestSent,
+				});
 			}
 		}
 	};
-	await Promise.all(Array.from({ length: Math.min(PRODUCTION_POLICY.uploadConcurrency, plans.length) }, worker));
+	await Promise.all(
+		Array.from({ length: Math.min(PRODUCTION_POLICY.uploadConcurrency, plans.length) }, worker),
+	);
 	const first = failedFirst && outcomes.get(failedFirst);
-	return { outcomes, firstFailure: failedFirst && first?.kind === 'failed' ? { plan: failedFirst, error: first.error } : undefined };
+	return {
+		outcomes,
+		firstFailure:
+			failedFirst && first?.kind === 'failed'
+				? { plan: failedFirst, error: first.error }
+				: undefined,
+	};
 }
 
 /**
  * What a stopped run leaves behind, so nothing is lost and nothing is paid for twice: every upload
  * of the run but the one that failed first (its own error says what happened to it).
  */
-export function stopNote(plans: UploadPlan[], outcomes: Map<UploadPlan, UploadOutcome>, failedFirst: UploadPlan): string {
+export function stopNote(
+	plans: UploadPlan[],
+	outcomes: Map<UploadPlan, UploadOutcome>,
+	failedFirst: UploadPlan,
+): string {
 	const started: UploadPlan[] = [];
 	const maybeStarted: UploadPlan[] = [];
 	const alsoFailed: string[] = [];
@@ -176,9 +198,15 @@ export function stopNote(plans: UploadPlan[], outcomes: Map<UploadPlan, UploadOu
 	for (const plan of plans) {
 		const outcome = outcomes.get(plan);
 		if (outcome?.kind === 'started') started.push(plan);
-		else if (outcome?.kind === 'failed' && outcome.startRequestSent && !isDefinitiveRefusal(outcome.error)) maybeStarted.push(plan);
+		else if (
+			outcome?.kind === 'failed' &&
+			outcome.startRequestSent &&
+			!isDefinitiveRefusal(outcome.error)
+		)
+			maybeStarted.push(plan);
 		else if (plan === failedFirst) continue;
-		else if (outcome?.kind === 'failed') alsoFailed.push(`${describePlans([plan])}: ${outcome.error.message}`);
+		else if (outcome?.kind === 'failed')
+			alsoFailed.push(`${describePlans([plan])}: ${outcome.error.message}`);
 		else notSent.push(plan);
 	}
 	const parts = ['Nothing more was sent after this failure.'];
@@ -188,7 +216,9 @@ export function stopNote(plans: UploadPlan[], outcomes: Map<UploadPlan, UploadOu
 		);
 	}
 	if (maybeStarted.length > 0) {
-		parts.push(`Possibly started (the start request got no clear answer): ${describePlans(maybeStarted)}. Check with Get Results before sending it again.`);
+		parts.push(
+			`Possibly started (the start request got no clear answer): ${describePlans(maybeStarted)}. Check with Get Results before sending it again.`,
+		);
 	}
 	if (alsoFailed.length > 0) parts.push(`Also failed, not started: ${alsoFailed.join('; ')}.`);
 	if (notSent.length > 0) parts.push(`Not sent: ${describePlans(notSent)}.`);
@@ -196,7 +226,11 @@ export function stopNote(plans: UploadPlan[], outcomes: Map<UploadPlan, UploadOu
 }
 
 /** The error of an upload the run did not send (or finish) because the daily quota's answer came first. */
-export function notSentForQuotaError(ctx: IExecuteFunctions, plan: UploadPlan, uploadsSent: number): NodeOperationError {
+export function notSentForQuotaError(
+	ctx: IExecuteFunctions,
+	plan: UploadPlan,
+	uploadsSent: number,
+): NodeOperationError {
 	return new NodeOperationError(
 		ctx.getNode(),
 		`Transaction "${plan.id}" of ${describeItems(plan.itemIndexes)} was not sent: the workspace's daily transcription quota was used up earlier in this run (txn_limit_exceeded)`,
@@ -208,7 +242,10 @@ export function notSentForQuotaError(ctx: IExecuteFunctions, plan: UploadPlan, u
 }
 
 /** The error with a note about the rest of the batch after its own description. */
-export function withBatchNote(error: NodeApiError | NodeOperationError, note: string): NodeApiError | NodeOperationError {
+export function withBatchNote(
+	error: NodeApiError | NodeOperationError,
+	note: string,
+): NodeApiError | NodeOperationError {
 	error.description = error.description ? `${error.description} ${note}` : note;
 	return error;
 }
@@ -218,7 +255,10 @@ function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean 
 	return error instanceof NodeOperationError || /^4\d\d$/.test(String(error.httpCode ?? ''));
 }
 
-type FileResult<T> = { kind: 'sent'; answer: T } | { kind: 'failed'; error: unknown } | { kind: 'not_sent' };
+type FileResult<T> =
+	| { kind: 'sent'; answer: T }
+	| { kind: 'failed'; error: unknown }
+	| { kind: 'not_sent' };
 
 /**
  * The one way both flows upload an upload's files. Sends each file with `send`, at most as many at
@@ -238,17 +278,17 @@ export async function uploadThroughGate<T>(
 	let failed = false;
 	const results = await Promise.all(
 		files.map((file) =>
-				run.uploadGate(async (): Promise<FileResult<T>> => {
-					if (failed || run.halted()) return { kind: 'not_sent' };
-					progress.uploadsSent++;
-					try {
-						return { kind: 'sent', answer: await send(file) };
-					} catch (error) {
-						failed = true;
-						run.noteFailure(plan, error);
-						return { kind: 'failed', error };
-					}
-				}),
+			run.uploadGate(async (): Promise<FileResult<T>> => {
+				if (failed || run.halted()) return { kind: 'not_sent' };
+				progress.uploadsSent++;
+				try {
+					return { kind: 'sent', answer: await send(file) };
+				} catch (error) {
+					failed = true;
+					run.noteFailure(plan, error);
+					return { kind: 'failed', error };
+				}
+			}),
 		),
 	);
 	const failure = results.find((result) => result.kind === 'failed');

@@ -15,7 +15,11 @@ import {
 	storageFileNames,
 } from '../../../shared/audioFiles';
 import { capitalised } from '../../../shared/values';
-import { SESSION_AUDIO_EXTENSIONS, SESSION_FILE_NAME, SESSION_SINGLE_UPLOAD_MAX_BYTES } from '../../../transport/sessionApi';
+import {
+	SESSION_AUDIO_EXTENSIONS,
+	SESSION_FILE_NAME,
+	SESSION_SINGLE_UPLOAD_MAX_BYTES,
+} from '../../../transport/sessionApi';
 import type { StorageFile } from '../../../transport/storage';
 import { assertReadableFromStore, readInputBinary } from './inputBinary';
 import type { UploadMethod } from './settings';
@@ -31,14 +35,29 @@ export interface PlannedFile extends StorageFile {
 }
 
 /** The files of the item's Input Binary Field(s), checked; throws for the first that cannot be sent. */
-export async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): Promise<PlannedFile[]> {
+export async function readItemFiles(
+	ctx: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): Promise<PlannedFile[]> {
 	const raw = String(ctx.getNodeParameter('binaryPropertyName', itemIndex, 'data') ?? '');
-	const properties = [...new Set(raw.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+	const properties = [
+		...new Set(
+			raw
+				.split(',')
+				.map((name) => name.trim())
+				.filter((name) => name !== ''),
+		),
+	];
 	if (properties.length === 0) {
-		throw new NodeOperationError(ctx.getNode(), `The Input Binary Field of item ${itemIndex} is empty`, {
-			description: 'Enter the name of the binary field that holds the recording, usually "data".',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			ctx.getNode(),
+			`The Input Binary Field of item ${itemIndex} is empty`,
+			{
+				description: 'Enter the name of the binary field that holds the recording, usually "data".',
+				itemIndex,
+			},
+		);
 	}
 	const files: PlannedFile[] = [];
 	for (const property of properties) {
@@ -52,7 +71,13 @@ export async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecution
 			const id = binary.id;
 			const metadata = await ctx.helpers.getBinaryMetadata(id);
 			size = typeof metadata.fileSize === 'number' ? metadata.fileSize : Number(metadata.fileSize);
-			assertReadableFromStore(ctx, id, size, `the file in binary field "${property}" of item ${itemIndex}`, itemIndex);
+			assertReadableFromStore(
+				ctx,
+				id,
+				size,
+				`the file in binary field "${property}" of item ${itemIndex}`,
+				itemIndex,
+			);
 			fileName = fileName ?? metadata.fileName;
 			mimeType = mimeType || metadata.mimeType || '';
 			open = async () => await ctx.helpers.getBinaryStream(id, BINARY_READ_CHUNK_BYTES);
@@ -61,11 +86,15 @@ export async function readItemFiles(ctx: IExecuteFunctions, item: INodeExecution
 			// decoded a piece at a time (storage.ts), never copied whole.
 			const base64 = typeof binary.data === 'string' ? binary.data : undefined;
 			size = base64 === undefined ? undefined : Buffer.byteLength(base64, 'base64');
-			open = async () => (base64 === undefined ? await ctx.helpers.getBinaryDataBuffer(itemIndex, reference) : { base64 });
+			open = async () =>
+				base64 === undefined
+					? await ctx.helpers.getBinaryDataBuffer(itemIndex, reference)
+					: { base64 };
 		}
 		// A name and type that say nothing (a voice note saved as "file", application/octet-stream):
 		// the first bytes tell whether it is audio, and which.
-		const firstBytes = needsSignature(fileName, mimeType) && size ? await readFirstBytes(open) : undefined;
+		const firstBytes =
+			needsSignature(fileName, mimeType) && size ? await readFirstBytes(open) : undefined;
 		const problem = audioFileProblem({ fileName, mimeType, size, firstBytes });
 		if (problem) {
 			throw new NodeOperationError(
@@ -101,7 +130,8 @@ async function readFirstBytes(open: StorageFile['open']): Promise<Uint8Array> {
 	}
 	if (Buffer.isBuffer(source)) return source.subarray(0, SIGNATURE_BYTES);
 	try {
-		for await (const chunk of source) return Buffer.from(chunk as Uint8Array).subarray(0, SIGNATURE_BYTES);
+		for await (const chunk of source)
+			return Buffer.from(chunk as Uint8Array).subarray(0, SIGNATURE_BYTES);
 		return Buffer.alloc(0);
 	} finally {
 		source.destroy();
@@ -113,17 +143,23 @@ export function assertSessionFileSizes(ctx: IExecuteFunctions, files: PlannedFil
 	const tooLarge = files.find((file) => file.size > SESSION_SINGLE_UPLOAD_MAX_BYTES);
 	if (!tooLarge) return;
 	const megabytes = (tooLarge.size / 1_000_000).toFixed(1);
-	throw new NodeOperationError(ctx.getNode(), `${capitalised(tooLarge.label)} has ${megabytes} MB, more than the 10 MB a session upload may hold`, {
-		description:
-			'Choose Upload Method "Transaction" for long recordings (its uploads go to storage and have no such limit), or split the recording into parts of at most 10 MB. Nothing of this session was sent.',
-		itemIndex: tooLarge.itemIndex,
-	});
+	throw new NodeOperationError(
+		ctx.getNode(),
+		`${capitalised(tooLarge.label)} has ${megabytes} MB, more than the 10 MB a session upload may hold`,
+		{
+			description:
+				'Choose Upload Method "Transaction" for long recordings (its uploads go to storage and have no such limit), or split the recording into parts of at most 10 MB. Nothing of this session was sent.',
+			itemIndex: tooLarge.itemIndex,
+		},
+	);
 }
 
 /** Gives the files of one upload the names they are sent under (storage or session names). */
 export function nameFiles(files: PlannedFile[], method: UploadMethod): void {
 	const named = method === 'session' ? sessionFileNames : storageFileNames;
-	const names = named(files.map((file) => ({ fileName: file.originalFileName, contentType: file.contentType })));
+	const names = named(
+		files.map((file) => ({ fileName: file.originalFileName, contentType: file.contentType })),
+	);
 	files.forEach((file, index) => (file.fileName = names[index]));
 }
 
@@ -132,13 +168,18 @@ export function nameFiles(files: PlannedFile[], method: UploadMethod): void {
  * requires (`<base>_<n>.<ext>`); the extension is the file's own when the service reads it, else
  * the one of its content type.
  */
-export function sessionFileNames(files: Array<{ fileName: string | undefined; contentType: string }>): string[] {
+export function sessionFileNames(
+	files: Array<{ fileName: string | undefined; contentType: string }>,
+): string[] {
 	const readable = new Set(['webm', 'mp3', 'wav', 'ogg', 'm4a', 'mp4']);
 	return files.map((file, index) => {
 		const own = extensionOf(file.fileName);
-		const extension = readable.has(own) ? own : (SESSION_AUDIO_EXTENSIONS[file.contentType] ?? 'webm');
+		const extension = readable.has(own)
+			? own
+			: (SESSION_AUDIO_EXTENSIONS[file.contentType] ?? 'webm');
 		const name = `audio_${index}.${extension}`;
-		if (!SESSION_FILE_NAME.test(name)) throw new Error(`internal: ${name} is not a session file name`);
+		if (!SESSION_FILE_NAME.test(name))
+			throw new Error(`internal: ${name} is not a session file name`);
 		return name;
 	});
 }

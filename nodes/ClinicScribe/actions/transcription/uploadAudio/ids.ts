@@ -43,7 +43,10 @@ export function generateTransactionId(seed: string, itemIndex: number): string {
  * Retry On Fail as the transaction id.
  */
 export function generateSessionId(seed: string, itemIndex: number): string {
-	return `n8n${createHash('sha256').update(`${seed}\n${itemIndex}`).digest('hex').slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
+	return `n8n${createHash('sha256')
+		.update(`${seed}\n${itemIndex}`)
+		.digest('hex')
+		.slice(0, SESSION_ID_MAX_LENGTH - 3)}`;
 }
 
 /** Why an id cannot name a session of the session API (16–32 letters, digits, _ or -), or undefined. */
@@ -51,7 +54,8 @@ export function sessionIdProblem(sessionId: string): string | undefined {
 	if (sessionId.length < SESSION_ID_MIN_LENGTH || sessionId.length > SESSION_ID_MAX_LENGTH) {
 		return `has ${sessionId.length} characters, but a session ID must have ${SESSION_ID_MIN_LENGTH} to ${SESSION_ID_MAX_LENGTH}`;
 	}
-	if (!/^[A-Za-z0-9_-]+$/.test(sessionId)) return 'may hold only letters, digits, _ and - with the Session upload method';
+	if (!/^[A-Za-z0-9_-]+$/.test(sessionId))
+		return 'may hold only letters, digits, _ and - with the Session upload method';
 	return undefined;
 }
 
@@ -62,7 +66,9 @@ export function transactionIdProblem(txnId: string): string | undefined {
 	if (txnId.length > 128) return 'is longer than 128 characters';
 	if (/\s/.test(txnId)) return 'contains spaces or line breaks';
 	if (/[/\\?#%]/.test(txnId)) return 'contains one of / \\ ? # %';
-	if ([...txnId].some((character) => character.charCodeAt(0) < 32 || character.charCodeAt(0) === 127)) {
+	if (
+		[...txnId].some((character) => character.charCodeAt(0) < 32 || character.charCodeAt(0) === 127)
+	) {
 		return 'contains control characters';
 	}
 	return undefined;
@@ -88,7 +94,8 @@ export function readUploadId(
 	const raw = ctx.getNodeParameter('transactionId', itemIndex, '') as unknown;
 	const id = typeof raw === 'string' || typeof raw === 'number' ? String(raw).trim() : '';
 	if (id === '') return { id: generate(itemIndex, method), generated: true };
-	const problem = transactionIdProblem(id) ?? (method === 'session' ? sessionIdProblem(id) : undefined);
+	const problem =
+		transactionIdProblem(id) ?? (method === 'session' ? sessionIdProblem(id) : undefined);
 	if (!problem) return { id, generated: false };
 	const description =
 		method === 'session'
@@ -97,7 +104,11 @@ export function readUploadId(
 	return {
 		id: `invalid:${itemIndex}`,
 		generated: false,
-		problem: new NodeOperationError(ctx.getNode(), `The Transaction ID of item ${itemIndex} ${problem}`, { description, itemIndex }),
+		problem: new NodeOperationError(
+			ctx.getNode(),
+			`The Transaction ID of item ${itemIndex} ${problem}`,
+			{ description, itemIndex },
+		),
 	};
 }
 

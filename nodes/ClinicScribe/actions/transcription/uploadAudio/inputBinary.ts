@@ -10,7 +10,12 @@
  *   combined workflow, where no path reaches them: there the file found under the name is handed to
  *   the helper as the binary object itself.
  */
-import { NodeOperationError, type IBinaryData, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import {
+	NodeOperationError,
+	type IBinaryData,
+	type IExecuteFunctions,
+	type INodeExecutionData,
+} from 'n8n-workflow';
 
 import { capitalised, isRecord } from '../../../shared/values';
 
@@ -24,9 +29,15 @@ export interface InputBinary {
 }
 
 /** The file of an item's field (a name, or a path in a combined workflow), or an error that says which fields the item has. */
-export function readInputBinary(ctx: IExecuteFunctions, item: INodeExecutionData, itemIndex: number, field: string): InputBinary {
+export function readInputBinary(
+	ctx: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+	field: string,
+): InputBinary {
 	const candidates: Array<string | IBinaryData> = [field];
-	if (!field.startsWith(`${COMBINED_FILES_PROPERTY}.`)) candidates.push(`${COMBINED_FILES_PROPERTY}.${field}`);
+	if (!field.startsWith(`${COMBINED_FILES_PROPERTY}.`))
+		candidates.push(`${COMBINED_FILES_PROPERTY}.${field}`);
 	const beside = ownValue(item.binary, field);
 	if (isRecord(beside)) candidates.push(beside as unknown as IBinaryData);
 	for (const candidate of candidates) {
@@ -48,12 +59,16 @@ export function readInputBinary(ctx: IExecuteFunctions, item: INodeExecutionData
 /** The names of an item's files, where either Binary Mode keeps them (for messages only). */
 function presentFields(item: INodeExecutionData): string[] {
 	const separate = Object.keys(item.binary ?? {});
-	const combined = isRecord(item.json?.[COMBINED_FILES_PROPERTY]) ? Object.keys(item.json[COMBINED_FILES_PROPERTY] as object) : [];
+	const combined = isRecord(item.json?.[COMBINED_FILES_PROPERTY])
+		? Object.keys(item.json[COMBINED_FILES_PROPERTY] as object)
+		: [];
 	return [...new Set([...separate, ...combined])];
 }
 
 function ownValue(record: object | undefined, key: string): unknown {
-	return record && Object.prototype.hasOwnProperty.call(record, key) ? (record as Record<string, unknown>)[key] : undefined;
+	return record && Object.prototype.hasOwnProperty.call(record, key)
+		? (record as Record<string, unknown>)[key]
+		: undefined;
 }
 
 /**
@@ -71,7 +86,13 @@ const MiB = 1024 * 1024;
  * cannot tell which database n8n uses, so the limit is PostgreSQL's (queue mode's); on SQLite the
  * filesystem mode is n8n's default and has no such limit.
  */
-export function assertReadableFromStore(ctx: IExecuteFunctions, binaryId: string, size: number, label: string, itemIndex: number): void {
+export function assertReadableFromStore(
+	ctx: IExecuteFunctions,
+	binaryId: string,
+	size: number,
+	label: string,
+	itemIndex: number,
+): void {
 	if (!binaryId.startsWith('database:') || size <= DATABASE_MODE_READ_MAX_BYTES) return;
 	throw new NodeOperationError(
 		ctx.getNode(),

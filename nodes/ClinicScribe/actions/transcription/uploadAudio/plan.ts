@@ -8,7 +8,14 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 import type { ClinicScribeSettings } from '../../../transport/authentication';
 import { assertSessionFileSizes, nameFiles, readItemFiles, type PlannedFile } from './files';
 import { generatedIdSeed, generateSessionId, generateTransactionId, readUploadId } from './ids';
-import { differingSetting, readUploadMethod, readUploadSettings, UNREAD_SETTINGS, type UploadMethod, type UploadSettings } from './settings';
+import {
+	differingSetting,
+	readUploadMethod,
+	readUploadSettings,
+	UNREAD_SETTINGS,
+	type UploadMethod,
+	type UploadSettings,
+} from './settings';
 
 /** One transaction or session: the items that share an ID, their files, and the settings they agree on. */
 export interface UploadPlan {
@@ -25,14 +32,25 @@ export interface UploadPlan {
 }
 
 /** Reads all items; never throws for one item's problem (it is recorded on its upload). */
-export async function planUploads(ctx: IExecuteFunctions, items: INodeExecutionData[], settings: ClinicScribeSettings): Promise<UploadPlan[]> {
+export async function planUploads(
+	ctx: IExecuteFunctions,
+	items: INodeExecutionData[],
+	settings: ClinicScribeSettings,
+): Promise<UploadPlan[]> {
 	const plans = new Map<string, UploadPlan>();
 	let seed: string | undefined;
 	const generateId = (itemIndex: number, method: UploadMethod) =>
-		(method === 'session' ? generateSessionId : generateTransactionId)((seed ??= generatedIdSeed(ctx)), itemIndex);
+		(method === 'session' ? generateSessionId : generateTransactionId)(
+			(seed ??= generatedIdSeed(ctx)),
+			itemIndex,
+		);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		// A method an expression got wrong is refused with the settings below; the id is read as a transaction's meanwhile.
-		const { id, generated, problem: idProblem } = readUploadId(ctx, itemIndex, readUploadMethod(ctx, itemIndex) ?? 'transaction', generateId);
+		const {
+			id,
+			generated,
+			problem: idProblem,
+		} = readUploadId(ctx, itemIndex, readUploadMethod(ctx, itemIndex) ?? 'transaction', generateId);
 		let itemSettings: UploadSettings | undefined;
 		let files: PlannedFile[] = [];
 		let problem = idProblem;
@@ -48,7 +66,13 @@ export async function planUploads(ctx: IExecuteFunctions, items: INodeExecutionD
 		let plan = plans.get(id);
 		if (!plan) {
 			// Without settings the item has a problem, so the placeholder is never sent.
-			plan = { id, generatedId: generated, itemIndexes: [], files: [], settings: itemSettings ?? { ...UNREAD_SETTINGS } };
+			plan = {
+				id,
+				generatedId: generated,
+				itemIndexes: [],
+				files: [],
+				settings: itemSettings ?? { ...UNREAD_SETTINGS },
+			};
 			plans.set(id, plan);
 		}
 		plan.itemIndexes.push(itemIndex);
@@ -84,7 +108,13 @@ export function describeItems(itemIndexes: number[]): string {
 	return itemIndexes.length === 1 ? `item ${itemIndexes[0]}` : `items ${itemIndexes.join(', ')}`;
 }
 
-function asOperationError(ctx: IExecuteFunctions, error: unknown, itemIndex: number): NodeOperationError {
+function asOperationError(
+	ctx: IExecuteFunctions,
+	error: unknown,
+	itemIndex: number,
+): NodeOperationError {
 	if (error instanceof NodeOperationError) return error;
-	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), { itemIndex });
+	return new NodeOperationError(ctx.getNode(), error instanceof Error ? error : String(error), {
+		itemIndex,
+	});
 }

@@ -3,7 +3,13 @@
  * outcomes): create the session under its id → upload every file as raw bytes (several at once,
  * through the run's gate) → End (the paid step).
  */
-import { NodeApiError, NodeOperationError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeOperationError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type JsonObject,
+} from 'n8n-workflow';
 
 import { storedAudioName } from '../../../shared/sessionResults';
 import {
@@ -32,7 +38,12 @@ type SessionOutcome = 'uploaded_and_ended' | 'continued_and_ended' | 'ended_by_e
  * (a repeat replaces a file) and is ended; one an earlier try ended is reported so, not sent again;
  * anything else fails the item, saying why nothing was sent.
  */
-export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: BatchRun, progress: UploadProgress): Promise<IDataObject[]> {
+export async function runSession(
+	ctx: IExecuteFunctions,
+	plan: UploadPlan,
+	run: BatchRun,
+	progress: UploadProgress,
+): Promise<IDataObject[]> {
 	const { settings } = plan;
 	const itemIndex = plan.itemIndexes[0];
 	run.throwIfHalted();
@@ -61,14 +72,11 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 		}
 		run.ownIds.add(plan.id);
 		// Our own create whose answer was lost made it: uploaded and ended as if the answer had come.
-		sessionOutcome = created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
+		sessionOutcome =
+			created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
 	}
-	const uploaded = await uploadThroughGate(
-		run,
-		plan,
-		progress,
-		plan.files,
-		(file) => uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex),
+	const uploaded = await uploadThroughGate(run, plan, progress, plan.files, (file) =>
+		uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex),
 	);
 	run.throwIfHalted();
 	progress.startRequestSent = true;
@@ -84,7 +92,10 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
 			http_status: ended.statusCode,
 			message: typeof ended.body.message === 'string' ? ended.body.message : null,
 			session_status: typeof ended.body.status === 'string' ? ended.body.status : null,
-			audio_files_received: typeof ended.body.audio_files_received === 'number' ? ended.body.audio_files_received : null,
+			audio_files_received:
+				typeof ended.body.audio_files_received === 'number'
+					? ended.body.audio_files_received
+					: null,
 		},
 	}));
 }
@@ -94,7 +105,12 @@ export async function runSession(ctx: IExecuteFunctions, plan: UploadPlan, run: 
  * was ended by an earlier try of this node run (`ended`: nothing sent again); anything else throws,
  * saying why nothing was sent. Read from the body's `status` (see readSessionState).
  */
-function continuationOf(ctx: IExecuteFunctions, plan: UploadPlan, earlierTry: boolean, existing: SessionState): 'open' | 'ended' {
+function continuationOf(
+	ctx: IExecuteFunctions,
+	plan: UploadPlan,
+	earlierTry: boolean,
+	existing: SessionState,
+): 'open' | 'ended' {
 	const itemIndex = plan.itemIndexes[0];
 	const items = describeItems(plan.itemIndexes);
 	switch (existing.lifecycle) {
@@ -102,7 +118,8 @@ function continuationOf(ctx: IExecuteFunctions, plan: UploadPlan, earlierTry: bo
 			// Unless an earlier try of this run made it, it is continued only while it holds no audio
 			// but files this upload replaces: no other recording's audio is processed with this one.
 			const ourNames = new Set(plan.files.map((file) => storedAudioName(file.fileName)));
-			if (!earlierTry && (existing.audioFiles ?? []).some((name) => !ourNames.has(name))) throw sessionIdUsedError(ctx, plan.id, itemIndex);
+			if (!earlierTry && (existing.audioFiles ?? []).some((name) => !ourNames.has(name)))
+				throw sessionIdUsedError(ctx, plan.id, itemIndex);
 			return 'open';
 		}
 		case 'ended':
@@ -110,43 +127,76 @@ function continuationOf(ctx: IExecuteFunctions, plan: UploadPlan, earlierTry: bo
 			if (!earlierTry) throw sessionIdUsedError(ctx, plan.id, itemIndex);
 			return 'ended';
 		case 'expired':
-			throw new NodeOperationError(ctx.getNode(), `Session "${plan.id}" of ${items} expired before it was ended`, {
-				description: 'Nothing of this item was uploaded: an expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Session "${plan.id}" of ${items} expired before it was ended`,
+				{
+					description:
+						'Nothing of this item was uploaded: an expired session takes no more audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+					itemIndex,
+				},
+			);
 		case 'cancelled':
-			throw new NodeOperationError(ctx.getNode(), `Session "${plan.id}" of ${items} was cancelled`, {
-				description: 'Nothing of this item was uploaded: a cancelled session takes no audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Session "${plan.id}" of ${items} was cancelled`,
+				{
+					description:
+						'Nothing of this item was uploaded: a cancelled session takes no audio and is not processed. Run again with another Transaction ID, or leave the field empty to have one generated.',
+					itemIndex,
+				},
+			);
 		case 'not_found':
 			throw sessionIdUsedError(ctx, plan.id, itemIndex);
 		case 'unknown':
-			throw new NodeOperationError(ctx.getNode(), `Session "${plan.id}" of ${items} exists, but its state "${existing.bodyStatus ?? '(none given)'}" does not say whether it is still open`, {
-				description: 'Nothing of this item was uploaded and the session was not ended. Check it with Get Results (Results Of "Session") before sending the recording again.',
-				itemIndex,
-			});
+			throw new NodeOperationError(
+				ctx.getNode(),
+				`Session "${plan.id}" of ${items} exists, but its state "${existing.bodyStatus ?? '(none given)'}" does not say whether it is still open`,
+				{
+					description:
+						'Nothing of this item was uploaded and the session was not ended. Check it with Get Results (Results Of "Session") before sending the recording again.',
+					itemIndex,
+				},
+			);
 	}
 }
 
 /** The receipt of a file of a session an earlier try of this node uploaded and ended: nothing sent again. */
-function endedByEarlierTryReceipt(plan: UploadPlan, file: PlannedFile, existing: SessionState): IDataObject {
+function endedByEarlierTryReceipt(
+	plan: UploadPlan,
+	file: PlannedFile,
+	existing: SessionState,
+): IDataObject {
 	return {
 		...fileFields(plan, file),
 		outcome: 'ended_by_earlier_try',
 		upload_status: 'uploaded_by_earlier_try',
 		upload_status_code: null,
 		files_in_session: plan.files.length,
-		end: { status: 'ended_by_earlier_try', http_status: null, message: null, session_status: existing.bodyStatus, audio_files_received: null },
+		end: {
+			status: 'ended_by_earlier_try',
+			http_status: null,
+			message: null,
+			session_status: existing.bodyStatus,
+			audio_files_received: null,
+		},
 	};
 }
 
 /** The Session ID names a session the service holds that is not this node run's to continue. */
-function sessionIdUsedError(ctx: IExecuteFunctions, sessionId: string, itemIndex: number | undefined): NodeApiError {
-	return new NodeApiError(ctx.getNode(), { status_code: 409, code: 'session_exists' } as JsonObject, {
-		message: `The Session ID "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: the service has a session with this ID`,
-		description: `Nothing of this item was uploaded. One session ID holds one recording session. To read the earlier session, use Get Results with Results Of "Session" and this ID. To upload this recording, give it an ID that was never used (16 to 32 characters), or leave the field empty to have one generated.`,
-		httpCode: '409',
-		itemIndex,
-	});
+function sessionIdUsedError(
+	ctx: IExecuteFunctions,
+	sessionId: string,
+	itemIndex: number | undefined,
+): NodeApiError {
+	return new NodeApiError(
+		ctx.getNode(),
+		{ status_code: 409, code: 'session_exists' } as JsonObject,
+		{
+			message: `The Session ID "${sessionId}"${itemIndex === undefined ? '' : ` of item ${itemIndex}`} was already used: the service has a session with this ID`,
+			description: `Nothing of this item was uploaded. One session ID holds one recording session. To read the earlier session, use Get Results with Results Of "Session" and this ID. To upload this recording, give it an ID that was never used (16 to 32 characters), or leave the field empty to have one generated.`,
+			httpCode: '409',
+			itemIndex,
+		},
+	);
 }

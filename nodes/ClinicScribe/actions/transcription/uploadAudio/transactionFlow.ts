@@ -2,7 +2,12 @@
  * Upload Method "Transaction", the flow of [IFD §4.7]: a check that the ID was never used →
  * presign → every file to storage (several at once, through the run's gate) → init (the paid step).
  */
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
+import {
+	NodeApiError,
+	type IDataObject,
+	type IExecuteFunctions,
+	type JsonObject,
+} from 'n8n-workflow';
 
 import { uploadToStorage, type StorageTarget } from '../../../transport/storage';
 import {
@@ -20,14 +25,20 @@ import type { UploadPlan } from './plan';
  * Sends one transaction; its receipts, one per file. A file that cannot be stored stops it before
  * init. Before each request it stops (UploadHalted) if the run was halted meanwhile.
  */
-export async function runTransaction(ctx: IExecuteFunctions, plan: UploadPlan, run: BatchRun, progress: UploadProgress): Promise<IDataObject[]> {
+export async function runTransaction(
+	ctx: IExecuteFunctions,
+	plan: UploadPlan,
+	run: BatchRun,
+	progress: UploadProgress,
+): Promise<IDataObject[]> {
 	const { settings } = plan;
 	const itemIndex = plan.itemIndexes[0];
 	run.throwIfHalted();
 	if (await isTransactionStarted(ctx, plan.id, itemIndex)) {
 		// Ours when this node's run sent its init in an earlier try (n8n's Retry On Fail), or when the
 		// id was generated, which only this item of this run of this execution can have.
-		if (plan.generatedId || run.ownIds.has(plan.id)) return plan.files.map((file) => alreadyStartedReceipt(plan, file));
+		if (plan.generatedId || run.ownIds.has(plan.id))
+			return plan.files.map((file) => alreadyStartedReceipt(plan, file));
 		throw transactionIdUsedError(ctx, plan.id, 'check', itemIndex);
 	}
 	// Not async itself: the call's stack goes straight from the flow to the API area's function.
@@ -35,7 +46,11 @@ export async function runTransaction(ctx: IExecuteFunctions, plan: UploadPlan, r
 		run.throwIfHalted();
 		return requestUploadTarget(
 			ctx,
-			{ txnId: plan.id, action: settings.action, extraData: { mode: settings.mode, model_type: settings.modelType } },
+			{
+				txnId: plan.id,
+				action: settings.action,
+				extraData: { mode: settings.mode, model_type: settings.modelType },
+			},
 			itemIndex,
 		);
 	};
@@ -88,7 +103,9 @@ async function storeFiles(
 	let target = firstTarget;
 	let files = plan.files;
 	for (let presignedAgain = false; ; presignedAgain = true) {
-		const outcomes = await uploadThroughGate(run, plan, progress, files, (file) => uploadToStorage(ctx, target, file, file.itemIndex));
+		const outcomes = await uploadThroughGate(run, plan, progress, files, (file) =>
+			uploadToStorage(ctx, target, file, file.itemIndex),
+		);
 		const refused: PlannedFile[] = [];
 		let refusal: { file: PlannedFile; detail: string } | undefined;
 		outcomes.forEach((outcome, index) => {
@@ -99,14 +116,20 @@ async function storeFiles(
 			}
 		});
 		if (!refusal) return storageStatus;
-		if (presignedAgain) throw storageRefusedError(ctx, refusal.file.label, refusal.detail, refusal.file.itemIndex);
+		if (presignedAgain)
+			throw storageRefusedError(ctx, refusal.file.label, refusal.detail, refusal.file.itemIndex);
 		const fresh = await presignAgain();
 		target = fresh.target;
 		files = fresh.sameFolder ? refused : plan.files;
 	}
 }
 
-function startedReceipt(plan: UploadPlan, file: PlannedFile, storageStatus: number, init: InitResult): IDataObject {
+function startedReceipt(
+	plan: UploadPlan,
+	file: PlannedFile,
+	storageStatus: number,
+	init: InitResult,
+): IDataObject {
 	return {
 		...fileFields(plan, file),
 		upload_status: 'uploaded',
@@ -129,12 +152,23 @@ function alreadyStartedReceipt(plan: UploadPlan, file: PlannedFile): IDataObject
 		upload_status: 'already_uploaded',
 		storage_status_code: null,
 		files_in_transaction: plan.files.length,
-		init: { status: 'already_started', http_status: null, message: null, txn_id: plan.id, b_id: null },
+		init: {
+			status: 'already_started',
+			http_status: null,
+			message: null,
+			txn_id: plan.id,
+			b_id: null,
+		},
 	};
 }
 
 /** A refused upload after a fresh presign: the policy itself does not allow this file. */
-function storageRefusedError(ctx: IExecuteFunctions, label: string, detail: string, itemIndex: number): NodeApiError {
+function storageRefusedError(
+	ctx: IExecuteFunctions,
+	label: string,
+	detail: string,
+	itemIndex: number,
+): NodeApiError {
 	return new NodeApiError(ctx.getNode(), { status_code: 403 } as JsonObject, {
 		message: `The storage service refused ${label} (HTTP 403)${detail ? `: ${detail}` : ''}`,
 		description:
