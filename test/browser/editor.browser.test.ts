@@ -284,11 +284,7 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await openWorkflow(transcribe.id);
 		await page.click('[data-test-id="node-creator-plus-button"]');
 		await expectPanelEntry('What happens next?', '05-what-happens-next');
-		const details = await openPanelEntry('06-what-happens-next-details');
-		// Actions come first here, then the trigger.
-		expect(details.indexOf(ACTIONS)).toBeGreaterThan(-1);
-		expect(details.indexOf(ACTIONS)).toBeLessThan(details.indexOf(TRIGGERS));
-		for (const action of [
+		const actions = [
 			'Get many entities',
 			'Get many services of a doctor',
 			'Search patients by mobile number',
@@ -296,7 +292,12 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 			'Create a template',
 			'Get the results of a transcription',
 			'Upload audio for transcription',
-		]) {
+		];
+		const details = await openPanelEntry('06-what-happens-next-details', actions);
+		// Actions come first here, then the trigger.
+		expect(details.indexOf(ACTIONS)).toBeGreaterThan(-1);
+		expect(details.indexOf(ACTIONS)).toBeLessThan(details.indexOf(TRIGGERS));
+		for (const action of actions) {
 			expect(details).toContain(action);
 		}
 	});
@@ -305,7 +306,10 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 		await page.goto(`${npmStart.baseUrl}/workflow/new`);
 		await page.locator('[data-test-id="canvas-add-button"]').click();
 		await expectPanelEntry('What triggers this workflow?', '07-what-triggers');
-		const details = await openPanelEntry('08-what-triggers-details');
+		const details = await openPanelEntry('08-what-triggers-details', [
+			'On appointment created',
+			'On transcription completed',
+		]);
 		expect(details.indexOf(TRIGGERS)).toBeGreaterThan(-1);
 		expect(details.indexOf(TRIGGERS)).toBeLessThan(details.indexOf(ACTIONS));
 		expect(details).toContain('On appointment created');
@@ -499,12 +503,15 @@ async function expectPanelEntry(heading: string, screenshot: string): Promise<vo
 }
 
 /** Opens the entry: n8n shows the community node's details, its description above the action list. */
-async function openPanelEntry(screenshot: string): Promise<string> {
+async function openPanelEntry(screenshot: string, mustShow: string[]): Promise<string> {
 	const panel = page.locator('[data-test-id="node-creator"]');
 	await panel.locator('[data-test-id="node-creator-action-item"]').first().click();
 	await panel.getByText('Node details').waitFor();
-	// The action list renders after the details heading: wait for its heading before reading the text.
-	await panel.getByText(ACTIONS, { exact: true }).waitFor({ timeout: 10_000 });
+	// The lists render after the details heading, and a busy browser shows them in steps (once the
+	// Triggers heading stood under half the transcription actions): wait for each line the test reads.
+	for (const text of [ACTIONS, TRIGGERS, ...mustShow]) {
+		await panel.getByText(text, { exact: true }).first().waitFor({ timeout: 15_000 });
+	}
 	const details = await panel.innerText();
 	expect(details).toContain(ENTRY_DESCRIPTION);
 	expect(details.indexOf(ENTRY_DESCRIPTION)).toBeLessThan(details.indexOf(ACTIONS));
