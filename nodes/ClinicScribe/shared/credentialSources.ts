@@ -4,23 +4,17 @@
  * advice of a rejected credential.
  */
 
-/** The service's own pages. */
-export const SERVICE_PAGES = {
-	/** The API documentation. */
-	docs: 'https://developer.eka.care',
-	/** How to get client credentials, a sharing key and a long-lived token. */
-	authentication: 'https://developer.eka.care/api-reference/authorization/getting-started',
-	/** The developer console, where clients and long-lived tokens are made. */
-	console: 'https://console.eka.care',
-	/** The workspace owner's hub, where a workspace's API key (the docs' "sharing key") is made. */
-	hub: 'https://hub.eka.care/account/',
-} as const;
+/**
+ * The host of the service's developer console, where clients and long-lived tokens are made: written
+ * once, for every field help and message that sends an admin there. (A host name in text for people,
+ * not the `console` global that n8n's rules forbid.)
+ */
+export const DEVELOPER_CONSOLE_HOST = 'console.eka.care';
 
 /** Where each value comes from, in words a field's help and an error message can both use. */
 export const VALUE_SOURCES = {
-	clientCredentials: 'console.eka.care → Manage API Credentials (Client IDs and Secrets)',
-	longLivedToken:
-		'console.eka.care → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
+	clientCredentials: `${DEVELOPER_CONSOLE_HOST} → Manage API Credentials (Client IDs and Secrets)`,
+	longLivedToken: `${DEVELOPER_CONSOLE_HOST} → Manage API Credentials → ⋮ (More options) → Create Long Live Token`,
 	workspaceKey: "the workspace owner's hub.eka.care → API Token → Create",
 } as const;
 

@@ -14,7 +14,7 @@ import {
 	SIGN_IN_CREDENTIAL_TYPE,
 	type ClinicCredentialType,
 } from '../shared/credentialChoice';
-import { whereToGet, type SourcedField } from '../shared/credentialSources';
+import { DEVELOPER_CONSOLE_HOST, whereToGet, type SourcedField } from '../shared/credentialSources';
 import { asRecord, trimmedString } from '../shared/values';
 import {
 	describeNetworkFailure,
@@ -82,8 +82,7 @@ function apiVariantSettings(variant: unknown): ApiVariantSettings {
 export const API_VARIANT_OPTIONS: Record<ApiVariant, { name: string; description: string }> = {
 	public: {
 		name: 'Eka Care Developer Docs (developer.eka.care)',
-		description:
-			"You follow Eka Care's public documentation at developer.eka.care and made your client at console.eka.care",
+		description: `You follow Eka Care's public documentation at developer.eka.care and made your client at ${DEVELOPER_CONSOLE_HOST}`,
 	},
 	document: {
 		name: 'Interface Document From Your API Provider',
