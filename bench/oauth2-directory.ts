@@ -4,7 +4,11 @@
  *
  *   package api          Doctor → Get Services with the Clinic Scribe API credential
  *   package oauth2       Doctor → Get Services with the Clinic Scribe OAuth2 API credential
- *   package oauth2 list  Template → Get Many with the Clinic Scribe OAuth2 API credential
+ *   package oauth2 list  Template → Get Many with the Clinic Scribe OAuth2 API credential,
+ *                        Environment Custom (the fake's addresses typed in the credential)
+ *   package oauth2 production
+ *                        the same, Environment Production: the Production path, its addresses
+ *                        pointed at the local fake (below)
  *   http oauth2          n8n's HTTP Request node with n8n's generic OAuth2 credential (oAuth2Api),
  *                        connected to the same fake sign-in provider: the same templates GET
  *   http                 n8n's HTTP Request node, the same GET with a Bearer token as a plain header
@@ -15,6 +19,11 @@
  * authentication). The figures are the node's own execution time (n8n's run data) over the items;
  * every contender runs once to warm up, then --rounds times, interleaved.
  *
+ * The package n8n runs is a bench-only copy (bench/support/productionPathPackage.ts) whose
+ * production sign-in and API addresses are replaced by the fake's, so a Production credential runs
+ * the shipped code path exactly, but for those address strings, without contacting the service.
+ * The Custom path does not use those strings.
+ *
  *   npm run bench:directory-oauth2 -- [--items 1000] [--rounds 3]
  */
 import { SIGN_IN } from '../test/fake-api/fixtures';
@@ -23,6 +32,7 @@ import { TEMPLATES_PATH } from '../test/fake-api/routes/templates';
 import {
 	connectSignInCredential,
 	oauthRedirectUrl,
+	serviceSignInCredentialData,
 	signInCredentialData,
 	SIGN_IN_CREDENTIAL_TYPE,
 } from '../test/support/signInCredential';
@@ -37,6 +47,7 @@ import {
 	packageDirectoryCall,
 	timedDirectoryRun,
 } from './support/directoryRun';
+import { PRODUCTION_ADDRESSES, productionPathPackage } from './support/productionPathPackage';
 import {
 	argument,
 	BENCH_CREDENTIAL,
@@ -51,13 +62,24 @@ import {
 } from './support/inN8n';
 
 const SIGN_IN_CREDENTIAL = { id: 'benchSignIn000001', name: 'Clinic Scribe OAuth2 (bench)' };
+const PRODUCTION_CREDENTIAL = {
+	id: 'benchSignInProd01',
+	name: 'Clinic Scribe OAuth2, Production path (bench)',
+};
 const GENERIC_OAUTH2_CREDENTIAL = { id: 'benchGenericOAuth2', name: 'Generic OAuth2 (bench)' };
 
-type Contender = 'package api' | 'package oauth2' | 'package oauth2 list' | 'http oauth2' | 'http';
+type Contender =
+	| 'package api'
+	| 'package oauth2'
+	| 'package oauth2 list'
+	| 'package oauth2 production'
+	| 'http oauth2'
+	| 'http';
 const CONTENDERS: Contender[] = [
 	'package api',
 	'package oauth2',
 	'package oauth2 list',
+	'package oauth2 production',
 	'http oauth2',
 	'http',
 ];
@@ -71,13 +93,17 @@ function callNode(contender: Contender, apiUrl: string, staticToken: string): Wo
 		case 'package oauth2':
 			return packageDirectoryCall(signIn, oauth2);
 		case 'package oauth2 list':
+		case 'package oauth2 production':
 			return {
 				name: 'Call',
 				type: ACTION_NODE_TYPE,
 				typeVersion: 1,
 				position: [400, 0],
 				parameters: { ...oauth2, resource: 'template', operation: 'getAll', returnAll: true },
-				credentials: signIn,
+				credentials:
+					contender === 'package oauth2 list'
+						? signIn
+						: { [SIGN_IN_CREDENTIAL_TYPE]: PRODUCTION_CREDENTIAL },
 			};
 		case 'http oauth2':
 		case 'http':
@@ -133,11 +159,20 @@ async function main(): Promise<void> {
 	say(
 		`OAuth2 bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`,
 	);
+	say(
+		`n8n runs a bench-only copy of the package: its production addresses (${PRODUCTION_ADDRESSES.signIn}, ${PRODUCTION_ADDRESSES.api}) pointed at the local fake, for the Production path; the Custom path does not use them`,
+	);
 	const bench = await startBenchN8n({
 		api,
 		workflows,
+		packageTarball: await productionPathPackage(api.url),
 		credentials: [
 			{ ...SIGN_IN_CREDENTIAL, type: SIGN_IN_CREDENTIAL_TYPE, data: signInCredentialData(api) },
+			{
+				...PRODUCTION_CREDENTIAL,
+				type: SIGN_IN_CREDENTIAL_TYPE,
+				data: serviceSignInCredentialData('production'),
+			},
 			{
 				...GENERIC_OAUTH2_CREDENTIAL,
 				type: 'oAuth2Api',
@@ -157,7 +192,11 @@ async function main(): Promise<void> {
 	});
 	try {
 		fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(bench.n8n));
-		for (const credential of [SIGN_IN_CREDENTIAL, GENERIC_OAUTH2_CREDENTIAL]) {
+		for (const credential of [
+			SIGN_IN_CREDENTIAL,
+			PRODUCTION_CREDENTIAL,
+			GENERIC_OAUTH2_CREDENTIAL,
+		]) {
 			const connected = await connectSignInCredential(bench.n8n, credential.id);
 			if (connected.callback.status !== 200)
 				throw new Error(
@@ -209,6 +248,9 @@ async function main(): Promise<void> {
 			`  this package, Template → Get Many, Clinic Scribe OAuth2 credential    ${formatSpread(spread(perItem['package oauth2 list']), 3)}`,
 		);
 		say(
+			`  this package, Template → Get Many, Clinic Scribe OAuth2 credential, Production path (addresses pointed at the local fake)  ${formatSpread(spread(perItem['package oauth2 production']), 3)}`,
+		);
+		say(
 			`  HTTP Request node, the same GET, n8n's generic OAuth2 credential      ${formatSpread(spread(perItem['http oauth2']), 3)}`,
 		);
 		say(
@@ -218,7 +260,10 @@ async function main(): Promise<void> {
 			`  OAuth2 / API credential (Doctor → Get Services), per round: ${formatSpread(ratio('package oauth2', 'package api'))}`,
 		);
 		say(
-			`  package / HTTP Request node, both OAuth2 (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http oauth2'))}`,
+			`  package / HTTP Request node, both OAuth2 (templates), per round: Custom path ${formatSpread(ratio('package oauth2 list', 'http oauth2'))}; Production path ${formatSpread(ratio('package oauth2 production', 'http oauth2'))}`,
+		);
+		say(
+			`  Production path / Custom path (templates), per round: ${formatSpread(ratio('package oauth2 production', 'package oauth2 list'))}`,
 		);
 		say(
 			`  package OAuth2 / HTTP Request node without credential (templates), per round: ${formatSpread(ratio('package oauth2 list', 'http'))}`,
@@ -227,14 +272,19 @@ async function main(): Promise<void> {
 		say(
 			`n8n's CPU per item over the whole run (ms), min / median / max: ${CONTENDERS.map((c) => `${c} ${cpu(c)}`).join(' | ')}`,
 		);
-		const median = ratio('package oauth2 list', 'http oauth2').median;
-		say(
-			verdict(
-				median <= 1,
-				"OAuth2: at most the HTTP Request node's cost with an OAuth2 credential (median ratio <= 1.0)",
-				`${median.toFixed(2)}×`,
-			),
-		);
+		for (const [path, contender] of [
+			['Custom path', 'package oauth2 list'],
+			['Production path', 'package oauth2 production'],
+		] as const) {
+			const median = ratio(contender, 'http oauth2').median;
+			say(
+				verdict(
+					median <= 1,
+					`OAuth2, ${path}: at most the HTTP Request node's cost with an OAuth2 credential (median ratio <= 1.0)`,
+					`${median.toFixed(2)}×`,
+				),
+			);
+		}
 	} finally {
 		await bench.dispose();
 		await api.close();

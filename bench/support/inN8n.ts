@@ -105,9 +105,11 @@ export async function startBenchN8n(options: {
 	workflows: WorkflowJson[];
 	credentials?: CredentialImport[];
 	env?: Record<string, string>;
+	/** The package to install instead of the one packed from this checkout (a bench-only copy). */
+	packageTarball?: string;
 }): Promise<BenchN8n> {
 	const n8n = await N8nInstance.create({
-		packageTarball: await packedPackageForTests(),
+		packageTarball: options.packageTarball ?? (await packedPackageForTests()),
 		env: {
 			N8N_LOG_LEVEL: 'warn',
 			// Only what a bench needs; the in-memory mode's items would otherwise be stored per run.

@@ -46,8 +46,12 @@ import {
 	type WorkflowNode,
 } from '../support/n8n/workflows';
 import {
+	authorizeUrlParts,
 	connectSignInCredential,
+	n8nAuthorizeUrl,
 	oauthRedirectUrl,
+	SERVICE_AUTHORIZE_URLS,
+	serviceSignInCredentialData,
 	signInCredentialData,
 	SIGN_IN_CREDENTIAL_TYPE,
 } from '../support/signInCredential';
@@ -346,6 +350,30 @@ describe('Connect my account', () => {
 		);
 		expect(stored.data.oauthTokenData).toBe(true);
 	});
+
+	test.each(['production', 'sandbox'] as const)(
+		"Environment %s: n8n's authorize URL is the service's sign-in endpoint, with the same client, PKCE and scope (built by n8n, nothing contacted)",
+		async (environment) => {
+			const id = await n8n.rest<{ id: string }>('POST', '/credentials', {
+				name: `Clinic Sign-in (${environment})`,
+				type: SIGN_IN_CREDENTIAL_TYPE,
+				data: serviceSignInCredentialData(environment),
+			});
+			const { address, query } = authorizeUrlParts(await n8nAuthorizeUrl(n8n, id.id));
+			expect(address).toBe(SERVICE_AUTHORIZE_URLS[environment]);
+			expect(query).toEqual({
+				client_id: SIGN_IN.clientId,
+				redirect_uri: oauthRedirectUrl(n8n),
+				response_type: 'code',
+				state: expect.stringMatching(/^.{8,}$/),
+				scope: 'openid profile email offline_access',
+				code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+				code_challenge_method: 'S256',
+			});
+			expect(api.requests).toEqual([]);
+			expect(foreign.requests).toEqual([]);
+		},
+	);
 
 	test("n8n's credential test passes with one call, signed with the connected account's token", async () => {
 		expect(await credentialTest(MAIN.id)).toEqual({

@@ -6,7 +6,8 @@
  * dropped on init and on a status poll, retried) and Get Results, an AI agent calling the node as a
  * tool (and refused when patient data may not go to it), the credential's Test button, and the
  * trigger: subscribe on activation, a signed delivery, a replay, a forged one, unsubscribe on
- * deactivation. One n8n (one user folder)
+ * deactivation; the OAuth2 credential connected through n8n's own flow, and where its authorize URL
+ * points for each Environment. One n8n (one user folder)
  * serves the whole file: `n8n execute` for the workflows, then `n8n start` for the trigger.
  *
  * The long suite runs on the newest supported n8n; this file is its core on the oldest. It runs on
@@ -17,7 +18,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { API_VARIANTS, PATIENTS_BY_MOBILE, REFRESH_PATH } from '../fake-api/fixtures';
+import { API_VARIANTS, PATIENTS_BY_MOBILE, REFRESH_PATH, SIGN_IN } from '../fake-api/fixtures';
+import { fakeSignIn, SIGN_IN_ROUTES } from '../fake-api/routes/signIn';
 import {
 	fakeTranscription,
 	INIT_PATH,
@@ -43,6 +45,16 @@ import {
 	type WorkflowNode,
 } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
+import {
+	authorizeUrlParts,
+	connectSignInCredential,
+	n8nAuthorizeUrl,
+	oauthRedirectUrl,
+	SERVICE_AUTHORIZE_URLS,
+	serviceSignInCredentialData,
+	signInCredentialData,
+	SIGN_IN_CREDENTIAL_TYPE,
+} from '../support/signInCredential';
 
 // A first run installs this n8n (minutes); every n8n command takes seconds.
 jest.setTimeout(30 * 60_000);
@@ -509,6 +521,74 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 			expect(rejected.status).toBe('Error');
 			expect(rejected.message).toContain('Client Secret');
 			expect(rejected.message).not.toContain('definitely-not-the-secret-42');
+		});
+
+		async function saveSignInCredential(name: string, data: Record<string, string>) {
+			return (
+				await n8n.rest<{ id: string }>('POST', '/credentials', {
+					name,
+					type: SIGN_IN_CREDENTIAL_TYPE,
+					data,
+				})
+			).id;
+		}
+
+		test("the OAuth2 credential: n8n's authorize URL is the Custom address, or the service's sign-in endpoint for Production and Sandbox, with PKCE and the fixed scope (built by n8n, nothing contacted)", async () => {
+			const expected = {
+				custom: `${api.url}${SIGN_IN_ROUTES.authorize}`,
+				...SERVICE_AUTHORIZE_URLS,
+			};
+			for (const environment of ['custom', 'production', 'sandbox'] as const) {
+				const id = await saveSignInCredential(
+					`Clinic Sign-in (${environment})`,
+					environment === 'custom'
+						? signInCredentialData(api)
+						: serviceSignInCredentialData(environment),
+				);
+				const { address, query } = authorizeUrlParts(await n8nAuthorizeUrl(n8n, id));
+				expect(address).toBe(expected[environment]);
+				expect(query).toMatchObject({
+					client_id: SIGN_IN.clientId,
+					redirect_uri: oauthRedirectUrl(n8n),
+					scope: 'openid profile email offline_access',
+					code_challenge_method: 'S256',
+				});
+			}
+			expect(api.requests).toEqual([]);
+		});
+
+		test("the OAuth2 credential's Connect: n8n 2.x sends the client in the body and stores the tokens; n8n 1.x sends it in a Basic header with PKCE (ignoring the credential's body authentication), so a provider that takes it only in the body refuses it and nothing is stored (docs/compatibility.md)", async () => {
+			fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
+			const id = await saveSignInCredential('Clinic Sign-in (connect)', signInCredentialData(api));
+			const connected = await connectSignInCredential(n8n, id);
+			const exchanges = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
+			const stored = await n8n.rest<{ data: Record<string, unknown> }>(
+				'GET',
+				`/credentials/${id}?includeData=true`,
+			);
+			const exchange = {
+				grant_type: 'authorization_code',
+				code: connected.callbackUrl.searchParams.get('code'),
+				redirect_uri: oauthRedirectUrl(n8n),
+				code_verifier: expect.any(String),
+			};
+			if (n8n.majorVersion >= 2) {
+				expect(exchanges.map((r) => [r.status, r.headers.authorization])).toEqual([
+					[200, undefined],
+				]);
+				expect(exchanges[0].body).toEqual({
+					...exchange,
+					client_id: SIGN_IN.clientId,
+					client_secret: SIGN_IN.clientSecret,
+				});
+				expect(stored.data.oauthTokenData).toBe(true);
+			} else {
+				expect(exchanges.map((r) => r.status)).toEqual([401]);
+				expect(exchanges[0].headers.authorization).toMatch(/^Basic /);
+				expect(exchanges[0].body).toEqual(exchange);
+				expect(connected.callback.text).toContain('invalid_client');
+				expect(stored.data.oauthTokenData).toBeUndefined();
+			}
 		});
 
 		/** Delivers one more, different event and checks that it is the only run added after `runsBefore`. */

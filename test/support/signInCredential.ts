@@ -25,6 +25,39 @@ export function signInCredentialData(
 	};
 }
 
+/**
+ * The service's own authorize endpoints, where a Production or a Sandbox credential must send the
+ * browser ([EKA-OIDC]; written here, not taken from the package, so a wrong address in it fails).
+ * The tests never contact them.
+ */
+export const SERVICE_AUTHORIZE_URLS = {
+	production: 'https://accounts.eka.care/oauth2/authorize',
+	sandbox: 'https://aortago.dev.eka.care/oauth2/authorize',
+} as const;
+
+/**
+ * A Production or Sandbox credential as the editor saves it: the client, the environment, no
+ * Custom addresses.
+ */
+export function serviceSignInCredentialData(
+	environment: keyof typeof SERVICE_AUTHORIZE_URLS,
+): Record<string, string> {
+	return {
+		clientId: SIGN_IN.clientId,
+		clientSecret: SIGN_IN.clientSecret,
+		environment,
+		apiVariant: 'document',
+	};
+}
+
+/** An authorize URL's address (without the query) and its query parameters. */
+export function authorizeUrlParts(url: URL): { address: string; query: Record<string, string> } {
+	return {
+		address: `${url.origin}${url.pathname}`,
+		query: Object.fromEntries(url.searchParams),
+	};
+}
+
 /** n8n's OAuth Redirect URL: what the service must have registered for the client. */
 export function oauthRedirectUrl(n8n: Pick<N8nInstance, 'baseUrl'>): string {
 	return `${n8n.baseUrl}/rest/oauth2-credential/callback`;
@@ -40,6 +73,17 @@ export interface ConnectResult {
 }
 
 /**
+ * Where n8n sends the browser when the logged-in editor clicks Connect (GET
+ * /rest/oauth2-credential/auth): n8n builds the provider's authorize URL from the credential as it
+ * resolves it, without contacting the provider.
+ */
+export async function n8nAuthorizeUrl(n8n: N8nInstance, credentialId: string): Promise<URL> {
+	return new URL(
+		await n8n.rest<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`),
+	);
+}
+
+/**
  * "Connect my account": n8n's authorize URL (as the logged-in editor asks for it), the provider's
  * authorize and login page with the given account, then n8n's callback with the same session,
  * which exchanges the code and stores the tokens.
@@ -49,9 +93,7 @@ export async function connectSignInCredential(
 	credentialId: string,
 	account: { username: string; password: string } = SIGN_IN.user,
 ): Promise<ConnectResult> {
-	const authorizeUrl = new URL(
-		await n8n.rest<string>('GET', `/oauth2-credential/auth?id=${encodeURIComponent(credentialId)}`),
-	);
+	const authorizeUrl = await n8nAuthorizeUrl(n8n, credentialId);
 	const start = await fetch(authorizeUrl, { redirect: 'manual' });
 	await start.arrayBuffer();
 	if (start.status !== 307)

@@ -54,6 +54,11 @@ describe('the credential n8n drives', () => {
 		]);
 	});
 
+	test('every field name once: n8n keeps only the last of same-named properties of a credential that extends oAuth2Api (test/integration/compatibility/oauth2CredentialResolution.test.ts)', () => {
+		const names = credential.properties.map((p) => p.name);
+		expect(names.filter((name, index) => names.indexOf(name) !== index)).toEqual([]);
+	});
+
 	test('pinned in hidden fields: PKCE, client authentication in the body, the fixed scope, no extra authorize parameters', () => {
 		expect(
 			Object.fromEntries(

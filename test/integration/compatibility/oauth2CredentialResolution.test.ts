@@ -1,0 +1,212 @@
+/**
+ * What n8n makes of the Clinic Scribe OAuth2 API credential before its OAuth2 machinery reads it
+ * (the Connect button, every signed call, every renewal): n8n's own
+ * `CredentialsHelper.applyDefaultsAndOverwrites` and `getCredentialsProperties`, loaded from both
+ * installed n8n versions (2.41.1 and 1.123.81, scripts/install-n8n.sh), run in this process on the
+ * credential's definition with n8n-nodes-base's `oAuth2Api` as its parent: stored data in, the
+ * fields n8n's OAuth2 code reads out (defaults applied, hidden fields pinned, expressions resolved).
+ * The same in a real n8n: test/e2e/oauth2.e2e.test.ts and test/e2e/oldest-n8n.e2e.test.ts.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	INodeProperties,
+} from 'n8n-workflow';
+
+import { ClinicScribeOAuth2Api } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
+import { pinnedN8nVersions, type N8nLine } from '../../support/n8n/install';
+import { installCacheDir } from '../../support/node24';
+import { n8nRequired } from '../transcription/n8nHttpRequest';
+
+const TYPE = 'clinicScribeOAuth2Api';
+
+interface N8nCredentialsHelper {
+	getCredentialsProperties(type: string): INodeProperties[];
+	resolve(stored: ICredentialDataDecryptedObject): Promise<ICredentialDataDecryptedObject>;
+}
+
+/**
+ * n8n's CredentialsHelper of one installed version, its methods called on a stand-in for the
+ * services it would get from n8n's container: the credential types (this one and its parent), no
+ * overwrites, no managed OAuth, no external secrets.
+ */
+function loadCredentialsHelper(
+	line: N8nLine,
+	credentialType: ICredentialType,
+): N8nCredentialsHelper | undefined {
+	const version = pinnedN8nVersions()[line];
+	const modules = join(installCacheDir(), `n8n-${version}`, 'node_modules');
+	const helperFile = join(modules, 'n8n', 'dist', 'credentials-helper.js');
+	if (!existsSync(helperFile)) return undefined;
+	require(join(modules, 'reflect-metadata'));
+	const { CredentialsHelper } = require(helperFile) as {
+		CredentialsHelper: { prototype: Record<string, (...args: unknown[]) => unknown> };
+	};
+	const { OAuth2Api } = require(
+		join(modules, 'n8n-nodes-base', 'dist', 'credentials', 'OAuth2Api.credentials.js'),
+	) as { OAuth2Api: new () => ICredentialType };
+	const types: Record<string, ICredentialType> = {
+		oAuth2Api: new OAuth2Api(),
+		[credentialType.name]: credentialType,
+	};
+	const helper = Object.assign(Object.create(CredentialsHelper.prototype) as object, {
+		credentialTypes: { getByName: (name: string) => types[name] },
+		credentialsOverwrites: {
+			applyOverwrite: (_type: string, data: ICredentialDataDecryptedObject) => data,
+			usesManagedAuth: () => false,
+			getOverwrites: () => undefined,
+		},
+		credentialCanUseExternalSecrets: async () => false,
+	}) as Record<string, (...args: unknown[]) => unknown>;
+	const major = Number(version.split('.')[0]);
+	return {
+		getCredentialsProperties: (type) => helper.getCredentialsProperties(type) as INodeProperties[],
+		// n8n 1.x takes the credential's id and name as its third argument (for external secrets).
+		resolve: async (stored) =>
+			(await (major >= 2
+				? helper.applyDefaultsAndOverwrites({}, stored, credentialType.name, 'internal')
+				: helper.applyDefaultsAndOverwrites(
+						{},
+						stored,
+						{ id: '1', name: 'Clinic Sign-in' },
+						credentialType.name,
+						'internal',
+					))) as ICredentialDataDecryptedObject,
+	};
+}
+
+const LINES: N8nLine[] = ['newest', 'oldest'];
+const helpers = Object.fromEntries(
+	LINES.map((line) => [line, loadCredentialsHelper(line, new ClinicScribeOAuth2Api())]),
+) as Record<N8nLine, N8nCredentialsHelper | undefined>;
+const missing = LINES.filter((line) => !helpers[line]);
+if (missing.length > 0 && !n8nRequired())
+	process.stderr.write(
+		`oauth2CredentialResolution.test.ts: the ${missing.join(' and ')} n8n is not in the cache, its tests are skipped (bash scripts/install-n8n.sh ${missing.join(' / ')})\n`,
+	);
+const installedLines = LINES.filter((line) => helpers[line] || n8nRequired());
+
+const CLIENT = { clientId: 'clinic-client', clientSecret: 'clinic-secret' };
+const CUSTOM = {
+	customAuthUrl: 'https://id.gw.example/oauth2/authorize',
+	customAccessTokenUrl: 'https://id.gw.example/oauth2/token',
+	baseUrl: 'https://gw.example',
+};
+
+describe.each(installedLines)("n8n's credential resolution, the %s supported n8n", (line) => {
+	const helper = (): N8nCredentialsHelper => {
+		const loaded = helpers[line];
+		if (!loaded) throw new Error(`the ${line} n8n is not installed (bash scripts/install-n8n.sh)`);
+		return loaded;
+	};
+
+	test.each([
+		[
+			'production',
+			'https://accounts.eka.care/oauth2/authorize',
+			'https://accounts.eka.care/oauth2/token',
+		],
+		[
+			'sandbox',
+			'https://aortago.dev.eka.care/oauth2/authorize',
+			'https://aortago.dev.eka.care/oauth2/token',
+		],
+		['custom', CUSTOM.customAuthUrl, CUSTOM.customAccessTokenUrl],
+	])(
+		'Environment %s: the sign-in URLs n8n uses, with PKCE, the client in the body and the fixed scope',
+		async (environment, authUrl, accessTokenUrl) => {
+			// A Production or Sandbox credential saved by the editor holds no Custom fields.
+			const stored = environment === 'custom' ? { ...CLIENT, environment, ...CUSTOM } : CLIENT;
+			const resolved = await helper().resolve({ ...stored, environment });
+			expect(resolved).toMatchObject({
+				authUrl,
+				accessTokenUrl,
+				grantType: 'pkce',
+				authentication: 'body',
+				scope: 'openid profile email offline_access',
+				authQueryParameters: '',
+				...CLIENT,
+			});
+		},
+	);
+
+	test('a Production credential without an Environment (saved before the field existed, or by the API) signs in at production', async () => {
+		expect(await helper().resolve({ ...CLIENT })).toMatchObject({
+			authUrl: 'https://accounts.eka.care/oauth2/authorize',
+			accessTokenUrl: 'https://accounts.eka.care/oauth2/token',
+		});
+	});
+
+	test('n8n keeps one property per name for a credential that extends oAuth2Api (the last declared): the credential declares each sign-in URL once, an expression that follows Environment', () => {
+		const perEnvironment = new ClinicScribeOAuth2Api();
+		const show = (environment: string) => ({ show: { environment: [environment] } });
+		perEnvironment.properties = [
+			...perEnvironment.properties.filter((p) => p.name !== 'authUrl'),
+			...['production', 'sandbox', 'custom'].map((environment) => ({
+				displayName: 'Authorization URL',
+				name: 'authUrl',
+				type: 'hidden' as const,
+				default: `https://${environment}.example/oauth2/authorize`,
+				displayOptions: show(environment),
+			})),
+		];
+		const n8nOwn = loadCredentialsHelper(line, perEnvironment);
+		const merged = n8nOwn?.getCredentialsProperties(TYPE).filter((p) => p.name === 'authUrl');
+		expect(merged?.map((p) => p.default)).toEqual(['https://custom.example/oauth2/authorize']);
+		expect(
+			helper()
+				.getCredentialsProperties(TYPE)
+				.filter((p) => ['authUrl', 'accessTokenUrl'].includes(p.name))
+				.map((p) => [p.name, p.type, String(p.default).startsWith('={{')]),
+		).toEqual([
+			['authUrl', 'hidden', true],
+			['accessTokenUrl', 'hidden', true],
+		]);
+	});
+});
+
+describe.each(installedLines.filter((line) => line === 'newest'))(
+	'what n8n 2.x pins (the %s supported n8n)',
+	(line) => {
+		test("stored sign-in URLs, grant type and client authentication are replaced by the credential's own; a stored scope is kept", async () => {
+			const resolved = await helpers[line]!.resolve({
+				...CLIENT,
+				environment: 'production',
+				authUrl: 'https://elsewhere.example/authorize',
+				accessTokenUrl: 'https://elsewhere.example/token',
+				grantType: 'clientCredentials',
+				authentication: 'header',
+				scope: 'openid',
+			});
+			expect(resolved).toMatchObject({
+				authUrl: 'https://accounts.eka.care/oauth2/authorize',
+				accessTokenUrl: 'https://accounts.eka.care/oauth2/token',
+				grantType: 'pkce',
+				authentication: 'body',
+				scope: 'openid',
+			});
+		});
+	},
+);
+
+describe.each(installedLines.filter((line) => line === 'oldest'))(
+	'what n8n 1.x pins (the %s supported n8n)',
+	(line) => {
+		test('nothing: a stored value of a hidden field is what n8n uses (an edited export could change the sign-in URLs)', async () => {
+			const resolved = await helpers[line]!.resolve({
+				...CLIENT,
+				environment: 'production',
+				authUrl: 'https://elsewhere.example/authorize',
+				grantType: 'clientCredentials',
+			});
+			expect(resolved).toMatchObject({
+				authUrl: 'https://elsewhere.example/authorize',
+				accessTokenUrl: 'https://accounts.eka.care/oauth2/token',
+				grantType: 'clientCredentials',
+			});
+		});
+	},
+);
