@@ -53,9 +53,17 @@ export const REDIRECT_URL_NOTICE =
 	'Send the OAuth Redirect URL shown above with this Client ID to ekaconnect@eka.care: the service registers it for the client (it documents no page to do it yourself). It must match exactly: scheme, host, port and path.';
 
 /**
+ * Which grant to pick, and why (the README and docs/credentials.md say the same; a unit test holds
+ * them to it).
+ */
+export const GRANT_TYPE_HINT =
+	'Keep Authorization Code with PKCE on n8n 2.x. On n8n 1.x choose Authorization Code: there n8n sends the client ID and secret of a PKCE sign-in in a header the sign-in provider refuses, so Connect fails.';
+
+/**
  * Sign in with the clinic account: n8n's own OAuth2 machinery (the Connect button, the
  * callback, keeping and renewing the tokens) drives the service's OIDC provider. Everything the
- * provider fixes is pinned in hidden fields, so the user types only the client ID and secret.
+ * provider fixes is pinned in hidden fields, so the user types only the client ID and secret and
+ * picks the grant their n8n can use.
  */
 export class ClinicScribeOAuth2Api implements ICredentialType {
 	name = 'clinicScribeOAuth2Api';
@@ -74,8 +82,6 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 		'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/docs/credentials.md#setting-up-the-oauth2-credential';
 
 	properties: INodeProperties[] = [
-		// PKCE with S256 and a verifier per sign-in (n8n makes both), as the provider recommends.
-		{ displayName: 'Grant Type', name: 'grantType', type: 'hidden', default: 'pkce' },
 		{
 			displayName: 'Authorization URL',
 			name: 'authUrl',
@@ -123,6 +129,28 @@ export class ClinicScribeOAuth2Api implements ICredentialType {
 			name: 'redirectUrlNotice',
 			type: 'notice',
 			default: '',
+		},
+		// A choice, not pinned: n8n 1.x sends the client of a PKCE code exchange in a Basic header,
+		// which the provider refuses; its plain code grant honours `authentication: 'body'`.
+		// (n8n 2.x keeps a stored grantType only when the field is not hidden.)
+		{
+			displayName: 'Grant Type',
+			name: 'grantType',
+			type: 'options',
+			options: [
+				{
+					name: 'Authorization Code',
+					value: 'authorizationCode',
+					description: 'Needed on n8n 1.x. The same sign-in, without PKCE.',
+				},
+				{
+					name: 'Authorization Code with PKCE',
+					value: 'pkce',
+					description: 'Recommended by the sign-in provider. Needs n8n 2.0 or later.',
+				},
+			],
+			default: 'pkce',
+			description: GRANT_TYPE_HINT,
 		},
 		{
 			displayName: 'Environment',

@@ -189,7 +189,7 @@ describeBrowser(
 			await closeNodeDetails();
 		});
 
-		it('the OAuth2 credential, created the same way: its help link, and the notice on the redirect URL the README gives too', async () => {
+		it('the OAuth2 credential, created the same way: its help link, the notice on the redirect URL the README gives too, and its Grant Type', async () => {
 			await page
 				.locator('[data-test-id="canvas-node"][data-node-name="Get many entities"]')
 				.dblclick();
@@ -207,6 +207,8 @@ describeBrowser(
 			expect(normalise(readFileSync(join(REPO_ROOT, 'README.md'), 'utf8'))).toContain(
 				REDIRECT_URL_NOTICE.slice(REDIRECT_URL_NOTICE.indexOf('to ekaconnect@eka.care')),
 			);
+			// The grant is a visible choice, PKCE by default (n8n 1.x needs Authorization Code).
+			expect(await selectedOption('grantType')).toBe('Authorization Code with PKCE');
 			await parameter('clientSecret').scrollIntoViewIfNeeded();
 			await shot('credentials-04-oauth2-new');
 		});

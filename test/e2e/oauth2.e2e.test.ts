@@ -35,7 +35,7 @@ import { startFinishedSession } from '../support/fakeTranscriptionSession';
 import { startForeignHost, type ForeignHost } from '../support/foreignHost';
 import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
-import { nodeJson, type ExecutionResult } from '../support/n8n/results';
+import { nodeJson } from '../support/n8n/results';
 import { eventually } from '../support/n8n/trigger';
 import {
 	ACTION_NODE_TYPE,
@@ -55,6 +55,17 @@ import {
 	signInCredentialData,
 	SIGN_IN_CREDENTIAL_TYPE,
 } from '../support/signInCredential';
+import {
+	bearerOf,
+	oauthNode as sharedOauthNode,
+	publishWebhookWorkflow,
+	readFiles,
+	refreshRequests as refreshRequestsOf,
+	runPublished,
+	signInCountersFrom as signInCountersFromApi,
+	uploadAudio,
+	type Published,
+} from '../support/signInWorkflows';
 
 jest.setTimeout(10 * 60_000);
 
@@ -150,27 +161,7 @@ function oauthNode(
 	parameters: Record<string, unknown>,
 	options: { credential?: { id: string; name: string }; continueOnFail?: boolean } = {},
 ): WorkflowNode {
-	return {
-		id: randomUUID(),
-		name,
-		type: ACTION_NODE_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: { authentication: SIGN_IN_CREDENTIAL_TYPE, ...parameters },
-		credentials: { [SIGN_IN_CREDENTIAL_TYPE]: options.credential ?? MAIN },
-		...(options.continueOnFail ? { onError: 'continueRegularOutput' } : {}),
-	};
-}
-
-function readFiles(fileSelector: string): WorkflowNode {
-	return {
-		id: randomUUID(),
-		name: 'Read Recordings',
-		type: 'n8n-nodes-base.readWriteFile',
-		typeVersion: 1.1,
-		position: [0, 0],
-		parameters: { operation: 'read', fileSelector, options: {} },
-	};
+	return sharedOauthNode(name, parameters, options.credential ?? MAIN, options);
 }
 
 const entities = { resource: 'business', operation: 'getEntities' };
@@ -181,108 +172,11 @@ const doctorServices = {
 	returnAll: true,
 	options: {},
 };
-const templates = {
-	outputTemplates: {
-		templates: [{ template: 'clinical_notes_template', codificationNeeded: false }],
-	},
-};
-const upload = (wait: boolean, extra: Record<string, unknown> = {}) => ({
-	resource: 'transcription',
-	operation: 'uploadAudio',
-	binaryPropertyName: 'data',
-	transactionId: '',
-	inputLanguages: ['en-IN'],
-	...templates,
-	waitForCompletion: wait,
-	timeoutMinutes: 2,
-	pollIntervalSeconds: 1,
-	resultsOutput: 'session',
-	options: {},
-	...extra,
-});
-
-interface Published {
-	id: string;
-	path: string;
-}
-
-/** Webhook (answers at once) → the nodes in a line; created and published as the editor does. */
-async function publish(name: string, nodes: WorkflowNode[]): Promise<Published> {
-	const path = `oauth2-${randomBytes(6).toString('hex')}`;
-	const all: WorkflowNode[] = [
-		{
-			id: randomUUID(),
-			name: 'Start',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			position: [0, 0],
-			webhookId: randomUUID(),
-			parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
-		},
-		...nodes.map((node, index) => ({
-			...node,
-			position: [(index + 1) * 250, 0] as [number, number],
-		})),
-	];
-	const connections: Record<string, unknown> = {};
-	for (let i = 0; i + 1 < all.length; i++)
-		connections[all[i].name] = { main: [[{ node: all[i + 1].name, type: 'main', index: 0 }]] };
-	const workflow: WorkflowJson = {
-		id: newId(),
-		name,
-		nodes: all,
-		connections,
-		settings: {
-			executionOrder: 'v1',
-			saveDataErrorExecution: 'all',
-			saveDataSuccessExecution: 'all',
-		},
-	};
-	await n8n.rest('POST', '/workflows', workflow);
-	await n8n.activateWorkflow(String(workflow.id));
-	return { id: String(workflow.id), path };
-}
-
-/** Calls a published workflow's webhook and returns the execution n8n stored for it. */
-async function run(workflow: Published): Promise<ExecutionResult> {
-	const before = (await n8n.listExecutions({ workflowId: workflow.id })).length;
-	const response = await fetch(n8n.webhookUrl(workflow.path), {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: '{}',
-	});
-	expect(response.status).toBe(200);
-	const [latest] = await n8n.waitForExecutions(workflow.id, before + 1, { timeoutMs: 120_000 });
-	return await n8n.getExecution(latest.id);
-}
-
-const bearerOf = (request: { headers: Record<string, unknown> }) =>
-	String(request.headers.authorization ?? '').replace(/^Bearer /, '');
-
-/** The refresh_token grants the provider received (in this test: api.reset() clears the record). */
-const refreshRequests = () =>
-	api
-		.requestsTo(SIGN_IN_ROUTES.token, 'POST')
-		.filter((r) => (r.body as Record<string, string>).grant_type === 'refresh_token');
-
-/** The provider's counters from now on (they live as long as the fake). */
-function signInCountersFrom(): () => {
-	refreshGrants: number;
-	codeGrants: number;
-	refusals: number;
-} {
-	const signIn = fakeSignIn(api);
-	const before = {
-		refreshGrants: signIn.counters.refreshGrants,
-		codeGrants: signIn.counters.codeGrants,
-		refusals: signIn.refusals.length,
-	};
-	return () => ({
-		refreshGrants: signIn.counters.refreshGrants - before.refreshGrants,
-		codeGrants: signIn.counters.codeGrants - before.codeGrants,
-		refusals: signIn.refusals.length - before.refusals,
-	});
-}
+const upload = uploadAudio;
+const publish = (name: string, nodes: WorkflowNode[]) => publishWebhookWorkflow(n8n, name, nodes);
+const run = (workflow: Published) => runPublished(n8n, workflow);
+const refreshRequests = () => refreshRequestsOf(api);
+const signInCountersFrom = () => signInCountersFromApi(api);
 
 /** Every secret this run could have carried: the sign-in client's secret and every token the fake issued or saw. */
 function knownSecrets(): string[] {
@@ -349,6 +243,63 @@ describe('Connect my account', () => {
 			`/credentials/${MAIN.id}?includeData=true`,
 		);
 		expect(stored.data.oauthTokenData).toBe(true);
+	});
+
+	test('Grant Type "Authorization Code" (for n8n 1.x) connects here too: no PKCE in the authorize URL, the code exchanged with the client in the body and no verifier; a renewal sends the client in the body as well', async () => {
+		const name = 'Clinic Sign-in (Authorization Code)';
+		const id = await createCredential(name, { grantType: 'authorizationCode' });
+		const counted = signInCountersFrom();
+		const connected = await connectSignInCredential(n8n, id);
+		expect(Object.fromEntries(connected.authorizeUrl.searchParams)).toEqual({
+			client_id: SIGN_IN.clientId,
+			redirect_uri: oauthRedirectUrl(n8n),
+			response_type: 'code',
+			state: expect.stringMatching(/^.{8,}$/),
+			scope: 'openid profile email offline_access',
+		});
+		expect(connected.callback.status).toBe(200);
+		expect(connected.callback.text).not.toMatch(/error/i);
+		const [exchange, ...more] = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
+		expect(more).toEqual([]);
+		expect([exchange.status, exchange.headers.authorization]).toEqual([200, undefined]);
+		expect(exchange.body).toEqual({
+			grant_type: 'authorization_code',
+			code: connected.callbackUrl.searchParams.get('code'),
+			redirect_uri: oauthRedirectUrl(n8n),
+			client_id: SIGN_IN.clientId,
+			client_secret: SIGN_IN.clientSecret,
+		});
+		const stored = await n8n.rest<{ data: Record<string, unknown> }>(
+			'GET',
+			`/credentials/${id}?includeData=true`,
+		);
+		expect(stored.data.oauthTokenData).toBe(true);
+		expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 1, refusals: 0 });
+
+		// Its token refused (this credential's calls only): n8n renews it once, the client in the body.
+		const workflow = await publish('e2e oauth2: Authorization Code', [
+			oauthNode('Entities', entities, { credential: { id, name } }),
+		]);
+		api.reset();
+		api.injectFault({
+			path: '/dr/v1/business/entities',
+			times: 2,
+			fault: { kind: 'status', status: 401 },
+		});
+		const execution = await run(workflow);
+		expect(execution.status).toBe('success');
+		const [refresh, ...moreRefreshes] = refreshRequests();
+		expect(moreRefreshes).toEqual([]);
+		expect([refresh.status, refresh.headers.authorization]).toEqual([200, undefined]);
+		expect(refresh.body).toMatchObject({
+			grant_type: 'refresh_token',
+			client_id: SIGN_IN.clientId,
+			client_secret: SIGN_IN.clientSecret,
+		});
+		expect(api.requestsTo('/dr/v1/business/entities').map((r) => r.status)).toEqual([
+			401, 401, 200,
+		]);
+		expect(counted()).toEqual({ refreshGrants: 1, codeGrants: 1, refusals: 0 });
 	});
 
 	test.each(['production', 'sandbox'] as const)(

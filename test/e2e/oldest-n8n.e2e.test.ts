@@ -6,8 +6,11 @@
  * dropped on init and on a status poll, retried) and Get Results, an AI agent calling the node as a
  * tool (and refused when patient data may not go to it), the credential's Test button, and the
  * trigger: subscribe on activation, a signed delivery, a replay, a forged one, unsubscribe on
- * deactivation; the OAuth2 credential connected through n8n's own flow, and where its authorize URL
- * points for each Environment. One n8n (one user folder)
+ * deactivation; the OAuth2 credential: where its authorize URL points for each Environment, Connect
+ * through n8n's own flow with each Grant Type (Authorization Code connects on n8n 1.x, PKCE does not),
+ * then its token used for many items and executions, renewed once after expiry with the client in
+ * the form body and the rotated refresh token, and one renewal shared by uploads in flight. One n8n
+ * (one user folder)
  * serves the whole file: `n8n execute` for the workflows, then `n8n start` for the trigger.
  *
  * The long suite runs on the newest supported n8n; this file is its core on the oldest. It runs on
@@ -55,6 +58,17 @@ import {
 	signInCredentialData,
 	SIGN_IN_CREDENTIAL_TYPE,
 } from '../support/signInCredential';
+import {
+	bearerOf,
+	oauthNode,
+	publishWebhookWorkflow,
+	readFiles,
+	refreshRequests,
+	runPublished,
+	signInCountersFrom,
+	uploadAudio,
+	type Published,
+} from '../support/signInWorkflows';
 
 // A first run installs this n8n (minutes); every n8n command takes seconds.
 jest.setTimeout(30 * 60_000);
@@ -65,6 +79,8 @@ const VERSION = pinnedN8nVersions()[LINE];
 const CREDENTIAL = { id: 'clinicScribeOld01', name: 'Clinic Scribe (oldest n8n)' };
 const WRONG_SECRET_CREDENTIAL = { id: 'clinicScribeOld02', name: 'Clinic Scribe (wrong secret)' };
 const CHAT_CREDENTIAL = { id: 'clinicScribeOld03', name: 'Fake chat model' };
+/** The OAuth2 credential with Grant Type Authorization Code (its ID is n8n's, set when it is saved). */
+const SIGN_IN_CREDENTIAL = { id: '', name: 'Clinic Sign-in (Authorization Code)' };
 /** Used only by the test of calls made at once, so it starts without a stored token. */
 const FRESH_CREDENTIAL = { id: 'clinicScribeOld04', name: 'Clinic Scribe (no token yet)' };
 const TOKEN_PATH = API_VARIANTS.document.tokenPath;
@@ -557,10 +573,48 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 			expect(api.requests).toEqual([]);
 		});
 
-		test("the OAuth2 credential's Connect: n8n 2.x sends the client in the body and stores the tokens; n8n 1.x sends it in a Basic header with PKCE (ignoring the credential's body authentication), so a provider that takes it only in the body refuses it and nothing is stored (docs/compatibility.md)", async () => {
+		test('the OAuth2 credential\'s Connect with Grant Type "Authorization Code": no PKCE, the code exchanged with the client in the form body (no Basic header), the tokens stored', async () => {
 			fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
-			const id = await saveSignInCredential('Clinic Sign-in (connect)', signInCredentialData(api));
+			const counted = signInCountersFrom(api);
+			SIGN_IN_CREDENTIAL.id = await saveSignInCredential(
+				SIGN_IN_CREDENTIAL.name,
+				signInCredentialData(api, { grantType: 'authorizationCode' }),
+			);
+			const connected = await connectSignInCredential(n8n, SIGN_IN_CREDENTIAL.id);
+			expect(Object.fromEntries(connected.authorizeUrl.searchParams)).toEqual({
+				client_id: SIGN_IN.clientId,
+				redirect_uri: oauthRedirectUrl(n8n),
+				response_type: 'code',
+				state: expect.stringMatching(/^.{8,}$/),
+				scope: 'openid profile email offline_access',
+			});
+			expect(connected.callback.status).toBe(200);
+			expect(connected.callback.text).not.toMatch(/error/i);
+			const exchanges = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
+			expect(exchanges.map((r) => [r.status, r.headers.authorization])).toEqual([[200, undefined]]);
+			expect(exchanges[0].body).toEqual({
+				grant_type: 'authorization_code',
+				code: connected.callbackUrl.searchParams.get('code'),
+				redirect_uri: oauthRedirectUrl(n8n),
+				client_id: SIGN_IN.clientId,
+				client_secret: SIGN_IN.clientSecret,
+			});
+			const stored = await n8n.rest<{ data: Record<string, unknown> }>(
+				'GET',
+				`/credentials/${SIGN_IN_CREDENTIAL.id}?includeData=true`,
+			);
+			expect(stored.data.oauthTokenData).toBe(true);
+			expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 1, refusals: 0 });
+		});
+
+		test('the OAuth2 credential\'s Connect with Grant Type "Authorization Code with PKCE": n8n 2.x sends the client in the body and stores the tokens; n8n 1.x sends it in a Basic header (ignoring the credential\'s body authentication), so the provider, which takes it only in the body, refuses it and nothing is stored (docs/compatibility.md)', async () => {
+			fakeSignIn(api).registerRedirectUri(oauthRedirectUrl(n8n));
+			const id = await saveSignInCredential(
+				'Clinic Sign-in (PKCE)',
+				signInCredentialData(api, { grantType: 'pkce' }),
+			);
 			const connected = await connectSignInCredential(n8n, id);
+			expect(connected.authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
 			const exchanges = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
 			const stored = await n8n.rest<{ data: Record<string, unknown> }>(
 				'GET',
@@ -586,6 +640,11 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 				expect(exchanges.map((r) => r.status)).toEqual([401]);
 				expect(exchanges[0].headers.authorization).toMatch(/^Basic /);
 				expect(exchanges[0].body).toEqual(exchange);
+				expect(fakeSignIn(api).refusals.at(-1)).toMatchObject({
+					endpoint: 'token',
+					error: 'invalid_client',
+					reason: expect.stringContaining('not in an Authorization header'),
+				});
 				expect(connected.callback.text).toContain('invalid_client');
 				expect(stored.data.oauthTokenData).toBeUndefined();
 			}
@@ -650,6 +709,142 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 				() => subscriptions().length === 0,
 				() => JSON.stringify(subscriptions()),
 			);
+		});
+
+		/*
+		 * The OAuth2 credential connected above (Authorization Code), in workflows started by their
+		 * webhooks; last in the file, since expiring the tokens would touch the tests before.
+		 */
+		describe('the OAuth2 credential: one token for many items and executions, renewed once when it expires', () => {
+			let manyItems: Published;
+
+			test('a run of 25 items uses the token the Connect got: no token request, one token for every call; the next execution too', async () => {
+				manyItems = await publishWebhookWorkflow(n8n, 'oldest n8n: oauth2, 25 items', [
+					...readWorkflowFile(join(__dirname, 'workflows', 'doctor-services-many-items.json'))
+						.nodes.filter((node) => node.type !== 'n8n-nodes-base.manualTrigger')
+						.map((node) =>
+							node.type === ACTION_NODE_TYPE
+								? oauthNode(node.name, node.parameters, SIGN_IN_CREDENTIAL)
+								: node,
+						),
+				]);
+				const counted = signInCountersFrom(api);
+				const first = await runPublished(n8n, manyItems);
+				expect(first.error).toBeUndefined();
+				const calls = api.requestsTo(SERVICES_PATH, 'GET');
+				expect(calls.map((r) => r.status)).toEqual(Array(25).fill(200));
+				const tokens = new Set(calls.map(bearerOf));
+				expect(tokens.size).toBe(1);
+				const [token] = tokens;
+				expect(api.state.tokens.accessTokenSubject(token)?.flow).toBe('signIn');
+				expect(new Set(calls.map((r) => r.headers.auth))).toEqual(tokens);
+
+				api.reset();
+				const second = await runPublished(n8n, manyItems);
+				expect(second.error).toBeUndefined();
+				expect(new Set(api.requestsTo(SERVICES_PATH).map(bearerOf))).toEqual(tokens);
+				expect(api.requestsTo(SIGN_IN_ROUTES.token)).toEqual([]);
+				expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 0, refusals: 0 });
+			});
+
+			test('an expired token: renewed once with the client in the form body, the renewed token and the rotated refresh token stored; the next execution uses them; the next expiry renews with the rotated refresh token', async () => {
+				const counted = signInCountersFrom(api);
+				api.expireAccessTokens();
+				const result = await runPublished(n8n, manyItems);
+				expect(result.error).toBeUndefined();
+				const [refresh, ...more] = refreshRequests(api);
+				expect(more).toEqual([]);
+				expect([refresh.status, refresh.headers.authorization]).toEqual([200, undefined]);
+				expect(refresh.body).toMatchObject({
+					grant_type: 'refresh_token',
+					client_id: SIGN_IN.clientId,
+					client_secret: SIGN_IN.clientSecret,
+				});
+				// The items go several at once: those sent before the renewal are refused, wait for it
+				// and go once more; each item is answered once, with the renewed token in both headers.
+				const calls = api.requestsTo(SERVICES_PATH, 'GET');
+				const refused = calls.filter((r) => r.status === 401);
+				const answered = calls.filter((r) => r.status === 200);
+				expect(calls).toHaveLength(refused.length + answered.length);
+				expect(answered).toHaveLength(25);
+				const oldToken = bearerOf(calls[0]);
+				const renewed = bearerOf(answered[0]);
+				expect(renewed).not.toBe(oldToken);
+				expect(new Set(answered.flatMap((r) => [bearerOf(r), r.headers.auth]))).toEqual(
+					new Set([renewed]),
+				);
+				// Every refused call carried the old token in `auth`. n8n 1.x's own repeat after its
+				// renewal carries the renewed one as Bearer only (it leaves the old one in `auth`), so the
+				// package sends that call once more; n8n 2.x puts the renewed token in both.
+				expect(new Set(refused.map((r) => r.headers.auth))).toEqual(new Set([oldToken]));
+				const renewedAsBearerOnly = refused.filter((r) => bearerOf(r) === renewed).length;
+				if (n8n.majorVersion >= 2) expect(renewedAsBearerOnly).toBe(0);
+				else expect(renewedAsBearerOnly).toBeGreaterThan(0);
+				expect(refused.length).toBeLessThanOrEqual(25 + RENEWAL_401S);
+				expect(counted()).toEqual({ refreshGrants: 1, codeGrants: 0, refusals: 0 });
+
+				const rotated = fakeSignIn(api).liveRefreshTokens();
+				api.reset();
+				expect((await runPublished(n8n, manyItems)).error).toBeUndefined();
+				expect(new Set(api.requestsTo(SERVICES_PATH).map(bearerOf))).toEqual(new Set([renewed]));
+				expect(refreshRequests(api)).toEqual([]);
+
+				api.expireAccessTokens();
+				expect((await runPublished(n8n, manyItems)).error).toBeUndefined();
+				const [again] = refreshRequests(api);
+				const sent = (again.body as Record<string, string>).refresh_token;
+				expect(rotated).toContain(sent);
+				expect(sent).not.toBe((refresh.body as Record<string, string>).refresh_token);
+				expect(counted()).toEqual({ refreshGrants: 2, codeGrants: 0, refusals: 0 });
+			});
+
+			test('expiry in the middle of a run: six uploads in flight, one renewal for all (never the same refresh token twice), each refused call sent once more with the renewed token, every item done', async () => {
+				const uploads = await publishWebhookWorkflow(n8n, 'oldest n8n: oauth2, six uploads', [
+					readFiles(join(audioDir, 'batch-*.wav')),
+					oauthNode('Transcribe', uploadAudio(false), SIGN_IN_CREDENTIAL),
+				]);
+				const statusChecks = () => api.requestsTo('/voice/api/v3/status/');
+				const before = await runPublished(n8n, uploads);
+				expect(before.status).toBe('success');
+				const oldToken = bearerOf(statusChecks()[0]);
+
+				api.reset();
+				api.expireAccessTokens();
+				const counted = signInCountersFrom(api);
+				// The renewal waits at the provider until released: the checks refused meanwhile wait for it.
+				const hold = fakeSignIn(api).holdRefreshGrants();
+				const rejected = () => statusChecks().filter((r) => r.status === 401);
+				const running = runPublished(n8n, uploads);
+				try {
+					await eventually(
+						() => rejected().length >= 2 && refreshRequests(api).length === 1,
+						() =>
+							`401s: ${rejected().length}, refresh requests: ${refreshRequests(api).length}; ${JSON.stringify(api.requests.map((r) => [r.method, r.pathname, r.status]))}`,
+						60_000,
+					);
+				} finally {
+					hold.release();
+				}
+				const execution = await running;
+				expect(execution.error).toBeUndefined();
+				expect(nodeJson(execution, 'Transcribe')).toHaveLength(batch.length);
+				// Refused: the checks sent before the renewal began, and the renewing call's own repeat.
+				expect(rejected().length).toBeLessThanOrEqual(batch.length + 1);
+				expect(new Set(rejected().map(bearerOf))).toEqual(new Set([oldToken]));
+				expect(refreshRequests(api)).toHaveLength(1);
+				expect(counted()).toEqual({ refreshGrants: 1, codeGrants: 0, refusals: 0 });
+				const renewed = bearerOf(statusChecks().find((r) => r.status !== 401)!);
+				expect(renewed).not.toBe(oldToken);
+				expect(
+					statusChecks()
+						.filter((r) => r.status !== 401)
+						.map(bearerOf),
+				).toEqual(Array(batch.length).fill(renewed));
+				const inits = api.requestsTo('/voice/api/v2/transaction/init/');
+				expect(inits.map((r) => [r.status, bearerOf(r) === renewed])).toEqual(
+					Array(batch.length).fill([201, true]),
+				);
+			});
 		});
 	});
 });

@@ -185,16 +185,22 @@ export async function clinicApiRequest<T = unknown>(
 						sent,
 						extra,
 					)) as HelperAnswer;
-					if (answer.statusCode === 401 && !request.acceptStatuses?.includes(401))
-						answer = await renewedAnswer(ctx, credential, sent, extra, request);
-					outcome = {
-						kind: 'answer',
-						response: {
-							statusCode: answer.statusCode,
-							body: answer.body,
-							headers: answer.headers ?? {},
-						},
-					};
+					let failure: { error: unknown } | undefined;
+					if (answer.statusCode === 401 && !request.acceptStatuses?.includes(401)) {
+						const renewed = await renewedAnswer(ctx, credential, sent, extra, request);
+						if ('answer' in renewed) answer = renewed.answer;
+						else failure = renewed;
+					}
+					outcome = failure
+						? thrownOutcome(failure.error, credential, sent.url)
+						: {
+								kind: 'answer',
+								response: {
+									statusCode: answer.statusCode,
+									body: answer.body,
+									headers: answer.headers ?? {},
+								},
+							};
 				} catch (error) {
 					outcome = thrownOutcome(error, credential, sent.url);
 				}
@@ -319,7 +325,7 @@ async function renewedAnswer(
 	sent: IHttpRequestOptions,
 	extra: IAdditionalCredentialOptions | undefined,
 	request: ClinicApiRequest,
-): Promise<HelperAnswer> {
+): Promise<Renewed> {
 	if (credential.renewal) {
 		await settledRenewal(credential);
 		const again: IHttpRequestOptions = { ...sent };
@@ -330,16 +336,11 @@ async function renewedAnswer(
 			again,
 			extra,
 		)) as HelperAnswer;
-		if (answer.statusCode !== 401) return answer;
+		if (answer.statusCode !== 401) return { answer };
 	}
 	const renewing: IHttpRequestOptions = { ...sent, ignoreHttpStatusErrors: false };
 	if (request.rawBody) await withRawBody(renewing, request.rawBody, true);
-	const renewal = ctx.helpers.httpRequestWithAuthentication.call(
-		ctx,
-		credential.type,
-		renewing,
-		extra,
-	) as Promise<HelperAnswer>;
+	const renewal = renewingCall(ctx, credential, renewing, extra, request);
 	credential.renewal = renewal;
 	const done = (): void => {
 		if (credential.renewal === renewal) credential.renewal = undefined;
@@ -347,6 +348,47 @@ async function renewedAnswer(
 	renewal.then(done, done);
 	return await renewal;
 }
+
+/**
+ * The call that asks n8n to renew. n8n 1.x sends the repeat after its renewal with the renewed token
+ * as Bearer but the refused one still in the extra token header (the `/dr` endpoints' `auth`), so
+ * the API refuses it again; the renewed token is stored by then, so the call is sent once more,
+ * which n8n signs with it in both headers. Refused again, the renewal's own failure stands.
+ */
+async function renewingCall(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	renewing: IHttpRequestOptions,
+	extra: IAdditionalCredentialOptions | undefined,
+	request: ClinicApiRequest,
+): Promise<Renewed> {
+	const send = async (options: IHttpRequestOptions) =>
+		(await ctx.helpers.httpRequestWithAuthentication.call(
+			ctx,
+			credential.type,
+			options,
+			extra,
+		)) as HelperAnswer;
+	let failure: { error: unknown };
+	try {
+		return { answer: await send(renewing) };
+	} catch (error) {
+		failure = { error };
+	}
+	const tokenHeader = extra?.oauth2?.keyToIncludeInAccessTokenHeader;
+	if (
+		!tokenHeader ||
+		thrownOutcome(failure.error, credential, renewing.url).kind !== 'unauthorized'
+	)
+		return failure;
+	const again: IHttpRequestOptions = { ...renewing, ignoreHttpStatusErrors: true };
+	if (request.rawBody) await withRawBody(again, request.rawBody);
+	const answer = await send(again);
+	return answer.statusCode === 401 ? failure : { answer };
+}
+
+/** What a renewal came to: the call's answer, or what n8n's helper threw. */
+type Renewed = { answer: HelperAnswer } | { error: unknown };
 
 /**
  * Waits until this call may go, and returns what to call once it has its answer. Until a call of the

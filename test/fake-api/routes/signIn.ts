@@ -10,16 +10,17 @@
  *
  * Authorize (first failure wins): client_id known, then redirect_uri registered for it exactly (both
  * answered with a 400 page, never redirected to); then, as ?error=…&state=… at redirect_uri:
- * response_type code → state of 8 characters or more → scope exactly the fixed set → a
- * code_challenge with method S256 (the service makes PKCE optional; the fake requires it, since
- * the credential always uses it).
+ * response_type code → state of 8 characters or more → scope exactly the fixed set → PKCE, which
+ * the service makes optional: a code_challenge (base64url of a SHA-256) with method S256, or
+ * neither (a method without a challenge, or another method, is refused).
  *
  * Token (first failure wins): a form body (400 invalid_request) → no Authorization header, client
  * authentication goes in the body (401 invalid_client) → only known fields (400 invalid_request) →
  * client_id and client_secret right (401 invalid_client) → grant_type:
  *   authorization_code: the code known, unused, unexpired and this client's; redirect_uri equal to
- *   the authorization's; base64url(SHA-256(code_verifier)) equal to the challenge (each 400
- *   invalid_grant; a code is used up by its first exchange, good or bad);
+ *   the authorization's; with PKCE, base64url(SHA-256(code_verifier)) equal to the challenge, and
+ *   without it no code_verifier (each 400 invalid_grant; a code is used up by its first exchange,
+ *   good or bad);
  *   refresh_token: a live refresh token of this client, rotated: the one sent dies, so a reused
  *   one gets 400 invalid_grant;
  *   anything else: 400 unsupported_grant_type.
@@ -64,7 +65,8 @@ interface PendingLogin {
 	redirectUri: string;
 	state: string;
 	scope: string;
-	codeChallenge: string;
+	/** Absent when the authorization was made without PKCE. */
+	codeChallenge?: string;
 	nonce?: string;
 	createdAt: number;
 }
@@ -195,12 +197,20 @@ function authorize(ctx: RouteContext): void {
 	const scope = single('scope') ?? '';
 	if (!sameScopes(scope, SIGN_IN.scope))
 		return toClient('invalid_scope', `scope must be "${SIGN_IN.scope}"`);
-	const codeChallenge = single('code_challenge');
-	if (!codeChallenge || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
-		return toClient('invalid_request', 'a code_challenge (base64url of a SHA-256) is required');
+	const codeChallenge = query.has('code_challenge') ? single('code_challenge') : undefined;
+	const challengeMethod = query.has('code_challenge_method')
+		? single('code_challenge_method')
+		: undefined;
+	if (query.has('code_challenge') || query.has('code_challenge_method')) {
+		if (!codeChallenge || !/^[A-Za-z0-9_-]{43}$/.test(codeChallenge)) {
+			return toClient(
+				'invalid_request',
+				'with PKCE, a code_challenge (base64url of a SHA-256) is required',
+			);
+		}
+		if (challengeMethod !== 'S256')
+			return toClient('invalid_request', 'code_challenge_method must be S256');
 	}
-	if (single('code_challenge_method') !== 'S256')
-		return toClient('invalid_request', 'code_challenge_method must be S256');
 
 	const loginChallenge = randomBytes(16).toString('hex');
 	store.logins.set(loginChallenge, {
@@ -367,9 +377,14 @@ function exchangeCode(
 	if (form.get('redirect_uri') !== issued.redirectUri)
 		return refuse(400, 'invalid_grant', 'redirect_uri differs from the authorization request');
 	const verifier = form.get('code_verifier');
-	if (!verifier) return refuse(400, 'invalid_grant', 'code_verifier is required (PKCE was used)');
-	if (createHash('sha256').update(verifier).digest('base64url') !== issued.codeChallenge) {
-		return refuse(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+	if (issued.codeChallenge === undefined) {
+		if (verifier !== null)
+			return refuse(400, 'invalid_grant', 'a code_verifier was sent but no PKCE was used');
+	} else {
+		if (!verifier) return refuse(400, 'invalid_grant', 'code_verifier is required (PKCE was used)');
+		if (createHash('sha256').update(verifier).digest('base64url') !== issued.codeChallenge) {
+			return refuse(400, 'invalid_grant', 'code_verifier does not match the code_challenge');
+		}
 	}
 	const pair = ctx.state.tokens.issue(
 		signInSubject(),

@@ -4,7 +4,8 @@
  * `CredentialsHelper.applyDefaultsAndOverwrites` and `getCredentialsProperties`, loaded from both
  * installed n8n versions (2.41.1 and 1.123.81, scripts/install-n8n.sh), run in this process on the
  * credential's definition with n8n-nodes-base's `oAuth2Api` as its parent: stored data in, the
- * fields n8n's OAuth2 code reads out (defaults applied, hidden fields pinned, expressions resolved).
+ * fields n8n's OAuth2 code reads out (defaults applied, hidden fields pinned, expressions resolved,
+ * the Grant Type the user chose kept).
  * The same in a real n8n: test/e2e/oauth2.e2e.test.ts and test/e2e/oldest-n8n.e2e.test.ts.
  */
 import { existsSync } from 'node:fs';
@@ -133,6 +134,24 @@ describe.each(installedLines)("n8n's credential resolution, the %s supported n8n
 		},
 	);
 
+	test.each([
+		['Authorization Code with PKCE (the default)', {}, 'pkce'],
+		['Authorization Code with PKCE', { grantType: 'pkce' }, 'pkce'],
+		['Authorization Code (for n8n 1.x)', { grantType: 'authorizationCode' }, 'authorizationCode'],
+	])(
+		'Grant Type %s: the grant the user chose reaches n8n, the client in the body either way',
+		async (_choice, stored, grantType) => {
+			const resolved = await helper().resolve({ ...CLIENT, environment: 'production', ...stored });
+			expect(resolved).toMatchObject({ grantType, authentication: 'body', ...CLIENT });
+			expect(
+				helper()
+					.getCredentialsProperties(TYPE)
+					.filter((p) => p.name === 'grantType')
+					.map((p) => [p.type, p.default]),
+			).toEqual([['options', 'pkce']]);
+		},
+	);
+
 	test('a Production credential without an Environment (saved before the field existed, or by the API) signs in at production', async () => {
 		expect(await helper().resolve({ ...CLIENT })).toMatchObject({
 			authUrl: 'https://accounts.eka.care/oauth2/authorize',
@@ -171,20 +190,20 @@ describe.each(installedLines)("n8n's credential resolution, the %s supported n8n
 describe.each(installedLines.filter((line) => line === 'newest'))(
 	'what n8n 2.x pins (the %s supported n8n)',
 	(line) => {
-		test("stored sign-in URLs, grant type and client authentication are replaced by the credential's own; a stored scope is kept", async () => {
+		test("stored sign-in URLs and client authentication are replaced by the credential's own; a stored scope and grant type are kept (the grant is a visible choice, OAUTH_PINNED_FIELDS pins only hidden ones)", async () => {
 			const resolved = await helpers[line]!.resolve({
 				...CLIENT,
 				environment: 'production',
 				authUrl: 'https://elsewhere.example/authorize',
 				accessTokenUrl: 'https://elsewhere.example/token',
-				grantType: 'clientCredentials',
+				grantType: 'authorizationCode',
 				authentication: 'header',
 				scope: 'openid',
 			});
 			expect(resolved).toMatchObject({
 				authUrl: 'https://accounts.eka.care/oauth2/authorize',
 				accessTokenUrl: 'https://accounts.eka.care/oauth2/token',
-				grantType: 'pkce',
+				grantType: 'authorizationCode',
 				authentication: 'body',
 				scope: 'openid',
 			});

@@ -1,6 +1,7 @@
 /**
  * The fake sign-in (OIDC) provider on its own, over real HTTP: the whole code flow with its login
- * page, each check it makes (client, exact redirect URI, state, scope, PKCE, one use per code,
+ * page, each check it makes (client, exact redirect URI, state, scope, PKCE when a challenge was
+ * sent, one use per code,
  * client authentication in the body only), rotating refresh tokens, and its tokens on the API.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -247,6 +248,34 @@ describe('the code flow, with the login page', () => {
 		).toBe(200);
 		expect(counted().codeGrants).toBe(1);
 	});
+
+	test('without PKCE (the service makes it optional): the code without a verifier, client authentication in the body; a verifier sent anyway is refused', async () => {
+		const counted = countersFrom();
+		const plain = newAuthorization({ code_challenge: undefined, code_challenge_method: undefined });
+		const back = await signIn(plain);
+		const answer = await codeGrant(String(back.searchParams.get('code')), plain.verifier, {
+			code_verifier: undefined,
+		});
+		expect(answer.status).toBe(200);
+		expect((await getWithToken(api, ENTITIES, answer.json.access_token)).status).toBe(200);
+
+		const another = newAuthorization({
+			code_challenge: undefined,
+			code_challenge_method: undefined,
+		});
+		const code = String((await signIn(another)).searchParams.get('code'));
+		expectOAuthError(await codeGrant(code, another.verifier), 400, 'invalid_grant');
+		// Used up by that try, like any code.
+		expectOAuthError(
+			await codeGrant(code, another.verifier, { code_verifier: undefined }),
+			400,
+			'invalid_grant',
+		);
+		expect(counted().codeGrants).toBe(1);
+		expect(fakeSignIn(api).refusals.map((r) => r.reason)).toContain(
+			'a code_verifier was sent but no PKCE was used',
+		);
+	});
 });
 
 describe('authorize refuses', () => {
@@ -276,7 +305,9 @@ describe('authorize refuses', () => {
 		[{ scope: 'openid profile email' }, 'invalid_scope'],
 		[{ scope: `${SIGN_IN.scope} admin` }, 'invalid_scope'],
 		[{ scope: SIGN_IN.scope.split(' ').join(',') }, 'invalid_scope'],
-		[{ code_challenge: undefined, code_challenge_method: undefined }, 'invalid_request'],
+		[{ code_challenge: undefined }, 'invalid_request'],
+		[{ code_challenge_method: undefined }, 'invalid_request'],
+		[{ code_challenge: 'too-short' }, 'invalid_request'],
 		[{ code_challenge_method: 'plain' }, 'invalid_request'],
 	])('%j: an error sent back to the redirect URI with the state', async (overrides, error) => {
 		const authorization = newAuthorization(overrides);

@@ -14,6 +14,7 @@ import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import {
 	ClinicScribeOAuth2Api,
+	GRANT_TYPE_HINT,
 	REDIRECT_URL_NOTICE,
 } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
 import { mayRetry } from '../../../nodes/ClinicScribe/transport/retryPolicy';
@@ -475,6 +476,23 @@ describe('Credentials: where each value comes from, the same words everywhere', 
 			expect(brokenLink('README.md', String(credential.documentationUrl))).toBeUndefined();
 		},
 	);
+
+	it('the Grant Type hint, the README and docs/credentials.md give the same advice: Authorization Code with PKCE on n8n 2.x, Authorization Code on n8n 1.x', () => {
+		expect(signIn.properties.find((p) => p.name === 'grantType')?.description).toBe(
+			GRANT_TYPE_HINT,
+		);
+		const plain = (text: string) => text.replace(/[*_]/g, '').replace(/\s+/g, ' ').toLowerCase();
+		const advice = [
+			'keep authorization code with pkce on n8n 2.x',
+			'on n8n 1.x choose authorization code',
+		];
+		for (const text of [
+			GRANT_TYPE_HINT,
+			section(read('docs/credentials.md'), 'Setting up the OAuth2 credential'),
+		])
+			for (const words of advice) expect(plain(text)).toContain(words);
+		expect(plain(README)).toMatch(/\| 1\.123\.x[^|]*\|[^|]*grant type to authorization code/);
+	});
 
 	it('the OAuth2 notice, the README and docs/credentials.md say the same about registering the redirect URL', () => {
 		const notice = signIn.properties.find(

@@ -9,7 +9,10 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-import { ClinicScribeOAuth2Api } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
+import {
+	ClinicScribeOAuth2Api,
+	GRANT_TYPE_HINT,
+} from '../../../credentials/ClinicScribeOAuth2Api.credentials';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
@@ -59,30 +62,39 @@ describe('the credential n8n drives', () => {
 		expect(names.filter((name, index) => names.indexOf(name) !== index)).toEqual([]);
 	});
 
-	test('pinned in hidden fields: PKCE, client authentication in the body, the fixed scope, no extra authorize parameters', () => {
+	test('pinned in hidden fields: client authentication in the body, the fixed scope, no extra authorize parameters', () => {
 		expect(
 			Object.fromEntries(
-				[
-					'grantType',
-					'authentication',
-					'scope',
-					'authQueryParameters',
-					'authUrl',
-					'accessTokenUrl',
-				].map((name) => [name, property(name).type]),
+				['authentication', 'scope', 'authQueryParameters', 'authUrl', 'accessTokenUrl'].map(
+					(name) => [name, property(name).type],
+				),
 			),
 		).toEqual({
-			grantType: 'hidden',
 			authentication: 'hidden',
 			scope: 'hidden',
 			authQueryParameters: 'hidden',
 			authUrl: 'hidden',
 			accessTokenUrl: 'hidden',
 		});
-		expect(property('grantType').default).toBe('pkce');
 		expect(property('authentication').default).toBe('body');
 		expect(property('scope').default).toBe('openid profile email offline_access');
 		expect(property('authQueryParameters').default).toBe('');
+	});
+
+	test("the grant is the user's choice, named grantType as n8n reads it and not hidden (n8n 2.x drops a hidden one's stored value): Authorization Code with PKCE by default, Authorization Code for n8n 1.x, with the advice which to pick", () => {
+		const grantType = property('grantType');
+		expect(grantType.type).toBe('options');
+		expect(grantType.default).toBe('pkce');
+		expect(grantType.displayOptions).toBeUndefined();
+		expect(
+			grantType.options?.map((o) => [(o as { name: string }).name, (o as { value: string }).value]),
+		).toEqual([
+			['Authorization Code', 'authorizationCode'],
+			['Authorization Code with PKCE', 'pkce'],
+		]);
+		expect(grantType.description).toBe(GRANT_TYPE_HINT);
+		expect(GRANT_TYPE_HINT).toMatch(/n8n 1\.x choose Authorization Code/);
+		expect(GRANT_TYPE_HINT).toMatch(/PKCE on n8n 2\.x/);
 	});
 
 	test.each([
@@ -110,7 +122,7 @@ describe('the credential n8n drives', () => {
 		},
 	);
 
-	test("the user sees only the client ID and secret, the environment (and its URLs when Custom), the API variant and the trigger's signing key, after the redirect URL help", () => {
+	test("the user sees only the client ID and secret, the grant, the environment (and its URLs when Custom), the API variant and the trigger's signing key, after the redirect URL help", () => {
 		const visible = (environment: string) =>
 			credential.properties
 				.filter((p) => p.type !== 'hidden')
@@ -124,6 +136,7 @@ describe('the credential n8n drives', () => {
 			'clientId',
 			'clientSecret',
 			'redirectUrlNotice',
+			'grantType',
 			'environment',
 			'apiVariant',
 			'webhookSigningSecret',
@@ -132,6 +145,7 @@ describe('the credential n8n drives', () => {
 			'clientId',
 			'clientSecret',
 			'redirectUrlNotice',
+			'grantType',
 			'environment',
 			'customAuthUrl',
 			'customAccessTokenUrl',
