@@ -9,10 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import {
-	DEVELOPER_CONSOLE_HOST,
-	VALUE_SOURCES,
-} from '../nodes/ClinicScribe/shared/credentialSources';
+import { CREDENTIALS_PAGE, VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
 import {
 	API_VARIANT_OPTIONS,
 	authHeadersFor,
@@ -88,7 +85,7 @@ export class ClinicScribeApi implements ICredentialType {
 				{
 					name: 'Access Token',
 					value: 'accessToken',
-					description: `A long-lived token from ${DEVELOPER_CONSOLE_HOST}, used as it is`,
+					description: `A long-lived token from ${CREDENTIALS_PAGE}, used as it is`,
 				},
 			],
 			default: 'clientCredentials',
@@ -120,7 +117,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: `Shown once, when the client is made at ${DEVELOPER_CONSOLE_HOST}. Rotate it every 90 days and when team members leave.`,
+			description: `Shown once, when the client is made in ${CREDENTIALS_PAGE}. Rotate it every 90 days and when team members leave.`,
 		},
 		// One field shown two ways: required by the Interface Document variant, optional for the
 		// public API. Both are `apiKey`, so a saved credential keeps its key whichever variant it uses.

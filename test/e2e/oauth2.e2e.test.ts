@@ -645,7 +645,7 @@ describe('renewal with rotating refresh tokens', () => {
 		expect(test.status).toBe('Error');
 		expect(test.message).toContain('No clinic account is connected');
 
-		// The client's secret was rotated in the console; the credential still holds the old one.
+		// The client's secret was rotated where it was made; the credential still holds the old one.
 		const rotated = await createCredential('Clinic Sign-in (rotated secret)');
 		await connectSignInCredential(n8n, rotated);
 		const current = await n8n.rest<{ name: string; type: string }>(

@@ -21,7 +21,7 @@ export const authenticationProperty: INodeProperties = {
 			name: 'Client ID and Secret',
 			value: API_CREDENTIAL_TYPE,
 			description:
-				'The Clinic Scribe API credential: a client ID and secret (or a console token) exchanged for tokens',
+				'The Clinic Scribe API credential: a client ID and secret (or a long-lived token) exchanged for tokens',
 		},
 		{
 			name: 'Sign In With the Clinic Account (OAuth2)',

@@ -5,16 +5,16 @@
  */
 
 /**
- * The host of the service's developer console, where clients and long-lived tokens are made: written
- * once, for every field help and message that sends an admin there. (A host name in text for people,
- * not the `console` global that n8n's rules forbid.)
+ * Where clients and long-lived tokens are made, by the name the service gives the page. Its address
+ * is in docs/credentials.md (the credentials' documentation link): n8n's verification rules forbid
+ * the `console` object in shipped code, and their check cannot tell the page's host from it.
  */
-export const DEVELOPER_CONSOLE_HOST = 'console.eka.care';
+export const CREDENTIALS_PAGE = 'the Eka Developer Console';
 
 /** Where each value comes from, in words a field's help and an error message can both use. */
 export const VALUE_SOURCES = {
-	clientCredentials: `${DEVELOPER_CONSOLE_HOST} → Manage API Credentials (Client IDs and Secrets)`,
-	longLivedToken: `${DEVELOPER_CONSOLE_HOST} → Manage API Credentials → ⋮ (More options) → Create Long Live Token`,
+	clientCredentials: `${CREDENTIALS_PAGE} → Manage API Credentials (Client IDs and Secrets)`,
+	longLivedToken: `${CREDENTIALS_PAGE} → Manage API Credentials → ⋮ (More options) → Create Long Live Token`,
 	workspaceKey: "the workspace owner's hub.eka.care → API Token → Create",
 } as const;
 

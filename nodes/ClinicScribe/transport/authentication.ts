@@ -14,7 +14,7 @@ import {
 	SIGN_IN_CREDENTIAL_TYPE,
 	type ClinicCredentialType,
 } from '../shared/credentialChoice';
-import { DEVELOPER_CONSOLE_HOST, whereToGet, type SourcedField } from '../shared/credentialSources';
+import { CREDENTIALS_PAGE, whereToGet, type SourcedField } from '../shared/credentialSources';
 import { asRecord, trimmedString } from '../shared/values';
 import {
 	describeNetworkFailure,
@@ -82,7 +82,7 @@ function apiVariantSettings(variant: unknown): ApiVariantSettings {
 export const API_VARIANT_OPTIONS: Record<ApiVariant, { name: string; description: string }> = {
 	public: {
 		name: 'Eka Care Developer Docs (developer.eka.care)',
-		description: `You follow Eka Care's public documentation at developer.eka.care and made your client at ${DEVELOPER_CONSOLE_HOST}`,
+		description: `You follow Eka Care's public documentation at developer.eka.care and made your client in ${CREDENTIALS_PAGE}`,
 	},
 	document: {
 		name: 'Interface Document From Your API Provider',
@@ -291,7 +291,7 @@ export async function obtainAccessToken(
 	if (settings.authMethod === 'accessToken') {
 		if (!settings.staticAccessToken) {
 			throw new TokenExchangeError(
-				'The Access Token field of the Clinic Scribe API credential is empty: paste a token from the developer console, or switch Authentication to Client Credentials.',
+				`The Access Token field of the Clinic Scribe API credential is empty: paste a token from ${whereToGet('Access Token')}, or switch Authentication to Client Credentials.`,
 			);
 		}
 		return { sessionToken: settings.staticAccessToken, refreshToken: '' };
@@ -423,7 +423,7 @@ function assertExchangeFieldsPresent(settings: ClinicScribeSettings): void {
 	if (!settings.baseUrl) missing.push('Base URL');
 	if (missing.length > 0) {
 		throw new TokenExchangeError(
-			`The Clinic Scribe API credential is missing ${missing.join(', ')}: fill ${missing.length > 1 ? 'them' : 'it'} in from your developer console.`,
+			`The Clinic Scribe API credential is missing ${missing.join(', ')}: fill ${missing.length > 1 ? 'them' : 'it'} in (each field's help says where its value comes from).`,
 		);
 	}
 }

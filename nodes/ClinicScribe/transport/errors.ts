@@ -632,7 +632,7 @@ function signInRenewalFailureOf(error: unknown, credentialName: string): TokenPr
 				message: `The sign-in provider rejected the Client ID or Client Secret of ${label} when n8n renewed the token (${oauthError})`,
 				kind: 'rejected',
 				description:
-					'Correct the Client ID and Client Secret in the credential (the secret may have been rotated in the console), then run again.',
+					'Correct the Client ID and Client Secret in the credential (the secret may have been rotated where the client was made), then run again.',
 			};
 		}
 		if (oauthError !== undefined) {

@@ -127,7 +127,7 @@ describe('the token exchange is refused: the other API variant is tried once, at
 			[PUBLIC_PATH]: wrongSecret,
 		});
 		expect(message).toBe(
-			`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token, and API Variant ${PUBLIC} rejected it too, so API Variant is not the cause: copy the Client Secret again from console.eka.care → Manage API Credentials (Client IDs and Secrets). Check also that Environment is the one the client was made in: production and sandbox have separate clients. The API said: invalid_client_secret: Invalid client secret.`,
+			`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token, and API Variant ${PUBLIC} rejected it too, so API Variant is not the cause: copy the Client Secret again from the Eka Developer Console → Manage API Credentials (Client IDs and Secrets). Check also that Environment is the one the client was made in: production and sandbox have separate clients. The API said: invalid_client_secret: Invalid client secret.`,
 		);
 	});
 
@@ -221,7 +221,7 @@ describe("the test call's rules: what a refusal after the token means", () => {
 
 	it('401: the access token was refused; where to make a new one, and the Environment', () => {
 		expect(ruleFor(401)?.message).toContain(
-			'make a new one at console.eka.care → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
+			'make a new one at the Eka Developer Console → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
 		);
 		expect(ruleFor(401)?.message).toContain(
 			'check that Environment is the one the client was made in',
