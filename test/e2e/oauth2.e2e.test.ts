@@ -46,8 +46,10 @@ import {
 	type WorkflowNode,
 } from '../support/n8n/workflows';
 import {
+	authorizeQuery,
 	authorizeUrlParts,
 	connectSignInCredential,
+	expectAuthorizationCodeConnect,
 	n8nAuthorizeUrl,
 	oauthRedirectUrl,
 	SERVICE_AUTHORIZE_URLS,
@@ -208,15 +210,7 @@ describe('Connect my account', () => {
 		expect(`${connected.authorizeUrl.origin}${connected.authorizeUrl.pathname}`).toBe(
 			`${api.url}${SIGN_IN_ROUTES.authorize}`,
 		);
-		expect(query).toEqual({
-			client_id: SIGN_IN.clientId,
-			redirect_uri: oauthRedirectUrl(n8n),
-			response_type: 'code',
-			state: expect.stringMatching(/^.{8,}$/),
-			scope: 'openid profile email offline_access',
-			code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-			code_challenge_method: 'S256',
-		});
+		expect(query).toEqual(authorizeQuery(n8n, { pkce: true }));
 		expect(connected.callbackUrl.searchParams.get('state')).toBe(query.state);
 		expect(connected.callback.status).toBe(200);
 		expect(connected.callback.text).not.toMatch(/error/i);
@@ -249,31 +243,7 @@ describe('Connect my account', () => {
 		const name = 'Clinic Sign-in (Authorization Code)';
 		const id = await createCredential(name, { grantType: 'authorizationCode' });
 		const counted = signInCountersFrom();
-		const connected = await connectSignInCredential(n8n, id);
-		expect(Object.fromEntries(connected.authorizeUrl.searchParams)).toEqual({
-			client_id: SIGN_IN.clientId,
-			redirect_uri: oauthRedirectUrl(n8n),
-			response_type: 'code',
-			state: expect.stringMatching(/^.{8,}$/),
-			scope: 'openid profile email offline_access',
-		});
-		expect(connected.callback.status).toBe(200);
-		expect(connected.callback.text).not.toMatch(/error/i);
-		const [exchange, ...more] = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
-		expect(more).toEqual([]);
-		expect([exchange.status, exchange.headers.authorization]).toEqual([200, undefined]);
-		expect(exchange.body).toEqual({
-			grant_type: 'authorization_code',
-			code: connected.callbackUrl.searchParams.get('code'),
-			redirect_uri: oauthRedirectUrl(n8n),
-			client_id: SIGN_IN.clientId,
-			client_secret: SIGN_IN.clientSecret,
-		});
-		const stored = await n8n.rest<{ data: Record<string, unknown> }>(
-			'GET',
-			`/credentials/${id}?includeData=true`,
-		);
-		expect(stored.data.oauthTokenData).toBe(true);
+		await expectAuthorizationCodeConnect(n8n, api, id);
 		expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 1, refusals: 0 });
 
 		// Its token refused (this credential's calls only): n8n renews it once, the client in the body.
@@ -312,15 +282,7 @@ describe('Connect my account', () => {
 			});
 			const { address, query } = authorizeUrlParts(await n8nAuthorizeUrl(n8n, id.id));
 			expect(address).toBe(SERVICE_AUTHORIZE_URLS[environment]);
-			expect(query).toEqual({
-				client_id: SIGN_IN.clientId,
-				redirect_uri: oauthRedirectUrl(n8n),
-				response_type: 'code',
-				state: expect.stringMatching(/^.{8,}$/),
-				scope: 'openid profile email offline_access',
-				code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
-				code_challenge_method: 'S256',
-			});
+			expect(query).toEqual(authorizeQuery(n8n, { pkce: true }));
 			expect(api.requests).toEqual([]);
 			expect(foreign.requests).toEqual([]);
 		},

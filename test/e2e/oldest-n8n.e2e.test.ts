@@ -51,6 +51,7 @@ import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import {
 	authorizeUrlParts,
 	connectSignInCredential,
+	expectAuthorizationCodeConnect,
 	n8nAuthorizeUrl,
 	oauthRedirectUrl,
 	SERVICE_AUTHORIZE_URLS,
@@ -580,30 +581,7 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 				SIGN_IN_CREDENTIAL.name,
 				signInCredentialData(api, { grantType: 'authorizationCode' }),
 			);
-			const connected = await connectSignInCredential(n8n, SIGN_IN_CREDENTIAL.id);
-			expect(Object.fromEntries(connected.authorizeUrl.searchParams)).toEqual({
-				client_id: SIGN_IN.clientId,
-				redirect_uri: oauthRedirectUrl(n8n),
-				response_type: 'code',
-				state: expect.stringMatching(/^.{8,}$/),
-				scope: 'openid profile email offline_access',
-			});
-			expect(connected.callback.status).toBe(200);
-			expect(connected.callback.text).not.toMatch(/error/i);
-			const exchanges = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
-			expect(exchanges.map((r) => [r.status, r.headers.authorization])).toEqual([[200, undefined]]);
-			expect(exchanges[0].body).toEqual({
-				grant_type: 'authorization_code',
-				code: connected.callbackUrl.searchParams.get('code'),
-				redirect_uri: oauthRedirectUrl(n8n),
-				client_id: SIGN_IN.clientId,
-				client_secret: SIGN_IN.clientSecret,
-			});
-			const stored = await n8n.rest<{ data: Record<string, unknown> }>(
-				'GET',
-				`/credentials/${SIGN_IN_CREDENTIAL.id}?includeData=true`,
-			);
-			expect(stored.data.oauthTokenData).toBe(true);
+			await expectAuthorizationCodeConnect(n8n, api, SIGN_IN_CREDENTIAL.id);
 			expect(counted()).toEqual({ refreshGrants: 0, codeGrants: 1, refusals: 0 });
 		});
 

@@ -121,3 +121,61 @@ export async function connectSignInCredential(
 	const callback = await n8n.getPage(callbackUrl.toString());
 	return { authorizeUrl, callbackUrl, callback };
 }
+
+/**
+ * The query of n8n's authorize URL for the fake provider's client: the fixed scope, a state, and with
+ * PKCE an S256 challenge (n8n makes one per sign-in).
+ */
+export function authorizeQuery(
+	n8n: Pick<N8nInstance, 'baseUrl'>,
+	{ pkce }: { pkce: boolean },
+): Record<string, unknown> {
+	return {
+		client_id: SIGN_IN.clientId,
+		redirect_uri: oauthRedirectUrl(n8n),
+		response_type: 'code',
+		state: expect.stringMatching(/^.{8,}$/),
+		scope: 'openid profile email offline_access',
+		...(pkce && {
+			code_challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
+			code_challenge_method: 'S256',
+		}),
+	};
+}
+
+/**
+ * Connect with Grant Type "Authorization Code" (what n8n 1.x needs), checked the same way on each
+ * n8n line: no PKCE in n8n's authorize URL, one code exchange with the client in the form body and
+ * no Basic header, n8n's callback page without an error, the tokens stored.
+ */
+export async function expectAuthorizationCodeConnect(
+	n8n: N8nInstance,
+	api: {
+		requestsTo: (
+			path: string,
+			method?: string,
+		) => Array<{ status?: number; headers: Record<string, unknown>; body?: unknown }>;
+	},
+	credentialId: string,
+): Promise<void> {
+	const connected = await connectSignInCredential(n8n, credentialId);
+	expect(Object.fromEntries(connected.authorizeUrl.searchParams)).toEqual(
+		authorizeQuery(n8n, { pkce: false }),
+	);
+	expect(connected.callback.status).toBe(200);
+	expect(connected.callback.text).not.toMatch(/error/i);
+	const exchanges = api.requestsTo(SIGN_IN_ROUTES.token, 'POST');
+	expect(exchanges.map((r) => [r.status, r.headers.authorization])).toEqual([[200, undefined]]);
+	expect(exchanges[0].body).toEqual({
+		grant_type: 'authorization_code',
+		code: connected.callbackUrl.searchParams.get('code'),
+		redirect_uri: oauthRedirectUrl(n8n),
+		client_id: SIGN_IN.clientId,
+		client_secret: SIGN_IN.clientSecret,
+	});
+	const stored = await n8n.rest<{ data: Record<string, unknown> }>(
+		'GET',
+		`/credentials/${credentialId}?includeData=true`,
+	);
+	expect(stored.data.oauthTokenData).toBe(true);
+}
