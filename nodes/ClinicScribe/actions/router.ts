@@ -86,22 +86,21 @@ async function readItemsAtOnce(
 	const outcomes: Array<{ records: OperationResult } | { error: unknown }> = new Array(itemCount);
 	let firstFailure = Infinity;
 	await Promise.all(
-		Array.from(
-			{ length: itemCount },
-			async (_, itemIndex) =>
-				await gate(async () => {
-					if (itemIndex > firstFailure) return;
-					try {
-						outcomes[itemIndex] = {
-							records: await operation.execute.call(ctx, itemIndex, runStartedAt),
-						};
-					} catch (error) {
-						outcomes[itemIndex] = { error };
-						if (!ctx.continueOnFail()) firstFailure = Math.min(firstFailure, itemIndex);
-						await scrubCredentialSecrets(ctx, error);
-					}
-				}),
-		),
+		Array.from({ length: itemCount }, async (_, itemIndex) => {
+			const release = await gate.acquire();
+			try {
+				if (itemIndex > firstFailure) return;
+				outcomes[itemIndex] = {
+					records: await operation.execute.call(ctx, itemIndex, runStartedAt),
+				};
+			} catch (error) {
+				outcomes[itemIndex] = { error };
+				if (!ctx.continueOnFail()) firstFailure = Math.min(firstFailure, itemIndex);
+				await scrubCredentialSecrets(ctx, error);
+			} finally {
+				release();
+			}
+		}),
 	);
 	const output: INodeExecutionData[] = [];
 	outcomes.forEach((outcome, itemIndex) => {

@@ -1,6 +1,6 @@
 /**
  * The concurrency gate (shared/concurrencyGate.ts) that bounds Upload Audio's file uploads and the
- * reads of many items: at most `limit` tasks at once, the others in the order they asked, a place
+ * reads of many items: at most `limit` holders at once, the others in the order they asked, a place
  * freed by a task that fails as by one that succeeds. Every task here ends when the test says so
  * (a deferred promise), so nothing depends on how fast the machine is.
  */
@@ -34,17 +34,20 @@ function gatedTasks(limit: number, count: number) {
 	const started: number[] = [];
 	let running = 0;
 	let mostAtOnce = 0;
-	const results = ends.map((end, index) =>
-		gate(async () => {
+	const holder = async (end: Deferred<string>, index: number): Promise<string> => {
+		const release = await gate.acquire();
+		try {
 			started.push(index);
 			running++;
 			mostAtOnce = Math.max(mostAtOnce, running);
-			try {
-				return await end.promise;
-			} finally {
-				running--;
-			}
-		}).then(
+			return await end.promise;
+		} finally {
+			running--;
+			release();
+		}
+	};
+	const results = ends.map((end, index) =>
+		holder(end, index).then(
 			(value) => ({ value }),
 			(error: unknown) => ({ error }),
 		),
@@ -109,13 +112,39 @@ describe('concurrencyGate', () => {
 	test('a task that throws before it awaits anything frees its place too', async () => {
 		const gate = concurrencyGate(1);
 		const thrown = new Error('bad input');
-		const first = gate(() => {
+		const throwAtOnce = (): string => {
 			throw thrown;
-		});
-		const second = gate(async () => await Promise.resolve('after'));
+		};
+		const through = async (task: () => string | Promise<string>): Promise<string> => {
+			const release = await gate.acquire();
+			try {
+				return await task();
+			} finally {
+				release();
+			}
+		};
+		const first = through(throwAtOnce);
+		const second = through(async () => await Promise.resolve('after'));
 
 		await expect(first).rejects.toBe(thrown);
 		await expect(second).resolves.toBe('after');
+	});
+
+	test('a place given back twice frees one place, not two', async () => {
+		const gate = concurrencyGate(1);
+		const release = await gate.acquire();
+		const second = gate.acquire();
+		const third = gate.acquire();
+		let thirdThrough = false;
+		void third.then(() => (thirdThrough = true));
+		release();
+		release();
+		const releaseSecond = await second;
+		await settle();
+		expect(thirdThrough).toBe(false);
+		releaseSecond();
+		(await third)();
+		expect(thirdThrough).toBe(true);
 	});
 
 	test('with fewer tasks than places, every task starts at once', async () => {
@@ -132,16 +161,19 @@ describe('concurrencyGate', () => {
 
 	test('the gate stays usable after it ran empty: later tasks are bounded the same way', async () => {
 		const gate = concurrencyGate(1);
-		await expect(gate(async () => await Promise.resolve(1))).resolves.toBe(1);
+		(await gate.acquire())();
 
 		const run = { started: [] as number[] };
 		const ends = [deferred<void>(), deferred<void>()];
-		const later = ends.map((end, index) =>
-			gate(async () => {
+		const later = ends.map(async (end, index) => {
+			const release = await gate.acquire();
+			try {
 				run.started.push(index);
 				await end.promise;
-			}),
-		);
+			} finally {
+				release();
+			}
+		});
 		await settle();
 		expect(run.started).toEqual([0]);
 		ends[0].resolve();

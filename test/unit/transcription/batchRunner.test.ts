@@ -22,11 +22,11 @@ import {
 	notSentForQuotaError,
 	ownUploadIds,
 	pairedItems,
+	fileUploads,
 	receiptItems,
-	sendUploads,
+	startUploads,
 	stopNote,
 	UploadHalted,
-	uploadThroughGate,
 	withBatchNote,
 	type BatchResult,
 	type BatchRun,
@@ -154,10 +154,22 @@ function drivenFlows(
 	};
 }
 
+/** The runner as executeBatch drives it: start the uploads, await every worker, read the result. */
+async function sendUploads(
+	ctx: IExecuteFunctions,
+	plans: UploadPlan[],
+	continueOnFail: boolean,
+	flows: Record<UploadMethod, UploadFlow>,
+): Promise<BatchResult> {
+	const batch = startUploads(ctx, plans, continueOnFail, flows);
+	await Promise.all(batch.workers);
+	return batch.result();
+}
+
 const outcomeKinds = (result: BatchResult, plans: UploadPlan[]) =>
 	plans.map((p) => result.outcomes.get(p)?.kind ?? 'none');
 
-describe('sendUploads: several uploads at once', () => {
+describe('startUploads: several uploads at once', () => {
 	test('at most uploadConcurrency uploads in flight, begun in input order, each with the flow of its Upload Method', async () => {
 		useTestTransportPolicy({ uploadConcurrency: 2 });
 		const plans = [
@@ -213,7 +225,7 @@ describe('sendUploads: several uploads at once', () => {
 	});
 });
 
-describe('sendUploads: the halt and the first failure', () => {
+describe('startUploads: the halt and the first failure', () => {
 	test('without Continue On Fail the first failure halts the run: an upload in flight stops before its next request, none begins after it', async () => {
 		useTestTransportPolicy({ uploadConcurrency: 2 });
 		const plans = [plan('a', [0]), plan('b', [1, 2]), plan('c', [3])];
@@ -353,8 +365,8 @@ describe('sendUploads: the halt and the first failure', () => {
 	});
 });
 
-describe("uploadThroughGate: the files of one upload, through the run's gate", () => {
-	/** A flow step that sends the upload's files with `send` and returns what came of it. */
+describe("fileUploads: the files of one upload, through the run's gate", () => {
+	/** A flow step that sends the upload's files with `send` as the flows do, and returns what came of it. */
 	const sendFiles =
 		(send: (f: PlannedFile) => Promise<string>) =>
 		async (
@@ -362,7 +374,10 @@ describe("uploadThroughGate: the files of one upload, through the run's gate", (
 			progress: UploadProgress,
 			uploadPlan: UploadPlan,
 		): Promise<IDataObject[]> => {
-			const answers = await uploadThroughGate(run, uploadPlan, progress, uploadPlan.files, send);
+			const uploads = fileUploads(run, uploadPlan, progress);
+			const answers = uploads.answers(
+				await Promise.all(uploadPlan.files.map((f) => uploads.send(() => send(f)))),
+			);
 			return [{ answers, uploadsSent: progress.uploadsSent }];
 		};
 

@@ -15,7 +15,7 @@ import {
 	notSentForQuotaError,
 	pairedItems,
 	receiptItems,
-	sendUploads,
+	startUploads,
 	stopNote,
 	withBatchNote,
 	type OrderedOutput,
@@ -278,12 +278,14 @@ export async function executeBatch(
 	if (firstProblem && !continueOnFail) throw firstProblem;
 
 	const flows = { transaction: runTransaction, session: runSession };
-	const { outcomes, firstFailure } = await sendUploads(
+	const batch = startUploads(
 		this,
 		plans.filter((plan) => !plan.problem),
 		continueOnFail,
 		flows,
 	);
+	await Promise.all(batch.workers);
+	const { outcomes, firstFailure } = batch.result();
 	if (firstFailure && !continueOnFail)
 		throw withBatchNote(firstFailure.error, stopNote(plans, outcomes, firstFailure.plan));
 

@@ -3,8 +3,8 @@
  * the flow of its Upload Method (transactionFlow.ts, sessionFlow.ts, handed in by the entry), halts
  * the run on the first failure (or on the daily quota's answer), keeps which failure was known
  * first, and writes the note that says what a stopped run leaves behind. Here too: what an upload
- * shares with its run (BatchRun), the one file upload both flows use (through the run's gate), and
- * what output items say of an upload (receipts, error items).
+ * shares with its run (BatchRun), the one way both flows send a file (fileUploads, through the
+ * run's gate), and what output items say of an upload (receipts, error items).
  */
 import {
 	NodeApiError,
@@ -15,7 +15,7 @@ import {
 	type IPairedItemData,
 } from 'n8n-workflow';
 
-import { concurrencyGate } from '../../../shared/concurrencyGate';
+import { concurrencyGate, type ConcurrencyGate } from '../../../shared/concurrencyGate';
 import { PRODUCTION_POLICY } from '../../../transport/retryPolicy';
 import { DailyQuotaError } from '../../../transport/errors';
 import { asNodeError, errorRecord } from '../../errorItems';
@@ -27,13 +27,13 @@ import type { UploadMethod } from './settings';
 /**
  * What one upload (a transaction or a session) shares with the others of Upload Audio's run: the
  * gate on uploads in flight, the halt, the IDs this node run sent a start for, and what it has sent
- * so far. sendUploads makes one; the two flows use it.
+ * so far. startUploads makes one; the two flows use it.
  */
 export interface BatchRun {
 	/** The IDs this node run sent a start for, across n8n's Retry On Fail. */
 	ownIds: OwnUploadIds;
 	/** The bound on file uploads in flight at once, across the run's uploads. */
-	uploadGate: <T>(task: () => Promise<T>) => Promise<T>;
+	uploadGate: ConcurrencyGate;
 	/** True once no further request may be sent (a failure without Continue On Fail, or the quota). */
 	halted(): boolean;
 	/** Before each request: throws UploadHalted once the run is halted. */
@@ -117,19 +117,28 @@ export interface BatchResult {
 	firstFailure?: { plan: UploadPlan; error: NodeApiError | NodeOperationError };
 }
 
+/** The run's uploads under way: what startUploads gives its caller. */
+export interface UploadBatch {
+	/** The workers, already sending; each ends (none throws) once no upload is left for it. */
+	workers: Array<Promise<void>>;
+	/** Each upload's outcome and the failure known first: read once every worker has ended. */
+	result(): BatchResult;
+}
+
 /**
- * Sends the uploads, uploadConcurrency (transport policy) at a time, in input order: at most that
- * many uploads in flight, and at most that many file uploads in flight across them. Without
- * Continue On Fail the first failure halts the run; with it, only the daily quota's answer does.
- * A halted run starts no upload, and those in flight send no further request (the one they are in
- * finishes; an upload whose start request was already sent finishes).
+ * Starts sending the uploads, uploadConcurrency (transport policy) at a time, in input order: at
+ * most that many uploads in flight, and at most that many file uploads in flight across them.
+ * Without Continue On Fail the first failure halts the run; with it, only the daily quota's answer
+ * does. A halted run starts no upload, and those in flight send no further request (the one they
+ * are in finishes; an upload whose start request was already sent finishes). The caller awaits
+ * the workers itself, then reads the result: the uploads' calls are one frame nearer the operation.
  */
-export async function sendUploads(
+export function startUploads(
 	ctx: IExecuteFunctions,
 	plans: UploadPlan[],
 	continueOnFail: boolean,
 	flows: Record<UploadMethod, UploadFlow>,
-): Promise<BatchResult> {
+): UploadBatch {
 	const outcomes = new Map<UploadPlan, UploadOutcome>();
 	let failedFirst: UploadPlan | undefined;
 	let halted = false;
@@ -169,17 +178,21 @@ export async function sendUploads(
 			}
 		}
 	};
-	await Promise.all(
-		Array.from({ length: Math.min(PRODUCTION_POLICY.uploadConcurrency, plans.length) }, worker),
+	const workers = Array.from(
+		{ length: Math.min(PRODUCTION_POLICY.uploadConcurrency, plans.length) },
+		worker,
 	);
-	const first = failedFirst && outcomes.get(failedFirst);
-	return {
-		outcomes,
-		firstFailure:
-			failedFirst && first?.kind === 'failed'
-				? { plan: failedFirst, error: first.error }
-				: undefined,
+	const result = (): BatchResult => {
+		const first = failedFirst && outcomes.get(failedFirst);
+		return {
+			outcomes,
+			firstFailure:
+				failedFirst && first?.kind === 'failed'
+					? { plan: failedFirst, error: first.error }
+					: undefined,
+		};
 	};
+	return { workers, result };
 }
 
 /**
@@ -255,47 +268,62 @@ function isDefinitiveRefusal(error: NodeApiError | NodeOperationError): boolean 
 	return error instanceof NodeOperationError || /^4\d\d$/.test(String(error.httpCode ?? ''));
 }
 
-type FileResult<T> =
+/** What came of one file of an upload: its answer, its failure, or not sent. */
+export type FileResult<T> =
 	| { kind: 'sent'; answer: T }
 	| { kind: 'failed'; error: unknown }
 	| { kind: 'not_sent' };
 
+/** One upload's files, sent through the run's gate: see fileUploads. */
+export interface FileUploads {
+	/**
+	 * Sends one file with `upload` once the run's gate lets it through, unless a file of this
+	 * upload failed or the run was halted meanwhile (then not sent). A failure is returned, not
+	 * thrown, so every begun file ends before the flow goes on; the run hears of it at once.
+	 */
+	send<T>(upload: () => Promise<T>): Promise<FileResult<T>>;
+	/**
+	 * The answers in file order, once every file's send has ended; throws the first failure in
+	 * file order, or UploadHalted when files were not sent because the run was halted.
+	 */
+	answers<T>(results: Array<FileResult<T>>): T[];
+}
+
 /**
- * The one way both flows upload an upload's files. Sends each file with `send`, at most as many at
- * once as the run's gate lets through. A file that
- * fails stops the files of this upload not yet begun, and the run hears of it at once
- * (noteFailure); the first failure in file order is thrown once every begun file has ended, so no
- * upload outlives the node. Files not begun because the run was halted: UploadHalted. Otherwise
- * the answers, in file order.
+ * The one way both flows send an upload's files: every file's `send` at once, awaited together by
+ * the flow, at most as many in flight across the run's uploads as its gate lets through. A file
+ * that fails stops the files of this upload not yet begun, and the run hears of it at once
+ * (noteFailure); no upload outlives the node, since the flow reads `answers` once all have ended.
  */
-export async function uploadThroughGate<T>(
+export function fileUploads(
 	run: BatchRun,
 	plan: UploadPlan,
 	progress: UploadProgress,
-	files: PlannedFile[],
-	send: (file: PlannedFile) => Promise<T>,
-): Promise<T[]> {
+): FileUploads {
 	let failed = false;
-	const results = await Promise.all(
-		files.map((file) =>
-			run.uploadGate(async (): Promise<FileResult<T>> => {
+	return {
+		async send<T>(upload: () => Promise<T>): Promise<FileResult<T>> {
+			const release = await run.uploadGate.acquire();
+			try {
 				if (failed || run.halted()) return { kind: 'not_sent' };
 				progress.uploadsSent++;
-				try {
-					return { kind: 'sent', answer: await send(file) };
-				} catch (error) {
-					failed = true;
-					run.noteFailure(plan, error);
-					return { kind: 'failed', error };
-				}
-			}),
-		),
-	);
-	const failure = results.find((result) => result.kind === 'failed');
-	if (failure) throw failure.error;
-	const answers = results.flatMap((result) => (result.kind === 'sent' ? [result.answer] : []));
-	if (answers.length < results.length) throw new UploadHalted();
-	return answers;
+				return { kind: 'sent', answer: await upload() };
+			} catch (error) {
+				failed = true;
+				run.noteFailure(plan, error);
+				return { kind: 'failed', error };
+			} finally {
+				release();
+			}
+		},
+		answers<T>(results: Array<FileResult<T>>): T[] {
+			const failure = results.find((result) => result.kind === 'failed');
+			if (failure) throw failure.error;
+			const answers = results.flatMap((result) => (result.kind === 'sent' ? [result.answer] : []));
+			if (answers.length < results.length) throw new UploadHalted();
+			return answers;
+		},
+	};
 }
 
 /**

@@ -20,7 +20,7 @@ import {
 	type SessionCreateBody,
 	type SessionState,
 } from '../../../transport/sessionApi';
-import { fileFields, uploadThroughGate, type BatchRun, type UploadProgress } from './batchRunner';
+import { fileFields, fileUploads, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
 import { describeItems, type UploadPlan } from './plan';
 
@@ -75,8 +75,20 @@ export async function runSession(
 		sessionOutcome =
 			created.afterLostAnswer && !earlierTry ? 'uploaded_and_ended' : 'continued_and_ended';
 	}
-	const uploaded = await uploadThroughGate(run, plan, progress, plan.files, (file) =>
-		uploadSessionAudio(ctx, plan.id, { ...file, sessionFileName: file.fileName }, file.itemIndex),
+	const uploads = fileUploads(run, plan, progress);
+	const uploaded = uploads.answers(
+		await Promise.all(
+			plan.files.map((file) =>
+				uploads.send(() =>
+					uploadSessionAudio(
+						ctx,
+						plan.id,
+						{ ...file, sessionFileName: file.fileName },
+						file.itemIndex,
+					),
+				),
+			),
+		),
 	);
 	run.throwIfHalted();
 	progress.startRequestSent = true;

@@ -17,7 +17,7 @@ import {
 	transactionIdUsedError,
 	type InitResult,
 } from '../../../transport/transcriptionApi';
-import { fileFields, uploadThroughGate, type BatchRun, type UploadProgress } from './batchRunner';
+import { fileFields, fileUploads, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
 import type { UploadPlan } from './plan';
 
@@ -86,7 +86,7 @@ export async function runTransaction(
 }
 
 /**
- * Uploads the transaction's files to storage (uploadThroughGate). A 403 (the presigned policy
+ * Uploads the transaction's files to storage (fileUploads). A 403 (the presigned policy
  * expired: a long upload, a slow link) gets one fresh presign: the refused files go again, or every
  * file when the fresh presign names another folder (files stored elsewhere would be missing).
  * Returns each file's storage status.
@@ -103,8 +103,11 @@ async function storeFiles(
 	let target = firstTarget;
 	let files = plan.files;
 	for (let presignedAgain = false; ; presignedAgain = true) {
-		const outcomes = await uploadThroughGate(run, plan, progress, files, (file) =>
-			uploadToStorage(ctx, target, file, file.itemIndex),
+		const uploads = fileUploads(run, plan, progress);
+		const outcomes = uploads.answers(
+			await Promise.all(
+				files.map((file) => uploads.send(() => uploadToStorage(ctx, target, file, file.itemIndex))),
+			),
 		);
 		const refused: PlannedFile[] = [];
 		let refusal: { file: PlannedFile; detail: string } | undefined;
