@@ -21,10 +21,11 @@
  * the uploading node's start (its `startTime` in n8n's run data, same clock) to the POST's end.
  * Both uploaders read the file from n8n's database inside that time and pay the garbage collection
  * after that read wherever it lands (before or inside the POST); the package's time also holds its
- * own presign request (the HTTP Request node is handed the presigned fields). A file over 256 MiB is offered to Upload
- * Audio once: PostgreSQL answers a bytea as hex text, which a JavaScript string cannot hold past
- * ~512 M characters, so n8n cannot read such a file back and the node refuses it before anything is
- * sent (docs/binary-data.md).
+ * own two calls before the upload, the check that the transaction id is unused and the presign (the
+ * HTTP Request node is handed the presigned fields). A file over 256 MiB is offered to Upload Audio
+ * once: PostgreSQL answers a bytea as hex text, which a JavaScript string cannot hold past ~512 M
+ * characters, so n8n cannot read such a file back and the node refuses it before anything is sent
+ * (docs/binary-data.md).
  *
  * Diagnostics: --node-options "…" adds to the n8n processes' NODE_OPTIONS (e.g. a --require'd
  * bench/support/gcObserver.cjs); --print-window prints each storage POST's window (epoch ms) to match
@@ -241,6 +242,8 @@ interface UploadFigure {
 	/** From the uploading node's start in n8n to the storage POST's end: seconds, and size / that. */
 	endToEndSeconds: number;
 	endToEndMiBPerSecond: number;
+	/** From the uploading node's start to the storage POST's arrival (seconds). */
+	beforePostSeconds: number;
 }
 
 async function compareUploaders(
@@ -346,6 +349,7 @@ async function compareUploaders(
 					figures[uploader].push({
 						endToEndSeconds: whole.seconds,
 						endToEndMiBPerSecond: whole.mibPerSecond,
+						beforePostSeconds: (post.time - nodeStart) / 1000,
 						mibPerSecond: sizeMiB / ((post.doneAt - post.time) / 1000),
 						rssAtPostMiB: sampler.rssAt(post.time) / MiB,
 						peakRssMiB: sampler.peak(started, post.doneAt) / MiB,
@@ -356,7 +360,7 @@ async function compareUploaders(
 					`[${host.label}] ${sizeMiB} MiB, round ${round}: ` +
 						UPLOADERS.map((u) => {
 							const f = figures[u][round - 1];
-							return `${u} ${f.mibPerSecond.toFixed(0)} MiB/s (CPU ${f.cpuPerGiB.toFixed(2)} s/GiB), end to end ${f.endToEndSeconds.toFixed(2)} s = ${f.endToEndMiBPerSecond.toFixed(0)} MiB/s, RSS ${f.rssAtPostMiB.toFixed(0)} MiB at the POST, peak ${f.peakRssMiB.toFixed(0)} MiB`;
+							return `${u} ${f.mibPerSecond.toFixed(0)} MiB/s (CPU ${f.cpuPerGiB.toFixed(2)} s/GiB), end to end ${f.endToEndSeconds.toFixed(2)} s (POST at +${f.beforePostSeconds.toFixed(2)} s) = ${f.endToEndMiBPerSecond.toFixed(0)} MiB/s, RSS ${f.rssAtPostMiB.toFixed(0)} MiB at the POST, peak ${f.peakRssMiB.toFixed(0)} MiB`;
 						}).join(' | '),
 				);
 			}
@@ -378,7 +382,7 @@ async function compareUploaders(
 			);
 			report.push(
 				`  ${sizeMiB} MiB, storage POST throughput MiB/s: Upload Audio ${of('package', (f) => f.mibPerSecond)} | HTTP Request node ${of('http node', (f) => f.mibPerSecond)} | ratio per round ${formatSpread(ratio)}`,
-				`  ${sizeMiB} MiB, end to end (the node's start in n8n → the POST's end; both read the file from n8n's database and pay the collection after it, the package also its presign request), s: Upload Audio ${of('package', (f) => f.endToEndSeconds, 2)} | HTTP Request node ${of('http node', (f) => f.endToEndSeconds, 2)}`,
+				`  ${sizeMiB} MiB, end to end (the node's start in n8n → the POST's end; both read the file from n8n's database and pay the collection after it, the package also its id check and presign calls), s: Upload Audio ${of('package', (f) => f.endToEndSeconds, 2)} | HTTP Request node ${of('http node', (f) => f.endToEndSeconds, 2)}; of which before the POST: ${of('package', (f) => f.beforePostSeconds, 2)} | ${of('http node', (f) => f.beforePostSeconds, 2)}`,
 				`  ${sizeMiB} MiB, end-to-end throughput MiB/s: Upload Audio ${of('package', (f) => f.endToEndMiBPerSecond)} | HTTP Request node ${of('http node', (f) => f.endToEndMiBPerSecond)} | ratio per round ${formatSpread(endToEndRatio)}`,
 				`  ${sizeMiB} MiB, the upload process's CPU inside the POST's window, s per GiB: Upload Audio ${of('package', (f) => f.cpuPerGiB, 2)} | HTTP Request node ${of('http node', (f) => f.cpuPerGiB, 2)}`,
 				`  ${sizeMiB} MiB, RSS at the storage POST's arrival, MiB: Upload Audio ${of('package', (f) => f.rssAtPostMiB)} | HTTP Request node ${of('http node', (f) => f.rssAtPostMiB)} | difference per round ${formatSpread(extraAtPost, 0)}`,
