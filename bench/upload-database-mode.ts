@@ -18,7 +18,8 @@
  * throughput (size / its window as the fake API sees it), the CPU time that process used inside the
  * window (per GiB: steadier than throughput on a busy machine), its RSS when the POST arrived, and
  * its peak RSS from the run's start to the POST's end. Beside them, end to end: size / the time from
- * the uploading node's start (its `startTime` in n8n's run data, same clock) to the POST's end.
+ * the uploading node's start (its `startTime` in n8n's run data, same clock) to the POST's end, and
+ * the process's CPU time in that span per GiB.
  * Both uploaders read the file from n8n's database inside that time and pay the garbage collection
  * after that read wherever it lands (before or inside the POST); the package's time also holds its
  * own two calls before the upload, the check that the transaction id is unused and the presign (the
@@ -244,6 +245,8 @@ interface UploadFigure {
 	endToEndMiBPerSecond: number;
 	/** From the uploading node's start to the storage POST's arrival (seconds). */
 	beforePostSeconds: number;
+	/** The upload process's CPU time from the node's start to the POST's end, per GiB (seconds). */
+	endToEndCpuPerGiB: number;
 }
 
 async function compareUploaders(
@@ -350,6 +353,7 @@ async function compareUploaders(
 						endToEndSeconds: whole.seconds,
 						endToEndMiBPerSecond: whole.mibPerSecond,
 						beforePostSeconds: (post.time - nodeStart) / 1000,
+						endToEndCpuPerGiB: (sampler.cpuBetween(nodeStart, post.doneAt) * 1024) / sizeMiB,
 						mibPerSecond: sizeMiB / ((post.doneAt - post.time) / 1000),
 						rssAtPostMiB: sampler.rssAt(post.time) / MiB,
 						peakRssMiB: sampler.peak(started, post.doneAt) / MiB,
@@ -360,7 +364,7 @@ async function compareUploaders(
 					`[${host.label}] ${sizeMiB} MiB, round ${round}: ` +
 						UPLOADERS.map((u) => {
 							const f = figures[u][round - 1];
-							return `${u} ${f.mibPerSecond.toFixed(0)} MiB/s (CPU ${f.cpuPerGiB.toFixed(2)} s/GiB), end to end ${f.endToEndSeconds.toFixed(2)} s (POST at +${f.beforePostSeconds.toFixed(2)} s) = ${f.endToEndMiBPerSecond.toFixed(0)} MiB/s, RSS ${f.rssAtPostMiB.toFixed(0)} MiB at the POST, peak ${f.peakRssMiB.toFixed(0)} MiB`;
+							return `${u} ${f.mibPerSecond.toFixed(0)} MiB/s (CPU ${f.cpuPerGiB.toFixed(2)} s/GiB), end to end ${f.endToEndSeconds.toFixed(2)} s (POST at +${f.beforePostSeconds.toFixed(2)} s) = ${f.endToEndMiBPerSecond.toFixed(0)} MiB/s (CPU ${f.endToEndCpuPerGiB.toFixed(2)} s/GiB), RSS ${f.rssAtPostMiB.toFixed(0)} MiB at the POST, peak ${f.peakRssMiB.toFixed(0)} MiB`;
 						}).join(' | '),
 				);
 			}
@@ -385,6 +389,7 @@ async function compareUploaders(
 				`  ${sizeMiB} MiB, end to end (the node's start in n8n → the POST's end; both read the file from n8n's database and pay the collection after it, the package also its id check and presign calls), s: Upload Audio ${of('package', (f) => f.endToEndSeconds, 2)} | HTTP Request node ${of('http node', (f) => f.endToEndSeconds, 2)}; of which before the POST: ${of('package', (f) => f.beforePostSeconds, 2)} | ${of('http node', (f) => f.beforePostSeconds, 2)}`,
 				`  ${sizeMiB} MiB, end-to-end throughput MiB/s: Upload Audio ${of('package', (f) => f.endToEndMiBPerSecond)} | HTTP Request node ${of('http node', (f) => f.endToEndMiBPerSecond)} | ratio per round ${formatSpread(endToEndRatio)}`,
 				`  ${sizeMiB} MiB, the upload process's CPU inside the POST's window, s per GiB: Upload Audio ${of('package', (f) => f.cpuPerGiB, 2)} | HTTP Request node ${of('http node', (f) => f.cpuPerGiB, 2)}`,
+				`  ${sizeMiB} MiB, the upload process's CPU end to end (the node's start → the POST's end), s per GiB: Upload Audio ${of('package', (f) => f.endToEndCpuPerGiB, 2)} | HTTP Request node ${of('http node', (f) => f.endToEndCpuPerGiB, 2)}`,
 				`  ${sizeMiB} MiB, RSS at the storage POST's arrival, MiB: Upload Audio ${of('package', (f) => f.rssAtPostMiB)} | HTTP Request node ${of('http node', (f) => f.rssAtPostMiB)} | difference per round ${formatSpread(extraAtPost, 0)}`,
 				`  ${sizeMiB} MiB, peak RSS from the run's start to the POST's end, MiB: Upload Audio ${of('package', (f) => f.peakRssMiB)} | HTTP Request node ${of('http node', (f) => f.peakRssMiB)} | difference per round ${formatSpread(extraPeak, 0)}`,
 				`  ${verdict(ratio.median >= 1, "storage POST throughput at least the HTTP Request node's (median of per-round ratios)", `${ratio.median.toFixed(2)}×`)}`,
