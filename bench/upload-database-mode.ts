@@ -395,6 +395,7 @@ async function compareUploaders(
 				`  ${verdict(ratio.median >= 1, "storage POST throughput at least the HTTP Request node's (median of per-round ratios)", `${ratio.median.toFixed(2)}×`)}`,
 				`  ${verdict(endToEndRatio.median >= 1, "end-to-end throughput at least the HTTP Request node's (median of per-round ratios)", `${endToEndRatio.median.toFixed(2)}×`)}`,
 				`  ${verdict(extraPeak.median <= 0 && extraAtPost.median <= 0, 'no more memory than the HTTP Request node (medians of the per-round differences)', `${extraAtPost.median.toFixed(0)} MiB at the POST, ${extraPeak.median.toFixed(0)} MiB at the peak`)}`,
+				`  ${verdict(extraPeak.median <= 0, "end to end, peak RSS no more than the HTTP Request node's (the run's start to the POST's end, wherever n8n's collection lands; median of the per-round differences)", `${extraPeak.median.toFixed(0)} MiB`)}`,
 			);
 		}
 	} finally {
