@@ -9,7 +9,6 @@ import {
 } from '../../../nodes/ClinicScribe/transport/authentication';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
-import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 
 const base: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',
@@ -206,15 +205,6 @@ describe('errors and retries', () => {
 		expect(scrubSecrets('a key-value-123 b', ['key-value-123', undefined, ''])).toBe(
 			'a [redacted] b',
 		);
-	});
-	it('honours Retry-After in seconds or as a date, within the cap, else backs off exponentially', () => {
-		expect(retryDelayMs(1, '2')).toBe(2000);
-		expect(retryDelayMs(1, '3600')).toBe(PRODUCTION_POLICY.retry.maxDelayMs);
-		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(
-			PRODUCTION_POLICY.retry.maxDelayMs,
-		);
-		expect(retryDelayMs(1, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs);
-		expect(retryDelayMs(3, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs * 4);
 	});
 	it('encodes a path segment so it cannot split, and refuses one that would climb, naming the field and item', () => {
 		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as ClinicApiContext;
