@@ -46,7 +46,7 @@ interface ApiVariantSettings {
 	sendsClientIdHeader: boolean;
 }
 
-export const API_VARIANTS: Record<ApiVariant, ApiVariantSettings> = {
+const API_VARIANTS: Record<ApiVariant, ApiVariantSettings> = {
 	document: {
 		tokenExchange: 'documentTokenEndpoint',
 		exchangePath: '/api/v1/auth/token',
