@@ -136,16 +136,18 @@ const REDACTED = '[redacted]';
 type Redaction = string | RegExp;
 
 /**
- * Never let a secret reach a message, whatever the server echoed back: the credential's values
- * (`secrets`) as they are, and the values a call sent (`sent`: patient data, a signing key), a
- * 10-digit mobile number in any spelling.
+ * Never let a secret reach a message, whatever the server echoed back: a copy of a text or a JSON
+ * value (an API answer: every string in it, keys included) with the credential's values (`secrets`)
+ * as they are, and the values a call sent (`sent`: patient data, a signing key), a 10-digit mobile
+ * number in any spelling, replaced. Used on every error answer as it arrives, so no message built
+ * from it can carry a secret.
  */
-export function scrubSecrets(
-	text: string,
+export function scrubSecrets<T>(
+	value: T,
 	secrets: Array<string | undefined>,
 	sent: string[] = [],
-): string {
-	return scrubText(text, redactionsOf(secrets, sent));
+): T {
+	return scrubCopy(value, redactionsOf(secrets, sent), new WeakSet()) as T;
 }
 
 function scrubText(text: string, redactions: Redaction[]): string {
@@ -183,19 +185,6 @@ function mobileNumberPattern(digits: string): RegExp {
 	const separator = '[\\s\\-.()]*';
 	const body = [...digits].join(separator);
 	return new RegExp(`[(]?(?:(?:\\+|00)?91${separator}|0${separator})?${body}`, 'g');
-}
-
-/**
- * A copy of a JSON value (an API answer) with every secret (as `scrubSecrets` takes them) replaced in
- * every string, keys included. Used on every error answer as it arrives, so no message built from it
- * can carry a secret.
- */
-export function scrubValue<T>(
-	value: T,
-	secrets: Array<string | undefined>,
-	sent: string[] = [],
-): T {
-	return scrubCopy(value, redactionsOf(secrets, sent), new WeakSet()) as T;
 }
 
 function scrubCopy(value: unknown, redactions: Redaction[], seen: WeakSet<object>): unknown {

@@ -40,7 +40,7 @@ import {
 	redirectRefusedError,
 	requestStoppedError,
 	scrubErrorInPlace,
-	scrubValue,
+	scrubSecrets,
 	signInTokenRejectedAdvice,
 	tokenProblemError,
 	tokenProblemOf,
@@ -257,7 +257,11 @@ export async function clinicApiRequest<T = unknown>(
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
 		return {
 			...response,
-			body: scrubValue(response.body, await callSecrets(ctx, credential, settings), request.redact),
+			body: scrubSecrets(
+				response.body,
+				await callSecrets(ctx, credential, settings),
+				request.redact,
+			),
 			afterLostAnswer: lostAnswer,
 		};
 	} catch (error) {

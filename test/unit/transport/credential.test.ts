@@ -205,6 +205,13 @@ describe('errors and retries', () => {
 		expect(scrubSecrets('a key-value-123 b', ['key-value-123', undefined, ''])).toBe(
 			'a [redacted] b',
 		);
+		// An API answer: every string in it, keys included, in a copy.
+		const answer = { error: { 'key-value-123': ['said key-value-123'] }, status: 400 };
+		expect(scrubSecrets(answer, ['key-value-123'])).toEqual({
+			error: { '[redacted]': ['said [redacted]'] },
+			status: 400,
+		});
+		expect(answer.error).toHaveProperty('key-value-123');
 	});
 	it('encodes a path segment so it cannot split, and refuses one that would climb, naming the field and item', () => {
 		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as ClinicApiContext;
