@@ -488,7 +488,7 @@ export class TokenExchangeError extends Error {
 }
 
 /** A token that could not be had or renewed: what to say, and (when not the kind's) what to do. */
-export interface TokenProblem {
+interface TokenProblem {
 	message: string;
 	kind: TokenFailureKind;
 	description?: string;
@@ -525,21 +525,6 @@ function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined {
 	return message ? { message, kind } : undefined;
 }
 
-/**
- * Why no token could be had or renewed for a call, from what n8n threw: the API credential's failed
- * exchange, or n8n's failed renewal of the OAuth2 credential (`signInCredential`: its name, when the
- * call uses it); undefined for any other failure.
- */
-export function tokenProblemOf(
-	error: unknown,
-	signInCredential?: string,
-): TokenProblem | undefined {
-	return (
-		tokenExchangeFailureOf(error) ??
-		(signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential))
-	);
-}
-
 const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 	rejected:
 		'Open the Clinic Scribe API credential, correct it and run its test, then run the workflow again.',
@@ -549,12 +534,21 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 		"Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path), not one that redirects elsewhere.",
 };
 
-/** No token could be had or renewed for the call: the problem's message, and what to do. */
+/**
+ * The error for a call that got no token, from what n8n threw: the API credential's failed
+ * exchange, or n8n's failed renewal of the OAuth2 credential (`signInCredential`: its name, when the
+ * call uses it), with what to do; undefined for any other failure.
+ */
 export function tokenProblemError(
 	ctx: NodeOwner,
 	call: CallLabel,
-	problem: TokenProblem,
-): NodeApiError {
+	error: unknown,
+	signInCredential?: string,
+): NodeApiError | undefined {
+	const problem =
+		tokenExchangeFailureOf(error) ??
+		(signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential));
+	if (!problem) return undefined;
 	return new NodeApiError(ctx.getNode(), { message: problem.message } as JsonObject, {
 		message: problem.message,
 		description: problem.description ?? TOKEN_PROBLEM_ADVICE[problem.kind],
