@@ -3,7 +3,6 @@ import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-wo
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import {
 	authHeadersFor,
-	isApiUrl,
 	obtainAccessToken,
 	readCredentialSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
@@ -44,11 +43,14 @@ describe('authHeadersFor', () => {
 			'client-id': 'client-1',
 		});
 	});
-	it('recognises the API host only', () => {
-		expect(isApiUrl('https://gw.example.com/x', 'https://gw.example.com')).toBe(true);
-		expect(isApiUrl('/relative', 'https://gw.example.com')).toBe(true);
-		expect(isApiUrl('https://bucket.s3.amazonaws.com/x', 'https://gw.example.com')).toBe(false);
-		expect(isApiUrl('https://gw.example.com.evil.com/x', 'https://gw.example.com')).toBe(false);
+	it("gives no headers for a host other than the API's", () => {
+		expect(authHeadersFor('https://GW.example.com/x', 't', settings)).toEqual({
+			Authorization: 'Bearer t',
+		});
+		expect(authHeadersFor('/relative', 't', settings)).toEqual({ Authorization: 'Bearer t' });
+		expect(authHeadersFor('https://bucket.s3.amazonaws.com/dr/x', 't', settings)).toBeUndefined();
+		expect(authHeadersFor('https://gw.example.com.evil.com/x', 't', settings)).toBeUndefined();
+		expect(authHeadersFor('http://gw.example.com/x', 't', settings)).toBeUndefined();
 	});
 });
 
