@@ -152,7 +152,7 @@ function multipartBody(
 	source: BinaryStream | Buffer | Base64Text,
 	frame: MultipartFrame,
 	size: number,
-	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
+	onSizeChanged: (error: FileSizeChanged) => void,
 ): UploadBody {
 	const sizeChanged = (actual: number): FileSizeChanged => {
 		const error = new FileSizeChanged(size, actual);
@@ -211,7 +211,7 @@ const NO_FRAME: MultipartFrame = {
 function rawBody(
 	source: BinaryStream | Buffer | Base64Text,
 	size: number,
-	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
+	onSizeChanged: (error: FileSizeChanged) => void,
 ): UploadBody {
 	if (Buffer.isBuffer(source) && source.length === size) return source;
 	return multipartBody(source, { ...NO_FRAME, contentLength: size }, size, onSizeChanged);
