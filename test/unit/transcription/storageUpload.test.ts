@@ -46,6 +46,11 @@ function tailOf(boundary: string): string {
 	return `\r\n--${boundary}--\r\n`;
 }
 
+/** The whole body for `target` and a file x.wav of these bytes. */
+function bodyOf(boundary: string, content: Buffer): Buffer {
+	return Buffer.concat([Buffer.from(headOf(boundary)), content, Buffer.from(tailOf(boundary))]);
+}
+
 /**
  * Uploads a file of `size` bytes whose `open` gives `bytes`, and returns what reached n8n's HTTP
  * helper: the body (left unread unless `read`), its boundary and Content-Length, and how many
@@ -253,28 +258,12 @@ describe('in-memory binaries (n8n default mode): no stream to compose with', () 
 		const sent = await upload(() => ({ base64: content.toString('base64') }), content.length);
 		expect(Buffer.isBuffer(sent.body)).toBe(true);
 		expect((sent.body as Buffer).length).toBe(sent.contentLength);
-		expect(
-			(sent.body as Buffer).equals(
-				Buffer.concat([
-					Buffer.from(headOf(sent.boundary)),
-					content,
-					Buffer.from(tailOf(sent.boundary)),
-				]),
-			),
-		).toBe(true);
+		expect((sent.body as Buffer).equals(bodyOf(sent.boundary, content))).toBe(true);
 	});
 
 	test('a buffer: the multipart body is one copy; the raw body is the buffer itself', async () => {
 		const sent = await upload(() => content, content.length);
-		expect(
-			(sent.body as Buffer).equals(
-				Buffer.concat([
-					Buffer.from(headOf(sent.boundary)),
-					content,
-					Buffer.from(tailOf(sent.boundary)),
-				]),
-			),
-		).toBe(true);
+		expect((sent.body as Buffer).equals(bodyOf(sent.boundary, content))).toBe(true);
 		expect((await rawBody(content, content.length)).body).toBe(content);
 	});
 
