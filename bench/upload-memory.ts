@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { uploadToStorage, type BinaryStream } from '../nodes/ClinicScribe/transport/storage';
+import { uploadToStorage } from '../nodes/ClinicScribe/transport/storage';
 import { remoteFakeTranscription, type PresignAnswer } from '../test/fake-api/routes/transcription';
 import { loadN8nHttpRequest } from '../test/integration/transcription/n8nHttpRequest';
 import { plainHttpRequest } from '../test/support/nodeContext';
@@ -119,8 +119,7 @@ async function nodeUpload(
 			label: 'the bench recording',
 			contentType: 'audio/wav',
 			size,
-			open: async () =>
-				createReadStream(path, { highWaterMark: READ_CHUNK }) as unknown as BinaryStream,
+			open: async () => createReadStream(path, { highWaterMark: READ_CHUNK }),
 		},
 		0,
 	);

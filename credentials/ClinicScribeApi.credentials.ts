@@ -13,7 +13,6 @@ import { CREDENTIALS_PAGE, VALUE_SOURCES } from '../nodes/ClinicScribe/shared/cr
 import {
 	API_VARIANT_OPTIONS,
 	authHeadersFor,
-	isApiUrl,
 	obtainAccessToken,
 	readCredentialSettings,
 } from '../nodes/ClinicScribe/transport/authentication';
@@ -200,16 +199,15 @@ export class ClinicScribeApi implements ICredentialType {
 		const url = requestOptions.url ?? '';
 		const baseURL = requestOptions.baseURL ?? (url.startsWith('/') ? settings.baseUrl : undefined);
 		const target = baseURL && !/^[a-z]+:\/\//i.test(url) ? `${baseURL}${url}` : url;
-		if (!isApiUrl(target, settings.baseUrl)) {
-			// Tokens go to the API's host only (never, say, to a storage upload URL).
-			return requestOptions;
-		}
 		const token =
 			settings.authMethod === 'accessToken' ? settings.staticAccessToken : settings.sessionToken;
+		const headers = authHeadersFor(target, token, settings);
+		// None for a host other than the API's (a storage upload URL): the request goes as it is.
+		if (!headers) return requestOptions;
 		return {
 			...requestOptions,
 			baseURL,
-			headers: { ...(requestOptions.headers ?? {}), ...authHeadersFor(target, token, settings) },
+			headers: { ...(requestOptions.headers ?? {}), ...headers },
 		};
 	}
 

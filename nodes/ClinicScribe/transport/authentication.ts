@@ -46,7 +46,7 @@ interface ApiVariantSettings {
 	sendsClientIdHeader: boolean;
 }
 
-export const API_VARIANTS: Record<ApiVariant, ApiVariantSettings> = {
+const API_VARIANTS: Record<ApiVariant, ApiVariantSettings> = {
 	document: {
 		tokenExchange: 'documentTokenEndpoint',
 		exchangePath: '/api/v1/auth/token',
@@ -205,15 +205,17 @@ export function credentialSecrets(settings: ClinicScribeSettings): string[] {
 type HeaderSettings = Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>;
 
 /**
- * The `/dr/...` directory endpoints take the token raw in a header named `auth` ([IFD §5], [EKA-DT]);
- * every other call takes `Authorization: Bearer`. The public service's SDKs also send the client id
- * ([EKA-PYSDK], [EKA-MCP]).
+ * The headers that carry the token to `url`, or undefined when `url` is not on the API's own host:
+ * the token goes nowhere else (never, say, to a storage upload URL). The `/dr/...` directory
+ * endpoints take it raw in a header named `auth` ([IFD §5], [EKA-DT]); every other call takes
+ * `Authorization: Bearer`. The public service's SDKs also send the client id ([EKA-PYSDK], [EKA-MCP]).
  */
 export function authHeadersFor(
 	url: string,
 	token: string,
-	settings: HeaderSettings,
-): Record<string, string> {
+	settings: HeaderSettings & Pick<ClinicScribeSettings, 'baseUrl'>,
+): Record<string, string> | undefined {
+	if (!isApiUrl(url, settings.baseUrl)) return undefined;
 	const tokenHeaders: Record<string, string> = isDirectoryPath(pathOf(url))
 		? { auth: token }
 		: { Authorization: `Bearer ${token}` };
@@ -248,7 +250,7 @@ function isDirectoryPath(path: string): boolean {
 }
 
 /** True when `url` (absolute, or relative to the API) addresses the API's own host. */
-export function isApiUrl(url: string, baseUrl: string): boolean {
+function isApiUrl(url: string, baseUrl: string): boolean {
 	if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(url)) return true;
 	return originOf(url) === originOf(baseUrl);
 }

@@ -136,16 +136,18 @@ const REDACTED = '[redacted]';
 type Redaction = string | RegExp;
 
 /**
- * Never let a secret reach a message, whatever the server echoed back: the credential's values
- * (`secrets`) as they are, and the values a call sent (`sent`: patient data, a signing key), a
- * 10-digit mobile number in any spelling.
+ * Never let a secret reach a message, whatever the server echoed back: a copy of a text or a JSON
+ * value (an API answer: every string in it, keys included) with the credential's values (`secrets`)
+ * as they are, and the values a call sent (`sent`: patient data, a signing key), a 10-digit mobile
+ * number in any spelling, replaced. Used on every error answer as it arrives, so no message built
+ * from it can carry a secret.
  */
-export function scrubSecrets(
-	text: string,
+export function scrubSecrets<T>(
+	value: T,
 	secrets: Array<string | undefined>,
 	sent: string[] = [],
-): string {
-	return scrubText(text, redactionsOf(secrets, sent));
+): T {
+	return scrubCopy(value, redactionsOf(secrets, sent), new WeakSet()) as T;
 }
 
 function scrubText(text: string, redactions: Redaction[]): string {
@@ -183,19 +185,6 @@ function mobileNumberPattern(digits: string): RegExp {
 	const separator = '[\\s\\-.()]*';
 	const body = [...digits].join(separator);
 	return new RegExp(`[(]?(?:(?:\\+|00)?91${separator}|0${separator})?${body}`, 'g');
-}
-
-/**
- * A copy of a JSON value (an API answer) with every secret (as `scrubSecrets` takes them) replaced in
- * every string, keys included. Used on every error answer as it arrives, so no message built from it
- * can carry a secret.
- */
-export function scrubValue<T>(
-	value: T,
-	secrets: Array<string | undefined>,
-	sent: string[] = [],
-): T {
-	return scrubCopy(value, redactionsOf(secrets, sent), new WeakSet()) as T;
 }
 
 function scrubCopy(value: unknown, redactions: Redaction[], seen: WeakSet<object>): unknown {
@@ -499,7 +488,7 @@ export class TokenExchangeError extends Error {
 }
 
 /** A token that could not be had or renewed: what to say, and (when not the kind's) what to do. */
-export interface TokenProblem {
+interface TokenProblem {
 	message: string;
 	kind: TokenFailureKind;
 	description?: string;
@@ -536,21 +525,6 @@ function tokenExchangeFailureOf(error: unknown): TokenProblem | undefined {
 	return message ? { message, kind } : undefined;
 }
 
-/**
- * Why no token could be had or renewed for a call, from what n8n threw: the API credential's failed
- * exchange, or n8n's failed renewal of the OAuth2 credential (`signInCredential`: its name, when the
- * call uses it); undefined for any other failure.
- */
-export function tokenProblemOf(
-	error: unknown,
-	signInCredential?: string,
-): TokenProblem | undefined {
-	return (
-		tokenExchangeFailureOf(error) ??
-		(signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential))
-	);
-}
-
 const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 	rejected:
 		'Open the Clinic Scribe API credential, correct it and run its test, then run the workflow again.',
@@ -560,12 +534,21 @@ const TOKEN_PROBLEM_ADVICE: Record<TokenFailureKind, string> = {
 		"Check the credential's Environment / Base URL: it must be the API's own address (for example https:// and no path), not one that redirects elsewhere.",
 };
 
-/** No token could be had or renewed for the call: the problem's message, and what to do. */
+/**
+ * The error for a call that got no token, from what n8n threw: the API credential's failed
+ * exchange, or n8n's failed renewal of the OAuth2 credential (`signInCredential`: its name, when the
+ * call uses it), with what to do; undefined for any other failure.
+ */
 export function tokenProblemError(
 	ctx: NodeOwner,
 	call: CallLabel,
-	problem: TokenProblem,
-): NodeApiError {
+	error: unknown,
+	signInCredential?: string,
+): NodeApiError | undefined {
+	const problem =
+		tokenExchangeFailureOf(error) ??
+		(signInCredential === undefined ? undefined : signInRenewalFailureOf(error, signInCredential));
+	if (!problem) return undefined;
 	return new NodeApiError(ctx.getNode(), { message: problem.message } as JsonObject, {
 		message: problem.message,
 		description: problem.description ?? TOKEN_PROBLEM_ADVICE[problem.kind],

@@ -40,13 +40,11 @@ import {
 	redirectRefusedError,
 	requestStoppedError,
 	scrubErrorInPlace,
-	scrubValue,
+	scrubSecrets,
 	signInTokenRejectedAdvice,
 	tokenProblemError,
-	tokenProblemOf,
 	unreachableError,
 	type CallLabel,
-	type TokenProblem,
 } from './errors';
 import {
 	isTransientNetworkFailure,
@@ -192,7 +190,7 @@ export async function clinicApiRequest<T = unknown>(
 						else failure = renewed;
 					}
 					outcome = failure
-						? thrownOutcome(failure.error, credential, sent.url)
+						? thrownOutcome(ctx, request, failure.error, credential, sent.url)
 						: {
 								kind: 'answer',
 								response: {
@@ -202,7 +200,7 @@ export async function clinicApiRequest<T = unknown>(
 								},
 							};
 				} catch (error) {
-					outcome = thrownOutcome(error, credential, sent.url);
+					outcome = thrownOutcome(ctx, request, error, credential, sent.url);
 				}
 				release(outcome.kind === 'answer' && outcome.response.statusCode !== 401);
 				// Stopped: whatever the call answered or failed with, it is not retried.
@@ -236,7 +234,7 @@ export async function clinicApiRequest<T = unknown>(
 						rejected.description = signInTokenRejectedAdvice(credential.name, attempt);
 					throw rejected;
 				}
-				if (outcome.kind === 'noToken') throw tokenProblemError(ctx, request, outcome.problem);
+				if (outcome.kind === 'noToken') throw outcome.error;
 				const unreachable = unreachableError(
 					ctx,
 					request,
@@ -257,7 +255,11 @@ export async function clinicApiRequest<T = unknown>(
 		// An error answer the caller handles: cleaned here, so no message built from it leaks.
 		return {
 			...response,
-			body: scrubValue(response.body, await callSecrets(ctx, credential, settings), request.redact),
+			body: scrubSecrets(
+				response.body,
+				await callSecrets(ctx, credential, settings),
+				request.redact,
+			),
 			afterLostAnswer: lostAnswer,
 		};
 	} catch (error) {
@@ -378,7 +380,7 @@ async function renewingCall(
 	const tokenHeader = extra?.oauth2?.keyToIncludeInAccessTokenHeader;
 	if (
 		!tokenHeader ||
-		thrownOutcome(failure.error, credential, renewing.url).kind !== 'unauthorized'
+		thrownOutcome(ctx, request, failure.error, credential, renewing.url).kind !== 'unauthorized'
 	)
 		return failure;
 	const again: IHttpRequestOptions = { ...renewing, ignoreHttpStatusErrors: true };
@@ -463,7 +465,7 @@ type AttemptOutcome =
 	/** The API refused the token even after a renewal. */
 	| { kind: 'unauthorized'; body: unknown }
 	/** No token could be had or renewed. */
-	| { kind: 'noToken'; problem: TokenProblem }
+	| { kind: 'noToken'; error: NodeApiError }
 	/** No answer came (`error` says why). */
 	| { kind: 'noAnswer'; error: unknown };
 
@@ -480,7 +482,13 @@ type ErrorResponse = {
  * httpCode) and a JSON body's object (context.data). A renewal that failed is the token endpoint's
  * answer, not the API's, whatever its status; an HTTP error of the call's own address is the API's.
  */
-function thrownOutcome(error: unknown, credential: RunCredential, url: string): AttemptOutcome {
+function thrownOutcome(
+	ctx: ClinicApiContext,
+	call: CallLabel,
+	error: unknown,
+	credential: RunCredential,
+	url: string,
+): AttemptOutcome {
 	const chain = errorChain(error);
 	const response = chain
 		.map((record) => record.response as ErrorResponse | undefined)
@@ -492,14 +500,16 @@ function thrownOutcome(error: unknown, credential: RunCredential, url: string): 
 	const answeredByApi = chain.some(
 		(record) => (record.response as ErrorResponse | undefined)?.config?.url === url,
 	);
-	const problem = answeredByApi
+	const noToken = answeredByApi
 		? undefined
-		: tokenProblemOf(
+		: tokenProblemError(
+				ctx,
+				call,
 				error,
 				credential.type === SIGN_IN_CREDENTIAL_TYPE ? credential.name : undefined,
 			);
 	if (status === 401) return { kind: 'unauthorized', body };
-	if (problem) return { kind: 'noToken', problem };
+	if (noToken) return { kind: 'noToken', error: noToken };
 	if (status !== 0)
 		return {
 			kind: 'answer',

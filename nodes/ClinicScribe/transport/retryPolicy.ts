@@ -138,7 +138,7 @@ export function outcomeUnknown(statusCode?: number): boolean {
 // ─── The retry loop ──────────────────────────────────────────────────────────────────────────────
 
 /** What one attempt came to: a value, or a failure worth another try. */
-export type AttemptResult<T> =
+type AttemptResult<T> =
 	| { kind: 'done'; value: T }
 	/** `error` is thrown when no attempt is left; `retryAfter` is the answer's header, if any. */
 	| { kind: 'retry'; error: Error; retryAfter?: string | string[] };
@@ -175,10 +175,10 @@ export async function withRetries<T>(
 }
 
 /** The pause before the next attempt: Retry-After when the API sent one (bounded), else exponential. */
-export function retryDelayMs(
+function retryDelayMs(
 	attempt: number,
 	retryAfter: string | string[] | undefined,
-	retry: RetryPolicy = PRODUCTION_POLICY.retry,
+	retry: RetryPolicy,
 ): number {
 	const header = Array.isArray(retryAfter) ? retryAfter[0] : retryAfter;
 	if (header !== undefined) {

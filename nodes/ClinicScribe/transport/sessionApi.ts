@@ -78,7 +78,7 @@ function sessionContentType(contentType: string): string {
 	return SESSION_CONTENT_TYPES[contentType] ?? contentType;
 }
 
-export interface SessionCreateBody extends IDataObject {
+interface SessionCreateBody extends IDataObject {
 	/** Ours, never the service's: a create whose answer was lost can then be sent again safely. */
 	session_id: string;
 	upload_type: 'single';

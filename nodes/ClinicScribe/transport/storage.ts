@@ -27,7 +27,7 @@ import { executionCancelSignal, type ClinicApiContext } from './request';
 import { mayRetry, PRODUCTION_POLICY, withRetries } from './retryPolicy';
 
 /** What n8n's `getBinaryStream` gives: a Node readable stream. */
-export type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
+type BinaryStream = Awaited<ReturnType<IExecuteFunctions['helpers']['getBinaryStream']>>;
 
 export interface StorageFile {
 	/** The name the file is stored under (the end of its key, and the part's filename). */
@@ -119,7 +119,7 @@ function newBoundary(): string {
 }
 
 /** Raised while the body is produced when the file does not have the size it was announced with. */
-export class FileSizeChanged extends Error {
+class FileSizeChanged extends Error {
 	constructor(
 		readonly expected: number,
 		readonly actual: number,
@@ -148,11 +148,11 @@ type UploadBody = BinaryStream | Buffer;
  * of the file, the copy n8n's own nodes make in that mode). docs/verification.md gives the measured
  * cost.
  */
-export function multipartBody(
+function multipartBody(
 	source: BinaryStream | Buffer | Base64Text,
 	frame: MultipartFrame,
 	size: number,
-	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
+	onSizeChanged: (error: FileSizeChanged) => void,
 ): UploadBody {
 	const sizeChanged = (actual: number): FileSizeChanged => {
 		const error = new FileSizeChanged(size, actual);
@@ -211,14 +211,14 @@ const NO_FRAME: MultipartFrame = {
 function rawBody(
 	source: BinaryStream | Buffer | Base64Text,
 	size: number,
-	onSizeChanged: (error: FileSizeChanged) => void = () => undefined,
+	onSizeChanged: (error: FileSizeChanged) => void,
 ): UploadBody {
 	if (Buffer.isBuffer(source) && source.length === size) return source;
 	return multipartBody(source, { ...NO_FRAME, contentLength: size }, size, onSizeChanged);
 }
 
 /** Size of a piece of Base64 text decoded at a time (a multiple of 4, so each piece decodes on its own). */
-export const BASE64_PIECE_CHARS = 1024 * 1024;
+const BASE64_PIECE_CHARS = 1024 * 1024;
 
 function isStream(source: BinaryStream | Base64Text): source is BinaryStream {
 	return typeof (source as { pipe?: unknown }).pipe === 'function';

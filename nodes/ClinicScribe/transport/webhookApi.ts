@@ -26,7 +26,7 @@ interface NewSubscription {
 	protocol: string;
 }
 
-export type CreateOutcome =
+type CreateOutcome =
 	| { kind: 'created'; id: string }
 	| { kind: 'refused'; statusCode: number; message?: string; body: unknown };
 

@@ -18,7 +18,6 @@ import {
 	deleteSubscription,
 	listSubscriptions,
 	registrationRefusedError,
-	type CreateOutcome,
 	type RemoteSubscription,
 } from '../transport/webhookApi';
 import { clearStored, credentialSigningKey, readStored, writeStored } from './storedSubscription';
@@ -87,7 +86,7 @@ export async function createSubscriptionForWebhook(ctx: IHookFunctions): Promise
 	);
 
 	const signingKey = signingKeyForNewSubscription(stored, wanted, generateSigningKey);
-	const register = async (): Promise<CreateOutcome> =>
+	const register = async () =>
 		await createSubscription(ctx, {
 			eventNames: wanted.eventNames,
 			endpoint: wanted.endpoint,

@@ -264,7 +264,12 @@ describe('reading the directory answers', () => {
 
 describe('authHeadersFor: the patient directory', () => {
 	it('sends client-id to /profiles with either variant, Bearer not auth', () => {
-		const document = readCredentialSettings({ apiVariant: 'document', clientId: 'client-1' });
+		const document = readCredentialSettings({
+			apiVariant: 'document',
+			environment: 'custom',
+			baseUrl: 'https://gw.example.com',
+			clientId: 'client-1',
+		});
 		expect(authHeadersFor('https://gw.example.com/profiles/v1/patient/', 't', document)).toEqual({
 			Authorization: 'Bearer t',
 			'client-id': 'client-1',

@@ -3,13 +3,11 @@ import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-wo
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import {
 	authHeadersFor,
-	isApiUrl,
 	obtainAccessToken,
 	readCredentialSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
-import { PRODUCTION_POLICY, retryDelayMs } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 
 const base: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',
@@ -45,11 +43,14 @@ describe('authHeadersFor', () => {
 			'client-id': 'client-1',
 		});
 	});
-	it('recognises the API host only', () => {
-		expect(isApiUrl('https://gw.example.com/x', 'https://gw.example.com')).toBe(true);
-		expect(isApiUrl('/relative', 'https://gw.example.com')).toBe(true);
-		expect(isApiUrl('https://bucket.s3.amazonaws.com/x', 'https://gw.example.com')).toBe(false);
-		expect(isApiUrl('https://gw.example.com.evil.com/x', 'https://gw.example.com')).toBe(false);
+	it("gives no headers for a host other than the API's", () => {
+		expect(authHeadersFor('https://GW.example.com/x', 't', settings)).toEqual({
+			Authorization: 'Bearer t',
+		});
+		expect(authHeadersFor('/relative', 't', settings)).toEqual({ Authorization: 'Bearer t' });
+		expect(authHeadersFor('https://bucket.s3.amazonaws.com/dr/x', 't', settings)).toBeUndefined();
+		expect(authHeadersFor('https://gw.example.com.evil.com/x', 't', settings)).toBeUndefined();
+		expect(authHeadersFor('http://gw.example.com/x', 't', settings)).toBeUndefined();
 	});
 });
 
@@ -206,15 +207,13 @@ describe('errors and retries', () => {
 		expect(scrubSecrets('a key-value-123 b', ['key-value-123', undefined, ''])).toBe(
 			'a [redacted] b',
 		);
-	});
-	it('honours Retry-After in seconds or as a date, within the cap, else backs off exponentially', () => {
-		expect(retryDelayMs(1, '2')).toBe(2000);
-		expect(retryDelayMs(1, '3600')).toBe(PRODUCTION_POLICY.retry.maxDelayMs);
-		expect(retryDelayMs(1, new Date(Date.now() + 60_000).toUTCString())).toBe(
-			PRODUCTION_POLICY.retry.maxDelayMs,
-		);
-		expect(retryDelayMs(1, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs);
-		expect(retryDelayMs(3, undefined)).toBe(PRODUCTION_POLICY.retry.baseDelayMs * 4);
+		// An API answer: every string in it, keys included, in a copy.
+		const answer = { error: { 'key-value-123': ['said key-value-123'] }, status: 400 };
+		expect(scrubSecrets(answer, ['key-value-123'])).toEqual({
+			error: { '[redacted]': ['said [redacted]'] },
+			status: 400,
+		});
+		expect(answer.error).toHaveProperty('key-value-123');
 	});
 	it('encodes a path segment so it cannot split, and refuses one that would climb, naming the field and item', () => {
 		const ctx = { getNode: () => ({ name: 'Clinic Scribe' }) } as unknown as ClinicApiContext;

@@ -8,11 +8,11 @@ import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-wo
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import {
 	API_VARIANT_OPTIONS,
-	API_VARIANTS,
 	obtainAccessToken,
 	readCredentialSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
 import { TokenExchangeError } from '../../../nodes/ClinicScribe/transport/errors';
+import { API_VARIANTS } from '../../fake-api/fixtures';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const BASE = 'https://gw.example.com';
@@ -31,8 +31,9 @@ const credential = (overrides: ICredentialDataDecryptedObject = {}) =>
 		...overrides,
 	});
 
-const DOCUMENT_PATH = API_VARIANTS.document.exchangePath;
-const PUBLIC_PATH = API_VARIANTS.public.exchangePath;
+// The token requests' documented paths ([IFD §4.5], [EKA-AUTH] login), as the fake API serves them.
+const DOCUMENT_PATH = API_VARIANTS.document.tokenPath;
+const PUBLIC_PATH = API_VARIANTS.public.tokenPath;
 const DOCUMENT = `"${API_VARIANT_OPTIONS.document.name}"`;
 const PUBLIC = `"${API_VARIANT_OPTIONS.public.name}"`;
 

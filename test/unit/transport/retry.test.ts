@@ -8,8 +8,12 @@ import {
 	mayRetry,
 	outcomeUnknown,
 	withRetries,
-	type AttemptResult,
 } from '../../../nodes/ClinicScribe/transport/retryPolicy';
+
+/** What an attempt gives `withRetries`: a value, or a failure worth another try (with the answer's Retry-After). */
+type AttemptResult<T> =
+	| { kind: 'done'; value: T }
+	| { kind: 'retry'; error: Error; retryAfter?: string | string[] };
 
 /**
  * The pauses asked of n8n's sleep (ms). It ends them at once, or (`endless`) never, as n8n 1.x's
@@ -84,17 +88,34 @@ describe('withRetries', () => {
 
 	test("the pause: the answer's Retry-After (seconds or a date, bounded by the policy), else exponential back-off", async () => {
 		const script = scripted([
-			retry('busy', '0'),
+			retry('busy'),
+			retry('busy', '2'),
 			retry('busy', '3600'),
+			retry('busy', new Date(Date.now() + 60_000).toUTCString()),
 			retry('busy', new Date(0).toUTCString()),
 			retry('busy'),
 			retry('busy'),
 			{ kind: 'done', value: 'ok' },
 		]);
 		await expect(
-			withRetries({ attempts: 6, baseDelayMs: 100, maxDelayMs: 1_000 }, script.attempt),
+			withRetries({ attempts: 8, baseDelayMs: 100, maxDelayMs: 5_000 }, script.attempt),
 		).resolves.toBe('ok');
-		expect(pauses).toEqual([0, 1_000, 0, 800, 1_000]);
+		// Attempts 1, 6 and 7 had no Retry-After: 100 * 2^(attempt - 1), at most the policy's maximum.
+		expect(pauses).toEqual([100, 2_000, 5_000, 5_000, 0, 3_200, 5_000]);
+	});
+
+	test('the back-off follows the policy it is given', async () => {
+		const script = scripted([
+			retry('busy'),
+			retry('busy'),
+			retry('busy'),
+			retry('busy', '3600'),
+			{ kind: 'done', value: 'ok' },
+		]);
+		await expect(
+			withRetries({ attempts: 5, baseDelayMs: 10, maxDelayMs: 25 }, script.attempt),
+		).resolves.toBe('ok');
+		expect(pauses).toEqual([10, 20, 25, 25]);
 	});
 
 	test("Stop during the pause ends it at once with the stop error, though n8n's sleep would never end; nothing is tried again", async () => {

@@ -1,7 +1,4 @@
-import {
-	PRODUCTION_POLICY as policyTheCodeSees,
-	retryDelayMs,
-} from '../../../nodes/ClinicScribe/transport/retryPolicy';
+import { PRODUCTION_POLICY as policyTheCodeSees } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 /** The module as it ships (jest replaces it for the tests: test/support/jestSetup.ts). */
@@ -45,7 +42,6 @@ describe('transport policy (no mutable globals)', () => {
 			'isTransientNetworkFailure',
 			'mayRetry',
 			'outcomeUnknown',
-			'retryDelayMs',
 			'withRetries',
 		]);
 	});
@@ -65,13 +61,5 @@ describe('transport policy (no mutable globals)', () => {
 		).toBe(PRODUCTION_POLICY);
 		// The shipped object itself never changed.
 		expect(PRODUCTION_POLICY.retry.baseDelayMs).toBe(500);
-	});
-
-	test('the back-off follows the policy it is given', () => {
-		const retry = { attempts: 3, baseDelayMs: 10, maxDelayMs: 25 };
-		expect(retryDelayMs(1, undefined, retry)).toBe(10);
-		expect(retryDelayMs(2, undefined, retry)).toBe(20);
-		expect(retryDelayMs(3, undefined, retry)).toBe(25);
-		expect(retryDelayMs(1, '3600', retry)).toBe(25);
 	});
 });

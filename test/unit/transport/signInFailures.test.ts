@@ -8,10 +8,21 @@ import type { INode } from 'n8n-workflow';
 import {
 	notConnectedError,
 	signInTokenRejectedAdvice,
-	tokenProblemOf,
+	tokenProblemError,
 } from '../../../nodes/ClinicScribe/transport/errors';
 
 const NAME = 'Clinic Sign-in';
+const node = {
+	name: 'Clinic Scribe',
+	type: 'n8n-nodes-clinic-scribe.clinicScribe',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+} as unknown as INode;
+
+/** The error a call of the OAuth2 credential NAME ends with when n8n threw `error`, if it is a token problem. */
+const tokenProblemOf = (error: unknown) =>
+	tokenProblemError({ getNode: () => node }, { purpose: 'the call', itemIndex: 1 }, error, NAME);
 /** client-oauth2's AuthError: the provider's OAuth error body, code EAUTH. */
 const authError = (error: string) =>
 	Object.assign(new Error('Client authentication failed (e.g., unknown client, …)'), {
@@ -32,10 +43,10 @@ describe('a renewal n8n could not make', () => {
 				'OAuth access token expired and no refresh token is available. Please reconnect the credentials.',
 			),
 		]) {
-			expect(tokenProblemOf(error, NAME)).toEqual({
+			expect(tokenProblemOf(error)).toMatchObject({
 				message: `The Clinic Scribe OAuth2 credential "${NAME}" needs to be reconnected: the sign-in provider no longer accepts its refresh token`,
-				kind: 'rejected',
 				description: expect.stringContaining('sign in with the clinic account again'),
+				context: { itemIndex: 1 },
 			});
 		}
 	});
@@ -43,22 +54,18 @@ describe('a renewal n8n could not make', () => {
 	test('invalid_client: names the Client ID or Client Secret, wrapped or not', () => {
 		const expected = {
 			message: `The sign-in provider rejected the Client ID or Client Secret of the Clinic Scribe OAuth2 credential "${NAME}" when n8n renewed the token (invalid_client)`,
-			kind: 'rejected',
-			description: expect.stringContaining('Client Secret'),
+			description: expect.stringContaining('Correct the Client ID and Client Secret'),
 		};
-		expect(tokenProblemOf(authError('invalid_client'), NAME)).toEqual(expected);
+		expect(tokenProblemOf(authError('invalid_client'))).toMatchObject(expected);
 		expect(
-			tokenProblemOf(
-				Object.assign(new Error('wrapped'), { cause: authError('invalid_client') }),
-				NAME,
-			),
-		).toEqual(expected);
+			tokenProblemOf(Object.assign(new Error('wrapped'), { cause: authError('invalid_client') })),
+		).toMatchObject(expected);
 	});
 
 	test('another OAuth error: names it, says to sign in again', () => {
-		expect(tokenProblemOf(authError('invalid_scope'), NAME)).toMatchObject({
+		expect(tokenProblemOf(authError('invalid_scope'))).toMatchObject({
 			message: expect.stringContaining('(invalid_scope)'),
-			kind: 'rejected',
+			description: expect.stringContaining('sign in with the clinic account again'),
 		});
 	});
 
@@ -69,18 +76,19 @@ describe('a renewal n8n could not make', () => {
 			code: 'ERR_BAD_RESPONSE',
 			response: { status: 503, data: 'down' },
 		});
-		expect(tokenProblemOf(responseError(400), NAME)).toMatchObject({
+		expect(tokenProblemOf(responseError(400))).toMatchObject({
 			message: `The sign-in provider did not renew the token of the Clinic Scribe OAuth2 credential "${NAME}" (HTTP 400)`,
-			kind: 'rejected',
+			description: expect.stringContaining('then reconnect the account'),
 		});
-		expect(tokenProblemOf(responseError(401), NAME)).toMatchObject({
+		expect(tokenProblemOf(responseError(401))).toMatchObject({
 			message: expect.stringContaining('(HTTP 401)'),
-			kind: 'rejected',
+			description: expect.stringContaining('then reconnect the account'),
 		});
-		expect(tokenProblemOf(responseError(429), NAME)).toMatchObject({ kind: 'unavailable' });
-		expect(tokenProblemOf(axios5xx, NAME)).toMatchObject({
+		expect(tokenProblemOf(responseError(429))).toMatchObject({
+			description: expect.stringContaining('was not rejected'),
+		});
+		expect(tokenProblemOf(axios5xx)).toMatchObject({
 			message: expect.stringContaining('(HTTP 503)'),
-			kind: 'unavailable',
 			description: expect.stringContaining('was not rejected'),
 		});
 	});
@@ -91,25 +99,17 @@ describe('a renewal n8n could not make', () => {
 				Object.assign(new Error('Request failed with status code 401'), {
 					response: { status: 401 },
 				}),
-				NAME,
 			),
 		).toBeUndefined();
 		expect(
-			tokenProblemOf(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }), NAME),
+			tokenProblemOf(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })),
 		).toBeUndefined();
-		expect(tokenProblemOf('text', NAME)).toBeUndefined();
-		expect(tokenProblemOf(undefined, NAME)).toBeUndefined();
+		expect(tokenProblemOf('text')).toBeUndefined();
+		expect(tokenProblemOf(undefined)).toBeUndefined();
 	});
 });
 
 test('not connected: names the credential and what was not sent; a credential without a name still reads well', () => {
-	const node = {
-		name: 'Clinic Scribe',
-		type: 'n8n-nodes-clinic-scribe.clinicScribe',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	} as unknown as INode;
 	const error = notConnectedError(node, NAME, {
 		purpose: "the business's clinics and doctors",
 		itemIndex: 2,

@@ -17,7 +17,6 @@ import {
 	endSession,
 	readSessionState,
 	uploadSessionAudio,
-	type SessionCreateBody,
 	type SessionState,
 } from '../../../transport/sessionApi';
 import { fileFields, fileUploads, type BatchRun, type UploadProgress } from './batchRunner';
@@ -47,21 +46,24 @@ export async function runSession(
 	const { settings } = plan;
 	const itemIndex = plan.itemIndexes[0];
 	run.throwIfHalted();
-	const body: SessionCreateBody = {
-		session_id: plan.id,
-		upload_type: 'single',
-		templates: settings.templates.map((template) => template.template_id),
-		language_hint: settings.inputLanguages,
-		model: settings.modelType,
-		// Not in [EKA-OAS]'s create schema, accepted by [EKA-SCRIBE]'s (default consultation): sent so a dictation stays one.
-		session_mode: settings.mode,
-		...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
-	};
 	// An earlier try of this node run may have made it (n8n's Retry On Fail): a generated id, or one of the run's own.
 	const earlierTry = plan.generatedId || run.ownIds.has(plan.id);
 	// Remembered before sending: if no clear answer comes, a retry of this node knows the session is its own.
 	run.ownIds.add(plan.id);
-	const created = await createSession(ctx, body, itemIndex);
+	const created = await createSession(
+		ctx,
+		{
+			session_id: plan.id,
+			upload_type: 'single',
+			templates: settings.templates.map((template) => template.template_id),
+			language_hint: settings.inputLanguages,
+			model: settings.modelType,
+			// Not in [EKA-OAS]'s create schema, accepted by [EKA-SCRIBE]'s (default consultation): sent so a dictation stays one.
+			session_mode: settings.mode,
+			...(settings.additionalData ? { additional_data: settings.additionalData } : {}),
+		},
+		itemIndex,
+	);
 	let sessionOutcome: SessionOutcome = 'uploaded_and_ended';
 	if (created.alreadyCreated) {
 		// Held before this try: not ours unless continued below (a retry must not take it for ours).
