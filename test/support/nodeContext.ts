@@ -169,16 +169,25 @@ export interface TestContext {
 	calls: RecordedCall[];
 }
 
-export function createExecuteContext(options: ContextOptions): TestContext {
-	const node: INode = {
+/** The Clinic Scribe node as n8n describes it to a function it runs (`getNode()`). */
+export function clinicScribeNode(overrides: Partial<INode> = {}): INode {
+	return {
 		id: 'test-node',
-		name: options.nodeName ?? 'Clinic Scribe',
-		type: options.nodeType ?? 'n8n-nodes-clinic-scribe.clinicScribe',
+		name: 'Clinic Scribe',
+		type: 'n8n-nodes-clinic-scribe.clinicScribe',
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {},
 		credentials: { clinicScribeApi: { id: '1', name: 'test' } },
+		...overrides,
 	};
+}
+
+export function createExecuteContext(options: ContextOptions): TestContext {
+	const node = clinicScribeNode({
+		name: options.nodeName ?? 'Clinic Scribe',
+		type: options.nodeType ?? 'n8n-nodes-clinic-scribe.clinicScribe',
+	});
 	const items: INodeExecutionData[] = options.items ?? [{ json: {} }];
 	const calls: RecordedCall[] = [];
 	const store = options.credentials;

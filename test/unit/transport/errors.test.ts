@@ -3,7 +3,7 @@
  * template the workspace does not have (keyed to the service's own words), and the daily quota's
  * error, which the upload's runner recognises by its class.
  */
-import { NodeApiError, type INode } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import {
 	clinicApiError,
@@ -11,14 +11,9 @@ import {
 	errorChain,
 	networkErrorCode,
 } from '../../../nodes/ClinicScribe/transport/errors';
+import { clinicScribeNode } from '../../support/nodeContext';
 
-const node = {
-	name: 'Clinic Scribe',
-	type: 'n8n-nodes-clinic-scribe.clinicScribe',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-} as unknown as INode;
+const node = clinicScribeNode();
 const ctx = { getNode: () => node };
 /** The advice an error answer gets: the description of the error a call ends with (tried once). */
 const adviceFor = (statusCode: number, code: string | undefined, message?: string) =>

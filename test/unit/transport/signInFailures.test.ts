@@ -3,22 +3,15 @@
  * client (@n8n/client-oauth2) throw them (read from their code); a real n8n throws them in
  * test/e2e/oauth2.e2e.test.ts.
  */
-import type { INode } from 'n8n-workflow';
-
 import {
 	notConnectedError,
 	signInTokenRejectedAdvice,
 	tokenProblemError,
 } from '../../../nodes/ClinicScribe/transport/errors';
+import { clinicScribeNode } from '../../support/nodeContext';
 
 const NAME = 'Clinic Sign-in';
-const node = {
-	name: 'Clinic Scribe',
-	type: 'n8n-nodes-clinic-scribe.clinicScribe',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-} as unknown as INode;
+const node = clinicScribeNode();
 
 /** The error a call of the OAuth2 credential NAME ends with when n8n threw `error`, if it is a token problem. */
 const tokenProblemOf = (error: unknown) =>
