@@ -8,76 +8,15 @@
  * the Grant Type the user chose kept).
  * The same in a real n8n: test/e2e/oauth2.e2e.test.ts and test/e2e/oldest-n8n.e2e.test.ts.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-
-import type {
-	ICredentialDataDecryptedObject,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
-
 import { ClinicScribeOAuth2Api } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
-import { pinnedN8nVersions, type N8nLine } from '../../support/n8n/install';
-import { installCacheDir } from '../../support/node24';
+import {
+	loadCredentialsHelper,
+	type N8nCredentialsHelper,
+} from '../../support/n8n/credentialsHelper';
+import type { N8nLine } from '../../support/n8n/install';
 import { n8nRequired } from '../transcription/n8nHttpRequest';
 
 const TYPE = 'clinicScribeOAuth2Api';
-
-interface N8nCredentialsHelper {
-	getCredentialsProperties(type: string): INodeProperties[];
-	resolve(stored: ICredentialDataDecryptedObject): Promise<ICredentialDataDecryptedObject>;
-}
-
-/**
- * n8n's CredentialsHelper of one installed version, its methods called on a stand-in for the
- * services it would get from n8n's container: the credential types (this one and its parent), no
- * overwrites, no managed OAuth, no external secrets.
- */
-function loadCredentialsHelper(
-	line: N8nLine,
-	credentialType: ICredentialType,
-): N8nCredentialsHelper | undefined {
-	const version = pinnedN8nVersions()[line];
-	const modules = join(installCacheDir(), `n8n-${version}`, 'node_modules');
-	const helperFile = join(modules, 'n8n', 'dist', 'credentials-helper.js');
-	if (!existsSync(helperFile)) return undefined;
-	require(join(modules, 'reflect-metadata'));
-	const { CredentialsHelper } = require(helperFile) as {
-		CredentialsHelper: { prototype: Record<string, (...args: unknown[]) => unknown> };
-	};
-	const { OAuth2Api } = require(
-		join(modules, 'n8n-nodes-base', 'dist', 'credentials', 'OAuth2Api.credentials.js'),
-	) as { OAuth2Api: new () => ICredentialType };
-	const types: Record<string, ICredentialType> = {
-		oAuth2Api: new OAuth2Api(),
-		[credentialType.name]: credentialType,
-	};
-	const helper = Object.assign(Object.create(CredentialsHelper.prototype) as object, {
-		credentialTypes: { getByName: (name: string) => types[name] },
-		credentialsOverwrites: {
-			applyOverwrite: (_type: string, data: ICredentialDataDecryptedObject) => data,
-			usesManagedAuth: () => false,
-			getOverwrites: () => undefined,
-		},
-		credentialCanUseExternalSecrets: async () => false,
-	}) as Record<string, (...args: unknown[]) => unknown>;
-	const major = Number(version.split('.')[0]);
-	return {
-		getCredentialsProperties: (type) => helper.getCredentialsProperties(type) as INodeProperties[],
-		// n8n 1.x takes the credential's id and name as its third argument (for external secrets).
-		resolve: async (stored) =>
-			(await (major >= 2
-				? helper.applyDefaultsAndOverwrites({}, stored, credentialType.name, 'internal')
-				: helper.applyDefaultsAndOverwrites(
-						{},
-						stored,
-						{ id: '1', name: 'Clinic Sign-in' },
-						credentialType.name,
-						'internal',
-					))) as ICredentialDataDecryptedObject,
-	};
-}
 
 const LINES: N8nLine[] = ['newest', 'oldest'];
 const helpers = Object.fromEntries(
