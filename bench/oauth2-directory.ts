@@ -24,7 +24,10 @@
  * the shipped code path exactly, but for those address strings, without contacting the service.
  * The Custom path does not use those strings.
  *
- *   npm run bench:directory-oauth2 -- [--items 1000] [--rounds 3]
+ * With --delay-ms N the fake answers every call N ms late (a far API's round trip), as in
+ * bench/directory.ts: what the credential's cost per call weighs against the network's.
+ *
+ *   npm run bench:directory-oauth2 -- [--items 1000] [--rounds 3] [--delay-ms 0]
  */
 import { SIGN_IN } from '../test/fake-api/fixtures';
 import { fakeSignIn, SIGN_IN_ROUTES } from '../test/fake-api/routes/signIn';
@@ -148,6 +151,7 @@ async function main(): Promise<void> {
 	requireNode24();
 	const items = argument('items', 1000);
 	const rounds = argument('rounds', 3);
+	const delayMs = process.argv.includes('--delay-ms') ? argument('delay-ms', 1) : 0;
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
 	const workflows = CONTENDERS.map((c) =>
@@ -157,7 +161,7 @@ async function main(): Promise<void> {
 		),
 	);
 	say(
-		`OAuth2 bench: ${items} items, ${rounds} rounds, Node ${process.version}, fake API ${api.url}; starting n8n…`,
+		`OAuth2 bench: ${items} items, ${rounds} rounds, ${delayMs} ms added to each answer, Node ${process.version}, fake API ${api.url}; starting n8n…`,
 	);
 	say(
 		`n8n runs a bench-only copy of the package: its production addresses (${PRODUCTION_ADDRESSES.signIn}, ${PRODUCTION_ADDRESSES.api}) pointed at the local fake, for the Production path; the Custom path does not use them`,
@@ -219,6 +223,7 @@ async function main(): Promise<void> {
 				workflows[CONTENDERS.indexOf(contender)].name,
 				doctorIds,
 				pathOf(contender),
+				delayMs,
 			);
 		say('warm-up round (not counted)…');
 		for (const contender of CONTENDERS) await runOnce(contender);
