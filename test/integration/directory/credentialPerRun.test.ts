@@ -11,6 +11,7 @@
  */
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request';
+import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { FIXTURE_IDS, REFRESH_PATH } from '../../fake-api/fixtures';
 import { holdTokenRefreshes } from '../../fake-api/routes/auth';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
@@ -88,7 +89,7 @@ function authHeadersOf(path: string): unknown[] {
 const RENEWAL_401S = 2;
 
 /** Items of Doctor → Get Services sent at once (the shipped policy). */
-const READ_CONCURRENCY = 6;
+const READ_CONCURRENCY = PRODUCTION_POLICY.readConcurrency;
 
 describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supported n8n", (line) => {
 	it('1,000 items: one token exchange, every call authenticated with that token; the node reads the credential once', async () => {
@@ -110,17 +111,19 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 
 	it('a token that expires mid-run: exactly one renewal for the calls in flight, every item succeeds, the renewed token persisted for the next execution', async () => {
 		const store = credentials();
+		// The expiry comes once the first items' calls have been answered: past twice the bound.
+		const items = READ_CONCURRENCY * 4 + 1;
 		const output = await getServices(
 			store,
-			25,
+			items,
 			(itemIndex) => {
-				if (itemIndex === 12) api.expireAccessTokens();
+				if (itemIndex === READ_CONCURRENCY * 2) api.expireAccessTokens();
 			},
 			false,
 			line,
 		);
 
-		expect(output).toHaveLength(100);
+		expect(output).toHaveLength(items * 4);
 		expect(output.every((item) => item.json.error === undefined)).toBe(true);
 		expect(api.counters).toEqual({ tokenExchanges: 1, tokenRefreshes: 1 });
 		const calls = api.requestsTo(SERVICES_PATH);
@@ -128,7 +131,7 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		const renewed = store.data.sessionToken;
 		expect(renewed).not.toBe(first);
 		// One success per item; a refused call carried the first token, each success one of the two.
-		expect(calls.filter((call) => call.status === 200)).toHaveLength(25);
+		expect(calls.filter((call) => call.status === 200)).toHaveLength(items);
 		expect(
 			calls.filter((call) => call.status === 401).every((call) => call.headers.auth === first),
 		).toBe(true);

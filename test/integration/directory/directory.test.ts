@@ -124,8 +124,10 @@ describe('reads of many items: several at once, the output as one item after ano
 		const timed = await startFakeClinicApi({
 			onRequestDone: (record) => answered.set(record.id, Date.now()),
 		});
+		// More items than the bound, so that the bound is what stops more calls opening.
+		const items = PRODUCTION_POLICY.readConcurrency * 2 + 3;
 		try {
-			ids = Array.from({ length: 20 }, () => FIXTURE_IDS.doctorWithServices);
+			ids = Array.from({ length: items }, () => FIXTURE_IDS.doctorWithServices);
 			// Answers a little late, so that calls sent together are open together.
 			timed.injectFault({
 				path: '/dr/v1/doctor/service/',
@@ -137,14 +139,14 @@ describe('reads of many items: several at once, the output as one item after ano
 				store: fakeApiCredentials(timed.url, timed.validCredentials),
 			});
 
-			expect(output).toHaveLength(20 * 4);
+			expect(output).toHaveLength(items * 4);
 			expect(output.map((item) => (item.pairedItem as { item: number }).item)).toEqual(
 				ids.flatMap((_, itemIndex) => Array(4).fill(itemIndex)),
 			);
 			const calls = timed
 				.requestsTo('/dr/v1/doctor/service/')
 				.map((call) => ({ opened: call.time, closed: answered.get(call.id) ?? Infinity }));
-			expect(calls).toHaveLength(20);
+			expect(calls).toHaveLength(items);
 			const open = maxOpenAtOnce(calls);
 			expect(open).toBeGreaterThan(1);
 			expect(open).toBeLessThanOrEqual(PRODUCTION_POLICY.readConcurrency);
@@ -154,9 +156,11 @@ describe('reads of many items: several at once, the output as one item after ano
 	});
 
 	it('without Continue On Fail: the error of the first failed item, and no item after it is started once it failed', async () => {
-		// Items 0–5 start together (item 2 fails before sending); items 6–12 (another doctor) come after.
+		// The first readConcurrency items start together (item 2 fails before sending); the next 7
+		// (another doctor) would come after them.
+		const together = PRODUCTION_POLICY.readConcurrency;
 		ids = [
-			...Array(6).fill(FIXTURE_IDS.doctorWithServices),
+			...Array(together).fill(FIXTURE_IDS.doctorWithServices),
 			...Array(7).fill(FIXTURE_IDS.doctorWithTwoServices),
 		];
 		ids[2] = '';
@@ -168,7 +172,7 @@ describe('reads of many items: several at once, the output as one item after ano
 		expect(error.context?.itemIndex).toBe(2);
 		// The reads started with it went out (they only read); none of the items after them.
 		expect(api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithServices}`)).toHaveLength(
-			5,
+			together - 1,
 		);
 		expect(
 			api.requestsTo(`/dr/v1/doctor/service/${FIXTURE_IDS.doctorWithTwoServices}`),
