@@ -755,10 +755,14 @@ describe(`n8n ${VERSION} (the ${LINE} supported n8n)`, () => {
 				// renewal carries the renewed one as Bearer only (it leaves the old one in `auth`), so the
 				// package sends that call once more; n8n 2.x puts the renewed token in both.
 				expect(new Set(refused.map((r) => r.headers.auth))).toEqual(new Set([oldToken]));
+				// n8n 1.x sends the renewing call twice with the renewed token as Bearer only: its repeat
+				// after renewing, and its helper's own repeat of that refused repeat
+				// (httpRequestWithAuthentication's catch); the package then sends it once more.
 				const renewedAsBearerOnly = refused.filter((r) => bearerOf(r) === renewed).length;
-				if (n8n.majorVersion >= 2) expect(renewedAsBearerOnly).toBe(0);
-				else expect(renewedAsBearerOnly).toBeGreaterThan(0);
-				expect(refused.length).toBeLessThanOrEqual(25 + RENEWAL_401S);
+				expect(renewedAsBearerOnly).toBe(n8n.majorVersion >= 2 ? 0 : 2);
+				// With the token held: at most each item's first send (all 25 may be in flight at the
+				// expiry) and n8n's try before it renews.
+				expect(refused.length - renewedAsBearerOnly).toBeLessThanOrEqual(25 + RENEWAL_401S - 1);
 				expect(counted()).toEqual({ refreshGrants: 1, codeGrants: 0, refusals: 0 });
 
 				const rotated = fakeSignIn(api).liveRefreshTokens();
