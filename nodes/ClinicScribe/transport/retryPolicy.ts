@@ -179,7 +179,11 @@ export async function withRetries<T>(
 	}
 }
 
-/** The pause before the next attempt: Retry-After when the API sent one (bounded), else exponential. */
+/**
+ * The pause before the next attempt: Retry-After when the API sent one (bounded), else exponential
+ * back-off, half of it fixed and half random, so that calls refused together (up to a run's reads in
+ * flight) do not all come back together.
+ */
 function retryDelayMs(
 	attempt: number,
 	retryAfter: string | string[] | undefined,
@@ -192,5 +196,6 @@ function retryDelayMs(
 		const date = Date.parse(header);
 		if (!Number.isNaN(date)) return Math.min(Math.max(date - Date.now(), 0), retry.maxDelayMs);
 	}
-	return Math.min(retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs);
+	const backOff = Math.min(retry.baseDelayMs * 2 ** (attempt - 1), retry.maxDelayMs);
+	return backOff / 2 + Math.random() * (backOff / 2);
 }

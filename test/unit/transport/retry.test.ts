@@ -36,6 +36,12 @@ beforeEach(() => {
 	pauses.length = 0;
 	endless = false;
 	onPause = undefined;
+	// The random half of the back-off, fixed at its middle unless a test says otherwise.
+	jest.spyOn(Math, 'random').mockReturnValue(0.5);
+});
+
+afterEach(() => {
+	jest.restoreAllMocks();
 });
 
 const FAST = { attempts: 3, baseDelayMs: 1, maxDelayMs: 5 };
@@ -100,8 +106,37 @@ describe('withRetries', () => {
 		await expect(
 			withRetries({ attempts: 8, baseDelayMs: 100, maxDelayMs: 5_000 }, script.attempt),
 		).resolves.toBe('ok');
-		// Attempts 1, 6 and 7 had no Retry-After: 100 * 2^(attempt - 1), at most the policy's maximum.
-		expect(pauses).toEqual([100, 2_000, 5_000, 5_000, 0, 3_200, 5_000]);
+		// Attempts 1, 6 and 7 had no Retry-After: 100 * 2^(attempt - 1), at most the policy's maximum,
+		// half of it fixed and half random (here the random half's middle: 3/4 of it).
+		expect(pauses).toEqual([75, 2_000, 5_000, 5_000, 0, 2_400, 3_750]);
+	});
+
+	test('the back-off without a Retry-After is half fixed, half random: calls refused together come back at different times', async () => {
+		const backOff = (random: number) => {
+			jest.spyOn(Math, 'random').mockReturnValue(random);
+			pauses.length = 0;
+			return withRetries(
+				{ attempts: 4, baseDelayMs: 100, maxDelayMs: 5_000 },
+				scripted([retry('busy'), retry('busy'), retry('busy'), { kind: 'done', value: 'ok' }])
+					.attempt,
+			).then(() => [...pauses]);
+		};
+		expect(await backOff(0)).toEqual([50, 100, 200]);
+		expect(await backOff(0.999)).toEqual([99.95, 199.9, 399.8]);
+
+		jest.restoreAllMocks();
+		const runs: number[][] = [];
+		for (let run = 0; run < 20; run++) {
+			pauses.length = 0;
+			await withRetries(
+				{ attempts: 2, baseDelayMs: 1_000, maxDelayMs: 5_000 },
+				scripted([retry('busy'), { kind: 'done', value: 'ok' }]).attempt,
+			);
+			runs.push([...pauses]);
+		}
+		const firstPauses = runs.map(([pause]) => pause);
+		expect(firstPauses.every((pause) => pause >= 500 && pause < 1_000)).toBe(true);
+		expect(new Set(firstPauses).size).toBeGreaterThan(1);
 	});
 
 	test('the back-off follows the policy it is given', async () => {
@@ -115,7 +150,7 @@ describe('withRetries', () => {
 		await expect(
 			withRetries({ attempts: 5, baseDelayMs: 10, maxDelayMs: 25 }, script.attempt),
 		).resolves.toBe('ok');
-		expect(pauses).toEqual([10, 20, 25, 25]);
+		expect(pauses).toEqual([7.5, 15, 18.75, 25]);
 	});
 
 	test("Stop during the pause ends it at once with the stop error, though n8n's sleep would never end; nothing is tried again", async () => {
@@ -134,7 +169,7 @@ describe('withRetries', () => {
 			}),
 		).rejects.toThrow('stopped');
 		expect(calls).toBe(1);
-		expect(pauses).toEqual([1]);
+		expect(pauses).toEqual([0.75]);
 	});
 
 	test('a signal that fired during the attempt: the stop is reported, not the failure', async () => {
