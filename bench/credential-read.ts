@@ -29,6 +29,7 @@ import type {
 import { ClinicScribeOAuth2Api } from '../credentials/ClinicScribeOAuth2Api.credentials';
 import {
 	loadCredentialsHelper,
+	n8nGenericOAuth2Credential,
 	n8nModulesDir,
 	type ExpressionResolveValues,
 	type N8nCredentialsHelper,
@@ -213,10 +214,7 @@ async function main(): Promise<void> {
 	const rounds = argument('rounds', 5);
 	const modules = n8nModulesDir('newest');
 	const n8nWorkflow = await startExpressionEngine(modules);
-	const { OAuth2Api } = require(
-		join(modules, 'n8n-nodes-base', 'dist', 'credentials', 'OAuth2Api.credentials.js'),
-	) as { OAuth2Api: new () => ICredentialType };
-	const all = shapes(new OAuth2Api());
+	const all = shapes(n8nGenericOAuth2Credential('newest'));
 	const helpers = all.map((shape) => {
 		const helper = loadCredentialsHelper('newest', shape.type);
 		if (!helper) throw new Error('n8n is not installed: bash scripts/install-n8n.sh');

@@ -45,6 +45,14 @@ export function n8nModulesDir(line: N8nLine): string {
 	return join(installCacheDir(), `n8n-${pinnedN8nVersions()[line]}`, 'node_modules');
 }
 
+/** n8n-nodes-base's generic OAuth2 credential (`oAuth2Api`) of one installed n8n. */
+export function n8nGenericOAuth2Credential(line: N8nLine): ICredentialType {
+	const { OAuth2Api } = require(
+		join(n8nModulesDir(line), 'n8n-nodes-base', 'dist', 'credentials', 'OAuth2Api.credentials.js'),
+	) as { OAuth2Api: new () => ICredentialType };
+	return new OAuth2Api();
+}
+
 /** n8n's CredentialsHelper of one installed version for these credential types; undefined when that n8n is not installed. */
 export function loadCredentialsHelper(
 	line: N8nLine,
@@ -57,10 +65,7 @@ export function loadCredentialsHelper(
 	const { CredentialsHelper } = require(helperFile) as {
 		CredentialsHelper: { prototype: Record<string, (...args: unknown[]) => unknown> };
 	};
-	const { OAuth2Api } = require(
-		join(modules, 'n8n-nodes-base', 'dist', 'credentials', 'OAuth2Api.credentials.js'),
-	) as { OAuth2Api: new () => ICredentialType };
-	const types: Record<string, ICredentialType> = { oAuth2Api: new OAuth2Api() };
+	const types: Record<string, ICredentialType> = { oAuth2Api: n8nGenericOAuth2Credential(line) };
 	for (const type of credentialTypes) types[type.name] = type;
 	const helper = Object.assign(Object.create(CredentialsHelper.prototype) as object, {
 		credentialTypes: { getByName: (name: string) => types[name] },
