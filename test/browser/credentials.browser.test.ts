@@ -270,9 +270,13 @@ describeBrowser(
 			await upload
 				.locator('[data-test-id="canvas-node-status-mark-error"]')
 				.waitFor({ timeout: 120_000 });
+			// The node's mark comes with its own end; n8n's toast comes when the whole run is over and
+			// the editor holds its data (CI once opened the node before that and waited in vain).
+			await page.getByText('Problem in node ‘Transcribe‘').first().waitFor({ timeout: 60_000 });
 			await upload.dblclick();
+			await waitShowing(ndv(), 'the node details');
 			const error = ndv().locator('[data-test-id="output-panel"]');
-			await error.getByText('The clinic API refused the upload action').first().waitFor();
+			await waitShowing(error.locator('[data-test-id="node-error-message"]'), 'the node error');
 			const shown = normalise(await error.innerText());
 			expect(shown).toContain(
 				'The clinic API refused the upload action "ekascribe-v2" (HTTP 400 invalid_action: action must be scribe-v2)',
@@ -376,6 +380,22 @@ async function renameCredential(name: string): Promise<void> {
 async function closeCredential(): Promise<void> {
 	await page.getByRole('button', { name: 'Close this dialog' }).click();
 	await dialog().waitFor({ state: 'hidden' });
+}
+
+/**
+ * Waits for `locator`; if it never shows, the error says what the page showed instead and a
+ * screenshot (`credentials-failed-<what>.png`) is kept: a failure on CI reads without a rerun.
+ */
+async function waitShowing(locator: Locator, what: string, timeout = 60_000): Promise<void> {
+	try {
+		await locator.first().waitFor({ timeout });
+	} catch (error) {
+		await shot(`credentials-failed-${what.replace(/\W+/g, '-')}`);
+		const shown = normalise(await page.locator('body').innerText()).slice(0, 2000);
+		throw new Error(`${what} did not show within ${timeout} ms; the page showed: ${shown}`, {
+			cause: error,
+		});
+	}
 }
 
 async function closeNodeDetails(): Promise<void> {
