@@ -28,6 +28,7 @@ import {
 } from './support/directoryRun';
 import {
 	argument,
+	delayMsArgument,
 	BENCH_CREDENTIAL,
 	formatSpread,
 	requireNode24,
@@ -88,8 +89,7 @@ async function main(): Promise<void> {
 	requireNode24();
 	const items = argument('items', 1000);
 	const rounds = argument('rounds', 3);
-	const delayAt = process.argv.indexOf('--delay-ms');
-	const delayMs = delayAt === -1 ? 0 : argument('delay-ms', 1);
+	const delayMs = delayMsArgument();
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
 	const token = api.validCredentials.staticToken;

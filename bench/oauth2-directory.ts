@@ -53,6 +53,7 @@ import {
 import { PRODUCTION_ADDRESSES, productionPathPackage } from './support/productionPathPackage';
 import {
 	argument,
+	delayMsArgument,
 	BENCH_CREDENTIAL,
 	formatSpread,
 	requireNode24,
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
 	requireNode24();
 	const items = argument('items', 1000);
 	const rounds = argument('rounds', 3);
-	const delayMs = process.argv.includes('--delay-ms') ? argument('delay-ms', 1) : 0;
+	const delayMs = delayMsArgument();
 	const fake = await startBenchFakeApi();
 	const { api } = fake;
 	const workflows = CONTENDERS.map((c) =>

@@ -334,6 +334,11 @@ export function argument(name: string, fallback: number): number {
 	return value;
 }
 
+/** --delay-ms N: how late the fake answers each call (a far API's round trip); 0 without the flag. */
+export function delayMsArgument(): number {
+	return process.argv.includes('--delay-ms') ? argument('delay-ms', 1) : 0;
+}
+
 export function say(line = ''): void {
 	process.stdout.write(`${line}\n`);
 }
