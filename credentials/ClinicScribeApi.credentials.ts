@@ -15,6 +15,7 @@ import {
 	authHeadersFor,
 	obtainAccessToken,
 	readCredentialSettings,
+	sessionTokenFitsSettings,
 } from '../nodes/ClinicScribe/transport/authentication';
 
 export class ClinicScribeApi implements ICredentialType {
@@ -172,6 +173,14 @@ export class ClinicScribeApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 		},
+		// Which values the session token was made from (a salted fingerprint, never the values): a
+		// token is used only with them, so an edited credential exchanges again at its next test or call.
+		{
+			displayName: 'Session Token Made From',
+			name: 'sessionTokenFor',
+			type: 'hidden',
+			default: '',
+		},
 	];
 
 	/**
@@ -188,7 +197,11 @@ export class ClinicScribeApi implements ICredentialType {
 			async (options) => await this.helpers.httpRequest(options),
 			settings,
 		);
-		return { sessionToken: tokens.sessionToken, refreshToken: tokens.refreshToken };
+		return {
+			sessionToken: tokens.sessionToken,
+			refreshToken: tokens.refreshToken,
+			sessionTokenFor: tokens.sessionTokenFor,
+		};
 	}
 
 	async authenticate(
@@ -199,8 +212,14 @@ export class ClinicScribeApi implements ICredentialType {
 		const url = requestOptions.url ?? '';
 		const baseURL = requestOptions.baseURL ?? (url.startsWith('/') ? settings.baseUrl : undefined);
 		const target = baseURL && !/^[a-z]+:\/\//i.test(url) ? `${baseURL}${url}` : url;
+		// A token made from other values than the ones typed now (the credential was edited) is not
+		// sent: the API refuses the call, and n8n runs preAuthentication, which exchanges afresh.
 		const token =
-			settings.authMethod === 'accessToken' ? settings.staticAccessToken : settings.sessionToken;
+			settings.authMethod === 'accessToken'
+				? settings.staticAccessToken
+				: sessionTokenFitsSettings(settings)
+					? settings.sessionToken
+					: '';
 		const headers = authHeadersFor(target, token, settings);
 		// None for a host other than the API's (a storage upload URL): the request goes as it is.
 		if (!headers) return requestOptions;

@@ -3,6 +3,7 @@
  * (`readCredentialSettings`), the headers a call carries, and the Clinic Scribe API credential's
  * token exchange. Knows no node context: the credentials use it (n8n runs their hooks without one).
  */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type {
 	ICredentialDataDecryptedObject,
 	IDataObject,
@@ -130,6 +131,11 @@ export interface ClinicScribeSettings {
 	staticAccessToken: string;
 	sessionToken: string;
 	refreshToken: string;
+	/**
+	 * Which values the session token was made from (`exchangeFingerprint`): empty for a token stored
+	 * before fingerprints existed, and for the other authentications.
+	 */
+	sessionTokenFor: string;
 	/** The OAuth2 credential's ID token (the signed-in user's identity); empty otherwise. */
 	idToken: string;
 	/** The Clinic Scribe Trigger's webhook signing key, when the user chose one. */
@@ -163,6 +169,7 @@ export function readCredentialSettings(
 			staticAccessToken: '',
 			sessionToken: trimmedString(tokens.access_token),
 			refreshToken: trimmedString(tokens.refresh_token),
+			sessionTokenFor: '',
 			idToken: trimmedString(tokens.id_token),
 		};
 	}
@@ -171,8 +178,13 @@ export function readCredentialSettings(
 		authMethod: credentials.authMethod === 'accessToken' ? 'accessToken' : 'clientCredentials',
 		apiKey: trimmedString(credentials.apiKey),
 		staticAccessToken: trimmedString(credentials.accessToken),
-		sessionToken: trimmedString(credentials.sessionToken),
+		// A token the transport hands back for renewal (see RENEWING_TOKEN_FIELD) stands in for the
+		// session token n8n needs empty to run the exchange hook.
+		sessionToken:
+			trimmedString(credentials.sessionToken) ||
+			trimmedString(credentials[RENEWING_TOKEN_FIELD]),
 		refreshToken: trimmedString(credentials.refreshToken),
+		sessionTokenFor: trimmedString(credentials.sessionTokenFor),
 		idToken: '',
 	};
 }
@@ -200,6 +212,66 @@ export function credentialSecrets(settings: ClinicScribeSettings): string[] {
 	].filter((value) => value !== '');
 }
 
+/**
+ * A key of the credential data the transport hands n8n's helper (never stored): the refused session
+ * token, while `sessionToken` itself is empty so that n8n runs the exchange hook without a second
+ * refused call. The hook renews that token with its refresh token (see renewalCredentialData).
+ */
+export const RENEWING_TOKEN_FIELD = 'renewingSessionToken';
+
+// ─── Which values a token was made from ──────────────────────────────────────────────────────────
+
+const FINGERPRINT_VERSION = 'v1';
+
+/**
+ * A fingerprint of the values a client-credentials token is exchanged with (API variant, Base URL,
+ * client ID, secret, workspace key): an HMAC keyed with a random salt, kept beside the token so
+ * that an edit of any of them makes the next test or call exchange again. It cannot be turned back
+ * into the secret; the salt makes two credentials with the same secret look unrelated.
+ */
+export function exchangeFingerprint(
+	settings: ClinicScribeSettings,
+	salt: string = randomBytes(16).toString('hex'),
+): string {
+	return `${FINGERPRINT_VERSION}:${salt}:${exchangeDigest(settings, salt)}`;
+}
+
+function exchangeDigest(settings: ClinicScribeSettings, salt: string): string {
+	const values = [
+		settings.variant,
+		settings.baseUrl,
+		settings.clientId,
+		settings.clientSecret,
+		settings.apiKey,
+	];
+	return createHmac('sha256', salt).update(JSON.stringify(values)).digest('hex');
+}
+
+/**
+ * True when the stored session token may be used with the credential's values as they are now:
+ * always for a pasted access token and the OAuth2 credential (n8n keeps those), and for an exchanged
+ * token only when it was made from exactly these values.
+ */
+export function sessionTokenFitsSettings(settings: ClinicScribeSettings): boolean {
+	if (settings.authMethod !== 'clientCredentials') return true;
+	const [version, salt, digest] = settings.sessionTokenFor.split(':');
+	if (version !== FINGERPRINT_VERSION || !salt || !digest) return false;
+	const expected = Buffer.from(exchangeDigest(settings, salt), 'hex');
+	const stored = Buffer.from(digest, 'hex');
+	return stored.length === expected.length && timingSafeEqual(stored, expected);
+}
+
+/**
+ * The credential data that makes n8n's helper run the exchange hook before it sends a call (n8n runs
+ * it when the session token is empty): the stored data with the session token moved aside, so the
+ * hook can renew it with the refresh token when it still fits the values, or exchange afresh.
+ */
+export function renewalCredentialData(
+	data: ICredentialDataDecryptedObject,
+): ICredentialDataDecryptedObject {
+	return { ...data, sessionToken: '', [RENEWING_TOKEN_FIELD]: data.sessionToken ?? '' };
+}
+
 // ─── Headers ─────────────────────────────────────────────────────────────────────────────────────
 
 type HeaderSettings = Pick<ClinicScribeSettings, 'variantSettings' | 'clientId'>;
@@ -216,9 +288,13 @@ export function authHeadersFor(
 	settings: HeaderSettings & Pick<ClinicScribeSettings, 'baseUrl'>,
 ): Record<string, string> | undefined {
 	if (!isApiUrl(url, settings.baseUrl)) return undefined;
-	const tokenHeaders: Record<string, string> = isDirectoryPath(pathOf(url))
-		? { auth: token }
-		: { Authorization: `Bearer ${token}` };
+	// No token (none that fits the credential's values): no token header; the API refuses the call.
+	const tokenHeaders: Record<string, string> =
+		token === ''
+			? {}
+			: isDirectoryPath(pathOf(url))
+				? { auth: token }
+				: { Authorization: `Bearer ${token}` };
 	return { ...tokenHeaders, ...clientIdHeaders(url, settings) };
 }
 
@@ -272,6 +348,8 @@ function originOf(url: string): string {
 interface StoredTokens {
 	sessionToken: string;
 	refreshToken: string;
+	/** exchangeFingerprint of the values the token was made from (empty for a pasted token). */
+	sessionTokenFor: string;
 }
 
 type PlainHttpRequest = (options: IHttpRequestOptions) => Promise<unknown>;
@@ -283,8 +361,10 @@ interface FullResponse {
 }
 
 /**
- * Gets a token for the credential: the ready token as it is, or a refresh when an earlier token
- * (and its refresh token) exist, falling back to a full client-credentials exchange.
+ * Gets a token for the credential: the ready token as it is, or a refresh when an earlier token (and
+ * its refresh token) exist and were made from the credential's values as they are now, else a full
+ * client-credentials exchange, which proves the values as typed (an edited secret, key, client,
+ * variant or address is never vouched for by a token made from the old ones).
  */
 export async function obtainAccessToken(
 	httpRequest: PlainHttpRequest,
@@ -296,9 +376,9 @@ export async function obtainAccessToken(
 				`The Access Token field of the Clinic Scribe API credential is empty: paste a token from ${whereToGet('Access Token')}, or switch Authentication to Client Credentials.`,
 			);
 		}
-		return { sessionToken: settings.staticAccessToken, refreshToken: '' };
+		return { sessionToken: settings.staticAccessToken, refreshToken: '', sessionTokenFor: '' };
 	}
-	if (settings.sessionToken && settings.refreshToken) {
+	if (settings.sessionToken && settings.refreshToken && sessionTokenFitsSettings(settings)) {
 		const refreshed = await tryRefresh(httpRequest, settings);
 		if (refreshed) return refreshed;
 	}
@@ -321,7 +401,7 @@ async function exchangeClientCredentials(
 		const otherVariant = await probeOtherVariant(httpRequest, settings);
 		throw new TokenExchangeError(describeExchangeRejection(response, settings, otherVariant));
 	}
-	return readTokens(response.body, 'token exchange');
+	return readTokens(response.body, 'token exchange', settings);
 }
 
 /** The token request of a variant, with the credential's client ID, secret and workspace key. */
@@ -409,7 +489,7 @@ async function tryRefresh(
 	const { response } = outcome;
 	if (response.statusCode < 200 || response.statusCode >= 300) return undefined;
 	try {
-		return readTokens(response.body, 'token refresh');
+		return readTokens(response.body, 'token refresh', settings);
 	} catch {
 		return undefined;
 	}
@@ -503,7 +583,7 @@ async function postToTokenEndpoint(
 	return { kind: 'answer', response: result };
 }
 
-function readTokens(body: unknown, step: string): StoredTokens {
+function readTokens(body: unknown, step: string, settings: ClinicScribeSettings): StoredTokens {
 	const data = asRecord(body) ?? {};
 	const nested = asRecord(data.data) ?? {};
 	const accessToken = data.access_token ?? nested.access_token;
@@ -518,6 +598,7 @@ function readTokens(body: unknown, step: string): StoredTokens {
 	return {
 		sessionToken: accessToken,
 		refreshToken: typeof refreshToken === 'string' ? refreshToken : '',
+		sessionTokenFor: exchangeFingerprint(settings),
 	};
 }
 

@@ -30,6 +30,8 @@ import {
 	credentialSecrets,
 	oAuth2HeadersFor,
 	readCredentialSettings,
+	renewalCredentialData,
+	sessionTokenFitsSettings,
 	type ClinicScribeSettings,
 } from './authentication';
 import {
@@ -177,28 +179,42 @@ export async function clinicApiRequest<T = unknown>(
 				const release = await turnToSend(credential);
 				let outcome: AttemptOutcome;
 				try {
-					let answer = (await ctx.helpers.httpRequestWithAuthentication.call(
-						ctx,
-						credential.type,
-						sent,
-						extra,
-					)) as HelperAnswer;
-					let failure: { error: unknown } | undefined;
-					if (answer.statusCode === 401 && !request.acceptStatuses?.includes(401)) {
-						const renewed = await renewedAnswer(ctx, credential, sent, extra, request);
-						if ('answer' in renewed) answer = renewed.answer;
-						else failure = renewed;
+					// A stored token made from other values than the API credential holds now (it was
+					// edited) is not sent: the call renews first, so it uses what was typed.
+					let result: Renewed =
+						credential.type !== SIGN_IN_CREDENTIAL_TYPE && !tokenFits(credential.data)
+							? await sendRenewing(ctx, credential, sent, credential.data)
+							: {
+									answer: (await ctx.helpers.httpRequestWithAuthentication.call(
+										ctx,
+										credential.type,
+										sent,
+										extra,
+									)) as HelperAnswer,
+								};
+					let renewed = false;
+					if (
+						'answer' in result &&
+						result.answer.statusCode === 401 &&
+						!request.acceptStatuses?.includes(401)
+					) {
+						result = await renewedAnswer(ctx, credential, sent, extra, request);
+						renewed = true;
 					}
-					outcome = failure
-						? thrownOutcome(ctx, request, failure.error, credential, sent.url)
-						: {
-								kind: 'answer',
-								response: {
-									statusCode: answer.statusCode,
-									body: answer.body,
-									headers: answer.headers ?? {},
-								},
-							};
+					outcome =
+						'error' in result
+							? thrownOutcome(ctx, request, result.error, credential, sent.url)
+							: renewed && result.answer.statusCode === 401
+								? // Refused with the renewed token too: the API does not take this credential.
+									{ kind: 'unauthorized', body: result.answer.body }
+								: {
+										kind: 'answer',
+										response: {
+											statusCode: result.answer.statusCode,
+											body: result.answer.body,
+											headers: result.answer.headers ?? {},
+										},
+									};
 				} catch (error) {
 					outcome = thrownOutcome(ctx, request, error, credential, sent.url);
 				}
@@ -274,9 +290,14 @@ export async function clinicApiRequest<T = unknown>(
 
 /**
  * The options and credential options of n8n's helper. Every status comes back as an answer (its
- * body read for the error message), a 401 too: the run renews the token once for all its calls
- * (renewedAnswer), the same way on n8n 1.x (whose helper knows only true or false here) and 2.x.
+ * body read for the error message), a 401 too for the API credential: the run renews its token once
+ * for all its calls (renewedAnswer). The OAuth2 credential's 401 stays an error on n8n 2.x, which
+ * then refreshes the token itself, once for the calls refused together (under its refresh lock), and
+ * sends the call again: one refusal per expiry. n8n 1.x takes any such object for `true` and hands
+ * the 401 back, which renewedAnswer then renews; so does a raw body, which n8n 2.x would not send again.
  */
+const ALL_BUT_401 = Object.freeze({ ignore: true as const, except: [401] });
+
 function helperArguments(
 	credential: RunCredential,
 	settings: ClinicScribeSettings,
@@ -294,7 +315,8 @@ function helperArguments(
 		disableFollowRedirect: true,
 		headers: { Accept: 'application/json' },
 		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
+		ignoreHttpStatusErrors:
+			credential.type === SIGN_IN_CREDENTIAL_TYPE && !request.rawBody ? ALL_BUT_401 : true,
 		timeout: request.timeoutMs ?? PRODUCTION_POLICY.timeouts.apiCallMs,
 		// n8n 2.41's authenticated helper puts the execution's signal here itself; ours also ends the
 		// retries and their pauses, and carries a caller's deadline (Wait for Completion).
@@ -314,12 +336,11 @@ function helperArguments(
  * A call of this run the API refused with 401 (the token n8n holds expired, or was replaced): the
  * answer to it. While another call of the run renews the token, this one waits for it and is sent
  * once more with the renewed token. Otherwise (or when the API refuses that token too) this call
- * renews: sent once more with every status an error, so n8n's helper sees the 401, renews the token
- * (the API credential's exchange, or the OAuth2 refresh; or it finds one stored meanwhile by another
- * execution), stores it for every later call and execution, and sends the call again itself. The
- * calls that fail meanwhile wait for this one, so calls in flight together share one renewal, on
- * either credential and every n8n line. The refused call was not taken by the API, so any call may
- * be sent again; a raw body goes as one buffer here, which n8n can send twice.
+ * renews, and the calls that fail meanwhile wait for it, so calls in flight together share one
+ * renewal, on either credential and every n8n line: the API credential's through sendRenewing (no
+ * second refused call), the OAuth2 credential's on n8n 1.x by renewingCall. The refused call was not
+ * taken by the API, so any call may be sent again; a raw body goes as one buffer to n8n 1.x's
+ * renewal, which sends it twice.
  */
 async function renewedAnswer(
 	ctx: ClinicApiContext,
@@ -332,17 +353,13 @@ async function renewedAnswer(
 		await settledRenewal(credential);
 		const again: IHttpRequestOptions = { ...sent };
 		if (request.rawBody) await withRawBody(again, request.rawBody);
-		const answer = (await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			credential.type,
-			again,
-			extra,
-		)) as HelperAnswer;
+		const answer = await sendWithHelper(ctx, credential, again, extra);
 		if (answer.statusCode !== 401) return { answer };
 	}
-	const renewing: IHttpRequestOptions = { ...sent, ignoreHttpStatusErrors: false };
-	if (request.rawBody) await withRawBody(renewing, request.rawBody, true);
-	const renewal = renewingCall(ctx, credential, renewing, extra, request);
+	const renewal =
+		credential.type === SIGN_IN_CREDENTIAL_TYPE
+			? renewingCall(ctx, credential, sent, extra, request)
+			: exchangingCall(ctx, credential, sent, request);
 	credential.renewal = renewal;
 	const done = (): void => {
 		if (credential.renewal === renewal) credential.renewal = undefined;
@@ -352,25 +369,92 @@ async function renewedAnswer(
 }
 
 /**
- * The call that asks n8n to renew. n8n 1.x sends the repeat after its renewal with the renewed token
- * as Bearer but the refused one still in the extra token header (the `/dr` endpoints' `auth`), so
- * the API refuses it again; the renewed token is stored by then, so the call is sent once more,
- * which n8n signs with it in both headers. Refused again, the renewal's own failure stands.
+ * The API credential's renewal after a 401: the call once more through sendRenewing, with the
+ * credential as n8n stores it now (the run's copy may predate the token n8n got at its first call).
+ */
+async function exchangingCall(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	sent: IHttpRequestOptions,
+	request: ClinicApiRequest,
+): Promise<Renewed> {
+	const stored = await ctx.getCredentials(credential.type);
+	const again: IHttpRequestOptions = { ...sent };
+	if (request.rawBody) await withRawBody(again, request.rawBody);
+	return await sendRenewing(ctx, credential, again, stored);
+}
+
+/**
+ * Sends a call of the API credential with its data handed to n8n's helper with the session token
+ * moved aside (renewalCredentialData): n8n then runs the credential's exchange hook before sending
+ * (a refresh of that token when it fits the credential's values, else an exchange with them),
+ * stores the new token for every later call and execution, and sends the call with it. No call is
+ * refused on the way; the run goes on with the new token.
+ */
+async function sendRenewing(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	options: IHttpRequestOptions,
+	data: ICredentialDataDecryptedObject,
+): Promise<Renewed> {
+	const handed = renewalCredentialData(data);
+	const id = ctx.getNode().credentials?.[credential.type]?.id ?? '';
+	try {
+		const answer = await sendWithHelper(ctx, credential, options, {
+			credentialsDecrypted: { id, name: credential.name, type: credential.type, data: handed },
+		});
+		return { answer };
+	} catch (error) {
+		return { error };
+	} finally {
+		// n8n put the new token into the data it was handed (and stored it there too).
+		if (handed.sessionToken) {
+			const { sessionToken, refreshToken, sessionTokenFor } = handed;
+			credential.data = { ...data, sessionToken, refreshToken, sessionTokenFor };
+		}
+	}
+}
+
+/** True when the stored token may be sent with the API credential's values as they are now. */
+function tokenFits(data: ICredentialDataDecryptedObject): boolean {
+	const settings = readCredentialSettings(data);
+	return settings.sessionToken === '' || sessionTokenFitsSettings(settings);
+}
+
+async function sendWithHelper(
+	ctx: ClinicApiContext,
+	credential: RunCredential,
+	options: IHttpRequestOptions,
+	extra?: IAdditionalCredentialOptions,
+): Promise<HelperAnswer> {
+	return (await ctx.helpers.httpRequestWithAuthentication.call(
+		ctx,
+		credential.type,
+		options,
+		extra,
+	)) as HelperAnswer;
+}
+
+/**
+ * The OAuth2 credential's renewal where n8n handed the 401 back (n8n 1.x; a raw body): the call sent
+ * once more with every status an error, so n8n's helper sees the 401 (a second refusal, n8n 1.x's
+ * own), refreshes the token, stores it and sends the call again itself. n8n 1.x sends that repeat
+ * with the renewed token as Bearer but the refused one still in the extra token header (the `/dr`
+ * endpoints' `auth`), so the API refuses it again; the renewed token is stored by then, so the call
+ * is sent once more, which n8n signs with it in both headers. Refused again, the renewal's own
+ * failure stands.
  */
 async function renewingCall(
 	ctx: ClinicApiContext,
 	credential: RunCredential,
-	renewing: IHttpRequestOptions,
+	sent: IHttpRequestOptions,
 	extra: IAdditionalCredentialOptions | undefined,
 	request: ClinicApiRequest,
 ): Promise<Renewed> {
+	const renewing: IHttpRequestOptions = { ...sent, ignoreHttpStatusErrors: false };
+	if (request.rawBody) await withRawBody(renewing, request.rawBody, true);
 	const send = async (options: IHttpRequestOptions) =>
-		(await ctx.helpers.httpRequestWithAuthentication.call(
-			ctx,
-			credential.type,
-			options,
-			extra,
-		)) as HelperAnswer;
+		await sendWithHelper(ctx, credential, options, extra);
 	let failure: { error: unknown };
 	try {
 		return { answer: await send(renewing) };
@@ -540,6 +624,7 @@ interface RunCredential {
 	type: ClinicCredentialType;
 	/** The credential's name in n8n, for messages that say which credential to fix. */
 	name: string;
+	/** As read at the run's start, with the tokens this run renewed. */
 	data: ICredentialDataDecryptedObject;
 	/** A call of this run has had an answer from the API: n8n holds a token by then. */
 	answered: boolean;

@@ -13,6 +13,7 @@ import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { FIXTURE_IDS, REFRESH_PATH } from '../../fake-api/fixtures';
+import { TOKEN_PATH } from '../attack/helpers';
 import { holdTokenRefreshes } from '../../fake-api/routes/auth';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { startForeignHost, type ForeignHost } from '../../support/foreignHost';
@@ -83,10 +84,10 @@ function authHeadersOf(path: string): unknown[] {
 
 /**
  * Requests refused (401) for one renewal, on either line: every status comes back to the node as an
- * answer, and the refused call is sent once more with status errors on, which n8n answers by
- * sending it with the token it holds (refused again), renewing, and sending it a third time.
+ * answer, and the refused call is sent once more with the credential handed to n8n's helper with its
+ * session token moved aside, which makes n8n renew before sending it: no second refusal.
  */
-const RENEWAL_401S = 2;
+const RENEWAL_401S = 1;
 
 /** Items of Doctor → Get Services sent at once (the shipped policy). */
 const READ_CONCURRENCY = PRODUCTION_POLICY.readConcurrency;
@@ -173,10 +174,10 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		let answers: Array<Awaited<ReturnType<typeof call>>>;
 		try {
 			const running = Promise.all(Array.from({ length: 6 }, call));
-			// All six refused, and the renewal (its repeat refused too) waiting at the token endpoint.
+			// All six refused once, and the renewal waiting at the token endpoint.
 			await eventually(
 				() =>
-					api.requestsTo(SERVICES_PATH).filter((r) => r.status === 401).length === 6 + 1 &&
+					api.requestsTo(SERVICES_PATH).filter((r) => r.status === 401).length === 6 &&
 					api.requestsTo(REFRESH_PATH).length === 1,
 				() => JSON.stringify(api.requests.map((r) => [r.pathname, r.status])),
 			);
@@ -192,7 +193,7 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 		const renewed = store.data.sessionToken;
 		expect(renewed).not.toBe(first);
 		expect(calls.filter((r) => r.status === 401).map((r) => r.headers.auth)).toEqual(
-			Array(7).fill(first),
+			Array(6).fill(first),
 		);
 		expect(calls.filter((r) => r.status === 200).map((r) => r.headers.auth)).toEqual(
 			Array(6).fill(renewed),
@@ -243,7 +244,7 @@ describe.each<Line>(['newest', 'oldest'])("with n8n's helpers of the %s supporte
 			expect.stringContaining('HTTP 401'),
 		]);
 		// Until a call of the run has an answer the calls go one at a time: each item's call is refused,
-		// sent again to renew (n8n's try with the token it holds, the renewal, the call once more), and fails.
+		// renewed, sent once more with the renewed token (refused too), and fails.
 		expect(api.requestsTo(SERVICES_PATH)).toHaveLength(2 * (1 + RENEWAL_401S));
 		expect(api.counters.tokenRefreshes).toBe(2);
 		const shown = JSON.stringify(output);
@@ -361,3 +362,57 @@ it('a redirect to another host in the middle of a run is refused; that host gets
 	expect(foreign.requests).toEqual([]);
 	expect(api.counters.tokenExchanges).toBe(1);
 });
+
+describe.each<Line>(['newest', 'oldest'])(
+	'an edited credential on the %s n8n line: the next run uses what was typed',
+	(line) => {
+		const exchanges = () => api.requestsTo(TOKEN_PATH, 'POST');
+
+		it('a wrong new secret: the run exchanges with it and fails naming the secret; the old token goes nowhere', async () => {
+			const store = credentials();
+			await getServices(store, 1, undefined, false, line);
+			const old = store.data.sessionToken;
+			api.requests.length = 0;
+
+			store.data.clientSecret = 'rotated-but-mistyped';
+			const output = await getServices(store, 2, undefined, true, line);
+
+			expect(String(output[0].json.error)).toMatch(
+				/rejected the Client Secret|Client ID or Client Secret/,
+			);
+			expect(
+				exchanges().map((r) => (r.body as { client_secret?: string }).client_secret),
+			).toContain('rotated-but-mistyped');
+			expect(api.requestsTo(REFRESH_PATH)).toHaveLength(0);
+			expect(api.requestsTo(SERVICES_PATH)).toHaveLength(0);
+			expect(JSON.stringify(api.requests)).not.toContain(old);
+			expect(JSON.stringify(output)).not.toContain('rotated-but-mistyped');
+		});
+
+		it('edited back to the values the token was made from: it fits again, no exchange', async () => {
+			const store = credentials();
+			await getServices(store, 1, undefined, false, line);
+			const first = store.data.sessionToken;
+			store.data.clientSecret = 'rotated-but-mistyped';
+			await getServices(store, 1, undefined, true, line);
+			api.requests.length = 0;
+
+			store.data.clientSecret = api.validCredentials.clientSecret;
+			const output = await getServices(store, 3, undefined, false, line);
+			expect(output.every((item) => item.json.error === undefined)).toBe(true);
+			expect(exchanges()).toHaveLength(0);
+			expect(new Set(authHeadersOf(SERVICES_PATH))).toEqual(new Set([first]));
+		});
+
+		it('another Base URL: the token made for the old address is never sent to the new one', async () => {
+			const store = credentials();
+			await getServices(store, 1, undefined, false, line);
+			const old = store.data.sessionToken;
+			store.data.baseUrl = foreign.url;
+			const output = await getServices(store, 1, undefined, true, line);
+			expect(output[0].json.error).toBeDefined();
+			expect(foreign.requests.length).toBeGreaterThan(0);
+			expect(JSON.stringify(foreign.requests)).not.toContain(old);
+		});
+	},
+);

@@ -5,6 +5,10 @@
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
+import {
+	exchangeFingerprint,
+	readCredentialSettings,
+} from '../../../nodes/ClinicScribe/transport/authentication';
 
 const credential = new ClinicScribeApi();
 
@@ -24,7 +28,7 @@ it('every token request (refresh, then exchange) is sent with disableFollowRedir
 			};
 		},
 	};
-	const run = credential.preAuthentication!.call({ helpers } as never, {
+	const stored = {
 		apiVariant: 'document',
 		environment: 'custom',
 		baseUrl: 'https://api.example.com',
@@ -34,6 +38,11 @@ it('every token request (refresh, then exchange) is sent with disableFollowRedir
 		apiKey: 'api-key-value-456',
 		sessionToken: 'old-session-token',
 		refreshToken: 'old-refresh-token',
+	};
+	const run = credential.preAuthentication!.call({ helpers } as never, {
+		...stored,
+		// The token was made from these values, so it is refreshed first.
+		sessionTokenFor: exchangeFingerprint(readCredentialSettings(stored)),
 	});
 	await expect(run).rejects.toThrow(
 		'redirect (HTTP 308) to collector.example.net, which was not followed',

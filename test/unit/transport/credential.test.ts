@@ -3,13 +3,16 @@ import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-wo
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import {
 	authHeadersFor,
+	exchangeFingerprint,
 	obtainAccessToken,
 	readCredentialSettings,
+	renewalCredentialData,
+	sessionTokenFitsSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
 
-const base: ICredentialDataDecryptedObject = {
+const typed: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',
 	environment: 'custom',
 	baseUrl: 'https://gw.example.com/',
@@ -20,6 +23,11 @@ const base: ICredentialDataDecryptedObject = {
 	accessToken: '',
 	sessionToken: 'tok',
 	refreshToken: '',
+};
+/** The credential as n8n stores it after an exchange with the values typed: the token's fingerprint beside it. */
+const base: ICredentialDataDecryptedObject = {
+	...typed,
+	sessionTokenFor: exchangeFingerprint(readCredentialSettings(typed)),
 };
 
 describe('authHeadersFor', () => {
@@ -86,6 +94,95 @@ describe('ClinicScribeApi.authenticate', () => {
 			{ url: 'https://gw.example.com/voice/api/v3/status/1' } as IHttpRequestOptions,
 		);
 		expect(result.headers).toEqual({ Authorization: 'Bearer console-token' });
+	});
+});
+
+describe('a stored token is used only with the values it was made from', () => {
+	const credential = new ClinicScribeApi();
+	const edits: Array<[string, ICredentialDataDecryptedObject]> = [
+		['Client Secret', { clientSecret: 'very-secret-valuE' }],
+		['Client ID', { clientId: 'client-2' }],
+		['Workspace API Key', { apiKey: 'key-value-124' }],
+		['API Variant', { apiVariant: 'public' }],
+		['Base URL', { baseUrl: 'https://gw2.example.com' }],
+		['Environment', { environment: 'sandbox' }],
+	];
+
+	it.each(edits)('an edited %s: the token is not sent, nor vouched for', async (_field, edit) => {
+		const edited = { ...base, ...edit };
+		expect(sessionTokenFitsSettings(readCredentialSettings(edited))).toBe(false);
+		const result = await credential.authenticate(edited, {
+			url: '/dr/v1/business/entities',
+		} as IHttpRequestOptions);
+		expect(JSON.stringify(result.headers ?? {})).not.toContain('tok');
+	});
+
+	it('unchanged values (a trailing slash, spaces around a value): the token fits', () => {
+		expect(sessionTokenFitsSettings(readCredentialSettings(base))).toBe(true);
+		expect(
+			sessionTokenFitsSettings(
+				readCredentialSettings({
+					...base,
+					baseUrl: 'https://gw.example.com',
+					clientId: ' client-1 ',
+				}),
+			),
+		).toBe(true);
+	});
+
+	it('a token stored before fingerprints, or with a damaged one, does not fit', () => {
+		expect(sessionTokenFitsSettings(readCredentialSettings({ ...typed }))).toBe(false);
+		const [version, salt] = String(base.sessionTokenFor).split(':');
+		for (const damaged of [`${version}:${salt}:00`, `${version}:${salt}`, 'v0:a:b', 'garbage'])
+			expect(
+				sessionTokenFitsSettings(readCredentialSettings({ ...base, sessionTokenFor: damaged })),
+			).toBe(false);
+	});
+
+	it('the fingerprint holds nothing of the secret, and differs for the same values', () => {
+		const settings = readCredentialSettings(typed);
+		const one = exchangeFingerprint(settings);
+		const two = exchangeFingerprint(settings);
+		expect(one).not.toBe(two);
+		for (const secret of ['very-secret-value', 'key-value-123', 'client-1'])
+			expect(one).not.toContain(secret);
+		expect(sessionTokenFitsSettings({ ...settings, sessionToken: 't', sessionTokenFor: one })).toBe(
+			true,
+		);
+		expect(sessionTokenFitsSettings({ ...settings, sessionToken: 't', sessionTokenFor: two })).toBe(
+			true,
+		);
+	});
+
+	it('an access token or the OAuth2 credential needs no fingerprint', () => {
+		expect(
+			sessionTokenFitsSettings(readCredentialSettings({ ...typed, authMethod: 'accessToken' })),
+		).toBe(true);
+	});
+
+	it('an edited credential exchanges with the values typed, never refreshes the old token', async () => {
+		const calls: Array<{ url: string; body: unknown }> = [];
+		const send = jest.fn(async (options: IHttpRequestOptions) => {
+			calls.push({ url: options.url, body: options.body });
+			return { statusCode: 200, body: { access_token: 'new', refresh_token: 'r2' } };
+		});
+		const edited = readCredentialSettings({ ...base, refreshToken: 'r1', clientSecret: 'rotated' });
+		const tokens = await obtainAccessToken(send, edited);
+		expect(calls).toEqual([
+			{
+				url: 'https://gw.example.com/api/v1/auth/token',
+				body: expect.objectContaining({ client_secret: 'rotated' }),
+			},
+		]);
+		expect(sessionTokenFitsSettings({ ...edited, ...tokens })).toBe(true);
+		expect(sessionTokenFitsSettings(readCredentialSettings({ ...base, ...tokens }))).toBe(false);
+	});
+
+	it('the data handed over for a renewal: the session token moved aside, read back as the token to renew', () => {
+		const handed = renewalCredentialData({ ...base, refreshToken: 'r1' });
+		expect(handed.sessionToken).toBe('');
+		expect(readCredentialSettings(handed).sessionToken).toBe('tok');
+		expect(sessionTokenFitsSettings(readCredentialSettings(handed))).toBe(true);
 	});
 });
 
@@ -164,6 +261,7 @@ describe('token exchange', () => {
 		expect(await obtainAccessToken(send, withRefresh)).toEqual({
 			sessionToken: 'new',
 			refreshToken: 'r2',
+			sessionTokenFor: expect.stringMatching(/^v1:[0-9a-f]{32}:[0-9a-f]{64}$/),
 		});
 		expect(calls).toEqual([
 			'https://gw.example.com/connect-auth/v1/account/refresh-token',

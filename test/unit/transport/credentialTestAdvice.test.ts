@@ -207,7 +207,7 @@ describe('the token exchange is refused: the other API variant is tried once, at
 				send,
 				credential({ authMethod: 'accessToken', accessToken: 'console-token' }),
 			),
-		).toEqual({ sessionToken: 'console-token', refreshToken: '' });
+		).toEqual({ sessionToken: 'console-token', refreshToken: '', sessionTokenFor: '' });
 		expect(send).not.toHaveBeenCalled();
 	});
 });
