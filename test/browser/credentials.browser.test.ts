@@ -88,8 +88,8 @@ describeBrowser(
 				viewport: { width: 1440, height: 900 },
 			});
 			page = context.pages()[0] ?? (await context.newPage());
-			// As a real service: only the variant it speaks has a token request.
-			await fakeAdmin('/__admin/options', { rejectOtherTokenFlow: true });
+			// npm start's fake API is set as a real service: only the variant it speaks has a token
+			// request (rejectOtherTokenFlow), so the advice below is what a newcomer sees.
 
 			await page.goto(`${npmStart.baseUrl}/signin`);
 			await page.fill('input[name=emailOrLdapLoginId]', OWNER.email);
@@ -171,6 +171,27 @@ describeBrowser(
 			await passed.waitFor();
 			expect(await passed.innerText()).toContain('Connection tested successfully');
 			await shot('credentials-03-api-tested');
+
+			// The admin's secret rotation, mistyped: Save tests what was typed, not the token stored
+			// from the green test.
+			const since = await lastRequestId();
+			await parameter('clientSecret').locator('input').fill('rotated-but-mistyped-secret');
+			await page.locator('[data-test-id="credential-save-button"]').click();
+			const rejected = await testFailure('rejected the Client Secret');
+			expect(rejected).toContain('The clinic API rejected the Client Secret (HTTP 401)');
+			expect(rejected).not.toContain('rotated-but-mistyped-secret');
+			await shot('credentials-03b-api-edited-wrong-secret');
+			const exchanges = (
+				await fakeAdmin<RecordedRequest[]>(`/__admin/requests?since=${since}`)
+			).filter((r) => r.pathname === '/api/v1/auth/token');
+			expect(exchanges.map((r) => r.status)).toContain(401);
+			// Edited back: the test passes again (n8n closes the dialog once it passed).
+			await parameter('clientSecret').locator('input').fill(DEFAULT_CREDENTIALS.clientSecret);
+			await page.locator('[data-test-id="credential-save-button"]').click();
+			await dialog().waitFor({ state: 'hidden' });
+			await ndv().locator('[data-test-id="credential-edit-button"]').click();
+			await passed.waitFor();
+			expect(await passed.innerText()).toContain('Connection tested successfully');
 			await closeCredential();
 
 			await ndv().locator('[data-test-id="node-execute-button"]').click();
@@ -347,12 +368,12 @@ async function expectHelpLink(documentationUrl: string | undefined, anchor: stri
 }
 
 /** The failed test's banner, with its details opened: what n8n shows the admin. */
-async function testFailure(): Promise<string> {
+async function testFailure(detail = 'set API Variant to'): Promise<string> {
 	const banner = dialog().getByText('Couldn’t connect with these settings');
 	await banner.waitFor({ timeout: 60_000 });
 	const more = dialog().getByText('More details');
 	if ((await more.count()) > 0) await more.click();
-	const details = dialog().getByText('set API Variant to', { exact: false });
+	const details = dialog().getByText(detail, { exact: false });
 	await details.first().waitFor();
 	return normalise(await details.first().innerText());
 }

@@ -138,3 +138,66 @@ it('never follows a redirect: the test fails and the foreign host gets nothing (
 		await foreign.close();
 	}
 });
+
+describe('an edited credential is tested with what was typed, as the editor saves and tests it', () => {
+	type Saved = { id: string; name: string; type: string; data: Record<string, unknown> };
+	/** The editor's Save: the data as it loaded it (secrets redacted) with the edit, PATCHed, then Test. */
+	async function editAndTest(id: string, edit: Record<string, string>) {
+		const loaded = await n8n.rest<Saved>('GET', `/credentials/${id}?includeData=true`);
+		const credential = { name: loaded.name, type: loaded.type, data: { ...loaded.data, ...edit } };
+		await n8n.rest('PATCH', `/credentials/${id}`, credential);
+		return await n8n.rest<{ status: string; message: string }>('POST', '/credentials/test', {
+			credentials: { id, ...credential },
+		});
+	}
+
+	it('tested green, edited to a wrong secret: the test fails naming the Client Secret; edited back, it passes', async () => {
+		const credential = {
+			name: 'Clinic Scribe (edited)',
+			type: CREDENTIAL_TYPE,
+			data: fakeApiCredentialData(api, {}),
+		};
+		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
+		expect(
+			await n8n.rest<{ status: string }>('POST', '/credentials/test', {
+				credentials: { id: saved.id, ...credential },
+			}),
+		).toMatchObject({ status: 'OK' });
+		const firstToken = api.requestsTo('/dr/v1/business/entities')[0].headers.auth;
+		expect(firstToken).toMatch(/^eyJ/);
+
+		api.reset();
+		const wrongSecret = 'rotated-but-mistyped-secret-7';
+		const wrong = await editAndTest(saved.id, { clientSecret: wrongSecret });
+		expect(wrong.status).toBe('Error');
+		expect(wrong.message).toContain('Client Secret');
+		expect(wrong.message).not.toContain(wrongSecret);
+		// The typed secret was exchanged; the old token went nowhere.
+		const exchanges = api.requestsTo(API_VARIANTS.document.tokenPath, 'POST');
+		expect(exchanges.map((r) => (r.body as { client_secret?: string }).client_secret)).toContain(
+			wrongSecret,
+		);
+		expect(JSON.stringify(api.requests)).not.toContain(String(firstToken));
+
+		api.reset();
+		const back = await editAndTest(saved.id, {
+			clientSecret: api.validCredentials.clientSecret,
+		});
+		expect(back).toMatchObject({ status: 'OK' });
+		expect(api.requestsTo('/dr/v1/business/entities').at(-1)?.status).toBe(200);
+	});
+
+	it('another API Variant after a green test: the test exchanges with it and says which variant to pick', async () => {
+		const credential = {
+			name: 'Clinic Scribe (variant edited)',
+			type: CREDENTIAL_TYPE,
+			data: fakeApiCredentialData(api, {}),
+		};
+		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
+		await n8n.rest('POST', '/credentials/test', { credentials: { id: saved.id, ...credential } });
+		api.reset();
+		await editAndTest(saved.id, { apiVariant: 'public' });
+		// The public variant's token request was made: the edit was not vouched for by the old token.
+		expect(api.requestsTo(API_VARIANTS.public.tokenPath, 'POST').length).toBeGreaterThan(0);
+	});
+});

@@ -128,7 +128,7 @@ describe('the token exchange is refused: the other API variant is tried once, at
 			[PUBLIC_PATH]: wrongSecret,
 		});
 		expect(message).toBe(
-			`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token, and API Variant ${PUBLIC} rejected it too, so API Variant is not the cause: copy the Client Secret again from the Eka Developer Console → Manage API Credentials (Client IDs and Secrets). Check also that Environment is the one the client was made in: production and sandbox have separate clients. The API said: invalid_client_secret: Invalid client secret.`,
+			`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token, and API Variant ${PUBLIC} rejected it too, so API Variant is not the cause: copy the Client Secret again from the Eka Developer Console → Manage API Credentials (Client IDs and Secrets). Check also that the Base URL (${BASE}) is the address of the environment the client was made in: production and sandbox have separate clients. The API said: invalid_client_secret: Invalid client secret.`,
 		);
 	});
 
@@ -166,7 +166,7 @@ describe('the token exchange is refused: the other API variant is tried once, at
 				[PUBLIC_PATH]: answer,
 			});
 			expect(message).toBe(
-				`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token. Check the Client Secret in the Clinic Scribe API credential, and that it belongs to the chosen Environment and to API Variant ${DOCUMENT}. The API said: invalid_client_secret: Invalid client secret.`,
+				`The clinic API rejected the Client Secret (HTTP 401) while issuing an access token. Check the Client Secret in the Clinic Scribe API credential, and that it belongs to the address in Base URL (${BASE}) and to API Variant ${DOCUMENT}. The API said: invalid_client_secret: Invalid client secret.`,
 			);
 			// No retry of the probe, no request to the redirect's target.
 			expect(requests.map((r) => r.url)).toEqual([
@@ -225,7 +225,7 @@ describe("the test call's rules: what a refusal after the token means", () => {
 			'make a new one at the Eka Developer Console → Manage API Credentials → ⋮ (More options) → Create Long Live Token',
 		);
 		expect(ruleFor(401)?.message).toContain(
-			'check that Environment is the one the client was made in',
+			'check that Environment (with Custom Base URL: the Base URL) is the one the client was made in',
 		);
 	});
 
