@@ -69,6 +69,7 @@ import {
 	type WorkflowJson,
 } from '../test/support/n8n/workflows';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
+import { API_VARIANT_OPTIONS } from '../nodes/ClinicScribe/transport/authentication';
 import { startFhirServer, type RunningFhirServer } from '../test/support/fhirServer';
 import { startInbox, type RunningInbox } from '../test/support/inbox';
 import {
@@ -86,6 +87,9 @@ import {
 	triggerEvents,
 	type LocalSetup,
 } from './localExamples';
+
+/** The API Variant of the demo's credential; the fake API answers only its token request. */
+const DEMO_API_VARIANT = 'document' as const;
 
 const EXAMPLES_DIR = process.env.CLINIC_SCRIBE_EXAMPLES_DIR || join(REPO_ROOT, 'examples');
 
@@ -403,6 +407,10 @@ async function main(): Promise<void> {
 	try {
 		api = await startFakeClinicApi({
 			port: fakeApiPort,
+			// As a real service: only the demo credential's API Variant has its token request here, so
+			// a credential made with the other variant gets the advice its field's help promises.
+			variant: DEMO_API_VARIANT,
+			rejectOtherTokenFlow: true,
 			onRequestDone: (r) =>
 				say(
 					`  [fake API] ${r.method} ${r.path} → ${r.status ?? 'no answer'}${r.fault ? ` (injected ${r.fault})` : ''}`,
@@ -461,7 +469,7 @@ async function main(): Promise<void> {
 		{
 			...LOCAL_CREDENTIAL,
 			type: CREDENTIAL_TYPE,
-			data: fakeApiCredentialData(api),
+			data: fakeApiCredentialData(api, { apiVariant: DEMO_API_VARIANT }),
 		},
 		{ ...LOCAL_SMTP_CREDENTIAL, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(inbox) },
 		// Imported afresh, not connected: the fake API's tokens do not outlive a restart.
@@ -557,8 +565,10 @@ ${nextSteps.map((line) => (line.startsWith('   ') ? `    ${line}` : `   • ${li
  workflow to try the other operations.
 
  Fake API credentials, to make another credential by hand
- (Environment: Custom Base URL, Base URL: ${api.url}):
+ (API Variant: ${API_VARIANT_OPTIONS[DEMO_API_VARIANT].name},
+  Environment: Custom Base URL, Base URL: ${api.url}):
    Client ID ${api.validCredentials.clientId}   Client Secret ${api.validCredentials.clientSecret}   Workspace API Key ${api.validCredentials.apiKey}
+ To see the API Variant advice, choose the other variant and Save: the test says which one to pick.
 
  Sign in with the clinic account (OAuth2): open Overview → Credentials →
  "${LOCAL_SIGN_IN_CREDENTIAL.name}", click Connect and sign in
