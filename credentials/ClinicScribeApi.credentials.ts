@@ -89,6 +89,8 @@ export class ClinicScribeApi implements ICredentialType {
 				},
 			],
 			default: 'clientCredentials',
+			description:
+				'How n8n gets its access token: Client Credentials for automations that run unattended (recommended); Access Token to paste a long-lived token, which you replace when it expires',
 		},
 		{
 			displayName: 'Client ID',
@@ -246,7 +248,7 @@ export class ClinicScribeApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: `The clinic API refused the credential's access token (HTTP 401). With Authentication "Access Token": the token expired or was revoked, or it was made for the other Environment; make a new one at ${VALUE_SOURCES.longLivedToken} and paste it. With "Client Credentials": check that Environment is the one the client was made in.`,
+					message: `The clinic API refused the credential's access token (HTTP 401). With Authentication "Access Token": the token expired or was revoked, or it was made for the other Environment; make a new one at ${VALUE_SOURCES.longLivedToken} and paste it. With "Client Credentials": check that Environment (with Custom Base URL: the Base URL) is the one the client was made in.`,
 				},
 			},
 			{

@@ -45,4 +45,9 @@ if (missing.length > 0) {
 		);
 		process.exit(1);
 	}
+	const major = Number(process.versions.node.split('.')[0]);
+	if (major < 24)
+		console.log(
+			`Node ${process.versions.node}: the "npm warn EBADENGINE" lines above (n8n-workflow's isolated-vm, Medplum's packages) are expected and harmless: nothing runs them under this Node (docs/local-demo.md).`,
+		);
 }

@@ -122,6 +122,8 @@ export function apiVariantSwitchFor(
 export interface ClinicScribeSettings {
 	variant: ApiVariant;
 	variantSettings: ApiVariantSettings;
+	/** Which field gave the base URL: a named environment, or the Base URL typed in (custom). */
+	environment: 'production' | 'sandbox' | 'custom';
 	baseUrl: string;
 	/** oAuth2: the Clinic Scribe OAuth2 API credential, whose tokens n8n got when the user connected it. */
 	authMethod: 'clientCredentials' | 'accessToken' | 'oAuth2';
@@ -155,6 +157,7 @@ export function readCredentialSettings(
 	const common = {
 		variant,
 		variantSettings: apiVariantSettings(variant),
+		environment: environmentOf(credentials.environment),
 		baseUrl: resolveBaseUrl(credentials.environment, credentials.baseUrl),
 		clientId: trimmedString(credentials.clientId),
 		clientSecret: trimmedString(credentials.clientSecret),
@@ -181,12 +184,15 @@ export function readCredentialSettings(
 		// A token the transport hands back for renewal (see RENEWING_TOKEN_FIELD) stands in for the
 		// session token n8n needs empty to run the exchange hook.
 		sessionToken:
-			trimmedString(credentials.sessionToken) ||
-			trimmedString(credentials[RENEWING_TOKEN_FIELD]),
+			trimmedString(credentials.sessionToken) || trimmedString(credentials[RENEWING_TOKEN_FIELD]),
 		refreshToken: trimmedString(credentials.refreshToken),
 		sessionTokenFor: trimmedString(credentials.sessionTokenFor),
 		idToken: '',
 	};
+}
+
+function environmentOf(value: unknown): ClinicScribeSettings['environment'] {
+	return value === 'custom' || value === 'sandbox' ? value : 'production';
 }
 
 function resolveBaseUrl(environment: unknown, customBaseUrl: unknown): string {
@@ -660,9 +666,16 @@ function describeExchangeRejection(
 		return `The clinic API has no token request for API Variant ${chosen} (HTTP ${response.statusCode}), but it answers the one of ${other}: set API Variant to ${other} in the Clinic Scribe API credential, then test it again.${then}`;
 	}
 	if (probe?.outcome === 'refused' && field && rejectedField(probe.response) === field) {
-		return `${refusal}, and API Variant ${apiVariantLabel(probe.variant)} rejected it too, so API Variant is not the cause: ${fieldAdvice(field, settings, settings.variant)} Check also that Environment is the one the client was made in: production and sandbox have separate clients.${said}`;
+		return `${refusal}, and API Variant ${apiVariantLabel(probe.variant)} rejected it too, so API Variant is not the cause: ${fieldAdvice(field, settings, settings.variant)} Check also that ${whereTheClientLives(settings)}: production and sandbox have separate clients.${said}`;
 	}
-	return `${refusal}. Check ${rejected} in the Clinic Scribe API credential, and that it belongs to the chosen Environment and to API Variant ${chosen}.${said}`;
+	return `${refusal}. Check ${rejected} in the Clinic Scribe API credential, and that it belongs to ${settings.environment === 'custom' ? `the address in Base URL (${settings.baseUrl})` : 'the chosen Environment'} and to API Variant ${chosen}.${said}`;
+}
+
+/** Where the client must have been made, said of the field the admin set: Environment, or the Base URL. */
+function whereTheClientLives(settings: ClinicScribeSettings): string {
+	return settings.environment === 'custom'
+		? `the Base URL (${settings.baseUrl}) is the address of the environment the client was made in`
+		: 'Environment is the one the client was made in';
 }
 
 /** What to do about a rejected field, as a clause: where to copy it again (or, for a missing key, fill it in). */
