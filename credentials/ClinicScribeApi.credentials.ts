@@ -9,7 +9,11 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { CREDENTIALS_PAGE, VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
+import {
+	CREDENTIALS_PAGE,
+	CREDENTIALS_PAGE_ADDRESS,
+	VALUE_SOURCES,
+} from '../nodes/ClinicScribe/shared/credentialSources';
 import {
 	API_VARIANT_OPTIONS,
 	authHeadersFor,
@@ -99,7 +103,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: `From ${VALUE_SOURCES.clientCredentials}, or from your API provider`,
+			description: `From ${VALUE_SOURCES.clientCredentials}, at ${CREDENTIALS_PAGE_ADDRESS}, or from your API provider`,
 		},
 		// The same field for an access token: not needed for the token, but the patient directory
 		// requires it as the client-id header of every call.
@@ -119,7 +123,7 @@ export class ClinicScribeApi implements ICredentialType {
 			default: '',
 			required: true,
 			displayOptions: { show: { authMethod: ['clientCredentials'] } },
-			description: `Shown once, when the client is made in ${CREDENTIALS_PAGE}. Rotate it every 90 days and when team members leave.`,
+			description: `Shown once, when the client is made in ${CREDENTIALS_PAGE} (${CREDENTIALS_PAGE_ADDRESS}). Rotate it every 90 days and when team members leave; Save tests the new one.`,
 		},
 		// One field shown two ways: required by the Interface Document variant, optional for the
 		// public API. Both are `apiKey`, so a saved credential keeps its key whichever variant it uses.
