@@ -185,6 +185,7 @@ export class ClinicScribeApi implements ICredentialType {
 			displayName: 'Session Token Made From',
 			name: 'sessionTokenFor',
 			type: 'hidden',
+			typeOptions: { password: true },
 			default: '',
 		},
 	];

@@ -20,6 +20,7 @@ import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson, nodeOutput, type ExecutionResult } from '../support/n8n/results';
 import { CREDENTIAL_TYPE, readWorkflowFile, withCredential } from '../support/n8n/workflows';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
+import { eventually } from '../support/n8n/trigger';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);
@@ -274,6 +275,37 @@ describe('the access token', () => {
 		expect(api.requestsTo(TOKEN_PATH)).toHaveLength(0);
 		expect(api.requestsTo(REFRESH_PATH)).toHaveLength(0);
 		expect(new Set(api.requestsTo(SERVICES_PATH).map((r) => r.headers.auth))).toEqual(tokens);
+	});
+
+	it('a short-lived token (4 s) over several runs: each expiry costs one refused call and one renewal', async () => {
+		// Long enough for a run's calls after the renewal, even on a busy machine.
+		api.setOptions({ accessTokenLifetimeSeconds: 4 });
+		// A token issued under that lifetime first: a full exchange (a refresh keeps the lifetime of
+		// the token it renews).
+		api.expireAccessTokens();
+		api.expireRefreshTokens();
+		expect((await run('doctor-services-many-items')).error).toBeUndefined();
+		for (let expiry = 0; expiry < 2; expiry++) {
+			const held = api.requestsTo(SERVICES_PATH, 'GET').at(-1)!.headers.auth as string;
+			// Wait for the condition, not a time: the token the credential holds has run out.
+			await eventually(
+				() => api.state.tokens.accessTokenSubject(held) === undefined,
+				() => 'the short-lived token is still live',
+				30_000,
+			);
+			api.requests.length = 0;
+			const result = await run('doctor-services-many-items');
+			expectManyItemsOutput(result);
+			const calls = api.requestsTo(SERVICES_PATH, 'GET');
+			const renewals = api.requests.filter(
+				(r) => r.pathname === TOKEN_PATH || r.pathname === REFRESH_PATH,
+			);
+			expect(renewals.map((r) => r.status)).toEqual([200]);
+			// The run's first call meets the expired token once; the renewed token serves the rest.
+			expect(calls.map((r) => r.status)).toEqual([401, ...IDS.map(() => 200)]);
+			expect(calls[0].headers.auth).toBe(held);
+			expect(new Set(calls.slice(1).map((r) => r.headers.auth)).size).toBe(1);
+		}
 	});
 
 	it('is renewed once when the API says it expired, and the run still succeeds', async () => {
