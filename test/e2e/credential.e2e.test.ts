@@ -151,24 +151,26 @@ describe('an edited credential is tested with what was typed, as the editor save
 		});
 	}
 
-	it('tested green, edited to a wrong secret: the test fails naming the Client Secret; edited back, it passes', async () => {
-		const credential = {
-			name: 'Clinic Scribe (edited)',
-			type: CREDENTIAL_TYPE,
-			data: fakeApiCredentialData(api, {}),
-		};
+	/** A new credential for the fake API, saved and tested green (its token stored). */
+	async function savedAndTested(name: string): Promise<string> {
+		const credential = { name, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api, {}) };
 		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
 		expect(
 			await n8n.rest<{ status: string }>('POST', '/credentials/test', {
 				credentials: { id: saved.id, ...credential },
 			}),
 		).toMatchObject({ status: 'OK' });
+		return saved.id;
+	}
+
+	it('tested green, edited to a wrong secret: the test fails naming the Client Secret; edited back, it passes', async () => {
+		const id = await savedAndTested('Clinic Scribe (edited)');
 		const firstToken = api.requestsTo('/dr/v1/business/entities')[0].headers.auth;
 		expect(firstToken).toMatch(/^eyJ/);
 
 		api.reset();
 		const wrongSecret = 'rotated-but-mistyped-secret-7';
-		const wrong = await editAndTest(saved.id, { clientSecret: wrongSecret });
+		const wrong = await editAndTest(id, { clientSecret: wrongSecret });
 		expect(wrong.status).toBe('Error');
 		expect(wrong.message).toContain('Client Secret');
 		expect(wrong.message).not.toContain(wrongSecret);
@@ -180,23 +182,17 @@ describe('an edited credential is tested with what was typed, as the editor save
 		expect(JSON.stringify(api.requests)).not.toContain(String(firstToken));
 
 		api.reset();
-		const back = await editAndTest(saved.id, {
+		const back = await editAndTest(id, {
 			clientSecret: api.validCredentials.clientSecret,
 		});
 		expect(back).toMatchObject({ status: 'OK' });
 		expect(api.requestsTo('/dr/v1/business/entities').at(-1)?.status).toBe(200);
 	});
 
-	it('another API Variant after a green test: the test exchanges with it and says which variant to pick', async () => {
-		const credential = {
-			name: 'Clinic Scribe (variant edited)',
-			type: CREDENTIAL_TYPE,
-			data: fakeApiCredentialData(api, {}),
-		};
-		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
-		await n8n.rest('POST', '/credentials/test', { credentials: { id: saved.id, ...credential } });
+	it('another API Variant after a green test: the test exchanges with that variant', async () => {
+		const id = await savedAndTested('Clinic Scribe (variant edited)');
 		api.reset();
-		await editAndTest(saved.id, { apiVariant: 'public' });
+		await editAndTest(id, { apiVariant: 'public' });
 		// The public variant's token request was made: the edit was not vouched for by the old token.
 		expect(api.requestsTo(API_VARIANTS.public.tokenPath, 'POST').length).toBeGreaterThan(0);
 	});
