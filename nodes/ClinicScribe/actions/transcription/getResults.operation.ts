@@ -39,6 +39,7 @@ export const description: INodeProperties[] = [
 		show,
 		'Whether to wait until the session is done. Otherwise the current state is output at once (status "processing" while it is not done).',
 		true,
+		true,
 	),
 ];
 

@@ -42,6 +42,8 @@ export function waitForCompletionFields(
 	show: NonNullable<IDisplayOptions['show']>,
 	waitDescription: string,
 	alwaysShowOutput: boolean,
+	/** Get Results only: it reads notes a doctor can have approved since, so it may file them signed. */
+	offerSigning = false,
 ): INodeProperties[] {
 	const whenWaiting = { ...show, waitForCompletion: [true] };
 	return [
@@ -77,6 +79,7 @@ export function waitForCompletionFields(
 		...fhirOutputFields(
 			{ ...(alwaysShowOutput ? show : whenWaiting), [RESULTS_OUTPUT_PARAMETER]: ['fhirBundle'] },
 			'action',
+			offerSigning,
 		),
 		{
 			displayName: 'Fail on Incomplete Results',

@@ -27,10 +27,13 @@ import {
 import { fhirDateTime, type BundleEntry, type FhirResource, type Reference } from './resources';
 import { SECTION_ORDER, SECTIONS } from './sections';
 import { repairServiceBundle } from './serviceBundle';
+import { signingTimeProblem, signVisitEntries, type NotesSignature } from './signature';
 
 export interface FhirOutputSettings {
 	patient: PatientChoice;
 	practitioner: PractitionerChoice;
+	/** Set only when the doctor approved the notes: the bundle files them signed (signature.ts). */
+	signature?: NotesSignature;
 }
 
 /** Why no bundle was made: what to show the user. `notReady`: the visit has no notes (yet). */
@@ -310,9 +313,24 @@ export function buildFhirOutput(
 		);
 	entries.push(putEntry(composition));
 
-	const bundle = { resourceType: 'Bundle', type: 'transaction', entry: entries };
+	const { signature } = settings;
+	if (signature) {
+		const problem = signingTimeProblem(signature.signedAt, recorded, Date.parse(now));
+		if (problem)
+			return {
+				ok: false,
+				problem: {
+					message: `Signed At ${problem}`,
+					description:
+						'Nothing was signed and no bundle was made: set Signed At to the time the doctor approved these notes (the approval step gives it, or {{ $now.toISO() }} right after it).',
+					notReady: false,
+				},
+			};
+	}
+	const filed = signature ? signVisitEntries(entries, references.practitioner, signature) : entries;
+	const bundle = { resourceType: 'Bundle', type: 'transaction', entry: filed };
 	const counts: Record<string, number> = {};
-	for (const entry of entries)
+	for (const entry of filed)
 		counts[entry.resource.resourceType] = (counts[entry.resource.resourceType] ?? 0) + 1;
 	const record: IDataObject = {
 		session_id: results.sessionId,
@@ -324,12 +342,25 @@ export function buildFhirOutput(
 		practitioner: practitioner.search,
 		encounter: `Encounter/${encounterId}`,
 		composition: `Composition/${compositionId}`,
-		entry_count: entries.length,
+		notes_status: signature ? 'final' : 'preliminary',
+		entry_count: filed.length,
 		resource_counts: counts,
 		sections: sectionList.map((section) => section.title),
 		not_mapped: notMapped,
 		adjustments: adjustments.list(),
 	};
+	if (signature) {
+		const provenance = filed[filed.length - 1].resource;
+		// The audit trail: who signed, when, how, and whether the notes were corrected first.
+		record.signature = {
+			signed_by: practitioner.search,
+			signed_by_name: practitioner.display ?? null,
+			signed_at: signature.signedAt,
+			channel: signature.channel,
+			edited: signature.edited,
+			provenance: `Provenance/${String(provenance.id)}`,
+		};
+	}
 	return { ok: true, record };
 }
 

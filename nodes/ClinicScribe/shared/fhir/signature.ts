@@ -1,0 +1,122 @@
+/**
+ * Notes signed by the doctor: what changes in the visit's bundle once the doctor approved the notes
+ * (docs/fhir.md, "Signed by the doctor"). The Composition becomes `final` with the doctor as its
+ * legal attester ([FHIR-R4] composition.html: `attester.mode` legal), the statuses that say "not yet
+ * confirmed" become those of confirmed notes, and a Provenance names the doctor as legal
+ * authenticator of the Composition and every resource of the visit ([FHIR-R4] provenance.html).
+ * Nothing else changes: every id stays the draft's, so filing the signed bundle after the draft
+ * updates the same resources in place, and the Provenance's id is derived too, so filing it again
+ * adds no second one. A diagnosis the notes call unconfirmed stays unconfirmed: signing confirms the
+ * document, not what the doctor left open. Pure.
+ */
+import { nameBasedUuid, uuidUrl } from './ids';
+import type { BundleEntry, FhirResource, Reference } from './resources';
+
+/** How the doctor approved the notes: the audit trail the item carries and the FHIR records. */
+export interface NotesSignature {
+	/** When the doctor approved, an ISO date-time with its offset. */
+	signedAt: string;
+	/** How the approval came: 'email', 'form' or 'other'. */
+	channel: SigningChannel;
+	/** Whether the doctor corrected the notes before approving. */
+	edited: boolean;
+}
+
+export const SIGNING_CHANNELS = {
+	email: 'E-mail (Send and Wait for Response)',
+	form: 'n8n Form',
+	other: 'Another approval step',
+} as const;
+export type SigningChannel = keyof typeof SIGNING_CHANNELS;
+
+/** Draft statuses of the notes' resources and the ones R4 gives them once the notes are signed. */
+const SIGNED_STATUS: Readonly<Record<string, { element: string; from: string; to: string }>> = {
+	Observation: { element: 'status', from: 'preliminary', to: 'final' },
+	DiagnosticReport: { element: 'status', from: 'preliminary', to: 'final' },
+	DocumentReference: { element: 'docStatus', from: 'preliminary', to: 'final' },
+	MedicationRequest: { element: 'status', from: 'draft', to: 'active' },
+	ServiceRequest: { element: 'status', from: 'draft', to: 'active' },
+	CarePlan: { element: 'status', from: 'draft', to: 'active' },
+};
+
+/** The resources a visit's notes are about, not the people they name. */
+const NOT_OF_THE_VISIT = new Set(['Patient', 'Practitioner', 'Provenance']);
+
+const PARTICIPANT_TYPE = 'http://terminology.hl7.org/CodeSystem/provenance-participant-type';
+
+/**
+ * The signed bundle's entries: the same entries with the signed statuses, the Composition attested,
+ * and the Provenance entry last. `doctor` is the Practitioner the bundle names as the author.
+ */
+export function signVisitEntries(
+	entries: readonly BundleEntry[],
+	doctor: Reference,
+	signature: NotesSignature,
+): BundleEntry[] {
+	const signed = entries.map((entry) => ({
+		...entry,
+		resource: signedResource(entry.resource, doctor, signature),
+	}));
+	const composition = signed.find((entry) => entry.resource.resourceType === 'Composition');
+	if (!composition) throw new Error('signVisitEntries: the bundle has no Composition');
+	const id = nameBasedUuid(['provenance', 'legal-authenticator', String(composition.resource.id)]);
+	const provenance: FhirResource = {
+		resourceType: 'Provenance',
+		id,
+		target: signed
+			.filter((entry) => !NOT_OF_THE_VISIT.has(entry.resource.resourceType))
+			.map((entry) => ({ reference: entry.fullUrl })),
+		recorded: signature.signedAt,
+		agent: [
+			{
+				type: {
+					coding: [{ system: PARTICIPANT_TYPE, code: 'legal', display: 'Legal Authenticator' }],
+				},
+				who: { ...doctor },
+			},
+		],
+	};
+	signed.push({
+		fullUrl: uuidUrl(id),
+		resource: provenance,
+		request: { method: 'PUT', url: `Provenance/${id}` },
+	});
+	return signed;
+}
+
+function signedResource(
+	resource: FhirResource,
+	doctor: Reference,
+	signature: NotesSignature,
+): FhirResource {
+	if (resource.resourceType === 'Composition')
+		return {
+			...resource,
+			status: 'final',
+			attester: [{ mode: 'legal', time: signature.signedAt, party: { ...doctor } }],
+		};
+	const rule = SIGNED_STATUS[resource.resourceType];
+	if (rule && resource[rule.element] === rule.from) return { ...resource, [rule.element]: rule.to };
+	return resource;
+}
+
+/**
+ * Why a signing time cannot stand, or undefined: it must be a date-time with its offset (the
+ * record of who signed when must not depend on the server's time zone), not in the future, and not
+ * before the visit itself. Messages never repeat the value.
+ */
+export function signingTimeProblem(
+	value: string,
+	visitTime: string | undefined,
+	now: number,
+): string | undefined {
+	if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(value))
+		return 'is not a date and time with its time zone (e.g. {{ $now.toISO() }} gives 2026-11-29T10:15:00.000+05:30)';
+	const at = Date.parse(value);
+	if (Number.isNaN(at)) return 'is not a valid date and time';
+	// A few minutes' grace for clocks that differ between the approving machine and n8n.
+	if (at > now + 5 * 60_000) return 'is in the future: the doctor cannot have signed yet';
+	if (visitTime !== undefined && at < Date.parse(visitTime))
+		return 'is before the visit was recorded: these notes cannot have been signed then';
+	return undefined;
+}
