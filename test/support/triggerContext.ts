@@ -181,6 +181,7 @@ export function createWebhookContext(options: WebhookContextOptions): WebhookCon
 	const node = options.receiver?.node ?? TRIGGER_NODE;
 	const context = {
 		getNode: () => node,
+		getTimezone: () => 'UTC',
 		getWorkflow: () => ({ id: options.receiver?.workflowId ?? 'wf-trigger-test', active: true }),
 		getWebhookName: () => 'default',
 		getNodeParameter: parameterReader(triggerParameters(options.parameters)),

@@ -60,7 +60,7 @@ export async function fhirRecordOfSession(
 	if ('error' in fetched) return { session_id: sessionId, error: fetched.error };
 	const { results, plan, extra } = fetched.value;
 	if (!plan.ok) return problemRecord(sessionId, results.status, plan.problem);
-	const built = buildFhirOutput(results, settings.value, extra);
+	const built = buildFhirOutput(results, { ...settings.value, timeZone: ctx.getTimezone() }, extra);
 	return built.ok ? built.record : problemRecord(sessionId, results.status, built.problem);
 }
 

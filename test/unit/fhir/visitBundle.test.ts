@@ -251,6 +251,7 @@ describe('the Encounter, the Composition and the item', () => {
 			'sections',
 			'not_mapped',
 			'adjustments',
+			'review',
 		]);
 		const [encounter] = resourcesOf(record.bundle, 'Encounter');
 		const [composition] = resourcesOf(record.bundle, 'Composition');

@@ -42,7 +42,7 @@ async function fhirBundleRecord(
 	if (plan.directoryPatientId)
 		fetched.directoryProfile = await fetchPatientProfile(ctx, plan.directoryPatientId, itemIndex);
 	if (plan.clinicDoctorId) fetched.clinicDoctors = await fetchClinicDoctors(ctx, itemIndex);
-	const built = buildFhirOutput(results, settings, fetched);
+	const built = buildFhirOutput(results, { ...settings, timeZone: ctx.getTimezone() }, fetched);
 	if (!built.ok) throw problemError(ctx, built.problem, itemIndex);
 	return built.record;
 }

@@ -26,6 +26,7 @@ import {
 } from './participants';
 import { fhirDateTime, type BundleEntry, type FhirResource, type Reference } from './resources';
 import { SECTION_ORDER, SECTIONS } from './sections';
+import { renderReviewDocument } from './reviewDocument';
 import { repairServiceBundle } from './serviceBundle';
 import { signingTimeProblem, signVisitEntries, type NotesSignature } from './signature';
 
@@ -34,6 +35,8 @@ export interface FhirOutputSettings {
 	practitioner: PractitionerChoice;
 	/** Set only when the doctor approved the notes: the bundle files them signed (signature.ts). */
 	signature?: NotesSignature;
+	/** The time zone the review document shows times in (the workflow's). */
+	timeZone?: string;
 }
 
 /** Why no bundle was made: what to show the user. `notReady`: the visit has no notes (yet). */
@@ -348,6 +351,10 @@ export function buildFhirOutput(
 		sections: sectionList.map((section) => section.title),
 		not_mapped: notMapped,
 		adjustments: adjustments.list(),
+		// What the doctor reads before signing, rendered from this very bundle.
+		review: {
+			...renderReviewDocument(bundle, { clinic: clinicOf(results), timeZone: settings.timeZone }),
+		},
 	};
 	if (signature) {
 		const provenance = filed[filed.length - 1].resource;
@@ -362,6 +369,13 @@ export function buildFhirOutput(
 		};
 	}
 	return { ok: true, record };
+}
+
+/** The clinic's name, when the session's additional data names it (`clinic.name` or `clinic_name`). */
+function clinicOf(results: SessionResults): string | undefined {
+	const data = asRecord(results.additionalData);
+	const clinic = asRecord(data?.clinic)?.name ?? data?.clinic_name;
+	return typeof clinic === 'string' && clinic.trim() !== '' ? clinic.trim() : undefined;
 }
 
 /** An entry written with PUT at its derived id: sending it again updates it ([FHIR-R4] http.html#update). */
