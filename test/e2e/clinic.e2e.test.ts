@@ -463,14 +463,21 @@ describe("a recording → Upload Audio with Wait → FHIR → the EHR, and the d
 	});
 
 	test("the doctor's e-mail arrives with the notes in the body: HTML sections and tables, and a text part", async () => {
-		const email = await inbox.waitForEmail((e) => e.subject === `Clinical notes: ${sessionId}`);
+		const email = await inbox.waitForEmail(
+			(e) => e.text?.includes(`reference ${sessionId}`) === true,
+		);
 		expect(email.to.map((t) => t.address)).toEqual(['doctor@clinic.example.com']);
-		expect(email.text).toContain('Chief complaints:');
+		// The review of the bundle the EHR got: the patient named, allergies first.
+		expect(email.subject).toMatch(/^Please review and sign: notes of \S/);
+		expect(email.text).toMatch(/^Visit:\n {2}Patient: /);
+		expect(email.text).toContain('Allergies:\n  - Penicillin');
+		expect(email.text!.indexOf('Allergies:')).toBeLessThan(email.text!.indexOf('Diagnoses:'));
 		expect(email.text).not.toMatch(/[{}]"/);
 		const html = await inbox.emailHtml(email.id);
-		expect(html).toMatch(/<h3[^>]*>Chief complaints<\/h3>/);
-		expect(html).toMatch(/<th[^>]*>Name<\/th>/);
-		expect(html).toContain('मुझे');
+		expect(html).toMatch(/<h3[^>]*>Allergies<\/h3>/);
+		expect(html).toMatch(/<th[^>]*>Patient<\/th>/);
+		// The patient's own words, in Devanagari, as the EMR document holds them.
+		expect(html).toContain('खांसी');
 		expect(html).not.toContain('sent automatically with');
 	});
 
@@ -684,8 +691,10 @@ describe('the same through the trigger: v2rx.completed with Include Results (exa
 		});
 		expect(diagnoses.length).toBeGreaterThan(0);
 
-		const email = await inbox.waitForEmail((e) => e.subject === `Clinical notes: ${sessionId}`);
-		expect(email.text).toContain('Chief complaints:');
+		const email = await inbox.waitForEmail(
+			(e) => e.text?.includes(`reference ${sessionId}`) === true,
+		);
+		expect(email.text).toContain('Allergies:');
 
 		expect(storedMs).toBeDefined();
 		timings.deliveryToStoredMs = Math.round(storedMs!);

@@ -53,10 +53,18 @@ describe.each(Object.entries(EHR_EXAMPLES))('%s', (file, source) => {
 		const after =
 			source === 'Transcription Completed' ? next(example, 'Bundle Made?') : next(example, source);
 		// The e-mail first: the doctor gets the notes even when the EHR refuses them.
-		expect(after).toEqual(['Notes as Text', 'Post Bundle to EHR']);
-		expect(node(example, 'Notes as Text').position[1]).toBeLessThan(
+		expect(after).toEqual(['E-mail Notes to Doctor', 'Post Bundle to EHR']);
+		expect(node(example, 'E-mail Notes to Doctor').position[1]).toBeLessThan(
 			node(example, 'Post Bundle to EHR').position[1],
 		);
+	});
+
+	test('the doctor reads the very bundle the EHR gets: the e-mail is its review, not another template', () => {
+		const email = node(example, 'E-mail Notes to Doctor').parameters;
+		expect(email.subject).toBe('={{ $json.review.subject }}');
+		expect(email.text).toContain('{{ $json.review.text }}');
+		expect(email.html).toContain('{{ $json.review.html }}');
+		expect(JSON.stringify(example)).not.toMatch(/\$json\.clinical_notes|"resultsOutput":"simple"/);
 	});
 
 	test('Post Bundle to EHR: the bundle as FHIR JSON to the FHIR base URL, with its credential, the whole answer kept, retried when unreachable', () => {
@@ -99,8 +107,8 @@ describe.each(Object.entries(EHR_EXAMPLES))('%s', (file, source) => {
 			emailFormat: 'both',
 			options: { appendAttribution: false },
 		});
-		expect(email.parameters.html).toContain('$json.clinical_notes_html');
-		expect(email.parameters.text).toContain('$json.clinical_notes');
+		expect(email.parameters.html).toContain('$json.review.html');
+		expect(email.parameters.text).toContain('$json.review.text');
 		expect(JSON.stringify(email.parameters)).not.toContain('JSON.stringify');
 	});
 
