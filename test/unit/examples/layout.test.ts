@@ -31,6 +31,7 @@ test('there are examples to check', () => {
 		'appointment-booked-reminder.json',
 		'appointment-completed-prescription-email.json',
 		'completed-transcription-to-ehr.json',
+		'review-and-sign-before-filing.json',
 		'session-transcribe-and-email.json',
 		'transcribe-and-email.json',
 	]);

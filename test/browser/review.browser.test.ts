@@ -1,0 +1,329 @@
+/**
+ * The doctor reviews and signs before anything is filed (examples/review-and-sign-before-filing.json),
+ * in a real n8n 2.41.1 with the fake clinic API, the local EHR and the local inbox (maildev), and a
+ * doctor in headless Chromium who reads the e-mail in maildev's page, presses its button and answers
+ * n8n's form:
+ *
+ * - Sign and file: the EHR then holds the visit's Composition `final` with the doctor as legal
+ *   attester and a Provenance, and only after that the patient's e-mail arrives; the time from the
+ *   doctor's answer to the Composition stored is printed;
+ * - Request changes: nothing is filed, nothing goes to the patient, the clinic gets the reason;
+ * - no answer within the limit (a copy of the example that waits seconds, not 24 hours): nothing is
+ *   filed, the clinic is told.
+ *
+ * The run waits between the e-mail and the answer as n8n stores it ("waiting"), holding no worker.
+ * Screenshots go to .test-results/browser/review-*.png.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+import type { Composition, Provenance } from '@medplum/fhirtypes';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+import {
+	LOCAL_CREDENTIAL,
+	LOCAL_SMTP_CREDENTIAL,
+	SMTP_CREDENTIAL_TYPE,
+	localCopy,
+	smtpCredentialData,
+} from '../../scripts/localExamples';
+import { fakeWebhooks } from '../fake-api/routes/webhooks';
+import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
+import { ENCOUNTER_SYSTEM, VISIT_ADDITIONAL_DATA } from '../support/clinicVisit';
+import { fakeApiCredentialData } from '../support/fakeApiCredential';
+import { SESSION_TEMPLATES, startFinishedSession } from '../support/fakeTranscriptionSession';
+import { startFhirServer, type RunningFhirServer } from '../support/fhirServer';
+import { startInbox, type RunningInbox, type InboxEmail } from '../support/inbox';
+import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
+import { N8nInstance } from '../support/n8n/instance';
+import { E2E_OWNER, eventually, waitForLog } from '../support/n8n/trigger';
+import {
+	CREDENTIAL_TYPE,
+	newId,
+	readWorkflowFile,
+	type WorkflowJson,
+} from '../support/n8n/workflows';
+
+jest.setTimeout(10 * 60_000);
+
+const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
+const EXAMPLE = join(REPO_ROOT, 'examples', 'review-and-sign-before-filing.json');
+const PATIENT_EMAIL = 'ravi.kumar@example.com';
+const DOCTOR_EMAIL = 'doctor@clinic.example.com';
+const CLINIC_EMAIL = 'frontdesk@clinic.example.com';
+
+let api: FakeClinicApi;
+let ehr: RunningFhirServer;
+let inbox: RunningInbox;
+let n8n: N8nInstance;
+let browser: Browser;
+const timings: Record<string, number> = {};
+
+/** The example as npm start imports it, and a copy that gives the doctor seconds instead of 24 hours. */
+const ROLES = {
+	daily: { id: newId(), hook: '' },
+	brief: { id: newId(), hook: 'b7e2c9d4-6a1f-4e3b-8c5d-0f9a8b7c6d5e' },
+};
+
+function workflows(): WorkflowJson[] {
+	const setup = {
+		fakeApiUrl: api.url,
+		fhirBaseUrl: ehr.fhirBaseUrl,
+		inboxUrl: inbox.webUrl,
+		recordingPath: '',
+	};
+	const daily = { ...localCopy(readWorkflowFile(EXAMPLE), setup), id: ROLES.daily.id };
+	ROLES.daily.hook = String(daily.nodes[0].webhookId);
+	const brief: WorkflowJson = {
+		...daily,
+		id: ROLES.brief.id,
+		name: `${daily.name} (answer within seconds)`,
+		nodes: daily.nodes.map((node) => {
+			if (node.name === 'Transcription Completed') return { ...node, webhookId: ROLES.brief.hook };
+			if (node.name !== 'Ask the Doctor to Sign') return node;
+			return {
+				...node,
+				webhookId: 'c1d2e3f4-a5b6-4c7d-8e9f-a0b1c2d3e4f5',
+				parameters: {
+					...node.parameters,
+					options: {
+						...(node.parameters.options as Record<string, unknown>),
+						limitWaitTime: {
+							values: {
+								limitType: 'atSpecifiedTime',
+								maxDateAndTime: '={{ $now.plus({ seconds: 3 }).toISO() }}',
+							},
+						},
+					},
+				},
+			};
+		}),
+	};
+	return [daily, brief];
+}
+
+/** A finished visit of its own, delivered as v2rx.completed to one copy of the example. */
+async function newVisitDelivered(role: { hook: string }): Promise<string> {
+	const sessionId = `visit-review-${randomBytes(3).toString('hex')}`;
+	await startFinishedSession(api.url, api.validCredentials, sessionId, SESSION_TEMPLATES, {
+		...VISIT_ADDITIONAL_DATA,
+	});
+	const report = await fakeWebhooks(api).deliver({
+		endpoint: n8n.webhookUrl(`${role.hook}/webhook`),
+		transactionId: sessionId,
+	});
+	expect(report.attempts.map((a) => a.status)).toEqual([200]);
+	return sessionId;
+}
+
+/** The Composition the EHR holds for a visit (found by the Encounter's identifier), if any. */
+async function compositionOf(sessionId: string): Promise<Composition | undefined> {
+	const [encounter] = await ehr.search('Encounter', {
+		identifier: `${ENCOUNTER_SYSTEM}|${sessionId}`,
+	});
+	if (!encounter) return undefined;
+	const [composition] = await ehr.search<Composition>('Composition', {
+		encounter: `Encounter/${String(encounter.id)}`,
+	});
+	return composition;
+}
+
+/** The doctor's e-mail of a visit: the message ends with the visit's review. */
+async function doctorsEmail(): Promise<InboxEmail> {
+	return await inbox.waitForEmail(
+		(e) =>
+			e.to.some((t) => t.address === DOCTOR_EMAIL) &&
+			e.subject.startsWith('Please review and sign: notes of '),
+		60_000,
+	);
+}
+
+/** The doctor opens the e-mail in maildev's page, presses its button and answers n8n's form. */
+async function answerInBrowser(
+	email: InboxEmail,
+	decision: string,
+	reason: string,
+	shots: string,
+): Promise<number> {
+	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+	try {
+		await page.goto(`${inbox.webUrl}/#/email/${email.id}`);
+		const message = page.frameLocator('iframe').first();
+		const button = message.getByRole('link', { name: 'Review and sign' });
+		await button.waitFor({ timeout: 60_000 });
+		await shot(page, `${shots}-1-email`);
+		const href = await button.getAttribute('href');
+		expect(href).toContain('/webhook-waiting/');
+		// The button opens n8n's form (in a new tab for a mail program; here, the same page).
+		await page.goto(String(href));
+		const form = page;
+		await form.getByText('Sign the consultation notes').first().waitFor({ timeout: 60_000 });
+		await form.locator('select').first().selectOption(decision);
+		if (reason) await form.locator('textarea').first().fill(reason);
+		await shot(form, `${shots}-2-form`);
+		const answered = Date.now();
+		await form.getByRole('button', { name: 'Send my answer' }).click();
+		await form.getByText('Got it, thanks').first().waitFor({ timeout: 60_000 });
+		return answered;
+	} finally {
+		await page.close();
+	}
+}
+
+async function shot(page: Page, name: string): Promise<void> {
+	mkdirSync(SCREENSHOTS, { recursive: true });
+	await page.screenshot({ path: join(SCREENSHOTS, `review-${name}.png`), fullPage: true });
+}
+
+/** The ids of a workflow's executions so far: the next test's run is none of them. */
+async function executionIds(workflowId: string): Promise<Set<string>> {
+	return new Set((await n8n.listExecutions({ workflowId })).map((e) => e.id));
+}
+
+/** The example's new execution (not in `earlier`), once n8n says it is `status` (waiting, success, …). */
+async function executionOf(
+	workflowId: string,
+	status: string,
+	earlier: Set<string>,
+	timeoutMs = 60_000,
+) {
+	let id = '';
+	await eventually(
+		async () => {
+			const found = await n8n.listExecutions({ workflowId, status });
+			id = found.find((e) => !earlier.has(e.id))?.id ?? '';
+			return id !== '';
+		},
+		() => `no ${status} execution of the review example`,
+		timeoutMs,
+	);
+	return await n8n.getExecution(id);
+}
+
+describeWithChromium('review.browser.test.ts')(
+	'the doctor reviews and signs before anything is filed (examples/review-and-sign-before-filing.json)',
+	() => {
+		beforeAll(async () => {
+			const tarball = await packedPackageForTests();
+			[api, ehr, inbox, n8n] = await Promise.all([
+				startFakeClinicApi(),
+				startFhirServer(),
+				startInbox(),
+				N8nInstance.create({ packageTarball: tarball }),
+			]);
+			await n8n.importCredentials([
+				{ ...LOCAL_CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
+				{ ...LOCAL_SMTP_CREDENTIAL, type: SMTP_CREDENTIAL_TYPE, data: smtpCredentialData(inbox) },
+			]);
+			await n8n.importWorkflows(workflows());
+			await n8n.start();
+			await waitForLog(n8n, /Editor is now accessible/, 120_000);
+			await n8n.ensureOwner(E2E_OWNER);
+			for (const role of Object.values(ROLES)) await n8n.activateWorkflow(role.id);
+			browser = await chromium.launch({
+				executablePath: CHROMIUM,
+				headless: true,
+				args: CHROMIUM_FLAGS,
+			});
+		});
+		afterAll(async () => {
+			await browser?.close();
+			await n8n?.dispose();
+			await Promise.all([api?.close(), ehr?.stop(), inbox?.stop()]);
+			process.stderr.write(`[review test] timings (ms): ${JSON.stringify(timings)}\n`);
+		});
+		beforeEach(async () => await inbox.deleteAll());
+
+		test('Sign and file: the EHR holds the notes final, attested, with a Provenance; then the patient is e-mailed', async () => {
+			const earlier = await executionIds(ROLES.daily.id);
+			const sessionId = await newVisitDelivered(ROLES.daily);
+			const email = await doctorsEmail();
+			expect(email.subject).toMatch(
+				/^Please review and sign: notes of ravi kumar, visit of \d{1,2} \w{3} \d{4}$/,
+			);
+			// maildev's text part is the HTML's text: the lines run together.
+			expect(email.text).toMatch(/Allergies: - Penicillin \(Rash\) Symptoms:/);
+			// Waiting for the doctor: stored by n8n, nothing filed, nobody else told yet.
+			await executionOf(ROLES.daily.id, 'waiting', earlier);
+			expect(await compositionOf(sessionId)).toBeUndefined();
+			expect(
+				(await inbox.emails()).filter((e) => e.to.some((t) => t.address === PATIENT_EMAIL)),
+			).toEqual([]);
+
+			const answered = await answerInBrowser(email, 'Sign and file', '', 'signed');
+			let composition: Composition | undefined;
+			await eventually(
+				async () => (composition = await compositionOf(sessionId))?.status === 'final',
+				() => `the signed Composition of ${sessionId} is not in the EHR`,
+				60_000,
+			);
+			timings.answerToStoredMs = Date.now() - answered;
+			process.stderr.write(
+				`[review test] the doctor's answer → the signed Composition stored: ${timings.answerToStoredMs} ms (polled every 100 ms or so)\n`,
+			);
+			expect(composition!.attester).toEqual([
+				expect.objectContaining({
+					mode: 'legal',
+					party: expect.objectContaining({ reference: expect.stringMatching(/^Practitioner\//) }),
+				}),
+			]);
+			const provenances = await ehr.search<Provenance>('Provenance', {
+				target: `Composition/${String(composition!.id)}`,
+			});
+			expect(provenances).toHaveLength(1);
+			expect(provenances[0].agent[0].who.reference).toBe(
+				composition!.attester![0].party!.reference,
+			);
+
+			const execution = await executionOf(ROLES.daily.id, 'success', earlier);
+			expect(execution.error).toBeUndefined();
+			const patientEmail = await inbox.waitForEmail((e) =>
+				e.to.some((t) => t.address === PATIENT_EMAIL),
+			);
+			expect(patientEmail.subject).toBe('Your visit summary, signed by your doctor');
+			expect(patientEmail.text).toContain('Status: Signed by');
+			// After the filing, never before it.
+			expect(Date.parse(patientEmail.time)).toBeGreaterThanOrEqual(
+				Date.parse(String(composition!.meta?.lastUpdated)) - 1000,
+			);
+		});
+
+		test('Request changes: nothing filed, nothing to the patient, the clinic gets the reason', async () => {
+			const earlier = await executionIds(ROLES.daily.id);
+			const sessionId = await newVisitDelivered(ROLES.daily);
+			const email = await doctorsEmail();
+			await answerInBrowser(email, 'Request changes', 'Cetirizine: 5 mg, not 10 mg', 'changes');
+			const toClinic = await inbox.waitForEmail((e) =>
+				e.to.some((t) => t.address === CLINIC_EMAIL),
+			);
+			expect(toClinic.subject).toMatch(/^Notes not signed: notes of /);
+			expect(toClinic.text).toContain('The doctor answered "Request changes"');
+			expect(toClinic.text).toContain('Cetirizine: 5 mg, not 10 mg');
+			expect(toClinic.text).toContain('Nothing was filed in the EHR');
+			await executionOf(ROLES.daily.id, 'success', earlier);
+			expect(await compositionOf(sessionId)).toBeUndefined();
+			expect(
+				(await inbox.emails()).filter((e) => e.to.some((t) => t.address === PATIENT_EMAIL)),
+			).toEqual([]);
+		});
+
+		test('no answer within the limit: nothing filed, nothing to the patient, the clinic told', async () => {
+			const earlier = await executionIds(ROLES.brief.id);
+			const sessionId = await newVisitDelivered(ROLES.brief);
+			await doctorsEmail();
+			// n8n resumes a run whose wait ran out from its own check of waiting runs (every minute or so).
+			const toClinic = await inbox.waitForEmail(
+				(e) => e.to.some((t) => t.address === CLINIC_EMAIL),
+				150_000,
+			);
+			expect(toClinic.subject).toMatch(/^No answer from the doctor: notes of /);
+			await executionOf(ROLES.brief.id, 'success', earlier);
+			expect(await compositionOf(sessionId)).toBeUndefined();
+			expect(
+				(await inbox.emails()).filter((e) => e.to.some((t) => t.address === PATIENT_EMAIL)),
+			).toEqual([]);
+		});
+	},
+);
