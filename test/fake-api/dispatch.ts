@@ -9,6 +9,7 @@ import { ehrReceiverRoutes } from './routes/ehrReceiver';
 import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
 import { prescriptionRoutes } from './routes/prescriptions';
+import { sessionDocumentRoutes } from './routes/sessionDocuments';
 import { sessionRoutes } from './routes/sessions';
 import { signInRoutes } from './routes/signIn';
 import { templateRoutes } from './routes/templates';
@@ -23,6 +24,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [
 	webhookRoutes,
 	transcriptionRoutes,
 	sessionRoutes,
+	sessionDocumentRoutes,
 	templateRoutes,
 	ehrReceiverRoutes,
 	prescriptionRoutes,

@@ -434,22 +434,92 @@ export async function getFromLink(
 	link: LinkRequest,
 	refused: (statusCode: number, attempts: number) => Error,
 ): Promise<{ statusCode: number; body: unknown; headers: Record<string, unknown> }> {
-	const signal = executionCancelSignal(ctx);
 	const options: IHttpRequestOptions = {
 		method: 'GET',
 		url: link.url,
 		...(link.accept ? { headers: { Accept: link.accept } } : {}),
 		encoding: link.encoding,
+		timeout: PRODUCTION_POLICY.timeouts.apiCallMs,
+	};
+	return await sendToLink(
+		ctx,
+		link,
+		options,
+		PRODUCTION_POLICY.retry,
+		(statusCode, body, attempt) => {
+			// A stream of an answer that is not used is let go at once (its socket with it).
+			(body as { destroy?: () => void } | undefined)?.destroy?.();
+			return refused(statusCode, attempt);
+		},
+	);
+}
+
+interface PutRequest extends CallLabel {
+	url: string;
+	/** Names the link in messages (never the whole link, which is signed). */
+	host: string;
+	body: Buffer;
+	contentType: string;
+}
+
+/**
+ * Stores a small body at a presigned PUT URL (a document's markdown, [EKA-OAS]
+ * create-update-document.mdx). A PUT stores the body under the URL's key, so a repeat replaces it
+ * with the same bytes: it is sent again as the rule of what may be sent again says (the storage
+ * upload's attempts). Any answer but 2xx is thrown as `refused(statusCode, detail, attempts)`.
+ */
+export async function putToLink(
+	ctx: ClinicApiContext,
+	put: PutRequest,
+	refused: (statusCode: number, detail: string, attempts: number) => Error,
+): Promise<{ statusCode: number; attempts: number }> {
+	const options: IHttpRequestOptions = {
+		method: 'PUT',
+		url: put.url,
+		body: put.body,
+		headers: { 'Content-Type': put.contentType, 'Content-Length': String(put.body.length) },
+		encoding: 'text',
+		timeout: storageTimeoutMs(put.body.length),
+	};
+	const answer = await sendToLink(
+		ctx,
+		put,
+		options,
+		PRODUCTION_POLICY.storageRetry,
+		(statusCode, body, attempt) => refused(statusCode, storageErrorDetail(body), attempt),
+	);
+	return { statusCode: answer.statusCode, attempts: answer.attempts };
+}
+
+/**
+ * One call to a link on another host, through n8n's plain `httpRequest` (no token, no auth
+ * header), retried by the one rule: a 2xx is returned, another status is thrown as `refused` makes
+ * it (after the retries the rule allows), no answer is "Could not reach". A redirect could lead
+ * anywhere; a storage link that redirects is not what the sources describe, so it is reported
+ * rather than followed.
+ */
+async function sendToLink(
+	ctx: ClinicApiContext,
+	link: CallLabel & { host: string },
+	request: IHttpRequestOptions,
+	policy: typeof PRODUCTION_POLICY.retry,
+	refused: (statusCode: number, body: unknown, attempts: number) => Error,
+): Promise<{
+	statusCode: number;
+	body: unknown;
+	headers: Record<string, unknown>;
+	attempts: number;
+}> {
+	const signal = executionCancelSignal(ctx);
+	const options: IHttpRequestOptions = {
+		...request,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
-		// A redirect could lead anywhere; a storage link that redirects is not what the sources
-		// describe, so it is reported rather than followed.
 		disableFollowRedirect: true,
-		timeout: PRODUCTION_POLICY.timeouts.apiCallMs,
 		...(signal ? { abortSignal: signal } : {}),
 	};
 	return await withRetries(
-		PRODUCTION_POLICY.retry,
+		policy,
 		async (attempt) => {
 			let response: { statusCode?: number; body?: unknown; headers?: Record<string, unknown> };
 			try {
@@ -467,10 +537,11 @@ export async function getFromLink(
 			const statusCode = Number(response.statusCode ?? 0);
 			const headers = response.headers ?? {};
 			if (statusCode >= 200 && statusCode < 300)
-				return { kind: 'done', value: { statusCode, body: response.body, headers } };
-			// A stream of an answer that is not used is let go at once (its socket with it).
-			(response.body as { destroy?: () => void } | undefined)?.destroy?.();
-			const error = refused(statusCode, attempt);
+				return {
+					kind: 'done',
+					value: { statusCode, body: response.body, headers, attempts: attempt },
+				};
+			const error = refused(statusCode, response.body, attempt);
 			if (!mayRetry({ status: statusCode })) throw error;
 			const retryAfter = headers['retry-after'];
 			return {

@@ -265,6 +265,16 @@ export function takeCreateAnswerLoss(
 	return loss.kind;
 }
 
+/** The session of this id and business, if the fake holds it (the documents routes ask). */
+export function findSession(
+	state: FakeClinicState,
+	sessionId: string,
+	businessId: string,
+): FakeSession | undefined {
+	const session = storeOf(state).sessions.get(sessionId);
+	return session?.businessId === businessId ? session : undefined;
+}
+
 function sessionOf(ctx: RouteContext): FakeSession | undefined {
 	const businessId = bearerBusiness(ctx);
 	if (!businessId) return undefined;
@@ -625,6 +635,20 @@ export function sessionAudioBytes(session: FakeSession): Buffer {
 	return Buffer.concat(order.map((index) => session.audioBytes[index]));
 }
 
+/** What storage answers a presigned URL that also carries an auth header (S3's wording). */
+export const PRESIGNED_AUTH_REFUSAL =
+	'Only one auth mechanism allowed: no authorization header with a presigned URL';
+
+/** A request to a presigned URL that carries a token, an auth header or a client id. */
+export function carriesAuth(ctx: RouteContext): boolean {
+	const headers = ctx.req.headers;
+	return (
+		headers.authorization !== undefined ||
+		headers.auth !== undefined ||
+		headers['client-id'] !== undefined
+	);
+}
+
 function media(ctx: RouteContext): void {
 	const store = storeOf(ctx.state);
 	const headerNames = Object.keys(ctx.req.headers);
@@ -633,16 +657,7 @@ function media(ctx: RouteContext): void {
 		ctx.res.writeHead(status, { 'content-type': 'application/xml' });
 		ctx.res.end(`<Error><Code>${code}</Code><Message>${message}</Message></Error>`);
 	};
-	if (
-		ctx.req.headers.authorization !== undefined ||
-		ctx.req.headers.auth !== undefined ||
-		ctx.req.headers['client-id'] !== undefined
-	)
-		return answer(
-			400,
-			'InvalidArgument',
-			'Only one auth mechanism allowed: no authorization header with a presigned URL',
-		);
+	if (carriesAuth(ctx)) return answer(400, 'InvalidArgument', PRESIGNED_AUTH_REFUSAL);
 	const file = ctx.params.file;
 	const expires = ctx.query.get('expires') ?? '';
 	if (ctx.query.get('signature') !== mediaSignature(store, file, expires))

@@ -57,22 +57,7 @@ async function runItems(
 	perItem: Array<Record<string, unknown>>,
 	continueOnFail = false,
 ): Promise<INodeExecutionData[]> {
-	const context = rig.context(convertParameters(), {
-		items: perItem.map(() => ({ json: {} })),
-		continueOnFail,
-	});
-	const base = context.getNodeParameter.bind(context);
-	(context as { getNodeParameter: unknown }).getNodeParameter = (
-		name: string,
-		itemIndex: number,
-		fallback?: unknown,
-		options?: unknown,
-	) =>
-		name in perItem[itemIndex]
-			? perItem[itemIndex][name]
-			: base(name, itemIndex, fallback as never, options as never);
-	const [output] = await rig.node.execute.call(context);
-	return output;
+	return await rig.runPerItem(convertParameters(), perItem, { continueOnFail });
 }
 
 const sessionPosts = () => rig.api.requestsTo(SESSIONS_PATH, 'POST');

@@ -142,6 +142,33 @@ export class TranscriptionRig {
 		const [output] = await this.node.execute.call(this.context(parameters, options));
 		return output;
 	}
+
+	/**
+	 * Runs the node over one item per entry of `perItem`: an entry's parameters take the place of
+	 * `parameters`' for its item, as expressions would give them.
+	 */
+	async runPerItem(
+		parameters: Record<string, unknown>,
+		perItem: Array<Record<string, unknown>>,
+		options: RunOptions = {},
+	): Promise<INodeExecutionData[]> {
+		const context = this.context(parameters, {
+			...options,
+			items: perItem.map(() => ({ json: {} })),
+		});
+		const base = context.getNodeParameter.bind(context);
+		(context as { getNodeParameter: unknown }).getNodeParameter = (
+			name: string,
+			itemIndex: number,
+			fallback?: unknown,
+			parameterOptions?: unknown,
+		) =>
+			name in perItem[itemIndex]
+				? perItem[itemIndex][name]
+				: base(name, itemIndex, fallback as never, parameterOptions as never);
+		const [output] = await this.node.execute.call(context);
+		return output;
+	}
 }
 
 export function uploadParameters(extra: Record<string, unknown> = {}): Record<string, unknown> {

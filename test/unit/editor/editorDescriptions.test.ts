@@ -55,6 +55,7 @@ describe('subtitles show what the user picked, by its display name', () => {
 		['convertTranscript', 'Convert Transcript'],
 		['cancelSession', 'Cancel Session'],
 		['getSessionAudio', 'Get Session Audio'],
+		['saveEditedNotes', 'Save Edited Notes'],
 		['getEntities', 'Get Many Entities'],
 		['getServices', 'Get Many Services'],
 		['searchByMobile', 'Search by Mobile (Deprecated)'],
@@ -113,6 +114,7 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 			['convertTranscript', 'Convert Transcript', 'Convert a transcript to a clinical document'],
 			['getResults', 'Get Results', 'Get the results of a transcription'],
 			['getSessionAudio', 'Get Session Audio', 'Get the audio of a session'],
+			['saveEditedNotes', 'Save Edited Notes', "Save a doctor's edited notes"],
 			['uploadAudio', 'Upload Audio', 'Upload audio for transcription'],
 		]);
 	});

@@ -340,6 +340,7 @@ describe('node description', () => {
 			'convertTranscript',
 			'getResults',
 			'getSessionAudio',
+			'saveEditedNotes',
 			'uploadAudio',
 		]);
 		expect(operationsFor(true)).toEqual(['convertTranscript', 'getResults']);

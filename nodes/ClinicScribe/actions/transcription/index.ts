@@ -4,6 +4,7 @@ import * as cancelSession from './cancelSession.operation';
 import * as convertTranscript from './convertTranscript.operation';
 import * as getResults from './getResults.operation';
 import * as getSessionAudio from './getSessionAudio.operation';
+import * as saveEditedNotes from './saveEditedNotes.operation';
 import * as uploadAudio from './uploadAudio.operation';
 
 export const operations = {
@@ -11,6 +12,7 @@ export const operations = {
 	convertTranscript,
 	getResults,
 	getSessionAudio,
+	saveEditedNotes,
 	uploadAudio,
 };
 
@@ -46,6 +48,14 @@ const getSessionAudioOption: INodePropertyOptions = {
 		"Download a session's whole audio as binary data, where the workspace keeps session audio",
 };
 
+const saveEditedNotesOption: INodePropertyOptions = {
+	name: 'Save Edited Notes',
+	value: 'saveEditedNotes',
+	action: "Save a doctor's edited notes",
+	description:
+		"Save the doctor's edited notes (Markdown) as a document of the session; running again updates the same document",
+};
+
 const uploadAudioOption: INodePropertyOptions = {
 	name: 'Upload Audio',
 	value: 'uploadAudio',
@@ -66,6 +76,7 @@ export const description: INodeProperties[] = [
 			convertTranscriptOption,
 			getResultsOption,
 			getSessionAudioOption,
+			saveEditedNotesOption,
 			uploadAudioOption,
 		],
 		default: 'uploadAudio',
@@ -85,4 +96,5 @@ export const description: INodeProperties[] = [
 	...convertTranscript.description,
 	...cancelSession.description,
 	...getSessionAudio.description,
+	...saveEditedNotes.description,
 ];
