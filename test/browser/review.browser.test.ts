@@ -192,8 +192,8 @@ async function executionOf(
 	let id = '';
 	await eventually(
 		async () => {
-			const found = await n8n.listExecutions({ workflowId, status });
-			id = found.find((e) => !earlier.has(e.id))?.id ?? '';
+			const found = await n8n.listExecutions({ workflowId });
+			id = found.find((e) => !earlier.has(e.id) && e.status === status)?.id ?? '';
 			return id !== '';
 		},
 		() => `no ${status} execution of the review example`,
