@@ -157,6 +157,21 @@ describe('MedLink → Link Terms', () => {
 		expect(message).not.toContain('fever');
 	});
 
+	it('an outage of the registry fails the run before any term is sent', async () => {
+		api.injectFault({
+			method: 'GET',
+			path: MEDLINK_REGISTRY_ROUTE,
+			times: Infinity,
+			fault: { kind: 'status', status: 503 },
+		});
+		const { message, description } = await failure(['fever', 'cough']);
+		expect(message).toContain("MedLink's registry of ontologies");
+		expect(message).toContain('503');
+		expect(description).toMatch(/tried \d+ times/i);
+		expect(api.requestsTo(MEDLINK_REGISTRY_ROUTE, 'GET').length).toBeGreaterThan(1);
+		expect(batchCalls()).toHaveLength(0);
+	});
+
 	it('under Continue On Fail reports bad items and a refused batch per item, paired', async () => {
 		api.injectFault({
 			method: 'POST',
