@@ -23,7 +23,11 @@ beforeEach(() => api.reset());
 
 async function run(
 	termsOfItem: Array<unknown>,
-	options: { ontology?: string | ((i: number) => string); continueOnFail?: boolean } = {},
+	options: {
+		ontology?: string | ((i: number) => string);
+		continueOnFail?: boolean;
+		asTool?: boolean;
+	} = {},
 ): Promise<INodeExecutionData[]> {
 	const items = termsOfItem.map((terms) => ({ json: { terms } as never }));
 	const { ontology = 'snomed' } = options;
@@ -38,6 +42,8 @@ async function run(
 		items,
 		continueOnFail: options.continueOnFail,
 	});
+	if (options.asTool)
+		(context as unknown as { isToolExecution: () => boolean }).isToolExecution = () => true;
 	const [output] = await node.execute.call(context);
 	return output;
 }
@@ -81,6 +87,13 @@ describe('MedLink → Link Terms', () => {
 			top_k: 3,
 		});
 		expect(api.requestsTo(MEDLINK_REGISTRY_ROUTE, 'GET')).toHaveLength(1);
+	});
+
+	it('works as an AI agent tool', async () => {
+		const [item] = await run(['type 2 diabetes'], { ontology: 'icd-10-cm', asTool: true });
+		expect(codesOf(item)).toEqual([
+			expect.objectContaining({ code: 'E11', system: 'http://hl7.org/fhir/sid/icd-10-cm' }),
+		]);
 	});
 
 	it('gives LOINC its unit and code system, and medication the package-own URI', async () => {
