@@ -11,6 +11,7 @@ import * as appointment from './actions/appointment';
 import * as business from './actions/business';
 import { optionsOf } from './actions/common.descriptions';
 import * as doctor from './actions/doctor';
+import * as medLink from './actions/medLink';
 import * as patient from './actions/patient';
 import * as prescription from './actions/prescription';
 import { route } from './actions/router';
@@ -31,6 +32,7 @@ const properties: INodeProperties[] = [
 			{ name: 'Appointment', value: 'appointment' },
 			{ name: 'Business', value: 'business' },
 			{ name: 'Doctor', value: 'doctor' },
+			{ name: 'MedLink', value: 'medLink' },
 			{ name: 'Patient', value: 'patient' },
 			{ name: 'Prescription', value: 'prescription' },
 			{ name: 'Template', value: 'template' },
@@ -41,6 +43,7 @@ const properties: INodeProperties[] = [
 	...appointment.description,
 	...business.description,
 	...doctor.description,
+	...medLink.description,
 	...patient.description,
 	...prescription.description,
 	...template.description,

@@ -204,23 +204,26 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 
 	it("the doctor's e-mail in the local inbox's page: the notes as formatted text (screenshot 13)", async () => {
 		await page.goto(`${npmStart.inboxUrl}/`);
-		const listed = page.getByText(/^Clinical notes: visit-/).first();
+		// The review of the very bundle the EHR stored: the patient named, allergies first.
+		const listed = page.getByText(/^Please review and sign: notes of /).first();
 		// The list renders after the page: wait for the message, never for a time.
 		await listed.waitFor({ timeout: 30_000 });
 		await listed.click();
 		const body = page.frameLocator('iframe').first();
-		await body.getByText('Chief complaints', { exact: true }).waitFor();
+		await body.getByText('Allergies', { exact: true }).waitFor();
 		await body.getByText('Paracetamol 650 mg').first().waitFor();
 		const text = normalise(await body.locator('body').innerText());
 		for (const expected of [
-			'Clinical notes',
-			'History of present illness',
-			'Vitals',
+			'Patient',
+			'Penicillin',
+			'Vital signs',
+			'Diagnoses',
 			'Medications',
-			'Transcript',
-			'मुझे तीन दिन से बुखार है',
+			'Lab tests',
+			'तीन दिन से सूखी खांसी है',
 		])
 			expect(text).toContain(expected);
+		expect(text.indexOf('Penicillin')).toBeLessThan(text.indexOf('Diagnoses'));
 		expect(text).not.toMatch(/[{}]"|"\w+":/);
 		// Tall enough to show the whole message.
 		await page.setViewportSize({ width: 1440, height: 1700 });

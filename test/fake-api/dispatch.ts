@@ -6,6 +6,7 @@ import { appointmentRoutes } from './routes/appointments';
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
+import { medLinkRoutes } from './routes/medLink';
 import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
 import { prescriptionRoutes } from './routes/prescriptions';
@@ -32,6 +33,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [
 	appointmentRoutes,
 	messageGatewayRoutes,
 	signInRoutes,
+	medLinkRoutes,
 ];
 
 export type RouteMatch =

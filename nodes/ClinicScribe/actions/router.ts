@@ -10,6 +10,7 @@ import { asNodeError, errorRecord } from './errorItems';
 import * as appointment from './appointment';
 import * as business from './business';
 import * as doctor from './doctor';
+import * as medLink from './medLink';
 import * as patient from './patient';
 import * as prescription from './prescription';
 import * as template from './template';
@@ -24,6 +25,7 @@ const operationsByResource: Record<string, Record<string, Operation>> = {
 	appointment: appointment.operations,
 	business: business.operations,
 	doctor: doctor.operations,
+	medLink: medLink.operations,
 	patient: patient.operations,
 	prescription: prescription.operations,
 	template: template.operations,

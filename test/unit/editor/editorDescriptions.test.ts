@@ -96,6 +96,7 @@ describe("operation names follow n8n's conventions; stored values stay", () => {
 			['update', 'Update', 'Update an appointment'],
 			['getEntities', 'Get Many Entities', 'Get many entities'],
 			['getServices', 'Get Many Services', 'Get many services of a doctor'],
+			['linkTerms', 'Link Terms', 'Link medical terms to codes'],
 			['archive', 'Archive', 'Archive a patient'],
 			['create', 'Create', 'Create a patient'],
 			['get', 'Get', 'Get a patient'],
