@@ -276,6 +276,21 @@ describeBrowser(
 				await restGet<Array<{ id: string; name: string }>>('/rest/credentials')
 			).find((c) => c.name === SIGN_IN_CREDENTIAL_NAME)!;
 			expect(credential).toBeDefined();
+			// n8n stores the tokens from the sign-in's callback; the run reads them from there. CI once
+			// ran the workflow with the credential still unconnected: wait until n8n holds them.
+			const connected = async () =>
+				Boolean(
+					(
+						await restGet<{ data?: { oauthTokenData?: unknown } }>(
+							`/rest/credentials/${credential.id}?includeData=true`,
+						)
+					).data?.oauthTokenData,
+				);
+			const deadline = Date.now() + 30_000;
+			while (!(await connected())) {
+				if (Date.now() > deadline) throw new Error('n8n holds no tokens for the OAuth2 credential');
+				await page.waitForTimeout(250);
+			}
 			const workflow = uploadWorkflow(
 				join(npmStart.userFolder, 'files', 'recordings', 'consultation.wav'),
 				credential,

@@ -137,18 +137,22 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 				!w.nodes.some((n) => n.type === TRIGGER_NODE_TYPE) &&
 				w.nodes.some((n) => n.type === ACTION_NODE_TYPE),
 		);
-		// npm start imports the examples: two run by hand (transaction and session upload), three started by
-		// the trigger (a completed transcription, an appointment booked, an appointment completed).
-		expect([withoutTrigger.length, withTrigger.length]).toEqual([2, 3]);
+		// npm start imports the examples: two run by hand (transaction and session upload), four started
+		// by the trigger (a completed transcription to the EHR, the same reviewed and signed first, an
+		// appointment booked, an appointment completed).
+		expect([withoutTrigger.length, withTrigger.length]).toEqual([2, 4]);
 		const transcribeExample = withoutTrigger.find((w) =>
-			w.nodes.some((n) => n.type === ACTION_NODE_TYPE && n.parameters.operation === 'getResults'),
-		);
-		const completedExample = withTrigger.find((w) =>
 			w.nodes.some(
-				(n) =>
-					n.type === TRIGGER_NODE_TYPE &&
-					JSON.stringify(n.parameters.events) === '["v2rx.completed"]',
+				(n) => n.type === ACTION_NODE_TYPE && n.parameters.resultsOutput === 'fhirBundle',
 			),
+		);
+		const completedExample = withTrigger.find(
+			(w) =>
+				w.nodes.some(
+					(n) =>
+						n.type === TRIGGER_NODE_TYPE &&
+						JSON.stringify(n.parameters.events) === '["v2rx.completed"]',
+				) && !w.nodes.some((n) => n.parameters.operation === 'sendAndWait'),
 		);
 		expect(transcribeExample?.name).toEqual(expect.any(String));
 		expect(completedExample?.name).toEqual(expect.any(String));
@@ -166,18 +170,14 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 	it('the transcribe example: each Clinic Scribe node is subtitled with its operation as the editor names it', async () => {
 		await openWorkflow(transcribe.id);
 		const actionNodes = transcribe.nodes.filter((n) => n.type === ACTION_NODE_TYPE);
-		expect(actionNodes.map((n) => n.parameters.operation).sort()).toEqual([
-			'getResults',
-			'uploadAudio',
-		]);
+		expect(actionNodes.map((n) => n.parameters.operation).sort()).toEqual(['uploadAudio']);
 		for (const node of actionNodes) {
 			expect(await canvasNodeLines(node.name)).toEqual([
 				node.name,
 				operationName(String(node.parameters.operation)),
 			]);
 		}
-		expect(actionNodes.map((n) => operationName(String(n.parameters.operation))).sort()).toEqual([
-			'Get Results',
+		expect(actionNodes.map((n) => operationName(String(n.parameters.operation)))).toEqual([
 			'Upload Audio',
 		]);
 		await shot('02-transcribe-example');
@@ -275,10 +275,13 @@ describeBrowser('the n8n editor in a real browser (npm start + headless Chromium
 			const executions = await restGet<{ results: Array<{ status: string }> }>(
 				`/rest/executions?filter=${encodeURIComponent(JSON.stringify({ workflowId: workflow.id }))}`,
 			);
-			// Every run of every example succeeded.
+			// Every run of every example succeeded; the review example's run waits for the doctor.
+			const done = workflow.nodes.some((n) => n.parameters.operation === 'sendAndWait')
+				? ['success', 'waiting']
+				: ['success'];
 			expect([
 				workflow.name,
-				executions.results.length > 0 && executions.results.every((e) => e.status === 'success'),
+				executions.results.length > 0 && executions.results.every((e) => done.includes(e.status)),
 			]).toEqual([workflow.name, true]);
 		}
 	});
