@@ -19,11 +19,12 @@
  * CLINIC_SCRIBE_REQUIRE_BROWSER=1.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import {
 	ClinicScribeOAuth2Api,
@@ -41,17 +42,6 @@ import { NpmStart } from './npmStart';
 
 jest.setTimeout(600_000);
 
-const CHROMIUM = process.env.CLINIC_SCRIBE_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-	'--headless',
-	'--no-sandbox',
-	'--disable-gpu',
-	'--disable-quic',
-	'--no-first-run',
-	'--disable-background-networking',
-	'--disable-component-update',
-	'--disable-sync',
-];
 const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
 const OWNER = { email: 'owner@clinic-scribe.local', password: 'ClinicScribe-Local-1' };
 
@@ -60,13 +50,7 @@ const PUBLIC = API_VARIANT_OPTIONS.public.name;
 const API_CREDENTIAL_NAME = 'Clinic Scribe (set up by the admin)';
 const SIGN_IN_CREDENTIAL_NAME = 'Clinic Scribe OAuth2 (set up by the admin)';
 
-const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
-if (!runBrowser) {
-	process.stderr.write(
-		`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`,
-	);
-}
-const describeBrowser = runBrowser ? describe : describe.skip;
+const describeBrowser = describeWithChromium('credentials.browser.test.ts');
 
 let npmStart: NpmStart;
 let context: BrowserContext;

@@ -15,12 +15,13 @@
  * Without it the test is skipped with the reason; CI sets CLINIC_SCRIBE_REQUIRE_BROWSER=1 so it
  * cannot skip.
  */
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import type { INodePropertyCollection, INodePropertyOptions } from 'n8n-workflow';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
 import {
@@ -36,28 +37,11 @@ import { NpmStart } from './npmStart';
 jest.setTimeout(600_000);
 
 // Debian's chromium by default; CI images that ship another Chromium build (GitHub's runners: Google Chrome) name it here.
-const CHROMIUM = process.env.CLINIC_SCRIBE_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-	'--headless',
-	'--no-sandbox',
-	'--disable-gpu',
-	'--disable-quic',
-	'--no-first-run',
-	'--disable-background-networking',
-	'--disable-component-update',
-	'--disable-sync',
-];
 const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
 const OWNER = { email: 'owner@clinic-scribe.local', password: 'ClinicScribe-Local-1' };
 const README_URL = 'https://github.com/clinic-scribe/n8n-nodes-clinic-scribe/blob/main/README.md';
 
-const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
-if (!runBrowser) {
-	process.stderr.write(
-		`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`,
-	);
-}
-const describeBrowser = runBrowser ? describe : describe.skip;
+const describeBrowser = describeWithChromium('editor.browser.test.ts');
 
 /** Display names of the action node's operations and templates, from its description. */
 const actionProperties = new ClinicScribe().description.properties;

@@ -12,11 +12,12 @@
  * the test is skipped with the reason, unless CLINIC_SCRIBE_REQUIRE_BROWSER=1.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
+import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
 import { SIGN_IN } from '../fake-api/fixtures';
 import { decodeJwtPayload } from '../fake-api/tokens';
 import type { RecordedRequest } from '../fake-api/types';
@@ -28,27 +29,10 @@ import { NpmStart } from './npmStart';
 
 jest.setTimeout(600_000);
 
-const CHROMIUM = process.env.CLINIC_SCRIBE_CHROMIUM ?? '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-	'--headless',
-	'--no-sandbox',
-	'--disable-gpu',
-	'--disable-quic',
-	'--no-first-run',
-	'--disable-background-networking',
-	'--disable-component-update',
-	'--disable-sync',
-];
 const SCREENSHOTS = join(REPO_ROOT, '.test-results', 'browser');
 const OWNER = { email: 'owner@clinic-scribe.local', password: 'ClinicScribe-Local-1' };
 
-const runBrowser = existsSync(CHROMIUM) || process.env.CLINIC_SCRIBE_REQUIRE_BROWSER === '1';
-if (!runBrowser) {
-	process.stderr.write(
-		`[browser test] skipped: ${CHROMIUM} is not installed; run \`sudo bash scripts/install-chromium.sh\` to include it\n`,
-	);
-}
-const describeBrowser = runBrowser ? describe : describe.skip;
+const describeBrowser = describeWithChromium('oauth2.browser.test.ts');
 
 let npmStart: NpmStart;
 let context: BrowserContext;
