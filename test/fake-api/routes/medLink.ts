@@ -148,15 +148,11 @@ function registry(ctx: RouteContext): void {
 	ctx.sendJson(200, MEDLINK_REGISTRY);
 }
 
+/** The fields a link request takes beside its query (or queries), as med-link.yaml lists them. */
+const LINK_FIELDS = ['ontology', 'version', 'top_k', 'metadata', 'request_id'];
+
 function linkOne(ctx: RouteContext): void {
-	const body = checkedBody(ctx, [
-		'query',
-		'ontology',
-		'version',
-		'top_k',
-		'metadata',
-		'request_id',
-	]);
+	const body = checkedBody(ctx, ['query', ...LINK_FIELDS]);
 	if (!body) return;
 	if (typeof body.query !== 'string' || body.query.length === 0)
 		return invalid(
@@ -171,14 +167,7 @@ function linkOne(ctx: RouteContext): void {
 }
 
 function linkBatch(ctx: RouteContext): void {
-	const body = checkedBody(ctx, [
-		'queries',
-		'ontology',
-		'version',
-		'top_k',
-		'metadata',
-		'request_id',
-	]);
+	const body = checkedBody(ctx, ['queries', ...LINK_FIELDS]);
 	if (!body) return;
 	const queries = body.queries;
 	if (!Array.isArray(queries) || queries.some((q) => typeof q !== 'string'))
