@@ -65,16 +65,28 @@ it('replayed: the same signed delivery sent again is acknowledged and starts not
 	expect(again.result).toEqual({});
 	expect(again.response.status).toBeUndefined();
 	expect(again.logs.map((l) => l.message).join('\n')).toContain('signature replayed');
-	// A new delivery of the same event (new timestamp, new signature) is still accepted.
-	const body = completionEventBody({ transactionId: 'visit-replayed' });
-	const raw = JSON.stringify(body);
+	// The same event signed afresh (a later timestamp, so a new signature) is the same delivery.
+	const raw = delivery.rawBody.toString('utf8');
 	const later = Math.floor(Date.now() / 1000) + 1;
+	const resigned = await receive({
+		headers: {
+			...delivery.headers,
+			'eka-webhook-signature': signatureHeaderValue(KEY, later, raw),
+		},
+		rawBody: delivery.rawBody,
+	});
+	expect(resigned.result).toEqual({});
+	// A new event for the same visit (its own event time, so another body) starts the workflow.
+	const eventTime = new Date(Date.parse(JSON.parse(raw).timestamp as string) + 1000);
+	const newRaw = JSON.stringify(
+		completionEventBody({ transactionId: 'visit-replayed', now: eventTime }),
+	);
 	const fresh = await receive({
 		headers: {
 			'content-type': 'application/json',
-			'eka-webhook-signature': signatureHeaderValue(KEY, later, raw),
+			'eka-webhook-signature': signatureHeaderValue(KEY, later, newRaw),
 		},
-		rawBody: Buffer.from(raw),
+		rawBody: Buffer.from(newRaw),
 	});
 	expect(fresh.result.workflowData).toHaveLength(1);
 	recordAttack(
