@@ -156,6 +156,12 @@ export function readTermCode(
 	return code;
 }
 
+/** What MedLink answered for terms, by termKey: a code, or the error that kept the term uncoded. */
+export interface CodeLookup {
+	codes: Map<string, TermCode>;
+	failed: Map<string, unknown>;
+}
+
 /** The result blocks of a batch answer, when there is one per query. */
 export function readBatchBlocks(body: unknown, queryCount: number): unknown[] | undefined {
 	if (!isObject(body) || !Array.isArray(body.results)) return undefined;

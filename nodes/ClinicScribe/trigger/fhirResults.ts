@@ -9,7 +9,9 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { readFhirSettings } from '../shared/fhir/fields';
+import { codingFailureMessage, termsToCode } from '../shared/fhir/codes';
 import {
+	bundleEntries,
 	buildFhirOutput,
 	planFhirOutput,
 	type FhirFetched,
@@ -17,6 +19,7 @@ import {
 } from '../shared/fhir/fhirOutput';
 import type { ResultsSource } from '../shared/resultsOutput.description';
 import { fetchPatientProfile } from '../transport/directoryApi';
+import { lookUpTermCodes } from '../transport/medLinkApi';
 import { fetchResults } from '../transport/transcriptionApi';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 
@@ -44,6 +47,7 @@ export async function fhirRecordOfSession(
 			notReady: false,
 		});
 	}
+	const chosen = { ...settings.value, timeZone: ctx.getTimezone() };
 	const fetched = await fetchWithinBudget(ctx, INCLUDED_FOR_FHIR, async (bounds) => {
 		const results = await fetchResults(ctx, source, sessionId, undefined, bounds);
 		const plan = planFhirOutput(results, settings.value);
@@ -55,12 +59,24 @@ export async function fhirRecordOfSession(
 				undefined,
 				bounds,
 			);
+		const coding = settings.value.coding;
+		if (plan.ok && coding) {
+			// The codes of the bundle's terms, within the same budget (a failure never throws here).
+			const draft = buildFhirOutput(results, chosen, extra);
+			if (draft.ok)
+				extra.codes = await lookUpTermCodes(ctx, termsToCode(bundleEntries(draft.record)), {
+					bounds,
+				});
+		}
 		return { results, plan, extra };
 	});
 	if ('error' in fetched) return { session_id: sessionId, error: fetched.error };
 	const { results, plan, extra } = fetched.value;
 	if (!plan.ok) return problemRecord(sessionId, results.status, plan.problem);
-	const built = buildFhirOutput(results, { ...settings.value, timeZone: ctx.getTimezone() }, extra);
+	const failure =
+		settings.value.coding?.onFailure === 'fail' && extra.codes && codingFailureMessage(extra.codes);
+	if (failure) return problemRecord(sessionId, results.status, { ...failure, notReady: false });
+	const built = buildFhirOutput(results, chosen, extra);
 	return built.ok ? built.record : problemRecord(sessionId, results.status, built.problem);
 }
 

@@ -58,6 +58,11 @@ export const MEDLINK_VOCABULARY: Record<string, Record<string, Candidate[]>> = {
 		breathlessness: [linked('267036007', 'Dyspnea')],
 		'back pain': [linked('161891005', 'Backache')],
 		'sore throat': [linked('162397003', 'Pain in throat')],
+		// The fever-and-cough visit of the fake's EMR document (routes/transcription/documents.ts).
+		'dry cough': [linked('11833005', 'Dry cough', 0.95)],
+		'acute upper respiratory tract infection': [
+			linked('54150009', 'Upper respiratory infection', 0.9),
+		],
 		// Linked, but with a low score.
 		'feeling off': [linked('367391008', 'Malaise', 0.32)],
 		// A candidate the service does not link.
@@ -84,6 +89,7 @@ export const MEDLINK_VOCABULARY: Record<string, Record<string, Candidate[]>> = {
 				metadata: { unit_normalised: 'g/dl' },
 			},
 		],
+		'complete blood count (cbc)': [linked('58410-2', 'CBC panel - Blood by Automated count', 0.9)],
 		hba1c: [
 			{
 				...linked('4548-4', 'HEMOGLOBIN A1C/HEMOGLOBIN.TOTAL [Mass fraction]', 0.95),
@@ -104,11 +110,17 @@ export const MEDLINK_VOCABULARY: Record<string, Record<string, Candidate[]>> = {
 		hypertension: [linked('I10', 'Essential (primary) hypertension', 0.9)],
 		fever: [linked('R50.9', 'Fever, unspecified', 0.88)],
 		cough: [linked('R05.9', 'Cough, unspecified', 0.87)],
+		'acute upper respiratory tract infection': [
+			linked('J06.9', 'Acute upper respiratory infection, unspecified', 0.92),
+		],
 	},
 	medication: {
 		'paracetamol 500 mg': [linked('b-1000000001', 'Paracetamol 500 mg Tablet', null)],
 		amoxicillin: [linked('b-1000000002', 'Amoxicillin 500 mg Capsule', null)],
 		'dolo 650': [linked('b-4117370658', 'Dolo 650 Tablet', null)],
+		'paracetamol 650 mg tablet': [linked('b-1020304050', 'Paracetamol 650 mg Tablet', null)],
+		'cetirizine 10 mg tablet': [linked('b-1020304051', 'Cetirizine 10 mg Tablet', null)],
+		'metformin 500 mg tablet': [linked('b-200', 'Metformin 500 mg Tablet', null)],
 	},
 };
 

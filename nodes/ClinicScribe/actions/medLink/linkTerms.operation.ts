@@ -6,26 +6,16 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { concurrencyGate } from '../../shared/concurrencyGate';
 import {
 	MEDLINK_MAX_TERM_LENGTH,
 	MEDLINK_ONTOLOGIES,
 	isMedLinkOntology,
-	planBatches,
-	readBatchBlocks,
-	readTermCode,
 	readTerms,
-	readsAsRegistry,
-	registryVersion,
 	termKey,
 	type MedLinkOntology,
-	type TermBatch,
 	type TermCode,
 } from '../../shared/medLinkTerms';
-import { unexpectedBodyError } from '../../transport/errors';
-import { getMedLinkRegistry, linkTermsBatch } from '../../transport/medLinkApi';
-import { scrubCredentialSecrets } from '../../transport/request';
-import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
+import { linkDistinctTerms, medLinkVersions } from '../../transport/medLinkApi';
 import { asNodeError, errorRecord } from '../errorItems';
 
 const show = { resource: ['medLink'], operation: ['linkTerms'] };
@@ -138,16 +128,9 @@ async function linkAll(
 	outcomes: Array<{ codes?: TermCode[]; error?: unknown }>,
 ): Promise<void> {
 	const firstItem = asked[0].itemIndex;
-	let registry: unknown;
+	let versions: Map<MedLinkOntology, string>;
 	try {
-		const response = await getMedLinkRegistry(ctx, firstItem);
-		if (!readsAsRegistry(response.body))
-			throw unexpectedBodyError(
-				ctx,
-				{ purpose: "MedLink's registry of ontologies", itemIndex: firstItem },
-				response.statusCode,
-			);
-		registry = response.body;
+		versions = await medLinkVersions(ctx, firstItem);
 	} catch (error) {
 		// Every item needs the registry: the run fails, or each item says why.
 		if (!ctx.continueOnFail()) throw asNodeError(ctx, error, firstItem);
@@ -155,13 +138,11 @@ async function linkAll(
 		return;
 	}
 
-	const versions = new Map<MedLinkOntology, string>();
-	const linkable: AskedItem[] = [];
+	const linkable: Array<AskedItem & { version: string }> = [];
 	for (const item of asked) {
-		const version = registryVersion(registry, item.ontology);
+		const version = versions.get(item.ontology);
 		if (version !== undefined) {
-			versions.set(item.ontology, version);
-			linkable.push(item);
+			linkable.push({ ...item, version });
 			continue;
 		}
 		const error = new NodeOperationError(
@@ -176,69 +157,28 @@ async function linkAll(
 		outcomes[item.itemIndex].error = error;
 	}
 
-	const codes = new Map<string, TermCode>();
-	const failedKeys = new Map<string, unknown>();
-	const batches = planBatches(linkable);
-	const gate = concurrencyGate(PRODUCTION_POLICY.readConcurrency);
-	let firstError: unknown;
-	await Promise.all(
-		batches.map(async (batch) => {
-			const release = await gate.acquire();
-			try {
-				if (firstError !== undefined) return;
-				const version = versions.get(batch.ontology) as string;
-				for (const [index, code] of (await linkBatch(ctx, batch, version, firstItem)).entries())
-					codes.set(batch.keys[index], code);
-			} catch (error) {
-				await scrubCredentialSecrets(ctx, error);
-				if (!ctx.continueOnFail()) firstError ??= error;
-				for (const key of batch.keys) failedKeys.set(key, error);
-			} finally {
-				release();
-			}
-		}),
-	);
-
+	// Without Continue On Fail the run stops at the first failure: no batch is sent after it.
+	const lookup = await linkDistinctTerms(ctx, linkable, {
+		itemIndex: firstItem,
+		stopAtFirstFailure: !ctx.continueOnFail(),
+	});
 	for (const item of linkable) {
 		const keys = item.terms.map((term) => termKey(item.ontology, term));
-		const failedKey = keys.find((key) => failedKeys.has(key) || !codes.has(key));
+		const failedKey = keys.find((key) => !lookup.codes.has(key));
 		if (failedKey === undefined) {
 			outcomes[item.itemIndex].codes = item.terms.map((term, index) => ({
-				...(codes.get(keys[index]) as TermCode),
+				...(lookup.codes.get(keys[index]) as TermCode),
 				term,
 			}));
 			continue;
 		}
-		const error = failedKeys.get(failedKey) ?? firstError ?? notAskedError(ctx, item.itemIndex);
+		const error = lookup.failed.get(failedKey) ?? notAskedError(ctx, item.itemIndex);
 		if (!ctx.continueOnFail()) throw asNodeError(ctx, error, item.itemIndex);
 		outcomes[item.itemIndex].error = error;
 	}
 }
 
-async function linkBatch(
-	ctx: IExecuteFunctions,
-	batch: TermBatch,
-	version: string,
-	itemIndex: number,
-): Promise<TermCode[]> {
-	const response = await linkTermsBatch(
-		ctx,
-		{ ontology: batch.ontology, version, queries: batch.queries },
-		itemIndex,
-	);
-	const blocks = readBatchBlocks(response.body, batch.queries.length);
-	if (!blocks)
-		throw unexpectedBodyError(
-			ctx,
-			{ purpose: 'the MedLink codes of the terms', itemIndex },
-			response.statusCode,
-		);
-	return blocks.map((block, index) =>
-		readTermCode(block, { term: batch.queries[index], ontology: batch.ontology, version }),
-	);
-}
-
-/** A term whose batch was not sent because an earlier one failed (the run stops there). */
+/** A term with neither a code nor an error (not expected: every asked term gets one or the other). */
 function notAskedError(ctx: IExecuteFunctions, itemIndex: number): NodeOperationError {
 	return new NodeOperationError(
 		ctx.getNode(),

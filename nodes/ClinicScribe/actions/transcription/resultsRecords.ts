@@ -7,7 +7,9 @@
  */
 import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8n-workflow';
 
+import { codingFailureMessage, termsToCode } from '../../shared/fhir/codes';
 import {
+	bundleEntries,
 	buildFhirOutput,
 	planFhirOutput,
 	type FhirFetched,
@@ -17,6 +19,7 @@ import {
 import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import type { SessionResults } from '../../shared/sessionResults';
 import { fetchClinicDoctors, fetchPatientProfile } from '../../transport/directoryApi';
+import { lookUpTermCodes } from '../../transport/medLinkApi';
 import type { ChosenOutput } from './resultsSettings';
 
 export async function resultsToRecords(
@@ -42,7 +45,17 @@ async function fhirBundleRecord(
 	if (plan.directoryPatientId)
 		fetched.directoryProfile = await fetchPatientProfile(ctx, plan.directoryPatientId, itemIndex);
 	if (plan.clinicDoctorId) fetched.clinicDoctors = await fetchClinicDoctors(ctx, itemIndex);
-	const built = buildFhirOutput(results, { ...settings, timeZone: ctx.getTimezone() }, fetched);
+	const chosen = { ...settings, timeZone: ctx.getTimezone() };
+	let built = buildFhirOutput(results, chosen, fetched);
+	if (built.ok && settings.coding) {
+		// The terms are those of the bundle just made; coded, it is made again with the answers.
+		const codes = await lookUpTermCodes(ctx, termsToCode(bundleEntries(built.record)), {
+			itemIndex,
+		});
+		const failure = settings.coding.onFailure === 'fail' && codingFailureMessage(codes);
+		if (failure) throw problemError(ctx, { ...failure, notReady: false }, itemIndex);
+		built = buildFhirOutput(results, chosen, { ...fetched, codes });
+	}
 	if (!built.ok) throw problemError(ctx, built.problem, itemIndex);
 	return built.record;
 }

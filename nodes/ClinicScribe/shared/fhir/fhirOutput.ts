@@ -11,8 +11,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import type { CodeLookup } from '../medLinkTerms';
 import type { DecodedTemplate, SessionResults } from '../sessionResults';
 import { asRecord, isRecord } from '../values';
+import { addCodes, type CodingOutcome, type CodingSettings } from './codes';
 import { emrPrescription } from './emrDocument';
 import type { EmrContext, MappedResource } from './emrContext';
 import { mapEmrDocument } from './emrMapping';
@@ -37,6 +39,8 @@ export interface FhirOutputSettings {
 	signature?: NotesSignature;
 	/** The time zone the review document shows times in (the workflow's). */
 	timeZone?: string;
+	/** Set when FHIR Options → Add Codes is on: the terms are coded with MedLink (codes.ts). */
+	coding?: CodingSettings;
 }
 
 /** Why no bundle was made: what to show the user. `notReady`: the visit has no notes (yet). */
@@ -163,6 +167,8 @@ function choiceProblem(problem: string, field: 'Patient' | 'Doctor'): FhirProble
 export interface FhirFetched {
 	directoryProfile?: Record<string, unknown>;
 	clinicDoctors?: unknown[];
+	/** MedLink's answers for the terms codes.ts `termsToCode` lists (with Add Codes). */
+	codes?: CodeLookup;
 }
 
 /** Adjustments in words, each once, with how many times it happened. */
@@ -315,6 +321,11 @@ export function buildFhirOutput(
 			'the session gave no time of its own: the Composition is dated when the bundle was made',
 		);
 	entries.push(putEntry(composition));
+	let coding: CodingOutcome | undefined;
+	if (settings.coding && fetched.codes)
+		coding = addCodes(entries, fetched.codes, settings.coding, (message) =>
+			adjustments.add(message),
+		);
 
 	const { signature } = settings;
 	if (signature) {
@@ -351,6 +362,15 @@ export function buildFhirOutput(
 		sections: sectionList.map((section) => section.title),
 		not_mapped: notMapped,
 		adjustments: adjustments.list(),
+		...(coding && settings.coding
+			? {
+					coding: {
+						codes_added: coding.added,
+						terms_uncoded: coding.uncoded,
+						min_score: settings.coding.minScore,
+					},
+				}
+			: {}),
 		// What the doctor reads before signing, rendered from this very bundle.
 		review: {
 			...renderReviewDocument(bundle, { clinic: clinicOf(results), timeZone: settings.timeZone }),
@@ -386,4 +406,10 @@ function putEntry(resource: FhirResource): BundleEntry {
 		resource,
 		request: { method: 'PUT', url: `${resource.resourceType}/${id}` },
 	};
+}
+
+/** The entries of the bundle an output record holds. */
+export function bundleEntries(record: IDataObject): BundleEntry[] {
+	const entries = asRecord(record.bundle)?.entry;
+	return Array.isArray(entries) ? (entries as BundleEntry[]) : [];
 }

@@ -8,6 +8,7 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
 import { isRecord } from '../values';
+import { DEFAULT_MIN_CODE_SCORE, type CodingSettings } from './codes';
 import type { FhirOutputSettings } from './fhirOutput';
 import {
 	SIGNING_CHANNELS,
@@ -212,6 +213,14 @@ export function fhirOutputFields(
 			displayOptions: { show },
 			options: [
 				{
+					displayName: 'Add Codes',
+					name: 'addCodes',
+					type: 'boolean',
+					default: false,
+					description:
+						"Whether to code the notes' terms with the service's MedLink: symptoms and examinations in SNOMED CT, diagnoses and history in SNOMED CT and ICD-10-CM, lab tests and results in LOINC, medicines in the service's medication database. A code is added only where MedLink links the term with at least the Minimum Code Score; the text stays beside it, and adjustments name every term left uncoded.",
+				},
+				{
 					displayName: 'Directory Identifier System',
 					name: 'directoryIdentifierSystem',
 					type: 'string',
@@ -226,6 +235,35 @@ export function fhirOutputFields(
 					default: DOCTOR_SYSTEM,
 					description:
 						"The identifier system of a doctor ID in the EHR. Change it only to match the EHR's existing records.",
+				},
+				{
+					displayName: 'Minimum Code Score',
+					name: 'minCodeScore',
+					type: 'number',
+					typeOptions: { minValue: 0, maxValue: 1, numberPrecision: 2 },
+					default: DEFAULT_MIN_CODE_SCORE,
+					description:
+						'With Add Codes: the lowest MedLink score (0–1) a linked code may have to be added. A code MedLink links without a score (its medication database gives none) is added.',
+				},
+				{
+					displayName: 'When Coding Fails',
+					name: 'codingFailure',
+					type: 'options',
+					default: 'uncoded',
+					description: 'With Add Codes: what to do when MedLink cannot be reached or refuses',
+					options: [
+						{
+							name: 'Make the Bundle Without Those Codes',
+							value: 'uncoded',
+							description:
+								'The bundle is made as without Add Codes for the terms concerned; adjustments say which and why',
+						},
+						{
+							name: 'Fail the Item',
+							value: 'fail',
+							description: 'No bundle is made; the error says what MedLink answered',
+						},
+					],
 				},
 			],
 		},
@@ -344,6 +382,9 @@ export function readFhirSettings(
 			problem: `FHIR Options → Doctor Identifier System ${doctorSystem.problem}`,
 		};
 
+	const coding = readCoding(systems);
+	if (!coding.ok) return coding;
+
 	let patient: PatientChoice = { kind: 'directory', system: directorySystem.value };
 	if (node === 'action') {
 		const choice = read(FHIR_PATIENT_PARAMETER, 'directory');
@@ -389,13 +430,29 @@ export function readFhirSettings(
 	} else {
 		return { ok: false, problem: 'The Doctor field is not one of its choices' };
 	}
-	if (node === 'trigger') return { ok: true, value: { patient, practitioner } };
+	const chosen: FhirOutputSettings = { patient, practitioner };
+	if (coding.value) chosen.coding = coding.value;
+	if (node === 'trigger') return { ok: true, value: chosen };
 	const signature = readSignature(read);
 	if (!signature.ok) return signature;
-	return {
-		ok: true,
-		value: signature.value
-			? { patient, practitioner, signature: signature.value }
-			: { patient, practitioner },
-	};
+	if (signature.value) chosen.signature = signature.value;
+	return { ok: true, value: chosen };
+}
+
+/** FHIR Options → Add Codes and its two settings; undefined when codes are not asked for. */
+function readCoding(options: Record<string, unknown>): Checked<CodingSettings | undefined> {
+	const add = options.addCodes ?? false;
+	if (typeof add !== 'boolean')
+		return { ok: false, problem: 'FHIR Options → Add Codes is not true or false' };
+	if (!add) return { ok: true, value: undefined };
+	const minScore = options.minCodeScore ?? DEFAULT_MIN_CODE_SCORE;
+	if (typeof minScore !== 'number' || !Number.isFinite(minScore) || minScore < 0 || minScore > 1)
+		return {
+			ok: false,
+			problem: 'FHIR Options → Minimum Code Score is not a number from 0 to 1 (e.g. 0.8)',
+		};
+	const onFailure = options.codingFailure ?? 'uncoded';
+	if (onFailure !== 'uncoded' && onFailure !== 'fail')
+		return { ok: false, problem: 'FHIR Options → When Coding Fails is not one of its choices' };
+	return { ok: true, value: { minScore, onFailure } };
 }
