@@ -758,6 +758,57 @@ describe('Include Results', () => {
 			expect(api.requestsTo('/profiles/')).toEqual([]);
 		});
 
+		test("Add Codes: the bundle carries the codes MedLink links, asked within the trigger's budget; MedLink down leaves it uncoded, never lost", async () => {
+			const visit = { patient: { oid: '175074536120088' }, doctor: DOCTOR };
+			await startFinishedSession(
+				api.url,
+				api.validCredentials,
+				'visit-codes-trigger',
+				EMR_TEMPLATES,
+				visit,
+			);
+			parameters = {
+				includeResults: true,
+				resultsOutput: 'fhirBundle',
+				fhirOptions: { addCodes: true },
+			};
+			await activate();
+			await fakeWebhooks(api).deliver({ transactionId: 'visit-codes-trigger' });
+			const [coded] = executions[0];
+			expect(coded.error).toBeUndefined();
+			const diagnosis = resourcesOf(coded.bundle, 'Condition').find(
+				(c) => (c.code as { text?: string }).text === 'Acute upper respiratory tract infection',
+			);
+			expect((diagnosis?.code as { coding?: unknown[] }).coding).toEqual(
+				expect.arrayContaining([
+					expect.objectContaining({ system: 'http://snomed.info/sct', code: '54150009' }),
+				]),
+			);
+			expect(api.requestsTo('/med-link/registry/', 'GET')).toHaveLength(1);
+
+			api.injectFault({
+				method: 'POST',
+				path: '/med-link/nel/link/batch',
+				times: Infinity,
+				fault: { kind: 'status', status: 503 },
+			});
+			await startFinishedSession(
+				api.url,
+				api.validCredentials,
+				'visit-codes-down',
+				EMR_TEMPLATES,
+				visit,
+			);
+			await fakeWebhooks(api).deliver({ transactionId: 'visit-codes-down' });
+			const [uncoded] = executions[1];
+			expect(uncoded.error).toBeUndefined();
+			expect(resourcesOf(uncoded.bundle, 'Condition').length).toBeGreaterThan(0);
+			expect(uncoded.adjustments).toEqual(
+				expect.arrayContaining([expect.stringMatching(/^not coded, MedLink could not be asked/)]),
+			);
+			expect(uncoded.coding).toMatchObject({ codes_added: 0 });
+		});
+
 		test('a session without notes (all templates failed) is an error item, never an empty bundle', async () => {
 			await startFinishedSession(
 				api.url,

@@ -80,6 +80,10 @@ function validateScript(input: unknown): TransactionScript {
 		if (!OPTION_CHECKS[key](input[key])) throw new Error(`${key} must be a whole number >= 0`);
 		script[key] = input[key] as number;
 	}
+	if (input.emrPrescription !== undefined) {
+		if (!isPlainObject(input.emrPrescription)) throw new Error('emrPrescription must be an object');
+		script.emrPrescription = input.emrPrescription;
+	}
 	return script;
 }
 

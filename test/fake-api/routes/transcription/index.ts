@@ -21,7 +21,7 @@
  *
  * Control in-process through `fakeTranscription(api)`, or over HTTP under /__admin/transcription/…:
  *   GET  /transcription/options · POST /transcription/options   defaults (processing polls, hold…)
- *   POST /transcription/script   {txn_id, outcome?, processingPolls?, processingMs?}
+ *   POST /transcription/script   {txn_id, outcome?, processingPolls?, processingMs?, emrPrescription?}
  *   GET  /transcription/transactions · GET /transcription/uploads · GET /transcription/rejected
  *   POST /transcription/presign  {txn_id, base_url}  a presign without a token (bench, curl)
  *   POST /transcription/lose-init-answer {txn_id?, kind, times?, ms?}  the next init(s) are carried

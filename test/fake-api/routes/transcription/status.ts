@@ -38,7 +38,7 @@ export async function sessionStatus(ctx: RouteContext): Promise<void> {
 		}
 		if (stillPolling || Date.now() < readyAt) return ctx.sendJson(202, processingBody(ctx, txn));
 	}
-	const [status, body] = resultsBody(ctx, txn, script.outcome ?? 'success');
+	const [status, body] = resultsBody(ctx, txn, script.outcome ?? 'success', script.emrPrescription);
 	ctx.sendJson(status, body);
 }
 
@@ -76,7 +76,12 @@ function processingBody(ctx: RouteContext, txn: Transaction) {
 	};
 }
 
-function resultsBody(ctx: RouteContext, txn: Transaction, outcome: Outcome): [number, unknown] {
+function resultsBody(
+	ctx: RouteContext,
+	txn: Transaction,
+	outcome: Outcome,
+	emrPrescription: Record<string, unknown> | undefined,
+): [number, unknown] {
 	const emrId = variantOf(ctx).emrTemplateId;
 	const extra = {
 		additional_data: txn.initBody?.additional_data ?? {},
@@ -86,7 +91,10 @@ function resultsBody(ctx: RouteContext, txn: Transaction, outcome: Outcome): [nu
 		return [200, { data: { output: { fhir: base64Of(FHIR_BUNDLE) }, ...extra } }];
 	const templates = requestedTemplates(txn);
 	const success = (template: RequestedTemplate) => {
-		const document = templateDocument(emrId, template);
+		const document =
+			emrPrescription && template.template_id === emrId
+				? { value: { prescription: emrPrescription }, type: 'json' }
+				: templateDocument(emrId, template);
 		return {
 			template_id: template.template_id,
 			name: templateName(ctx, template.template_id),

@@ -54,6 +54,8 @@ export interface TransactionScript {
 	outcome?: Outcome;
 	processingPolls?: number;
 	processingMs?: number;
+	/** The EMR template's `prescription` for this visit, in place of the fake's own (benches, larger visits). */
+	emrPrescription?: Record<string, unknown>;
 }
 
 export interface StoredUpload {
