@@ -462,6 +462,19 @@ describe("a recording → Upload Audio with Wait → FHIR → the EHR, and the d
 		);
 	});
 
+	test('Add Codes (on in the example): Condition?code=http://snomed.info/sct|54150009 finds the diagnosis MedLink coded', async () => {
+		const coded = await ehr.search<Condition>('Condition', {
+			code: 'http://snomed.info/sct|54150009',
+			subject: `Patient/${patientId}`,
+		});
+		expect(coded.map((c) => c.code?.text)).toEqual(['Acute upper respiratory tract infection']);
+		expect(coded[0].code?.coding).toEqual(
+			expect.arrayContaining([
+				expect.objectContaining({ system: 'http://hl7.org/fhir/sid/icd-10-cm', code: 'J06.9' }),
+			]),
+		);
+	});
+
 	test("the doctor's e-mail arrives with the notes in the body: HTML sections and tables, and a text part", async () => {
 		const email = await inbox.waitForEmail(
 			(e) => e.text?.includes(`reference ${sessionId}`) === true,
