@@ -67,6 +67,15 @@ export function patientPage(
 			r !== patient &&
 			referencesIn(r).some((ref) => ref.reference === key || ref.reference.endsWith(`/${key}`)),
 	);
+	// A Provenance names the visit's records, not the patient: shown with them (who signed, when).
+	const visitKeys = new Set(linked.map(referenceKey));
+	linked.push(
+		...all.filter(
+			(r) =>
+				r.resourceType === 'Provenance' &&
+				referencesIn(r).some((ref) => visitKeys.has(ref.reference)),
+		),
+	);
 	const linkedKeys = new Set(linked.map(referenceKey));
 	// Practitioners, organisations … the patient's records name, shown once below.
 	const named = new Map<string, Resource>();
@@ -129,7 +138,14 @@ function card(
 			'components',
 			(r.component ?? []).map((c: any) => `${concept(c.code)}: ${valueText(c)}`).join('; '),
 		],
-		['status', [r.status, r.intent].filter(Boolean).join(', ')],
+		['status', [r.status ?? r.docStatus, r.intent].filter(Boolean).join(', ')],
+		[
+			'signed',
+			listOf(r.attester)
+				.map((a: any) => `${a.mode ?? ''} attester ${nameOfReference(a.party)}, ${a.time ?? ''}`)
+				.join('; '),
+		],
+		['codes', codesOf(r.code ?? r.medicationCodeableConcept)],
 		['clinical status', concept(r.clinicalStatus)],
 		['verification', concept(r.verificationStatus)],
 		[
@@ -149,6 +165,7 @@ function card(
 				r.date ??
 				r.period?.start ??
 				r.occurrenceDateTime ??
+				r.recorded ??
 				'',
 		],
 		[
@@ -193,6 +210,7 @@ function card(
 				...listOf(r.author),
 				...listOf(r.participant).map((p: any) => p.individual ?? p.actor),
 				...listOf(r.performer).map((p: any) => p.actor ?? p),
+				...listOf(r.agent).map((a: any) => a.who),
 			]
 				.map(nameOfReference)
 				.filter(Boolean)
@@ -254,6 +272,21 @@ function valueText(r: Record<string, any>): string {
 	if (r.valueRange)
 		return `${r.valueRange.low?.value ?? ''}–${r.valueRange.high?.value ?? ''} ${r.valueRange.high?.unit ?? r.valueRange.low?.unit ?? ''}`.trim();
 	return '';
+}
+
+const SYSTEM_NAMES: Record<string, string> = {
+	'http://snomed.info/sct': 'SNOMED CT',
+	'http://loinc.org': 'LOINC',
+	'http://hl7.org/fhir/sid/icd-10-cm': 'ICD-10-CM',
+	'http://hl7.org/fhir/sid/icd-10': 'ICD-10',
+};
+
+/** A concept's codings as a coder reads them: "SNOMED CT 54150009 · ICD-10-CM J06.9". */
+function codesOf(value: CodeableConcept | undefined): string {
+	return (value?.coding ?? [])
+		.filter((c) => c.code)
+		.map((c) => `${SYSTEM_NAMES[c.system ?? ''] ?? c.system ?? ''} ${c.code}`.trim())
+		.join(' · ');
 }
 
 function concept(value: CodeableConcept | undefined): string {
