@@ -29,6 +29,7 @@ import { SECTION_ORDER, SECTIONS } from './sections';
 import { renderReviewDocument } from './reviewDocument';
 import { repairServiceBundle } from './serviceBundle';
 import { signingTimeProblem, signVisitEntries, type NotesSignature } from './signature';
+import { transactionLimitProblem, type EhrTransactionLimits } from './transactionLimits';
 
 export interface FhirOutputSettings {
 	patient: PatientChoice;
@@ -37,6 +38,8 @@ export interface FhirOutputSettings {
 	signature?: NotesSignature;
 	/** The time zone the review document shows times in (the workflow's). */
 	timeZone?: string;
+	/** The EHR's limits on one transaction (transactionLimits.ts); none known by default. */
+	transactionLimits?: EhrTransactionLimits;
 }
 
 /** Why no bundle was made: what to show the user. `notReady`: the visit has no notes (yet). */
@@ -331,6 +334,8 @@ export function buildFhirOutput(
 			};
 	}
 	const filed = signature ? signVisitEntries(entries, references.practitioner, signature) : entries;
+	const beyondLimits = transactionLimitProblem(filed, settings.transactionLimits);
+	if (beyondLimits) return { ok: false, problem: { ...beyondLimits, notReady: false } };
 	const bundle = { resourceType: 'Bundle', type: 'transaction', entry: filed };
 	const counts: Record<string, number> = {};
 	for (const entry of filed)
