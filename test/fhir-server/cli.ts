@@ -2,17 +2,20 @@
  * Runs the local EHR (FHIR R4 server) as its own process, under Node >= 22.18 (the cached Node 24):
  *
  *   bash scripts/with-node24.sh node --import tsx test/fhir-server/cli.ts [--port 0] [--log]
+ *     [--router-limits none|medplum]
  *
  * Prints exactly one JSON line on stdout once it listens:
  *   {"url", "fhirBaseUrl", "pid", "definitionsLoadedInMs", "startedInMs"} (startedInMs: since the
  * process started)
  * then serves until SIGINT or SIGTERM, closes and exits 0. --log writes one line per request to
- * stderr (method, path, status, milliseconds; never bodies). test/support/fhirServer.ts starts it.
+ * stderr (method, path, status, milliseconds; never bodies). --router-limits medplum refuses
+ * transactions as a Medplum-hosted EHR does (server.ts). test/support/fhirServer.ts starts it.
  */
 import { startFhirServerInProcess } from './server';
 import type { FhirServer, FhirServerOptions } from './server';
+import { ROUTER_LIMITS, type RouterLimits } from './transaction';
 
-const USAGE = 'usage: cli.ts [--port <n>] [--log]';
+const USAGE = 'usage: cli.ts [--port <n>] [--log] [--router-limits none|medplum]';
 
 export function parseCliArgs(argv: readonly string[]): FhirServerOptions & { log: boolean } {
 	const options: FhirServerOptions & { log: boolean } = { log: false };
@@ -32,6 +35,13 @@ export function parseCliArgs(argv: readonly string[]): FhirServerOptions & { log
 			case '--log':
 				options.log = true;
 				break;
+			case '--router-limits': {
+				const limits = inline ?? argv[++i];
+				if (!ROUTER_LIMITS.includes(limits as RouterLimits))
+					throw new Error(`--router-limits must be one of ${ROUTER_LIMITS.join(', ')}`);
+				options.routerLimits = limits as RouterLimits;
+				break;
+			}
 			default:
 				throw new Error(`unknown argument ${argv[i]}`);
 		}

@@ -38,7 +38,7 @@ import { interpretJsonBody, readBoundedBody, sendText } from '../fake-api/http';
 import { loadR4Definitions } from './definitions';
 import { indexPage, patientPage } from './page';
 import { EhrRepository, referenceKey } from './repository';
-import { bundleResponse, processTransaction } from './transaction';
+import { bundleResponse, processTransaction, type RouterLimits } from './transaction';
 
 export const FHIR_PATH = '/fhir';
 export const ADMIN_PREFIX = '/__admin';
@@ -48,6 +48,12 @@ export interface FhirServerOptions {
 	port?: number;
 	/** Largest request body accepted, in bytes (default 32 MiB). */
 	maxBodyBytes?: number;
+	/**
+	 * 'medplum': transactions are refused as a Medplum-hosted EHR refuses them (its fhir-router's
+	 * limits: more than 50 updates, or a conditional create among more than 8 entries); default
+	 * 'none': this server takes any size (transaction.ts says why it can).
+	 */
+	routerLimits?: RouterLimits;
 	/** Called once per request when answered (method, path, status; never bodies). */
 	onRequestDone?: (record: { method: string; path: string; status: number; ms: number }) => void;
 }
@@ -238,7 +244,12 @@ export async function startFhirServerInProcess(
 					res,
 					200,
 					await exclusive(() =>
-						processTransaction(body as Bundle, { repo: repository, router, baseUrl: fhirBaseUrl }),
+						processTransaction(body as Bundle, {
+							repo: repository,
+							router,
+							baseUrl: fhirBaseUrl,
+							routerLimits: options.routerLimits,
+						}),
 					),
 				);
 			} catch (error) {

@@ -11,11 +11,16 @@
  * Medplum's PostgreSQL server; this store runs one request at a time and rolls back by snapshot.
  * Batch mode goes on after a failed entry, so every entry's problem is reported at once; the
  * duplicate-identity check of transaction mode is made here (two entries writing one resource).
+ *
+ * A Medplum-hosted EHR runs that transaction mode. With `routerLimits: 'medplum'` this server
+ * refuses what it would refuse before anything is written, with Medplum's own code and words: its
+ * BatchProcessor's preprocessing, in transaction mode, on a copy of the bundle (docs/fhir.md,
+ * "Where real EHR servers differ").
  */
 import { STATUS_CODES } from 'node:http';
 
 import { OperationOutcomeError } from '@medplum/core';
-import { processBatch } from '@medplum/fhir-router';
+import { BatchProcessor, processBatch } from '@medplum/fhir-router';
 import type { FhirRouter } from '@medplum/fhir-router';
 import type {
 	Bundle,
@@ -33,16 +38,23 @@ export interface TransactionContext {
 	router: FhirRouter;
 	/** The FHIR base URL, for the response entries' fullUrl. */
 	baseUrl: string;
+	/** 'medplum': refuse what Medplum's transaction mode refuses (its limits); default none. */
+	routerLimits?: RouterLimits;
 }
+
+/** Transaction limits of a real server the local EHR can apply: Medplum's (fhir-router). */
+export type RouterLimits = 'none' | 'medplum';
+export const ROUTER_LIMITS: readonly RouterLimits[] = ['none', 'medplum'];
 
 /** Processes a `transaction` Bundle; throws an OperationOutcomeError (nothing stored) when any entry fails. */
 export async function processTransaction(
 	bundle: Bundle,
 	context: TransactionContext,
 ): Promise<Bundle> {
+	const { repo, router } = context;
+	if (context.routerLimits === 'medplum') await refuseAsMedplumWould(bundle, context);
 	const envelopeIssues = envelopeProblems(bundle);
 	if (envelopeIssues.length > 0) throw refusal(envelopeIssues);
-	const { repo, router } = context;
 	const work: Bundle = { ...structuredClone(bundle), type: 'batch' };
 	const entries = work.entry as BundleEntry[];
 
@@ -99,6 +111,26 @@ export async function processTransaction(
 		}
 		return bundleResponse('transaction-response', answers, context.baseUrl);
 	});
+}
+
+/**
+ * Medplum's checks of a transaction before it writes anything, run by Medplum's own code: more than
+ * 50 updates ("Transaction contains more update operations than allowed"), or a conditional create,
+ * update or delete in a bundle of more than 8 entries ("Transaction requires strict isolation but
+ * has too many entries"); also its duplicate-identity and request checks. Throws its 400
+ * OperationOutcome. It works on a copy: preprocessing gives created entries ids.
+ */
+async function refuseAsMedplumWould(bundle: Bundle, context: TransactionContext): Promise<void> {
+	const copy = structuredClone(bundle);
+	await new BatchProcessor(context.router, context.repo, copy, {
+		method: 'POST',
+		url: '',
+		pathname: '',
+		body: copy,
+		params: {},
+		query: {},
+		config: { transactions: true },
+	}).preprocess();
 }
 
 /** The Bundle itself, entries' resources aside (each is validated when it is written): type, request, fullUrl uniqueness, two entries writing one resource. */

@@ -10,7 +10,9 @@
  *     (Condition.subject → Practitioner), two values of one choice element (valueString and
  *     valueQuantity), a primitive extension of the wrong type;
  *   - resource ids (and contained ids) of R4's id type: letters, digits, `-` and `.`, 1–64 long;
- *   - codes of required bindings (valueSets.ts).
+ *   - codes of required bindings (valueSets.ts);
+ *   - and, read a second time by an engine that shares nothing with Medplum's, what FHIR.js finds
+ *     in error (fhirJs.ts; its issues say "FHIR.js (R4)"), so no write rests on one engine.
  * References must also resolve; that needs the store, so repository.ts checks it (references.ts).
  */
 import { OperationOutcomeError, isResourceType, validateResource } from '@medplum/core';
@@ -18,6 +20,7 @@ import type { TypedValueWithPath } from '@medplum/core';
 import type { OperationOutcomeIssue, Resource } from '@medplum/fhirtypes';
 
 import { loadR4Definitions } from './definitions';
+import { fhirJsIssues } from './fhirJs';
 import { RequiredBindings } from './valueSets';
 
 /** R4's id datatype. */
@@ -56,7 +59,12 @@ export function validationIssues(resource: unknown): OperationOutcomeIssue[] {
 	const structural = found
 		.filter((i) => !/^Invalid reference: got "[^"]*:/.test(i.details?.text ?? ''))
 		.map((i) => ({ ...i, severity: 'error' as const }));
-	return [...structural, ...idIssues(resource as Resource), ...bindings.check(tokens)];
+	return [
+		...structural,
+		...idIssues(resource as Resource),
+		...bindings.check(tokens),
+		...fhirJsIssues(resource),
+	];
 }
 
 function idIssues(resource: Resource): OperationOutcomeIssue[] {

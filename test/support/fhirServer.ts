@@ -28,6 +28,8 @@ export interface FhirServerStartOptions {
 	onRequestLog?: (line: string) => void;
 	/** How long it may take to answer (default 120 s: loading the definitions on a busy machine). */
 	startTimeoutMs?: number;
+	/** 'medplum': refuse transactions as a Medplum-hosted EHR does (its fhir-router's limits). */
+	routerLimits?: 'none' | 'medplum';
 }
 
 /** An answer of the server: status, parsed JSON body (a resource or OperationOutcome), headers. */
@@ -55,17 +57,22 @@ export class FhirClient {
 		this.url = fhirBaseUrl.replace(/\/fhir\/?$/, '');
 	}
 
-	/** Any FHIR interaction: `path` is relative to the FHIR base (`Patient/p1`, `Condition?subject=…`). */
+	/**
+	 * Any FHIR interaction: `path` is relative to the FHIR base (`Patient/p1`, `Condition?subject=…`);
+	 * `headers` adds to the request's (e.g. `If-None-Exist` for a conditional create).
+	 */
 	async request<T = Resource>(
 		method: string,
 		path: string,
 		body?: unknown,
+		headers: Record<string, string> = {},
 	): Promise<FhirAnswer<T>> {
 		const response = await fetch(`${this.fhirBaseUrl}/${path.replace(/^\/+/, '')}`, {
 			method,
 			headers: {
 				accept: 'application/fhir+json',
 				...(body === undefined ? {} : { 'content-type': 'application/fhir+json' }),
+				...headers,
 			},
 			body: body === undefined ? undefined : JSON.stringify(body),
 		});
@@ -148,6 +155,7 @@ export async function startFhirServer(
 		'--port',
 		String(options.port ?? 0),
 		...(options.onRequestLog ? ['--log'] : []),
+		...(options.routerLimits ? ['--router-limits', options.routerLimits] : []),
 	];
 	const service = spawnService(nodeBin, args, {
 		cwd: REPO_ROOT,

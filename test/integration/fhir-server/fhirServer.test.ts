@@ -176,6 +176,7 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 				],
 			};
 			const issues = await expectRefused(bundle);
+			// Each found twice: by the R4 value sets beside Medplum's engine, and by FHIR.js.
 			expect(issues).toEqual([
 				{
 					text: expect.stringMatching(
@@ -184,9 +185,17 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 					expression: [`Bundle.entry[${condition.index}].resource.clinicalStatus`],
 				},
 				{
+					text: expect.stringContaining('FHIR.js (R4): Code "suspected"'),
+					expression: [`Bundle.entry[${condition.index}].resource.clinicalStatus`],
+				},
+				{
 					text: expect.stringMatching(
 						/"done": not in the value set http:\/\/hl7.org\/fhir\/ValueSet\/observation-status,.*allowed: registered, preliminary, final/,
 					),
+					expression: [`Bundle.entry[${observation.index}].resource.status`],
+				},
+				{
+					text: expect.stringContaining('FHIR.js (R4): Code "done" not found in value set'),
 					expression: [`Bundle.entry[${observation.index}].resource.status`],
 				},
 			]);
@@ -201,6 +210,42 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 				{
 					text: expect.stringContaining('Invalid additional property "summary"'),
 					expression: [`Bundle.entry[${composition.index}].resource.summary`],
+				},
+				{
+					text: expect.stringContaining('FHIR.js (R4): Unexpected property'),
+					expression: [`Bundle.entry[${composition.index}].resource.summary`],
+				},
+			]);
+		});
+
+		test('a second engine judges as well: a Composition without status is refused by FHIR.js and by Medplum, each in its own words', async () => {
+			const bundle = visitTransaction(newVisit());
+			const composition = entryOf(bundle, 'Composition');
+			delete (composition.entry.resource as { status?: string }).status;
+			const issues = await expectRefused(bundle);
+			const at = `Bundle.entry[${composition.index}].resource.status`;
+			expect(issues).toEqual(
+				expect.arrayContaining([
+					{ text: expect.stringContaining('FHIR.js (R4): Missing property'), expression: [at] },
+				]),
+			);
+			// Medplum's engine finds it too, in its own words: two readings, not one.
+			expect(
+				issues.filter((i) => !i.text.includes('FHIR.js') && i.expression.includes(at)),
+			).toHaveLength(1);
+		});
+
+		test('a coding whose system is not a URI is refused (Medplum reads the uri type; FHIR.js does not check it)', async () => {
+			const bundle = visitTransaction(newVisit());
+			const condition = entryOf(bundle, 'Condition');
+			(condition.entry.resource as Condition).code = {
+				coding: [{ system: 'ICD 10', code: 'R50.9', display: 'Fever, unspecified' }],
+			};
+			const issues = await expectRefused(bundle);
+			expect(issues).toEqual([
+				{
+					text: expect.stringContaining('Invalid uri'),
+					expression: [`Bundle.entry[${condition.index}].resource.code.coding[0].system`],
 				},
 			]);
 		});
@@ -222,10 +267,13 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 			(entryOf(changed, 'Composition').entry.resource as { status: string }).status = 'draft';
 			const answer = await ehr.transaction(changed);
 			expect(answer.status).toBe(400);
+			const compositionStatus = `Bundle.entry[${entryOf(changed, 'Composition').index}].resource.status`;
 			expect(issuesOf(answer.body)).toEqual([
-				expect.objectContaining({
-					expression: [`Bundle.entry[${entryOf(changed, 'Composition').index}].resource.status`],
-				}),
+				expect.objectContaining({ expression: [compositionStatus] }),
+				{
+					text: expect.stringContaining('FHIR.js (R4): Code "draft" not found in value set'),
+					expression: [compositionStatus],
+				},
 			]);
 			expect(await ehr.counts()).toEqual(before);
 			expect(await ehr.search('Patient', { identifier: `${PATIENT_SYSTEM}|P-new` })).toEqual([]);
@@ -345,6 +393,7 @@ describeLocalEhr('the local FHIR server (Medplum engine, Node 24)', () => {
 		});
 		expect(issuesOf(unknown.body)).toEqual([
 			{ text: 'Invalid additional property "colour"', expression: ['Observation.colour'] },
+			{ text: 'FHIR.js (R4): Unexpected property', expression: ['Observation.colour'] },
 		]);
 		expect(await ehr.read('Observation', 'pulse-1')).toBeUndefined();
 

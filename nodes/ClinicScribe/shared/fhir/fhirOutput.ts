@@ -31,6 +31,7 @@ import { SECTION_ORDER, SECTIONS } from './sections';
 import { renderReviewDocument } from './reviewDocument';
 import { repairServiceBundle } from './serviceBundle';
 import { signingTimeProblem, signVisitEntries, type NotesSignature } from './signature';
+import { transactionLimitProblem, type EhrTransactionLimits } from './transactionLimits';
 
 export interface FhirOutputSettings {
 	patient: PatientChoice;
@@ -41,6 +42,8 @@ export interface FhirOutputSettings {
 	timeZone?: string;
 	/** Set when FHIR Options → Add Codes is on: the terms are coded with MedLink (codes.ts). */
 	coding?: CodingSettings;
+	/** The EHR's limits on one transaction (transactionLimits.ts); none known by default. */
+	transactionLimits?: EhrTransactionLimits;
 }
 
 /** Why no bundle was made: what to show the user. `notReady`: the visit has no notes (yet). */
@@ -342,6 +345,8 @@ export function buildFhirOutput(
 			};
 	}
 	const filed = signature ? signVisitEntries(entries, references.practitioner, signature) : entries;
+	const beyondLimits = transactionLimitProblem(filed, settings.transactionLimits);
+	if (beyondLimits) return { ok: false, problem: { ...beyondLimits, notReady: false } };
 	const bundle = { resourceType: 'Bundle', type: 'transaction', entry: filed };
 	const counts: Record<string, number> = {};
 	for (const entry of filed)

@@ -237,6 +237,23 @@ export function fhirOutputFields(
 						"The identifier system of a doctor ID in the EHR. Change it only to match the EHR's existing records.",
 				},
 				{
+					displayName: 'EHR Transaction Limits',
+					name: 'ehrTransactionLimits',
+					type: 'options',
+					options: [
+						{ name: 'None Known', value: 'none' },
+						{
+							name: 'Medplum',
+							value: 'medplum',
+							description:
+								'At most 50 updates, and at most 8 entries when the patient or doctor is found by an identifier',
+						},
+					],
+					default: 'none',
+					description:
+						'The limits your EHR puts on one transaction. A bundle beyond them is not made: the item says why and what to choose instead, and nothing reaches the EHR.',
+				},
+				{
 					displayName: 'Minimum Code Score',
 					name: 'minCodeScore',
 					type: 'number',
@@ -375,6 +392,14 @@ export function readFhirSettings(
 			ok: false,
 			problem: `FHIR Options → Directory Identifier System ${directorySystem.problem}`,
 		};
+	const limits = systems.ehrTransactionLimits ?? 'none';
+	if (limits !== 'none' && limits !== 'medplum')
+		return {
+			ok: false,
+			problem: 'FHIR Options → EHR Transaction Limits is not one of its choices',
+		};
+	const transactionLimits: Pick<FhirOutputSettings, 'transactionLimits'> =
+		limits === 'medplum' ? { transactionLimits: 'medplum' } : {};
 	const doctorSystem = checkIdentifierSystem(systems.doctorIdentifierSystem ?? DOCTOR_SYSTEM);
 	if (!doctorSystem.ok)
 		return {
@@ -430,7 +455,7 @@ export function readFhirSettings(
 	} else {
 		return { ok: false, problem: 'The Doctor field is not one of its choices' };
 	}
-	const chosen: FhirOutputSettings = { patient, practitioner };
+	const chosen: FhirOutputSettings = { patient, practitioner, ...transactionLimits };
 	if (coding.value) chosen.coding = coding.value;
 	if (node === 'trigger') return { ok: true, value: chosen };
 	const signature = readSignature(read);
