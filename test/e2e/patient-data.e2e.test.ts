@@ -20,7 +20,8 @@ import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { nodeJson } from '../support/n8n/results';
-import { E2E_OWNER } from '../support/n8n/trigger';
+import { E2E_OWNER, eventually } from '../support/n8n/trigger';
+import { startFinishedSession } from '../support/fakeTranscriptionSession';
 import {
 	ACTION_NODE_TYPE,
 	CREDENTIAL_TYPE,
@@ -46,13 +47,21 @@ interface Run {
 }
 const runs: Record<'transaction' | 'session', Run> = {} as never;
 const sessionId = `e2e-patient-data-${randomBytes(4).toString('hex')}`;
+let reviewWorkflowId: string;
+const REVIEW_PATH = 'e2e-patient-data-review';
+const REVIEW_SESSION = `e2e-review-${randomBytes(4).toString('hex')}`;
 
 beforeAll(async () => {
 	writeFileSync(join(audioDir, 'visit.wav'), randomBytes(512 * 1024 + 5));
 	api = await startFakeClinicApi();
 	n8n = await N8nInstance.create({
 		packageTarball: await packedPackageForTests(),
-		env: { N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem', N8N_RESTRICT_FILE_ACCESS_TO: audioDir },
+		env: {
+			N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
+			N8N_RESTRICT_FILE_ACCESS_TO: audioDir,
+			// The most n8n logs: the notes must appear in none of it (below).
+			N8N_LOG_LEVEL: 'debug',
+		},
 	});
 	await n8n.importCredentials([
 		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
@@ -79,6 +88,7 @@ beforeAll(async () => {
 			),
 		]),
 	);
+	reviewWorkflowId = await n8n.importWorkflow(reviewWorkflow());
 	await n8n.start();
 	await n8n.ensureOwner(E2E_OWNER);
 });
@@ -234,4 +244,88 @@ test('a session upload and Get Session Audio: the audio is stored as binary data
 	expect(secrets.filter(([what]) => what.startsWith('signature')).length).toBe(1);
 	expect(secrets.filter(([, value]) => stored.includes(value)).map(([what]) => what)).toEqual([]);
 	expect(stored).not.toContain('/media/session-audio/');
+});
+
+/**
+ * Webhook → Get Results as the signed FHIR bundle (the review example's filing step): the notes and
+ * the patient's profile pass through the package, n8n logging at debug level.
+ */
+function reviewWorkflow(): WorkflowJson {
+	const nodes: WorkflowNode[] = [
+		{
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: '7d1f0c2e-5b3a-4e8f-9c61-e2e0000000d1',
+			parameters: {
+				httpMethod: 'POST',
+				path: REVIEW_PATH,
+				responseMode: 'lastNode',
+				responseData: 'noData',
+				options: {},
+			},
+		},
+		node(
+			'Notes Signed as FHIR',
+			ACTION_NODE_TYPE,
+			{
+				resource: 'transcription',
+				operation: 'getResults',
+				sessionId: REVIEW_SESSION,
+				resultsOutput: 'fhirBundle',
+				fhirPatient: 'directory',
+				fhirDoctor: 'sessionDoctor',
+				fhirNotesStatus: 'signed',
+				fhirSignedAt: '={{ $now.toISO() }}',
+				fhirSignedVia: 'email',
+				fhirOptions: { addCodes: true },
+			},
+			220,
+		),
+	];
+	return {
+		name: 'e2e: patient data, the signed notes',
+		nodes,
+		connections: chain(...nodes.map((entry) => entry.name)),
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+test("the notes, the review and the patient's profile appear in no line n8n logs, at debug level", async () => {
+	await startFinishedSession(
+		api.url,
+		api.validCredentials,
+		REVIEW_SESSION,
+		[{ template_id: 'svc_emr_template', codification_needed: true }],
+		{
+			patient: { oid: '175074536120088' },
+			doctor: { _id: 'do1001', profile: { personal: { name: { f: 'Asha', l: 'Rao' } } } },
+		},
+	);
+	await n8n.activateWorkflow(reviewWorkflowId);
+	const logBefore = n8n.serverLog().length;
+	const answer = await fetch(n8n.webhookUrl(REVIEW_PATH), { method: 'POST', body: '{}' });
+	expect(answer.status).toBe(200);
+	const { stored, execution } = await storedExecution(reviewWorkflowId);
+	const [item] = nodeJson(execution, 'Notes Signed as FHIR');
+	const review = item.review as { subject: string; text: string };
+	// What the run handled: the patient by name, the diagnosis, the allergy, the review's subject.
+	const patientData = [
+		'ravi kumar',
+		'Acute upper respiratory tract infection',
+		'Penicillin',
+		'Paracetamol 650 mg',
+		review.subject,
+	];
+	for (const text of patientData) expect([text, stored.includes(text)]).toEqual([text, true]);
+
+	// n8n logged this run in its own debug lines, so the check below could find something.
+	await eventually(
+		() => n8n.serverLog().slice(logBefore).includes(reviewWorkflowId),
+		() => `n8n logged no line naming workflow ${reviewWorkflowId}`,
+	);
+	const logged = n8n.serverLog().slice(logBefore);
+	expect(logged).toMatch(/"level":"debug"/);
+	for (const text of patientData) expect([text, logged.includes(text)]).toEqual([text, false]);
 });

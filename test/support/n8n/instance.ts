@@ -5,7 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	mkdtempSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -421,6 +429,11 @@ export class N8nInstance {
 	/** Lines `n8n start` printed so far (last 200). */
 	recentServerLog(): string[] {
 		return this.server ? [...this.server.recent] : [];
+	}
+
+	/** Everything `n8n start` has printed in this user folder so far (every start appends). */
+	serverLog(): string {
+		return existsSync(this.logFile) ? readFileSync(this.logFile, 'utf8') : '';
 	}
 
 	/** SIGTERM to the server's process group, SIGKILL after timeoutMs. Safe to call when stopped. */
