@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Composition, Provenance } from '@medplum/fhirtypes';
+import type { Composition } from '@medplum/fhirtypes';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 import {
@@ -31,7 +31,7 @@ import {
 import { fakeWebhooks } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
-import { ENCOUNTER_SYSTEM, VISIT_ADDITIONAL_DATA } from '../support/clinicVisit';
+import { VISIT_ADDITIONAL_DATA } from '../support/clinicVisit';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { SESSION_TEMPLATES, startFinishedSession } from '../support/fakeTranscriptionSession';
 import { startFhirServer, type RunningFhirServer } from '../support/fhirServer';
@@ -39,6 +39,11 @@ import { startInbox, type RunningInbox, type InboxEmail } from '../support/inbox
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
 import { E2E_OWNER, eventually, waitForLog } from '../support/n8n/trigger';
+import {
+	expectDoctorsSignature,
+	signedVisitComposition,
+	visitComposition,
+} from '../support/signedNotes';
 import {
 	CREDENTIAL_TYPE,
 	newId,
@@ -118,16 +123,9 @@ async function newVisitDelivered(role: { hook: string }): Promise<string> {
 	return sessionId;
 }
 
-/** The Composition the EHR holds for a visit (found by the Encounter's identifier), if any. */
+/** The Composition the EHR holds for a visit, if any. */
 async function compositionOf(sessionId: string): Promise<Composition | undefined> {
-	const [encounter] = await ehr.search('Encounter', {
-		identifier: `${ENCOUNTER_SYSTEM}|${sessionId}`,
-	});
-	if (!encounter) return undefined;
-	const [composition] = await ehr.search<Composition>('Composition', {
-		encounter: `Encounter/${String(encounter.id)}`,
-	});
-	return composition;
+	return await visitComposition(ehr, sessionId);
 }
 
 /** The doctor's e-mail of a visit: the message ends with the visit's review. */
@@ -253,29 +251,12 @@ describeWithChromium('review.browser.test.ts')(
 			).toEqual([]);
 
 			const answered = await answerInBrowser(email, 'Sign and file', '', 'signed');
-			let composition: Composition | undefined;
-			await eventually(
-				async () => (composition = await compositionOf(sessionId))?.status === 'final',
-				() => `the signed Composition of ${sessionId} is not in the EHR`,
-				60_000,
-			);
+			const composition = await signedVisitComposition(ehr, sessionId);
 			timings.answerToStoredMs = Date.now() - answered;
 			process.stderr.write(
 				`[review test] the doctor's answer → the signed Composition stored: ${timings.answerToStoredMs} ms (polled every 100 ms or so)\n`,
 			);
-			expect(composition!.attester).toEqual([
-				expect.objectContaining({
-					mode: 'legal',
-					party: expect.objectContaining({ reference: expect.stringMatching(/^Practitioner\//) }),
-				}),
-			]);
-			const provenances = await ehr.search<Provenance>('Provenance', {
-				target: `Composition/${String(composition!.id)}`,
-			});
-			expect(provenances).toHaveLength(1);
-			expect(provenances[0].agent[0].who.reference).toBe(
-				composition!.attester![0].party!.reference,
-			);
+			await expectDoctorsSignature(ehr, composition);
 
 			const execution = await executionOf(ROLES.daily.id, 'success', earlier);
 			expect(execution.error).toBeUndefined();
@@ -286,7 +267,7 @@ describeWithChromium('review.browser.test.ts')(
 			expect(patientEmail.text).toContain('Status: Signed by');
 			// After the filing, never before it.
 			expect(Date.parse(patientEmail.time)).toBeGreaterThanOrEqual(
-				Date.parse(String(composition!.meta?.lastUpdated)) - 1000,
+				Date.parse(String(composition.meta?.lastUpdated)) - 1000,
 			);
 		});
 

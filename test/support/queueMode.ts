@@ -434,6 +434,8 @@ export interface QueueModeN8nOptions {
 	packageTarball: string;
 	/** Extra environment for all three n8n processes. */
 	env?: Record<string, string | undefined>;
+	/** The worker's `--concurrency` (n8n's default: 10); 1 shows whether a waiting run holds the slot. */
+	workerConcurrency?: number;
 	timeoutMs?: number;
 }
 
@@ -446,6 +448,7 @@ export class QueueModeN8n {
 	webhook: ServiceProcess | undefined;
 	worker: ServiceProcess | undefined;
 	readonly timings: Record<string, number> = {};
+	private workerConcurrency: number | undefined;
 
 	private constructor(
 		readonly dir: string,
@@ -531,6 +534,7 @@ export class QueueModeN8n {
 				workerBroker,
 			);
 			Object.assign(queue.timings, timings);
+			queue.workerConcurrency = options.workerConcurrency;
 			return queue;
 		} catch (error) {
 			await postgres?.process.stop();
@@ -555,11 +559,15 @@ export class QueueModeN8n {
 		};
 	}
 
-	private startN8nProcess(kind: 'webhook' | 'worker', env: NodeJS.ProcessEnv): ServiceProcess {
+	private startN8nProcess(
+		kind: 'webhook' | 'worker',
+		env: NodeJS.ProcessEnv,
+		flags: string[] = [],
+	): ServiceProcess {
 		return ServiceProcess.start({
 			name: `n8n ${kind}`,
 			command: this.main.installation.nodeBin,
-			args: [this.main.installation.n8nBin, kind],
+			args: [this.main.installation.n8nBin, kind, ...flags],
 			cwd: this.main.userFolder,
 			env,
 			logFile: join(this.dir, `n8n-${kind}.log`),
@@ -586,7 +594,19 @@ export class QueueModeN8n {
 				QUEUE_HEALTH_CHECK_PORT: String(this.workerPort),
 				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
 			}),
+			this.workerConcurrency === undefined ? [] : [`--concurrency=${this.workerConcurrency}`],
 		);
+	}
+
+	/**
+	 * Stops `n8n start` and starts it again on the same port, user folder, database and Redis (the
+	 * webhook process and the worker keep running). Its session is gone: log in again.
+	 */
+	async restartMain(options: { timeoutMs?: number } = {}): Promise<void> {
+		const started = Date.now();
+		await this.main.stop();
+		await this.main.start({ timeoutMs: options.timeoutMs ?? 180_000 });
+		this.timings['main restart'] = Date.now() - started;
 	}
 
 	/** Starts main (readiness), then the webhook process and the worker together (readiness of both). */
