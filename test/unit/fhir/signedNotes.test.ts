@@ -132,7 +132,12 @@ describe('the notes as signed in the bundle', () => {
 	});
 
 	test('the audit: edited when the text is not the review notes, or when the doctor said so', () => {
-		expect(signed.signature).toMatchObject({ channel: 'form', edited: true });
+		expect(signed.signature).toMatchObject({
+			channel: 'form',
+			edited: true,
+			notes: normalisedNotes(corrected),
+			document_reference: `DocumentReference/${String(document.id)}`,
+		});
 		// The review's notes as they were (a form sends \r\n, trailing spaces): not edited.
 		const unchanged = signedWith(`${reviewed.replace(/\n/g, '  \r\n')}\r\n`);
 		expect(unchanged.signature).toMatchObject({ edited: false });

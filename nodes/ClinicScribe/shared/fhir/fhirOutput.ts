@@ -332,6 +332,7 @@ export function buildFhirOutput(
 			};
 	}
 	let edited = signature?.edited ?? false;
+	let notesFiled: IDataObject | undefined;
 	const notes = normalisedNotes(signature?.notes ?? '');
 	if (signature && notes !== '') {
 		// What the doctor signed is filed too; text that differs from the review's notes was edited.
@@ -345,6 +346,7 @@ export function buildFhirOutput(
 		// The Composition's sections are sectionList itself: the item's `sections` names it too.
 		(composition.section as unknown[]).push(signedNotes.section);
 		edited ||= notes !== reviewed;
+		notesFiled = { notes, document_reference: signedNotes.entry.request.url };
 	}
 	const filed = signature ? signVisitEntries(entries, references.practitioner, signature) : entries;
 	const bundle = { resourceType: 'Bundle', type: 'transaction', entry: filed };
@@ -382,6 +384,7 @@ export function buildFhirOutput(
 			channel: signature.channel,
 			edited,
 			provenance: `Provenance/${String(provenance.id)}`,
+			...notesFiled,
 		};
 	}
 	return { ok: true, record };
