@@ -30,6 +30,7 @@ import type {
 } from '@medplum/fhirtypes';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+import { normalisedNotes } from '../../nodes/ClinicScribe/shared/fhir/signedNotes';
 import {
 	LOCAL_CREDENTIAL,
 	LOCAL_SMTP_CREDENTIAL,
@@ -319,6 +320,13 @@ describeWithChromium('review.browser.test.ts')(
 
 			const execution = await executionOf(ROLES.daily.id, 'success', earlier);
 			expect(execution.error).toBeUndefined();
+			// The prefilled notes came back unchanged (the browser sends \r\n): not a correction.
+			expect(Object.keys(execution.runData)).not.toContain("Save the Doctor's Corrections");
+			const [signedItem] = nodeJson(execution, 'Notes Signed as FHIR');
+			expect(signedItem.signature).toMatchObject({
+				edited: false,
+				notes: normalisedNotes(prefilled),
+			});
 			const patientEmail = await inbox.waitForEmail((e) =>
 				e.to.some((t) => t.address === PATIENT_EMAIL),
 			);
@@ -368,6 +376,8 @@ describeWithChromium('review.browser.test.ts')(
 			);
 			const execution = await executionOf(ROLES.daily.id, 'success', earlier);
 			expect(execution.error).toBeUndefined();
+			const [savedItem] = nodeJson(execution, "Save the Doctor's Corrections");
+			expect(savedItem.error).toBeUndefined();
 			const [signedItem] = nodeJson(execution, 'Notes Signed as FHIR');
 			expect(signedItem.signature).toMatchObject({ edited: true, channel: 'email' });
 
