@@ -4,9 +4,13 @@
  * doctor in headless Chromium who reads the e-mail in maildev's page, presses its button and answers
  * n8n's form:
  *
+ * - the form shows the notes ready to correct (prefilled with the review's notes);
  * - Sign and file: the EHR then holds the visit's Composition `final` with the doctor as legal
  *   attester and a Provenance, and only after that the patient's e-mail arrives; the time from the
  *   doctor's answer to the Composition stored is printed;
+ * - Sign and file after correcting a line: the service received the corrected Markdown (Save Edited
+ *   Notes), the EHR's DocumentReference and the Composition's "Notes as signed" hold the corrected
+ *   line, the audit says edited, and the patient's e-mail carries it;
  * - Request changes: nothing is filed, nothing goes to the patient, the clinic gets the reason;
  * - no answer within the limit (a copy of the example that waits seconds, not 24 hours): nothing is
  *   filed, the clinic is told.
@@ -18,9 +22,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
-import type { Composition } from '@medplum/fhirtypes';
+import type {
+	Composition,
+	DocumentReference,
+	MedicationRequest,
+	Provenance,
+} from '@medplum/fhirtypes';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
+import { normalisedNotes } from '../../nodes/ClinicScribe/shared/fhir/signedNotes';
 import {
 	LOCAL_CREDENTIAL,
 	LOCAL_SMTP_CREDENTIAL,
@@ -28,6 +38,9 @@ import {
 	localCopy,
 	smtpCredentialData,
 } from '../../scripts/localExamples';
+import { BUSINESS } from '../fake-api/fixtures';
+import { fakeSessionDocuments } from '../fake-api/routes/sessionDocuments';
+import { registerSession } from '../fake-api/routes/sessions';
 import { fakeWebhooks } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';
@@ -38,6 +51,7 @@ import { startFhirServer, type RunningFhirServer } from '../support/fhirServer';
 import { startInbox, type RunningInbox, type InboxEmail } from '../support/inbox';
 import { REPO_ROOT, packedPackageForTests } from '../support/n8n/install';
 import { N8nInstance } from '../support/n8n/instance';
+import { nodeJson } from '../support/n8n/results';
 import { E2E_OWNER, eventually, waitForLog } from '../support/n8n/trigger';
 import {
 	expectDoctorsSignature,
@@ -128,6 +142,25 @@ async function compositionOf(sessionId: string): Promise<Composition | undefined
 	return await visitComposition(ehr, sessionId);
 }
 
+/** The DocumentReferences the Composition's "Notes as signed" section names. */
+async function documentsOf(composition: Composition): Promise<DocumentReference[]> {
+	const section = composition.section?.find((s) => s.title === 'Notes as signed');
+	const ids = (section?.entry ?? []).map((e) =>
+		String(e.reference).replace(/^DocumentReference\//, ''),
+	);
+	return await Promise.all(
+		ids.map(async (id) => {
+			const [document] = await ehr.search<DocumentReference>('DocumentReference', { _id: id });
+			return document;
+		}),
+	);
+}
+
+/** The text of a DocumentReference's attachment. */
+function attachedText(document: DocumentReference): string {
+	return Buffer.from(String(document.content[0].attachment.data), 'base64').toString('utf8');
+}
+
 /** The doctor's e-mail of a visit: the message ends with the visit's review. */
 async function doctorsEmail(): Promise<InboxEmail> {
 	return await inbox.waitForEmail(
@@ -144,7 +177,8 @@ async function answerInBrowser(
 	decision: string,
 	reason: string,
 	shots: string,
-): Promise<number> {
+	correct?: (notes: string) => string,
+): Promise<{ answered: number; prefilled: string }> {
 	const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
 	try {
 		await page.goto(`${inbox.webUrl}/#/email/${email.id}`);
@@ -159,12 +193,16 @@ async function answerInBrowser(
 		const form = page;
 		await form.getByText('Sign the consultation notes').first().waitFor({ timeout: 60_000 });
 		await form.locator('select').first().selectOption(decision);
-		if (reason) await form.locator('textarea').first().fill(reason);
+		// The notes, prefilled with the review's notes: the doctor corrects them here, or not.
+		const notes = form.getByLabel('Notes', { exact: true });
+		const prefilled = await notes.inputValue();
+		if (correct) await notes.fill(correct(prefilled));
+		if (reason) await form.getByLabel('Reason or changes').fill(reason);
 		await shot(form, `${shots}-2-form`);
 		const answered = Date.now();
 		await form.getByRole('button', { name: 'Send my answer' }).click();
 		await form.getByText('Got it, thanks').first().waitFor({ timeout: 60_000 });
-		return answered;
+		return { answered, prefilled };
 	} finally {
 		await page.close();
 	}
@@ -250,7 +288,10 @@ describeWithChromium('review.browser.test.ts')(
 				(await inbox.emails()).filter((e) => e.to.some((t) => t.address === PATIENT_EMAIL)),
 			).toEqual([]);
 
-			const answered = await answerInBrowser(email, 'Sign and file', '', 'signed');
+			const { answered, prefilled } = await answerInBrowser(email, 'Sign and file', '', 'signed');
+			// The notes alone (no visit header), allergies first, as the e-mail showed them.
+			expect(prefilled).toMatch(/^Allergies:\n {2}- Penicillin \(Rash\)\n/);
+			expect(prefilled).not.toContain('Patient:');
 			const composition = await signedVisitComposition(ehr, sessionId);
 			timings.answerToStoredMs = Date.now() - answered;
 			process.stderr.write(
@@ -260,15 +301,96 @@ describeWithChromium('review.browser.test.ts')(
 
 			const execution = await executionOf(ROLES.daily.id, 'success', earlier);
 			expect(execution.error).toBeUndefined();
+			// The prefilled notes came back unchanged (the browser sends \r\n): not a correction.
+			expect(Object.keys(execution.runData)).not.toContain("Save the Doctor's Corrections");
+			const [signedItem] = nodeJson(execution, 'Notes Signed as FHIR');
+			expect(signedItem.signature).toMatchObject({
+				edited: false,
+				notes: normalisedNotes(prefilled),
+			});
 			const patientEmail = await inbox.waitForEmail((e) =>
 				e.to.some((t) => t.address === PATIENT_EMAIL),
 			);
 			expect(patientEmail.subject).toBe('Your visit summary, signed by your doctor');
-			expect(patientEmail.text).toContain('Status: Signed by');
+			expect(patientEmail.text).toContain('Penicillin (Rash)');
+			// Not corrected: nothing saved to the service, the audit says so.
+			expect(
+				fakeSessionDocuments(api)
+					.documents()
+					.filter((d) => d.sessionId === sessionId),
+			).toEqual([]);
+			expect(
+				await documentsOf(composition).then((documents) => documents.map((d) => d.docStatus)),
+			).toEqual(['final']);
 			// After the filing, never before it.
 			expect(Date.parse(patientEmail.time)).toBeGreaterThanOrEqual(
 				Date.parse(String(composition.meta?.lastUpdated)) - 1000,
 			);
+		});
+
+		test('the doctor corrects a line, then signs: the service gets the corrected Markdown, the EHR files it', async () => {
+			const earlier = await executionIds(ROLES.daily.id);
+			const sessionId = await newVisitDelivered(ROLES.daily);
+			// The service keeps a visit's documents on its session: the fake's documents API must know
+			// this visit as a session too (a transaction alone it answers 404, see docs/fhir.md).
+			registerSession(
+				api.state,
+				sessionId,
+				BUSINESS.business_id,
+				{ upload_type: 'single', templates: ['svc_emr_template'] },
+				Date.now(),
+			);
+			const email = await doctorsEmail();
+			const { prefilled } = await answerInBrowser(
+				email,
+				'Sign and file',
+				'',
+				'corrected',
+				(notes) => notes.replace('Cetirizine 10 mg', 'Cetirizine 5 mg'),
+			);
+			expect(prefilled).toContain('Cetirizine 10 mg');
+			const composition = await signedVisitComposition(ehr, sessionId);
+			const execution = await executionOf(ROLES.daily.id, 'success', earlier);
+			expect(execution.error).toBeUndefined();
+			const [savedItem] = nodeJson(execution, "Save the Doctor's Corrections");
+			expect(savedItem.error).toBeUndefined();
+			const [signedItem] = nodeJson(execution, 'Notes Signed as FHIR');
+			expect(signedItem.signature).toMatchObject({ edited: true, channel: 'email' });
+
+			// The service received the corrected Markdown, once, as a document of the session.
+			const saved = fakeSessionDocuments(api)
+				.documents()
+				.filter((d) => d.sessionId === sessionId);
+			expect(saved.map((d) => d.documentName)).toEqual(['Notes as signed by the doctor']);
+			const markdown = fakeSessionDocuments(api).markdown(saved[0].documentId) ?? '';
+			expect(markdown).toContain('Cetirizine 5 mg');
+			expect(markdown).not.toContain('Cetirizine 10 mg');
+
+			// The EHR: the Composition's "Notes as signed" shows it, its DocumentReference holds it.
+			const section = composition.section?.find((s) => s.title === 'Notes as signed');
+			expect(section?.text?.div).toContain('Cetirizine 5 mg');
+			const [document, ...more] = await documentsOf(composition);
+			expect(more).toEqual([]);
+			expect(document.docStatus).toBe('final');
+			expect(attachedText(document)).toContain('Cetirizine 5 mg');
+			expect(attachedText(document)).not.toContain('Cetirizine 10 mg');
+			const [provenance] = await ehr.search<Provenance>('Provenance', {
+				target: `Composition/${String(composition.id)}`,
+			});
+			expect(provenance.target.map((t) => t.reference)).toContain(
+				`DocumentReference/${String(document.id)}`,
+			);
+			// The coded resources stay the service's: the prescription itself is not changed by the text.
+			const medicines = await ehr.search<MedicationRequest>('MedicationRequest', {
+				encounter: String(composition.encounter?.reference),
+			});
+			expect(medicines.length).toBeGreaterThan(0);
+			expect(JSON.stringify(medicines)).toContain('Cetirizine 10 mg');
+			const patientEmail = await inbox.waitForEmail((e) =>
+				e.to.some((t) => t.address === PATIENT_EMAIL),
+			);
+			expect(patientEmail.text).toContain('Cetirizine 5 mg');
+			expect(patientEmail.text).not.toContain('Cetirizine 10 mg');
 		});
 
 		test('Request changes: nothing filed, nothing to the patient, the clinic gets the reason', async () => {

@@ -31,6 +31,7 @@ import { SECTION_ORDER, SECTIONS } from './sections';
 import { renderReviewDocument } from './reviewDocument';
 import { repairServiceBundle } from './serviceBundle';
 import { signingTimeProblem, signVisitEntries, type NotesSignature } from './signature';
+import { normalisedNotes, signedNotesDocument } from './signedNotes';
 import { transactionLimitProblem, type EhrTransactionLimits } from './transactionLimits';
 
 export interface FhirOutputSettings {
@@ -344,6 +345,23 @@ export function buildFhirOutput(
 				},
 			};
 	}
+	let edited = signature?.edited ?? false;
+	let notesFiled: IDataObject | undefined;
+	const notes = normalisedNotes(signature?.notes ?? '');
+	if (signature && notes !== '') {
+		// What the doctor signed is filed too; text that differs from the review's notes was edited.
+		const reviewed = normalisedNotes(renderReviewDocument({ entry: entries }).notes);
+		const signedNotes = signedNotesDocument(notes, {
+			...references,
+			id: idFor('DocumentReference', 'notes-as-signed'),
+			signedAt: signature.signedAt,
+		});
+		entries.splice(entries.length - 1, 0, signedNotes.entry);
+		// The Composition's sections are sectionList itself: the item's `sections` names it too.
+		(composition.section as unknown[]).push(signedNotes.section);
+		edited ||= notes !== reviewed;
+		notesFiled = { notes, document_reference: signedNotes.entry.request.url };
+	}
 	const filed = signature ? signVisitEntries(entries, references.practitioner, signature) : entries;
 	const beyondLimits = transactionLimitProblem(filed, settings.transactionLimits);
 	if (beyondLimits) return { ok: false, problem: { ...beyondLimits, notReady: false } };
@@ -389,8 +407,9 @@ export function buildFhirOutput(
 			signed_by_name: practitioner.display ?? null,
 			signed_at: signature.signedAt,
 			channel: signature.channel,
-			edited: signature.edited,
+			edited,
 			provenance: `Provenance/${String(provenance.id)}`,
+			...notesFiled,
 		};
 	}
 	return { ok: true, record };

@@ -16,6 +16,7 @@ import {
 	type NotesSignature,
 	type SigningChannel,
 } from './signature';
+import { normalisedNotes, SIGNED_NOTES_MAX_CHARACTERS, signedNotesProblem } from './signedNotes';
 import {
 	checkIdentifierSystem,
 	checkIdentifierValue,
@@ -346,6 +347,16 @@ function notesStatusFields(when: (extra: Show) => IDisplayOptions): INodePropert
 			description: 'Whether the doctor corrected the notes before approving, for the audit trail',
 			displayOptions: signed,
 		},
+		{
+			displayName: 'Notes as Signed',
+			name: 'fhirSignedNotes',
+			type: 'string',
+			typeOptions: { rows: 10 },
+			default: '',
+			placeholder: "e.g. {{ $('Ask the Doctor to Sign').item.json.data.Notes }}",
+			description: `Optional: the notes text the doctor approved, after any correction (e.g. the review's notes the doctor edited in a form), at most ${SIGNED_NOTES_MAX_CHARACTERS.toLocaleString('en-US')} characters. Filed as written in a DocumentReference and a "Notes as signed" section; when it differs from the review's notes, the audit says edited. Diagnoses, medicines and the other coded resources still come from the service's document: for corrections to those, request changes instead.`,
+			displayOptions: signed,
+		},
 	];
 }
 
@@ -371,7 +382,13 @@ function readSignature(read: ParameterReader): Checked<NotesSignature | undefine
 	const edited = read('fhirNotesEdited', false);
 	if (typeof edited !== 'boolean')
 		return { ok: false, problem: 'Notes Edited by the Doctor is not true or false' };
-	return { ok: true, value: { signedAt, channel: channel as SigningChannel, edited } };
+	const signature: NotesSignature = { signedAt, channel: channel as SigningChannel, edited };
+	const given = read('fhirSignedNotes', '');
+	const notesProblem = signedNotesProblem(given);
+	if (notesProblem) return { ok: false, problem: `Notes as Signed ${notesProblem}` };
+	const notes = normalisedNotes(given as string);
+	if (notes !== '') signature.notes = notes;
+	return { ok: true, value: signature };
 }
 
 /** Reads one parameter: `name` and the value when it is not set (the caller's getNodeParameter). */

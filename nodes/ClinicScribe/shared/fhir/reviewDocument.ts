@@ -18,6 +18,12 @@ export interface ReviewDocument {
 	subject: string;
 	text: string;
 	html: string;
+	/**
+	 * The clinical notes alone (allergies, then every section), as in `text` but without the visit's
+	 * header: what a doctor may correct before signing (the patient, the doctor and the time are not
+	 * the doctor's to edit in the notes). signedNotes.ts compares the notes as signed with it.
+	 */
+	notes: string;
 }
 
 /** Who the visit is about and where it happened, as the bundle and the session say. */
@@ -56,23 +62,25 @@ export function renderReviewDocument(bundle: unknown, context: ReviewContext = {
 		Status: statusLine(composition, doctor.resource, context.timeZone),
 	};
 
-	const content: Record<string, unknown> = { Visit: visit };
+	const notes: Record<string, unknown> = {};
 	const sections = asArray(composition?.section).filter(isRecord);
 	const allergies = sections.filter((section) => text(section.title) === 'Allergies');
-	content.Allergies = allergies.length
+	notes.Allergies = allergies.length
 		? allergies.flatMap((section) => sectionLines(section, byUrl))
 		: 'None recorded in these notes';
 	for (const section of sections) {
 		const title = text(section.title) || 'Untitled section';
 		if (title === 'Allergies') continue;
 		const lines = sectionLines(section, byUrl);
-		content[title] = lines.length ? lines : 'Nothing in this section could be shown: open the EHR';
+		notes[title] = lines.length ? lines : 'Nothing in this section could be shown: open the EHR';
 	}
+	const content: Record<string, unknown> = { Visit: visit, ...notes };
 	const date = formatTime(visitTime, context.timeZone).split(',')[0];
 	return {
 		subject: `Please review and sign: notes of ${patientName}${date ? `, visit of ${date}` : ''}`,
 		text: readableText(content),
 		html: readableHtml(content),
+		notes: readableText(notes),
 	};
 }
 

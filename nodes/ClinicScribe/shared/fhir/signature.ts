@@ -20,6 +20,8 @@ export interface NotesSignature {
 	channel: SigningChannel;
 	/** Whether the doctor corrected the notes before approving. */
 	edited: boolean;
+	/** The notes text the doctor approved, normalised (signedNotes.ts); filed when given. */
+	notes?: string;
 }
 
 export const SIGNING_CHANNELS = {
