@@ -341,6 +341,19 @@ async function answerForm(resumeUrl: string, values: string[]): Promise<Response
 	return await fetch(resumeUrl, { method: 'POST', body: form });
 }
 
+/** The notes n8n's form page opens with (the Notes field's default: the review's notes). */
+async function prefilledNotes(resumeUrl: string): Promise<string> {
+	const page = await (await fetch(resumeUrl)).text();
+	const textarea = /<textarea[^>]*>([\s\S]*?)<\/textarea>/.exec(page);
+	if (!textarea) throw new Error('the form page has no text area for the notes');
+	return textarea[1]
+		.replace(/&lt;/g, '<')
+		.replace(/&gt;/g, '>')
+		.replace(/&quot;/g, '"')
+		.replace(/&#39;|&#x27;/g, "'")
+		.replace(/&amp;/g, '&');
+}
+
 async function reviewRunStatus(run: ReviewRun): Promise<string> {
 	return (await queue.main.getExecution(run.executionId)).status;
 }
@@ -407,8 +420,11 @@ describeQueueMode(
 				200,
 				expect.stringContaining('Sign the consultation notes'),
 			]);
+			const notes = await prefilledNotes(first.resumeUrl);
+			expect(notes).toContain('Penicillin (Rash)');
 			const answered = Date.now();
-			const answer = await answerForm(first.resumeUrl, ['Sign and file', '']);
+			// Decision, the notes as the form opened with them (not corrected), no reason.
+			const answer = await answerForm(first.resumeUrl, ['Sign and file', notes, '']);
 			expect([answer.status, await answer.text()]).toEqual([
 				200,
 				expect.stringContaining('Action recorded'),
@@ -426,7 +442,11 @@ describeQueueMode(
 				() => `execution ${first.executionId} did not succeed`,
 				60_000,
 			);
-			expect((await queue.main.getExecution(first.executionId)).error).toBeUndefined();
+			const finished = await queue.main.getExecution(first.executionId);
+			expect(finished.error).toBeUndefined();
+			// Signed as the form opened: filed as not edited, and nothing saved to the service.
+			const [signedItem] = nodeJson(finished, 'Notes Signed as FHIR');
+			expect(signedItem.signature).toMatchObject({ edited: false, channel: 'email' });
 			// Two jobs of one execution: up to the e-mail, and from the answer on; both enqueued by
 			// the webhook process, both run by the worker.
 			await queue.worker!.waitUntil(
@@ -454,7 +474,8 @@ describeQueueMode(
 		});
 
 		test('the other doctor declines after the restart: nothing filed, the clinic told; deactivation removes the subscription', async () => {
-			const answer = await answerForm(second.resumeUrl, ['Decline', 'Not my patient']);
+			const notes = await prefilledNotes(second.resumeUrl);
+			const answer = await answerForm(second.resumeUrl, ['Decline', notes, 'Not my patient']);
 			expect(answer.status).toBe(200);
 			const toClinic = await inbox.waitForEmail(
 				(e) => e.to.some((t) => t.address === CLINIC_EMAIL) && /Not my patient/.test(e.text ?? ''),
