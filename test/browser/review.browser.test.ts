@@ -280,7 +280,7 @@ describeWithChromium('review.browser.test.ts')(
 				/^Please review and sign: notes of ravi kumar, visit of \d{1,2} \w{3} \d{4}$/,
 			);
 			// maildev's text part is the HTML's text: the lines run together.
-			expect(email.text).toMatch(/Allergies: - Penicillin \(Rash\) Symptoms:/);
+			expect(email.text).toMatch(/Allergies:\s+- Penicillin \(Rash\)\s+Symptoms:/);
 			// Waiting for the doctor: stored by n8n, nothing filed, nobody else told yet.
 			await executionOf(ROLES.daily.id, 'waiting', earlier);
 			expect(await compositionOf(sessionId)).toBeUndefined();
@@ -391,6 +391,20 @@ describeWithChromium('review.browser.test.ts')(
 			);
 			expect(patientEmail.text).toContain('Cetirizine 5 mg');
 			expect(patientEmail.text).not.toContain('Cetirizine 10 mg');
+
+			// What the EHR shows a person for the patient: the Composition final with its legal
+			// attester, the Provenance, and the notes as signed (screenshot review-corrected-3-ehr).
+			const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+			try {
+				const patientId = String(composition.subject?.reference).replace(/^Patient\//, '');
+				await page.goto(ehr.patientPageUrl(patientId));
+				await page.getByText('legal attester', { exact: false }).first().waitFor();
+				await page.getByText('Notes as signed by the doctor').first().waitFor();
+				await page.getByRole('heading', { name: /^Provenance/ }).waitFor();
+				await shot(page, 'corrected-3-ehr');
+			} finally {
+				await page.close();
+			}
 		});
 
 		test('Request changes: nothing filed, nothing to the patient, the clinic gets the reason', async () => {

@@ -138,7 +138,7 @@ function card(
 			'components',
 			(r.component ?? []).map((c: any) => `${concept(c.code)}: ${valueText(c)}`).join('; '),
 		],
-		['status', [r.status ?? r.docStatus, r.intent].filter(Boolean).join(', ')],
+		['status', [r.status, r.docStatus, r.intent].filter(Boolean).join(', ')],
 		[
 			'signed',
 			listOf(r.attester)

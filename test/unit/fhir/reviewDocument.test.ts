@@ -65,9 +65,12 @@ describe('the review is the bundle in words', () => {
 		expect(titles).toContain('Allergies');
 		// The text's headings are the section titles as readable labels ("Follow-up" → "Follow up").
 		const positions = ['Allergies', ...titles.filter((t) => t !== 'Allergies')].map((title) =>
-			review.text.indexOf(`\n${humanise(title)}:`),
+			review.text.indexOf(`\n\n${humanise(title)}:\n`),
 		);
 		expect(review.text.startsWith('Visit:')).toBe(true);
+		// A blank line before each section: n8n's Send and Wait centres the message, so only the
+		// blank lines set the sections apart there.
+		expect(review.text).toMatch(/\n\nAllergies:\n {2}- /);
 		expect(positions.every((position) => position >= 0)).toBe(true);
 		expect([...positions].sort((a, b) => a - b)).toEqual(positions);
 	});

@@ -78,10 +78,21 @@ export function renderReviewDocument(bundle: unknown, context: ReviewContext = {
 	const date = formatTime(visitTime, context.timeZone).split(',')[0];
 	return {
 		subject: `Please review and sign: notes of ${patientName}${date ? `, visit of ${date}` : ''}`,
-		text: readableText(content),
+		text: sectionsText(content),
 		html: readableHtml(content),
-		notes: readableText(notes),
+		notes: sectionsText(notes),
 	};
+}
+
+/**
+ * Text with a blank line between sections: n8n's Send and Wait centres its message, so the blank
+ * lines are what sets one section apart from the next there.
+ */
+function sectionsText(content: Record<string, unknown>): string {
+	return Object.entries(content)
+		.map(([title, value]) => readableText({ [title]: value }))
+		.filter(Boolean)
+		.join('\n\n');
 }
 
 function sectionLines(
