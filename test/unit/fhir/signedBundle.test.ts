@@ -195,6 +195,25 @@ describe('what a signature cannot be: no bundle, the field named, the value neve
 		expect(draftRead.ok && draftRead.value.signature).toBeFalsy();
 	});
 
+	test('Signed At given to the minute gets its seconds, so attester.time and Provenance.recorded pass R4', () => {
+		const read = readFhirSettings(
+			(name, fallback) =>
+				({ fhirNotesStatus: 'signed', fhirSignedAt: '2026-11-27T17:00+05:30' })[name] ?? fallback,
+			'action',
+		);
+		if (!read.ok) throw new Error(read.problem);
+		expect(read.value.signature?.signedAt).toBe('2026-11-27T17:00:00+05:30');
+		const record = built(emrResults(NOTES), { ...EXISTING, signature: read.value.signature });
+		const [composition] = resourcesOf(record.bundle, 'Composition');
+		expect((composition.attester as Array<{ time: string }>)[0].time).toBe(
+			'2026-11-27T17:00:00+05:30',
+		);
+		for (const type of ['Composition', 'Provenance']) {
+			const [resource] = resourcesOf(record.bundle, type);
+			expect([type, r4.validate(resource)]).toEqual([type, []]);
+		}
+	});
+
 	test('the trigger files drafts only: it reads no signature', () => {
 		const read = readFhirSettings(
 			(name, fallback) =>

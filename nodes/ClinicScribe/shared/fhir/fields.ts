@@ -13,6 +13,7 @@ import type { FhirOutputSettings } from './fhirOutput';
 import {
 	SIGNING_CHANNELS,
 	signingTimeProblem,
+	withSeconds,
 	type NotesSignature,
 	type SigningChannel,
 } from './signature';
@@ -382,7 +383,12 @@ function readSignature(read: ParameterReader): Checked<NotesSignature | undefine
 	const edited = read('fhirNotesEdited', false);
 	if (typeof edited !== 'boolean')
 		return { ok: false, problem: 'Notes Edited by the Doctor is not true or false' };
-	const signature: NotesSignature = { signedAt, channel: channel as SigningChannel, edited };
+	const signature: NotesSignature = {
+		// attester.time and Provenance.recorded are R4 dateTime / instant: seconds required.
+		signedAt: withSeconds(signedAt),
+		channel: channel as SigningChannel,
+		edited,
+	};
 	const given = read('fhirSignedNotes', '');
 	const notesProblem = signedNotesProblem(given);
 	if (notesProblem) return { ok: false, problem: `Notes as Signed ${notesProblem}` };

@@ -107,6 +107,15 @@ function signedResource(
  * record of who signed when must not depend on the server's time zone), not in the future, and not
  * before the visit itself. Messages never repeat the value.
  */
+/**
+ * Signed At as R4's instant wants it: with seconds. A time given to the minute
+ * (`2026-11-29T10:15+05:30`) gets `:00`; the zone stays as given. Check it with
+ * signingTimeProblem first.
+ */
+export function withSeconds(value: string): string {
+	return value.replace(/^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2})(Z|[+-]\d{2}:\d{2})$/, '$1:00$2');
+}
+
 export function signingTimeProblem(
 	value: string,
 	visitTime: string | undefined,
