@@ -19,7 +19,7 @@ import {
 	SESSION_AUDIO_EXTENSIONS,
 	SESSION_FILE_NAME,
 	SESSION_SINGLE_UPLOAD_MAX_BYTES,
-} from '../../../transport/sessionApi';
+} from '../../../transport/transcription/session';
 import type { StorageFile } from '../../../transport/storage';
 import { assertReadableFromStore, readInputBinary } from './inputBinary';
 import type { UploadMethod } from './settings';

@@ -16,7 +16,7 @@ import {
 	requestUploadTarget,
 	transactionIdUsedError,
 	type InitResult,
-} from '../../../transport/transcriptionApi';
+} from '../../../transport/transcription/transaction';
 import { fileFields, fileUploads, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
 import type { UploadPlan } from './plan';
