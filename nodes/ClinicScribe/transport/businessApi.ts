@@ -6,8 +6,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
-import { clinicApiRequest, type ClinicApiContext, type ClinicApiResponse } from './request';
+import { clinicApiRequest } from './request';
 
 export async function getBusinessEntities(
 	ctx: ClinicApiContext,

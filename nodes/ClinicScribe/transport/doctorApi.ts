@@ -2,12 +2,8 @@
  * The Doctor resource's calls: a doctor's services ([IFD §4.1–4.3], the doctor-tool `/dr/v1/…`
  * endpoints).
  */
-import {
-	clinicApiRequest,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
+import { clinicApiRequest, pathSegment } from './request';
 
 export async function getDoctorServices(
 	ctx: ClinicApiContext,

@@ -25,14 +25,11 @@ import {
 	type MedLinkOntology,
 	type TermCode,
 } from '../shared/medLinkTerms';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
-import {
-	clinicApiRequest,
-	scrubCredentialSecrets,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest } from './request';
 import { PRODUCTION_POLICY } from './retryPolicy';
+import { scrubCredentialSecrets } from './runCredential';
 
 export const MEDLINK_REGISTRY_PATH = '/med-link/registry/';
 export const MEDLINK_BATCH_PATH = '/med-link/nel/link/batch';

@@ -9,14 +9,10 @@
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
 import { readDirectoryProfile } from '../shared/patientDirectoryRecords';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
-import {
-	clinicApiRequest,
-	getClinicSettings,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest, pathSegment } from './request';
+import { getClinicSettings } from './runCredential';
 
 // ─── The business's patients (deprecated search) ─────────────────────────────────────────────────
 

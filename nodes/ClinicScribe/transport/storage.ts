@@ -17,13 +17,14 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
+import type { ClinicApiContext } from './apiCall';
 import {
 	describeNetworkFailure,
 	fileSizeChangedError,
 	requestStoppedError,
 	type CallLabel,
 } from './errors';
-import { executionCancelSignal, type ClinicApiContext } from './request';
+import { executionCancelSignal } from './request';
 import { mayRetry, PRODUCTION_POLICY, withRetries } from './retryPolicy';
 
 /** What n8n's `getBinaryStream` gives: a Node readable stream. */

@@ -1,6 +1,7 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
+import type { ClinicApiContext } from '../../../nodes/ClinicScribe/transport/apiCall';
 import {
 	authHeadersFor,
 	exchangeFingerprint,
@@ -10,7 +11,7 @@ import {
 	sessionTokenFitsSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
 import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
-import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
+import { pathSegment } from '../../../nodes/ClinicScribe/transport/request';
 
 const typed: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',

@@ -5,8 +5,9 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { asRecord } from '../../shared/values';
+import type { ClinicApiContext } from '../apiCall';
 import { clinicApiError, unexpectedBodyError } from '../errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext } from '../request';
+import { clinicApiRequest, pathSegment } from '../request';
 import { PRODUCTION_POLICY } from '../retryPolicy';
 import { createSession, newSessionId, type CreateWording } from './session';
 

@@ -25,6 +25,7 @@ import {
 	type SessionResults,
 } from '../../shared/sessionResults';
 import { asRecord, textOf } from '../../shared/values';
+import type { ClinicApiContext, ClinicApiResponse } from '../apiCall';
 import {
 	clinicApiError,
 	DailyQuotaError,
@@ -33,12 +34,7 @@ import {
 	readErrorFields,
 	unexpectedBodyError,
 } from '../errors';
-import {
-	clinicApiRequest,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from '../request';
+import { clinicApiRequest, pathSegment } from '../request';
 import { PRODUCTION_POLICY } from '../retryPolicy';
 import { rawFileBody, storageTimeoutMs, type StorageFile } from '../storage';
 

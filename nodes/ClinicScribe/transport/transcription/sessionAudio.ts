@@ -6,8 +6,9 @@
 import { NodeApiError, type IExecuteFunctions, type JsonObject } from 'n8n-workflow';
 
 import { asRecord, textOf } from '../../shared/values';
+import type { ClinicApiContext } from '../apiCall';
 import { readErrorFields, unexpectedBodyError } from '../errors';
-import { clinicApiRequest, type ClinicApiContext } from '../request';
+import { clinicApiRequest } from '../request';
 import { mayRetry } from '../retryPolicy';
 import { getFromLink } from '../storage';
 import { sessionPath } from './session';

@@ -5,8 +5,9 @@
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { asRecord, textOf } from '../../shared/values';
+import type { ClinicApiContext } from '../apiCall';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from '../errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext } from '../request';
+import { clinicApiRequest, pathSegment } from '../request';
 import { PRODUCTION_POLICY } from '../retryPolicy';
 import { putToLink } from '../storage';
 

@@ -10,6 +10,7 @@ import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 import type { ResultsSource } from '../../shared/resultsOutput.description';
 import { readTransactionResults, type SessionResults } from '../../shared/sessionResults';
 import { asRecord } from '../../shared/values';
+import type { ClinicApiContext } from '../apiCall';
 import { apiVariantSwitchFor } from '../authentication';
 import {
 	clinicApiError,
@@ -18,7 +19,7 @@ import {
 	readErrorFields,
 	unexpectedBodyError,
 } from '../errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext } from '../request';
+import { clinicApiRequest, pathSegment } from '../request';
 import { PRODUCTION_POLICY } from '../retryPolicy';
 import { fetchSessionApiResults, type SessionReadOptions } from './session';
 
