@@ -6,8 +6,9 @@ import type { NodeApiError } from 'n8n-workflow';
 
 import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
-import { errorChain, tokenProblemError, type CallLabel } from './errors';
+import { errorChain, type CallLabel } from './errors';
 import type { RunCredential } from './runCredential';
+import { tokenProblemError } from './tokenErrors';
 
 export interface HelperAnswer {
 	statusCode: number;

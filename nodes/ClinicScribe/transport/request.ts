@@ -28,12 +28,8 @@ import {
 import {
 	clinicApiError,
 	describeNetworkFailure,
-	notConnectedError,
 	redirectRefusedError,
 	requestStoppedError,
-	scrubErrorInPlace,
-	scrubSecrets,
-	signInTokenRejectedAdvice,
 	unreachableError,
 	type CallLabel,
 } from './errors';
@@ -47,6 +43,8 @@ import {
 	type RepeatSafety,
 } from './retryPolicy';
 import { callSecrets, credentialOfRun, type RunCredential } from './runCredential';
+import { scrubErrorInPlace, scrubSecrets } from './secretScrubbing';
+import { notConnectedError, signInTokenRejectedAdvice } from './tokenErrors';
 import {
 	outcomeAfterRenewal,
 	renewsFirst,

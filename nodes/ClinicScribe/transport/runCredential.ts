@@ -12,7 +12,7 @@ import {
 	readCredentialSettings,
 	type ClinicScribeSettings,
 } from './authentication';
-import { scrubErrorInPlace } from './errors';
+import { scrubErrorInPlace } from './secretScrubbing';
 
 export interface RunCredential {
 	type: ClinicCredentialType;

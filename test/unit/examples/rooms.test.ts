@@ -24,9 +24,14 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 
 /** The transport modules the credential may use: they know nothing of a node's execution context. */
-const CREDENTIAL_SIDE = ['authentication', 'errors', 'retryPolicy'].map(
-	(name) => `${NODE_DIR}/transport/${name}.ts`,
-);
+const CREDENTIAL_SIDE = [
+	'authentication',
+	'errors',
+	'retryPolicy',
+	'secretScrubbing',
+	'tokenErrors',
+	'tokenExchange',
+].map((name) => `${NODE_DIR}/transport/${name}.ts`);
 
 function sourceFiles(dir: string): string[] {
 	return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -104,6 +109,9 @@ describe('rooms: arrows only point down', () => {
 			`${NODE_DIR}/transport/authentication.ts`,
 			`${NODE_DIR}/transport/errors.ts`,
 			`${NODE_DIR}/transport/retryPolicy.ts`,
+			`${NODE_DIR}/transport/secretScrubbing.ts`,
+			`${NODE_DIR}/transport/tokenErrors.ts`,
+			`${NODE_DIR}/transport/tokenExchange.ts`,
 		]);
 	});
 });

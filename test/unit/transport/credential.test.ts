@@ -5,13 +5,14 @@ import type { ClinicApiContext } from '../../../nodes/ClinicScribe/transport/api
 import {
 	authHeadersFor,
 	exchangeFingerprint,
-	obtainAccessToken,
 	readCredentialSettings,
 	renewalCredentialData,
 	sessionTokenFitsSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
-import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
+import { readErrorFields } from '../../../nodes/ClinicScribe/transport/errors';
 import { pathSegment } from '../../../nodes/ClinicScribe/transport/request';
+import { scrubSecrets } from '../../../nodes/ClinicScribe/transport/secretScrubbing';
+import { obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
 
 const typed: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',
