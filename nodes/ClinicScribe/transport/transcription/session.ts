@@ -36,7 +36,8 @@ import {
 } from '../errors';
 import { clinicApiRequest, pathSegment } from '../request';
 import { PRODUCTION_POLICY } from '../retryPolicy';
-import { rawFileBody, storageTimeoutMs, type StorageFile } from '../storage';
+import { storageTimeoutMs } from '../storage';
+import { rawFileBody, type StorageFile } from '../uploadBody';
 
 const SESSIONS_PATH = '/voice/v1/sessions';
 

@@ -20,7 +20,7 @@ import {
 	SESSION_FILE_NAME,
 	SESSION_SINGLE_UPLOAD_MAX_BYTES,
 } from '../../../transport/transcription/session';
-import type { StorageFile } from '../../../transport/storage';
+import type { StorageFile } from '../../../transport/uploadBody';
 import { assertReadableFromStore, readInputBinary } from './inputBinary';
 import type { UploadMethod } from './settings';
 

@@ -9,7 +9,8 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { uploadToStorage, type StorageTarget } from '../../../transport/storage';
+import { uploadToStorage } from '../../../transport/storage';
+import type { StorageTarget } from '../../../transport/uploadBody';
 import {
 	initTransaction,
 	isTransactionStarted,
