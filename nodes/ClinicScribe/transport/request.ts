@@ -253,10 +253,11 @@ function attemptVerdict<T>(
 /**
  * The options and credential options of n8n's helper. Every status comes back as an answer (its
  * body read for the error message), a 401 too for the API credential: the run renews its token once
- * for all its calls (renewedAnswer, tokenRenewal.ts). The OAuth2 credential's 401 stays an error on n8n 2.x, which
- * then refreshes the token itself, once for the calls refused together (under its refresh lock), and
- * sends the call again: one refusal per expiry. n8n 1.x takes any such object for `true` and hands
- * the 401 back, which renewedAnswer then renews; so does a raw body, which n8n 2.x would not send again.
+ * for all its calls (renewedAnswer, tokenRenewal.ts). The OAuth2 credential's 401 stays an error on
+ * n8n 2.x, which then refreshes the token itself, once for the calls refused together (under its
+ * refresh lock), and sends the call again: one refusal per expiry. n8n 1.x takes any such object for
+ * `true` and hands the 401 back, which renewedAnswer then renews; so does a raw body, which n8n 2.x
+ * would not send again.
  */
 const ALL_BUT_401 = Object.freeze({ ignore: true as const, except: [401] });
 

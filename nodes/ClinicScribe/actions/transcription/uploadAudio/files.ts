@@ -83,7 +83,7 @@ export async function readItemFiles(
 			open = async () => await ctx.helpers.getBinaryStream(id, BINARY_READ_CHUNK_BYTES);
 		} else {
 			// n8n's default mode keeps the file in the item as Base64: it is sent from that text,
-			// decoded a piece at a time (storage.ts), never copied whole.
+			// decoded a piece at a time (uploadBody.ts), never copied whole.
 			const base64 = typeof binary.data === 'string' ? binary.data : undefined;
 			size = base64 === undefined ? undefined : Buffer.byteLength(base64, 'base64');
 			open = async () =>
