@@ -212,7 +212,7 @@ export function credentialSecrets(settings: ClinicScribeSettings): string[] {
  * token, while `sessionToken` itself is empty so that n8n runs the exchange hook without a second
  * refused call. The hook renews that token with its refresh token (see renewalCredentialData).
  */
-export const RENEWING_TOKEN_FIELD = 'renewingSessionToken';
+const RENEWING_TOKEN_FIELD = 'renewingSessionToken';
 
 // ─── Which values a token was made from ──────────────────────────────────────────────────────────
 

@@ -67,7 +67,7 @@ function unknownSessionError(ctx: ClinicApiContext, sessionId: string, itemIndex
 	});
 }
 
-export interface DocumentSave {
+interface DocumentSave {
 	sessionId: string;
 	/** The document to update; absent: a new document is created. */
 	documentId?: string;
@@ -76,7 +76,7 @@ export interface DocumentSave {
 	markdown: string;
 }
 
-export interface SavedDocument {
+interface SavedDocument {
 	documentId: string;
 	created: boolean;
 	bytes: number;
