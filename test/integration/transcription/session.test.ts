@@ -1,7 +1,7 @@
 /**
- * The session API transport (transport/transcription/session.ts) over real HTTP against the fake: create with
- * our id, raw upload (bytes and SHA-256 as sent), end, the states, cancel, the audio link and its
- * download without any auth header.
+ * The session API transport (transport/transcription/session.ts, sessionAudio.ts) over real HTTP
+ * against the fake: create with our id, raw upload (bytes and SHA-256 as sent), end, the states,
+ * cancel, the audio link and its download without any auth header.
  */
 import { createHash } from 'node:crypto';
 
