@@ -23,7 +23,8 @@ import { createInterface } from 'node:readline';
 
 import type { IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 
-import { multipartFrame, uploadToStorage } from '../nodes/ClinicScribe/transport/storage';
+import { uploadToStorage } from '../nodes/ClinicScribe/transport/storage';
+import { multipartFrame } from '../nodes/ClinicScribe/transport/uploadBody';
 import { remoteFakeTranscription, type PresignAnswer } from '../test/fake-api/routes/transcription';
 import { loadN8nHttpRequest } from '../test/integration/transcription/n8nHttpRequest';
 import { plainHttpRequest } from '../test/support/nodeContext';

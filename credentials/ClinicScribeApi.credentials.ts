@@ -17,10 +17,10 @@ import {
 import {
 	API_VARIANT_OPTIONS,
 	authHeadersFor,
-	obtainAccessToken,
 	readCredentialSettings,
 	sessionTokenFitsSettings,
 } from '../nodes/ClinicScribe/transport/authentication';
+import { obtainAccessToken } from '../nodes/ClinicScribe/transport/tokenExchange';
 
 export class ClinicScribeApi implements ICredentialType {
 	name = 'clinicScribeApi';

@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { request } from 'node:http';
 
-import { multipartFrame, type StorageTarget } from '../../nodes/ClinicScribe/transport/storage';
+import { multipartFrame, type StorageTarget } from '../../nodes/ClinicScribe/transport/uploadBody';
 
 async function main(): Promise<void> {
 	const [url, targetJson, path, sizeText, fileName] = process.argv.slice(2);

@@ -16,7 +16,7 @@ import type {
 } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
-import { uploadSessionAudio } from '../../nodes/ClinicScribe/transport/sessionApi';
+import { uploadSessionAudio } from '../../nodes/ClinicScribe/transport/transcription/session';
 import { loadN8nHttpRequest } from '../../test/integration/transcription/n8nHttpRequest';
 
 async function main(): Promise<void> {

@@ -17,7 +17,7 @@ import * as template from './template';
 import * as transcription from './transcription';
 import { concurrencyGate } from '../shared/concurrencyGate';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
-import { scrubCredentialSecrets } from '../transport/request';
+import { scrubCredentialSecrets } from '../transport/runCredential';
 
 type Operation = ItemOperation | ItemDataOperation | BatchOperation;
 

@@ -6,7 +6,7 @@ import type {
 
 import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readTemplateList } from '../shared/templateRecords';
-import { getBusinessEntities } from '../transport/directoryApi';
+import { getBusinessEntities } from '../transport/businessApi';
 import { listTemplates } from '../transport/templateApi';
 
 /** The business's doctors ([IFD §4.3]), for the Doctor pickers. */

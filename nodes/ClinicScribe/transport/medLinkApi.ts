@@ -25,20 +25,17 @@ import {
 	type MedLinkOntology,
 	type TermCode,
 } from '../shared/medLinkTerms';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
-import {
-	clinicApiRequest,
-	scrubCredentialSecrets,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest } from './request';
 import { PRODUCTION_POLICY } from './retryPolicy';
+import { scrubCredentialSecrets } from './runCredential';
 
-export const MEDLINK_REGISTRY_PATH = '/med-link/registry/';
-export const MEDLINK_BATCH_PATH = '/med-link/nel/link/batch';
+const MEDLINK_REGISTRY_PATH = '/med-link/registry/';
+const MEDLINK_BATCH_PATH = '/med-link/nel/link/batch';
 
 /** How long a call may take and what cancels it (the trigger's budget); none for a node's run. */
-export interface CallBounds {
+interface CallBounds {
 	abortSignal?: AbortSignal;
 	timeoutMs?: number;
 }

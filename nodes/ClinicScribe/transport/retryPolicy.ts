@@ -143,7 +143,7 @@ export function outcomeUnknown(statusCode?: number): boolean {
 // ─── The retry loop ──────────────────────────────────────────────────────────────────────────────
 
 /** What one attempt came to: a value, or a failure worth another try. */
-type AttemptResult<T> =
+export type AttemptResult<T> =
 	| { kind: 'done'; value: T }
 	/** `error` is thrown when no attempt is left; `retryAfter` is the answer's header, if any. */
 	| { kind: 'retry'; error: Error; retryAfter?: string | string[] };

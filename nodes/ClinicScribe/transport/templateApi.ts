@@ -5,13 +5,9 @@
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { classifyTemplateRefusal } from '../shared/templateRecords';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { readErrorFields } from './errors';
-import {
-	clinicApiRequest,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest, pathSegment } from './request';
 
 /** The documented path ([EKA-OAS], [EKA-JS]); [EKA-SCRIBE]'s undocumented `/voice/v1/templates` is not called. */
 const TEMPLATES_PATH = '/voice/api/v1/template';

@@ -5,8 +5,9 @@
  */
 
 import { isRecord, textOf } from '../shared/values';
+import type { ClinicApiContext } from './apiCall';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from './errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
+import { clinicApiRequest, pathSegment } from './request';
 
 /** One entry of the service's subscription list. */
 export interface RemoteSubscription {

@@ -40,7 +40,7 @@ import {
 } from '../shared/webhookSignature';
 import { deadlineSignal, settledBefore } from '../shared/deadline';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
-import { fetchResults } from '../transport/transcriptionApi';
+import { fetchResults } from '../transport/transcription/transaction';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 import { fhirRecordOfSession } from './fhirResults';
 import { fetchRecord, includedRecord, recordFamilyOf } from './eventRecords';

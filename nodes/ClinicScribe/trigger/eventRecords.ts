@@ -9,8 +9,8 @@ import { NodeOperationError, type IDataObject, type IWebhookFunctions } from 'n8
 import { normalizeAppointment } from '../shared/appointmentRecords';
 import type { ClinicEvent } from '../shared/clinicEvents';
 import { readPrescription } from '../shared/prescriptionRecords';
-import { getAppointment } from '../transport/appointmentsApi';
-import { getPrescription } from '../transport/prescriptionsApi';
+import { getAppointment } from '../transport/appointmentApi';
+import { getPrescription } from '../transport/prescriptionApi';
 import { unexpectedBodyError } from '../transport/errors';
 import type { FetchBounds, IncludedFetch } from './boundedFetch';
 

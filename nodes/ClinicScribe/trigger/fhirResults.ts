@@ -18,9 +18,9 @@ import {
 	type FhirProblem,
 } from '../shared/fhir/fhirOutput';
 import type { ResultsSource } from '../shared/resultsOutput.description';
-import { fetchPatientProfile } from '../transport/directoryApi';
+import { fetchPatientProfile } from '../transport/patientApi';
 import { lookUpTermCodes } from '../transport/medLinkApi';
-import { fetchResults } from '../transport/transcriptionApi';
+import { fetchResults } from '../transport/transcription/transaction';
 import { fetchWithinBudget, type IncludedFetch } from './boundedFetch';
 
 const INCLUDED_FOR_FHIR: IncludedFetch = {

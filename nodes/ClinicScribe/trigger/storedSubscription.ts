@@ -5,7 +5,7 @@
 import type { IDataObject, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { textOf } from '../shared/values';
-import { getClinicSettings } from '../transport/request';
+import { getClinicSettings } from '../transport/runCredential';
 import type { StoredSubscription } from './subscriptionPlan';
 
 /** The credential's Webhook Signing Key, or undefined when it has none. */

@@ -7,7 +7,7 @@ import type { INodeExecutionData } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { MAX_PAGES } from '../../../nodes/ClinicScribe/actions/appointment/getAll.operation';
-import { getAppointment } from '../../../nodes/ClinicScribe/transport/appointmentsApi';
+import { getAppointment } from '../../../nodes/ClinicScribe/transport/appointmentApi';
 import { fakeAppointments, resetAppointmentStore } from '../../fake-api/routes/appointments';
 import { patientDirectoryOf, resetPatientDirectory } from '../../fake-api/routes/patientDirectory';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';

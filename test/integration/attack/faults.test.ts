@@ -11,7 +11,7 @@ import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
+import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/doctorApi';
 import {
 	createSubscription,
 	listSubscriptions,

@@ -1,8 +1,8 @@
 /** Shared pieces of the attack-and-fault suite's integration tests (credentials, secrets, calls). */
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/directoryApi';
-import { requestUploadTarget } from '../../../nodes/ClinicScribe/transport/transcriptionApi';
+import { getDoctorServices } from '../../../nodes/ClinicScribe/transport/doctorApi';
+import { requestUploadTarget } from '../../../nodes/ClinicScribe/transport/transcription/transaction';
 import {
 	createSubscription,
 	listSubscriptions,

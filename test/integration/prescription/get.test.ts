@@ -295,7 +295,7 @@ describe('Prescription → Get', () => {
 describe('downloadPrescriptionPdf (for the trigger and examples)', () => {
 	it('takes a prescription_url as it comes and returns the bytes', async () => {
 		const { downloadPrescriptionPdf } = await import(
-			'../../../nodes/ClinicScribe/transport/prescriptionsApi'
+			'../../../nodes/ClinicScribe/transport/prescriptionApi'
 		);
 		const { prescription_url } = fakePrescriptions(api).seed({
 			prescription: { prescription_id: 'P-DW-90' },
@@ -311,7 +311,7 @@ describe('downloadPrescriptionPdf (for the trigger and examples)', () => {
 
 	it('refuses a link that is not http(s) with nothing sent', async () => {
 		const { downloadPrescriptionPdf } = await import(
-			'../../../nodes/ClinicScribe/transport/prescriptionsApi'
+			'../../../nodes/ClinicScribe/transport/prescriptionApi'
 		);
 		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
 		await expect(downloadPrescriptionPdf(context, 'javascript:alert(1)', 3)).rejects.toThrow(

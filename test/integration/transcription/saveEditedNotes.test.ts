@@ -2,7 +2,7 @@
  * Save Edited Notes over real HTTP against the fake: the documents endpoint ([EKA-OAS]
  * create-update-document.mdx) and the presigned PUT of the markdown, which carries no token.
  */
-import { createSession } from '../../../nodes/ClinicScribe/transport/sessionApi';
+import { createSession } from '../../../nodes/ClinicScribe/transport/transcription/session';
 import {
 	DOCUMENTS_PATH,
 	fakeSessionDocuments,

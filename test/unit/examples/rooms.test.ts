@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
-import { codeSpans, section, tableRows } from '../../support/markdown';
+import { codeBlocks, codeSpans, section, tableRows } from '../../support/markdown';
 
 const ROOT = resolve(__dirname, '../../..');
 const NODE_DIR = 'nodes/ClinicScribe';
@@ -24,9 +24,14 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 
 /** The transport modules the credential may use: they know nothing of a node's execution context. */
-const CREDENTIAL_SIDE = ['authentication', 'errors', 'retryPolicy'].map(
-	(name) => `${NODE_DIR}/transport/${name}.ts`,
-);
+const CREDENTIAL_SIDE = [
+	'authentication',
+	'errors',
+	'retryPolicy',
+	'secretScrubbing',
+	'tokenErrors',
+	'tokenExchange',
+].map((name) => `${NODE_DIR}/transport/${name}.ts`);
 
 function sourceFiles(dir: string): string[] {
 	return readdirSync(join(ROOT, dir)).flatMap((name) => {
@@ -104,6 +109,9 @@ describe('rooms: arrows only point down', () => {
 			`${NODE_DIR}/transport/authentication.ts`,
 			`${NODE_DIR}/transport/errors.ts`,
 			`${NODE_DIR}/transport/retryPolicy.ts`,
+			`${NODE_DIR}/transport/secretScrubbing.ts`,
+			`${NODE_DIR}/transport/tokenErrors.ts`,
+			`${NODE_DIR}/transport/tokenExchange.ts`,
 		]);
 	});
 });
@@ -143,6 +151,93 @@ describe('CONTRIBUTING.md states the same rooms', () => {
 			}
 		},
 	);
+});
+
+const TRANSPORT_DIR = `${NODE_DIR}/transport`;
+
+/**
+ * The transport files that are no resource's: the shared pieces CONTRIBUTING's development map
+ * names (the call and its token, the credential side, storage) and the trigger's subscriptions.
+ */
+const TRANSPORT_SHARED = [
+	'apiCall',
+	'attemptOutcome',
+	'authentication',
+	'errors',
+	'request',
+	'retryPolicy',
+	'runCredential',
+	'secretScrubbing',
+	'storage',
+	'tokenErrors',
+	'tokenExchange',
+	'tokenRenewal',
+	'uploadBody',
+	'webhookApi',
+];
+
+/** No shipped file of transport/ is longer (prettier's lines, which `npx prettier --check` keeps). */
+const TRANSPORT_MAX_LINES = 500;
+
+describe('transport: one name per resource', () => {
+	/** The node's resources, as actions/ names their folders (Appointment → appointment, MedLink → medLink). */
+	const resources = readdirSync(join(ROOT, NODE_DIR, 'actions')).filter((name) =>
+		statSync(join(ROOT, NODE_DIR, 'actions', name)).isDirectory(),
+	);
+	const transportFiles = FILES.filter((file) => file.startsWith(`${TRANSPORT_DIR}/`));
+	const inside = (file: string) => file.slice(TRANSPORT_DIR.length + 1);
+
+	test('there are resources and transport files to check', () => {
+		expect(resources.length).toBeGreaterThanOrEqual(8);
+		expect(transportFiles.length).toBeGreaterThan(TRANSPORT_SHARED.length);
+	});
+
+	test("every transport file is a resource's (<resource>Api.ts, or a file of <resource>/) or a named shared piece", () => {
+		const misnamed = transportFiles.filter((file) => {
+			const [first, ...below] = inside(file).split('/');
+			if (below.length > 0) return !resources.includes(first);
+			const name = first.replace(/\.ts$/, '');
+			return !TRANSPORT_SHARED.includes(name) && !resources.some((r) => name === `${r}Api`);
+		});
+		expect(misnamed).toEqual([]);
+	});
+
+	test.each(resources)(
+		'%s: its calls are under its name, in one place (a file or a folder)',
+		(r) => {
+			const places = [`${r}Api.ts`, `${r}/`].filter((place) =>
+				transportFiles.some((file) =>
+					place.endsWith('/') ? inside(file).startsWith(place) : inside(file) === place,
+				),
+			);
+			expect(places).toHaveLength(1);
+		},
+	);
+
+	test('every named shared piece exists', () => {
+		const missing = TRANSPORT_SHARED.filter(
+			(name) => !transportFiles.includes(`${TRANSPORT_DIR}/${name}.ts`),
+		);
+		expect(missing).toEqual([]);
+	});
+
+	test("CONTRIBUTING.md's development map names every transport file", () => {
+		const map =
+			codeBlocks(
+				section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Development map'),
+			)[0] ?? '';
+		const transportEntry = map.slice(map.indexOf('  transport/'), map.indexOf('  shared/'));
+		const unnamed = transportFiles
+			.map((file) => file.split('/').pop()!)
+			.filter((name) => !new RegExp(`(?<![\\w.])${name.replace('.', '\\.')}`).test(transportEntry));
+		expect(transportEntry.length).toBeGreaterThan(0);
+		expect(unnamed).toEqual([]);
+	});
+
+	test.each(transportFiles)(`%s is at most ${TRANSPORT_MAX_LINES} lines`, (file) => {
+		const lines = readFileSync(join(ROOT, file), 'utf8').replace(/\n$/, '').split('\n').length;
+		expect(lines).toBeLessThanOrEqual(TRANSPORT_MAX_LINES);
+	});
 });
 
 describe("rooms: Upload Audio's files", () => {

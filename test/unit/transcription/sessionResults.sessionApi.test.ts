@@ -12,7 +12,7 @@ import {
 	sessionLifecycle,
 	storedAudioName,
 } from '../../../nodes/ClinicScribe/shared/sessionResults';
-import { SESSION_FILE_NAME } from '../../../nodes/ClinicScribe/transport/sessionApi';
+import { SESSION_FILE_NAME } from '../../../nodes/ClinicScribe/transport/transcription/session';
 
 describe('session states onto the node status', () => {
 	test.each([

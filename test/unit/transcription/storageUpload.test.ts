@@ -6,12 +6,8 @@ import { PassThrough, Readable } from 'node:stream';
 
 import { NodeOperationError, type IExecuteFunctions, type IHttpRequestOptions } from 'n8n-workflow';
 
-import {
-	rawFileBody,
-	storageTimeoutMs,
-	uploadToStorage,
-	type StorageFile,
-} from '../../../nodes/ClinicScribe/transport/storage';
+import { storageTimeoutMs, uploadToStorage } from '../../../nodes/ClinicScribe/transport/storage';
+import { rawFileBody, type StorageFile } from '../../../nodes/ClinicScribe/transport/uploadBody';
 import { parseMultipart } from '../../fake-api/multipart';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 

@@ -1,16 +1,18 @@
 import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
+import type { ClinicApiContext } from '../../../nodes/ClinicScribe/transport/apiCall';
 import {
 	authHeadersFor,
 	exchangeFingerprint,
-	obtainAccessToken,
 	readCredentialSettings,
 	renewalCredentialData,
 	sessionTokenFitsSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
-import { readErrorFields, scrubSecrets } from '../../../nodes/ClinicScribe/transport/errors';
-import { pathSegment, type ClinicApiContext } from '../../../nodes/ClinicScribe/transport/request';
+import { readErrorFields } from '../../../nodes/ClinicScribe/transport/errors';
+import { pathSegment } from '../../../nodes/ClinicScribe/transport/request';
+import { scrubSecrets } from '../../../nodes/ClinicScribe/transport/secretScrubbing';
+import { obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
 
 const typed: ICredentialDataDecryptedObject = {
 	apiVariant: 'document',

@@ -8,10 +8,10 @@ import type { ICredentialDataDecryptedObject, IHttpRequestOptions } from 'n8n-wo
 import { ClinicScribeApi } from '../../../credentials/ClinicScribeApi.credentials';
 import {
 	API_VARIANT_OPTIONS,
-	obtainAccessToken,
 	readCredentialSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
-import { TokenExchangeError } from '../../../nodes/ClinicScribe/transport/errors';
+import { TokenExchangeError } from '../../../nodes/ClinicScribe/transport/tokenErrors';
+import { obtainAccessToken } from '../../../nodes/ClinicScribe/transport/tokenExchange';
 import { API_VARIANTS } from '../../fake-api/fixtures';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 

@@ -16,15 +16,13 @@ import {
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
 import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
+import type { ClinicApiContext } from '../../../nodes/ClinicScribe/transport/apiCall';
 import {
 	credentialSecrets,
 	oAuth2HeadersFor,
 	readCredentialSettings,
 } from '../../../nodes/ClinicScribe/transport/authentication';
-import {
-	getClinicSettings,
-	type ClinicApiContext,
-} from '../../../nodes/ClinicScribe/transport/request';
+import { getClinicSettings } from '../../../nodes/ClinicScribe/transport/runCredential';
 
 const credential = new ClinicScribeOAuth2Api();
 const property = (name: string): INodeProperties => {

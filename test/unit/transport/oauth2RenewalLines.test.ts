@@ -9,10 +9,8 @@
  */
 import type { IAdditionalCredentialOptions, IHttpRequestOptions } from 'n8n-workflow';
 
-import {
-	clinicApiRequest,
-	type ClinicApiContext,
-} from '../../../nodes/ClinicScribe/transport/request';
+import type { ClinicApiContext } from '../../../nodes/ClinicScribe/transport/apiCall';
+import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request';
 
 type Line = 'oldest' | 'newest';
 const PATH = '/dr/v1/doctor/service/do1001';

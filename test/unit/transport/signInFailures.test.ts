@@ -7,7 +7,7 @@ import {
 	notConnectedError,
 	signInTokenRejectedAdvice,
 	tokenProblemError,
-} from '../../../nodes/ClinicScribe/transport/errors';
+} from '../../../nodes/ClinicScribe/transport/tokenErrors';
 import { clinicScribeNode } from '../../support/nodeContext';
 
 const NAME = 'Clinic Sign-in';

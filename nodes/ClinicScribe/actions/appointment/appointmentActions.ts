@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { statusLabel } from '../../shared/appointmentRecords';
-import { appointmentAction, type AppointmentAction } from '../../transport/appointmentsApi';
+import { appointmentAction, type AppointmentAction } from '../../transport/appointmentApi';
 import type { OperationResult } from '../common.execute';
 import { readAppointmentRef } from './appointmentFields';
 

@@ -8,7 +8,7 @@ import {
 import { isoInZone } from '../../shared/timeZones';
 import { readPatientDetails, patientDetailsField } from './patientDetails';
 import { textOf, trimmedString } from '../../shared/values';
-import { bookAppointment } from '../../transport/appointmentsApi';
+import { bookAppointment } from '../../transport/appointmentApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import type { OperationResult } from '../common.execute';
 import {

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { normalizeAppointment } from '../../shared/appointmentRecords';
-import { getAppointment } from '../../transport/appointmentsApi';
+import { getAppointment } from '../../transport/appointmentApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import {

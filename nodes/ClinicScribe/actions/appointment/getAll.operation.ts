@@ -11,7 +11,7 @@ import {
 	statusCodeOf,
 } from '../../shared/appointmentRecords';
 import { isRecord, textOf, trimmedString } from '../../shared/values';
-import { listAppointmentsPage } from '../../transport/appointmentsApi';
+import { listAppointmentsPage } from '../../transport/appointmentApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import {

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { addDays, daysBetween } from '../../shared/appointmentRecords';
 import { readSlots, SLOTS_MAX_DAYS } from '../../shared/appointmentSlots';
 import { unexpectedBodyError } from '../../transport/errors';
-import { getSlots } from '../../transport/appointmentsApi';
+import { getSlots } from '../../transport/appointmentApi';
 import type { OperationResult } from '../common.execute';
 import {
 	clinicLocator,

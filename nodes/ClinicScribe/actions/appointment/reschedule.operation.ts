@@ -7,7 +7,7 @@ import {
 
 import { normalizeAppointment, readAppointmentBody } from '../../shared/appointmentRecords';
 import { trimmedString } from '../../shared/values';
-import { rescheduleAppointment } from '../../transport/appointmentsApi';
+import { rescheduleAppointment } from '../../transport/appointmentApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';

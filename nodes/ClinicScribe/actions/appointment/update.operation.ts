@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { isoInZone } from '../../shared/timeZones';
-import { updateAppointment } from '../../transport/appointmentsApi';
+import { updateAppointment } from '../../transport/appointmentApi';
 import type { OperationResult } from '../common.execute';
 import {
 	appointmentIdFields,

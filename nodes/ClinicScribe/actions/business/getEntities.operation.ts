@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readBusinessEntities } from '../../shared/clinicDirectoryRecords';
-import { getBusinessEntities } from '../../transport/directoryApi';
+import { getBusinessEntities } from '../../transport/businessApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import type { OperationResult } from '../common.execute';
 

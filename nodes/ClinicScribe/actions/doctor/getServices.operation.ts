@@ -1,7 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { readDoctorServices } from '../../shared/clinicDirectoryRecords';
-import { getDoctorServices } from '../../transport/directoryApi';
+import { getDoctorServices } from '../../transport/doctorApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { returnAllAndLimit } from '../common.descriptions';
 import { applyReturnLimit, type OperationResult } from '../common.execute';

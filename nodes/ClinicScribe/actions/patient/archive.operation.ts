@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { clinicApiError, readErrorFields } from '../../transport/errors';
-import { archivePatient } from '../../transport/directoryApi';
+import { archivePatient } from '../../transport/patientApi';
 import { asRecord, textOf } from '../../shared/values';
 import type { OperationResult } from '../common.execute';
 import { patientIdField, readPatientId } from './patientFields';

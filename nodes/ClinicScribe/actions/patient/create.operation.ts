@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { buildProfileBody } from '../../shared/patientDirectoryRecords';
 import { asRecord, textOf } from '../../shared/values';
-import { createPatient } from '../../transport/directoryApi';
+import { createPatient } from '../../transport/patientApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import type { OperationResult } from '../common.execute';
 import { badInput, GENDER_OPTIONS, profileFieldOptions, showFor } from './patientFields';

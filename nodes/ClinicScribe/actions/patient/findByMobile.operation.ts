@@ -2,7 +2,7 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 
 import { checkDirectoryMobile, readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
-import { findPatientsByMobile } from '../../transport/directoryApi';
+import { findPatientsByMobile } from '../../transport/patientApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { badInput, MOBILE_HINT, showFor } from './patientFields';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { fetchPatientProfile } from '../../transport/directoryApi';
+import { fetchPatientProfile } from '../../transport/patientApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { patientIdField, readPatientId, showFor } from './patientFields';

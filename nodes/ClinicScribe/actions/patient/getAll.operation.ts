@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { checkEpochSeconds, readProfilePage } from '../../shared/patientDirectoryRecords';
-import { listPatientsPage } from '../../transport/directoryApi';
+import { listPatientsPage } from '../../transport/patientApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import {

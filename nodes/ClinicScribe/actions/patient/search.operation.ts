@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
-import { searchPatients } from '../../transport/directoryApi';
+import { searchPatients } from '../../transport/patientApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';

@@ -6,7 +6,7 @@ import {
 	simplifyPatient,
 } from '../../shared/clinicDirectoryRecords';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
-import { searchBusinessPatientsByMobile } from '../../transport/directoryApi';
+import { searchBusinessPatientsByMobile } from '../../transport/patientApi';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';
 import {
 	applyReturnLimit,

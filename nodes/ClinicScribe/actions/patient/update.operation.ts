@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { buildProfileBody } from '../../shared/patientDirectoryRecords';
 import { asRecord, textOf } from '../../shared/values';
-import { updatePatient } from '../../transport/directoryApi';
+import { updatePatient } from '../../transport/patientApi';
 import type { OperationResult } from '../common.execute';
 import {
 	badInput,

@@ -11,7 +11,7 @@ import {
 	readPrescription,
 } from '../../shared/prescriptionRecords';
 import { trimmedString } from '../../shared/values';
-import { downloadPrescriptionPdf, getPrescription } from '../../transport/prescriptionsApi';
+import { downloadPrescriptionPdf, getPrescription } from '../../transport/prescriptionApi';
 import { pathIdProblem } from '../../transport/request';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties } from '../common.descriptions';

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { cancelSession } from '../../transport/sessionApi';
+import { cancelSession } from '../../transport/transcription/session';
 import type { OperationResult } from '../common.execute';
 
 /** The Session ID field of Cancel Session and Get Session Audio. */

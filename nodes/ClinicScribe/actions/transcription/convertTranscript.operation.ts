@@ -3,9 +3,12 @@ import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from
 import { isFhirSourceTemplate } from '../../shared/fhir/fhirOutput';
 import { templateIdOf } from '../../shared/templateRecords';
 import { textOf } from '../../shared/values';
-import { convertTranscript, createTranscriptSession } from '../../transport/sessionApi';
-import { getClinicSettings } from '../../transport/request';
-import { fetchResults } from '../../transport/transcriptionApi';
+import { getClinicSettings } from '../../transport/runCredential';
+import {
+	convertTranscript,
+	createTranscriptSession,
+} from '../../transport/transcription/convertTranscript';
+import { fetchResults } from '../../transport/transcription/transaction';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { resultsToRecords } from './resultsRecords';

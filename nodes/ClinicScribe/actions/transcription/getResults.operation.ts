@@ -6,7 +6,7 @@ import {
 	resultsSourceProperty,
 	type ResultsSource,
 } from '../../shared/resultsOutput.description';
-import { fetchResults } from '../../transport/transcriptionApi';
+import { fetchResults } from '../../transport/transcription/transaction';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';
 import { resultsToRecords } from './resultsRecords';

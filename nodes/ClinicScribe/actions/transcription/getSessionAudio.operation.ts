@@ -5,7 +5,7 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
-import { downloadSessionAudio } from '../../transport/sessionApi';
+import { downloadSessionAudio } from '../../transport/transcription/sessionAudio';
 import { readSessionIdField, sessionIdField } from './cancelSession.operation';
 
 const show = { resource: ['transcription'], operation: ['getSessionAudio'] };

@@ -18,7 +18,8 @@ import {
 } from '../../shared/fhir/fhirOutput';
 import { sessionResultsToRecords } from '../../shared/resultsOutput';
 import type { SessionResults } from '../../shared/sessionResults';
-import { fetchClinicDoctors, fetchPatientProfile } from '../../transport/directoryApi';
+import { fetchClinicDoctors } from '../../transport/businessApi';
+import { fetchPatientProfile } from '../../transport/patientApi';
 import { lookUpTermCodes } from '../../transport/medLinkApi';
 import type { ChosenOutput } from './resultsSettings';
 

@@ -4,7 +4,7 @@ import {
 	listSessionDocuments,
 	saveSessionDocument,
 	type SessionDocumentSummary,
-} from '../../transport/sessionApi';
+} from '../../transport/transcription/sessionDocuments';
 import type { OperationResult } from '../common.execute';
 import { readSessionIdField, sessionIdField } from './cancelSession.operation';
 

@@ -7,7 +7,7 @@ import {
 } from 'n8n-workflow';
 
 import { INPUT_LANGUAGES } from '../../shared/audioFiles';
-import { getClinicSettings } from '../../transport/request';
+import { getClinicSettings } from '../../transport/runCredential';
 import { isToolRun } from '../common.execute';
 import { asNodeError } from '../errorItems';
 import {

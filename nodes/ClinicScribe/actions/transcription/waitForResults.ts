@@ -10,7 +10,7 @@ import { isFinalStatus, type SessionResults } from '../../shared/sessionResults'
 import { deadlineSignal } from '../../shared/deadline';
 import type { ResultsSource } from '../../shared/resultsOutput.description';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
-import { fetchResults } from '../../transport/transcriptionApi';
+import { fetchResults } from '../../transport/transcription/transaction';
 import type { WaitSettings } from './resultsSettings';
 
 /**

@@ -19,8 +19,8 @@ import {
 	SESSION_AUDIO_EXTENSIONS,
 	SESSION_FILE_NAME,
 	SESSION_SINGLE_UPLOAD_MAX_BYTES,
-} from '../../../transport/sessionApi';
-import type { StorageFile } from '../../../transport/storage';
+} from '../../../transport/transcription/session';
+import type { StorageFile } from '../../../transport/uploadBody';
 import { assertReadableFromStore, readInputBinary } from './inputBinary';
 import type { UploadMethod } from './settings';
 
@@ -83,7 +83,7 @@ export async function readItemFiles(
 			open = async () => await ctx.helpers.getBinaryStream(id, BINARY_READ_CHUNK_BYTES);
 		} else {
 			// n8n's default mode keeps the file in the item as Base64: it is sent from that text,
-			// decoded a piece at a time (storage.ts), never copied whole.
+			// decoded a piece at a time (uploadBody.ts), never copied whole.
 			const base64 = typeof binary.data === 'string' ? binary.data : undefined;
 			size = base64 === undefined ? undefined : Buffer.byteLength(base64, 'base64');
 			open = async () =>

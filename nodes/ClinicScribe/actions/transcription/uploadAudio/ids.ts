@@ -7,7 +7,10 @@ import { createHash, randomUUID } from 'crypto';
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { pathIdProblem } from '../../../transport/request';
-import { SESSION_ID_MAX_LENGTH, SESSION_ID_MIN_LENGTH } from '../../../transport/sessionApi';
+import {
+	SESSION_ID_MAX_LENGTH,
+	SESSION_ID_MIN_LENGTH,
+} from '../../../transport/transcription/session';
 import type { UploadMethod } from './settings';
 
 /**

@@ -18,7 +18,7 @@ import {
 	readSessionState,
 	uploadSessionAudio,
 	type SessionState,
-} from '../../../transport/sessionApi';
+} from '../../../transport/transcription/session';
 import { fileFields, fileUploads, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
 import { describeItems, type UploadPlan } from './plan';

@@ -9,14 +9,15 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { uploadToStorage, type StorageTarget } from '../../../transport/storage';
+import { uploadToStorage } from '../../../transport/storage';
+import type { StorageTarget } from '../../../transport/uploadBody';
 import {
 	initTransaction,
 	isTransactionStarted,
 	requestUploadTarget,
 	transactionIdUsedError,
 	type InitResult,
-} from '../../../transport/transcriptionApi';
+} from '../../../transport/transcription/transaction';
 import { fileFields, fileUploads, type BatchRun, type UploadProgress } from './batchRunner';
 import type { PlannedFile } from './files';
 import type { UploadPlan } from './plan';

@@ -6,13 +6,9 @@
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
 import { readAppointmentBody } from '../shared/appointmentRecords';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { readErrorFields, unexpectedBodyError } from './errors';
-import {
-	clinicApiRequest,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest, pathSegment } from './request';
 
 const APPOINTMENTS_PATH = '/dr/v1/appointment';
 /** Updates go to v2: [EKA-DT] documents v1 and v2, and [EKA-MCP] uses v2 for every update. */

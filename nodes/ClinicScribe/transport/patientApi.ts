@@ -1,40 +1,20 @@
 /**
- * The directories, as calls. The clinic directory ([IFD §4.1–4.3], the doctor-tool `/dr/v1/…`
- * endpoints): the business's clinics and doctors, a doctor's services, and the deprecated search of
- * the business's patients by mobile; shaping of its answers is shared/clinicDirectoryRecords.ts.
- * The patient directory ([EKA-PD] `/profiles/v1/patient…`): Bearer token plus the `client-id`
- * header, which the directory requires on every call (authentication.ts adds both); without a Client
- * ID in the credential nothing is sent. Every call names the patient data it sends in `redact`, so no
- * error can repeat it. Trailing slashes are as [EKA-PD] writes the paths.
+ * The Patient resource's calls. The patient directory ([EKA-PD] `/profiles/v1/patient…`): Bearer
+ * token plus the `client-id` header, which the directory requires on every call (authentication.ts
+ * adds both); without a Client ID in the credential nothing is sent. Every call names the patient
+ * data it sends in `redact`, so no error can repeat it. Trailing slashes are as [EKA-PD] writes the
+ * paths. Also the deprecated search of the business's patients by mobile (the doctor-tool
+ * `/dr/v1/business/patients/search`, [IFD §4.1–4.3]).
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
 import { readDirectoryProfile } from '../shared/patientDirectoryRecords';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
-import {
-	clinicApiRequest,
-	getClinicSettings,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
+import { clinicApiRequest, pathSegment } from './request';
+import { getClinicSettings } from './runCredential';
 
-// ─── The clinic directory ────────────────────────────────────────────────────────────────────────
-
-export async function getDoctorServices(
-	ctx: ClinicApiContext,
-	doctorId: string,
-	itemIndex?: number,
-): Promise<ClinicApiResponse> {
-	return await clinicApiRequest(ctx, {
-		method: 'GET',
-		path: `/dr/v1/doctor/service/${pathSegment(ctx, doctorId, 'Doctor ID', itemIndex)}`,
-		idempotent: true,
-		purpose: "the doctor's services",
-		itemIndex,
-	});
-}
+// ─── The business's patients (deprecated search) ─────────────────────────────────────────────────
 
 /** 404 is returned, not thrown: "no patient found" is an answer the operation decides about. */
 export async function searchBusinessPatientsByMobile(
@@ -52,35 +32,6 @@ export async function searchBusinessPatientsByMobile(
 		itemIndex,
 		redact: [mobile],
 	});
-}
-
-export async function getBusinessEntities(
-	ctx: ClinicApiContext,
-	itemIndex?: number,
-): Promise<ClinicApiResponse> {
-	return await clinicApiRequest(ctx, {
-		method: 'GET',
-		path: '/dr/v1/business/entities',
-		idempotent: true,
-		purpose: "the business's clinics and doctors",
-		itemIndex,
-	});
-}
-
-/** The business's doctors (`doctors[]` of [IFD §2.3]); a body that is not the documented JSON is an error. */
-export async function fetchClinicDoctors(
-	ctx: ClinicApiContext,
-	itemIndex?: number,
-): Promise<IDataObject[]> {
-	const response = await getBusinessEntities(ctx, itemIndex);
-	const entities = readBusinessEntities(response.body);
-	if (!entities)
-		throw unexpectedBodyError(
-			ctx,
-			{ purpose: "the business's clinics and doctors", itemIndex },
-			response.statusCode,
-		);
-	return entities.doctors;
 }
 
 // ─── The patient directory ───────────────────────────────────────────────────────────────────────

@@ -1,7 +1,7 @@
 /**
- * The session API transport (transport/sessionApi.ts) over real HTTP against the fake: create with
- * our id, raw upload (bytes and SHA-256 as sent), end, the states, cancel, the audio link and its
- * download without any auth header.
+ * The session API transport (transport/transcription/session.ts, sessionAudio.ts) over real HTTP
+ * against the fake: create with our id, raw upload (bytes and SHA-256 as sent), end, the states,
+ * cancel, the audio link and its download without any auth header.
  */
 import { createHash } from 'node:crypto';
 
@@ -10,11 +10,11 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import {
 	cancelSession,
 	createSession,
-	downloadSessionAudio,
 	endSession,
 	fetchSessionApiResults,
 	uploadSessionAudio,
-} from '../../../nodes/ClinicScribe/transport/sessionApi';
+} from '../../../nodes/ClinicScribe/transport/transcription/session';
+import { downloadSessionAudio } from '../../../nodes/ClinicScribe/transport/transcription/sessionAudio';
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
 import { fakeSessions, sessionAudioBytes, type FakeSessions } from '../../fake-api/routes/sessions';
 import { useTestTransportPolicy } from '../../support/transportPolicy';

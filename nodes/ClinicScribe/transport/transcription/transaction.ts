@@ -7,20 +7,21 @@
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import type { ResultsSource } from '../shared/resultsOutput.description';
-import { readTransactionResults, type SessionResults } from '../shared/sessionResults';
-import { asRecord } from '../shared/values';
-import { apiVariantSwitchFor } from './authentication';
+import type { ResultsSource } from '../../shared/resultsOutput.description';
+import { readTransactionResults, type SessionResults } from '../../shared/sessionResults';
+import { asRecord } from '../../shared/values';
+import type { ClinicApiContext } from '../apiCall';
+import { apiVariantSwitchFor } from '../authentication';
 import {
 	clinicApiError,
 	DailyQuotaError,
 	isDailyQuotaAnswer,
 	readErrorFields,
 	unexpectedBodyError,
-} from './errors';
-import { clinicApiRequest, pathSegment, type ClinicApiContext } from './request';
-import { PRODUCTION_POLICY } from './retryPolicy';
-import { fetchSessionApiResults, type SessionReadOptions } from './sessionApi';
+} from '../errors';
+import { clinicApiRequest, pathSegment } from '../request';
+import { PRODUCTION_POLICY } from '../retryPolicy';
+import { fetchSessionApiResults, type SessionReadOptions } from './session';
 
 const PRESIGN_PATH = '/v1/file-upload';
 const INIT_PATH_PREFIX = '/voice/api/v2/transaction/init/';

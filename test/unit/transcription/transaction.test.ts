@@ -7,7 +7,7 @@ import {
 	initTransaction,
 	isTransactionStarted,
 	requestUploadTarget,
-} from '../../../nodes/ClinicScribe/transport/transcriptionApi';
+} from '../../../nodes/ClinicScribe/transport/transcription/transaction';
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 

@@ -12,13 +12,9 @@
 import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
 import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
+import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
+import { clinicApiRequest, pathSegment } from './request';
 import { getFromLink } from './storage';
-import {
-	clinicApiRequest,
-	pathSegment,
-	type ClinicApiContext,
-	type ClinicApiResponse,
-} from './request';
 
 const PRESCRIPTION_PATH = '/dr/v1/prescription';
 
