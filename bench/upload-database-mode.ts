@@ -52,7 +52,8 @@ import {
 	type WorkflowNode,
 } from '../test/support/n8n/workflows';
 import type { ExecutionResult } from '../test/support/n8n/results';
-import { QueueModeN8n, queueServicesPresent } from '../test/support/queueMode';
+import { QueueModeN8n } from '../test/support/queueMode';
+import { queueServicesPresent } from '../test/support/queueServices';
 import {
 	argument,
 	BENCH_CREDENTIAL,

@@ -8,7 +8,7 @@
 # fresh Debian machine as root without prompts; as another user it only says what is missing
 # (exit 0, no output lines: the queue-mode test is then skipped unless CI requires it).
 #
-# Last lines of output (machine-readable, used by test/support/queueMode.ts):
+# Last lines of output (machine-readable, used by test/support/queueServices.ts):
 #   REDIS_SERVER_BIN=<path to redis-server>
 #   PG_BIN_DIR=<directory holding initdb, postgres, pg_isready, createdb>
 set -euo pipefail

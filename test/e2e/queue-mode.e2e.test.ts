@@ -48,7 +48,8 @@ import {
 	triggerWorkflow,
 	waitForLog,
 } from '../support/n8n/trigger';
-import { QueueModeN8n, queueServicesPresent } from '../support/queueMode';
+import { QueueModeN8n } from '../support/queueMode';
+import { queueServicesPresent } from '../support/queueServices';
 import {
 	expectDoctorsSignature,
 	signedVisitComposition,

@@ -11,7 +11,7 @@ import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
 import { prescriptionRoutes } from './routes/prescriptions';
 import { sessionDocumentRoutes } from './routes/sessionDocuments';
-import { sessionRoutes } from './routes/sessions';
+import { sessionRoutes } from './routes/sessionRoutes';
 import { signInRoutes } from './routes/signIn';
 import { templateRoutes } from './routes/templates';
 import { transcriptionRoutes } from './routes/transcription';

@@ -25,7 +25,8 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 import { BUSINESS } from '../fixtures';
 import type { FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
-import { carriesAuth, findSession, PRESIGNED_AUTH_REFUSAL } from './sessions';
+import { carriesAuth, PRESIGNED_AUTH_REFUSAL } from './sessionRoutes';
+import { findSession } from './sessions';
 import { bearerBusiness, isPlainObject, voiceError } from './transcription/store';
 
 export const DOCUMENTS_PATH = '/voice/api/v1/documents';

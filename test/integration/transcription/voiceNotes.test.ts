@@ -9,11 +9,8 @@ import { writeFileSync } from 'node:fs';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	fakeSessions,
-	SESSION_CONTENT_TYPES,
-	type FakeSessions,
-} from '../../fake-api/routes/sessions';
+import { SESSION_CONTENT_TYPES } from '../../fake-api/routes/sessionRoutes';
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { accessToken } from '../fake-api/helpers';
 import { item, TranscriptionRig, uploadParameters, type AudioFile } from './helpers';

@@ -9,7 +9,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { N8nInstance, type OwnerAccount } from './instance';
+import { N8nInstance } from './instance';
+import type { OwnerAccount } from './restClient';
 import {
 	CREDENTIAL_TYPE,
 	TRIGGER_NODE_TYPE,

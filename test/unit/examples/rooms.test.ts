@@ -176,9 +176,6 @@ const TRANSPORT_SHARED = [
 	'webhookApi',
 ];
 
-/** No shipped file of transport/ is longer (prettier's lines, which `npx prettier --check` keeps). */
-const TRANSPORT_MAX_LINES = 500;
-
 describe('transport: one name per resource', () => {
 	/** The node's resources, as actions/ names their folders (Appointment → appointment, MedLink → medLink). */
 	const resources = readdirSync(join(ROOT, NODE_DIR, 'actions')).filter((name) =>
@@ -233,10 +230,51 @@ describe('transport: one name per resource', () => {
 		expect(transportEntry.length).toBeGreaterThan(0);
 		expect(unnamed).toEqual([]);
 	});
+});
 
-	test.each(transportFiles)(`%s is at most ${TRANSPORT_MAX_LINES} lines`, (file) => {
-		const lines = readFileSync(join(ROOT, file), 'utf8').replace(/\n$/, '').split('\n').length;
-		expect(lines).toBeLessThanOrEqual(TRANSPORT_MAX_LINES);
+/**
+ * The longest a file may be, in prettier's lines (which `npx prettier --check` keeps): a shipped one
+ * (nodes/, credentials/), and one of the tests' support, the fake clinic API or the local EHR.
+ */
+const SHIPPED_MAX_LINES = 500;
+const TEST_SUPPORT_MAX_LINES = 650;
+const TEST_SUPPORT_DIRS = ['test/support', 'test/fake-api', 'test/fhir-server'];
+
+/** The code files under a folder of the repository (.ts, .js, .cjs, .mjs), at any depth. */
+function codeFiles(dir: string): string[] {
+	return readdirSync(join(ROOT, dir)).flatMap((name) => {
+		const path = `${dir}/${name}`;
+		if (statSync(join(ROOT, path)).isDirectory()) return codeFiles(path);
+		return /\.[cm]?[jt]s$/.test(name) ? [path] : [];
+	});
+}
+
+function lineCount(file: string): number {
+	return readFileSync(join(ROOT, file), 'utf8').replace(/\n$/, '').split('\n').length;
+}
+
+describe('file sizes: no file too long to read', () => {
+	const supportFiles = TEST_SUPPORT_DIRS.flatMap(codeFiles);
+
+	test('there are files to check, in every folder', () => {
+		expect(FILES.length).toBeGreaterThan(100);
+		for (const dir of TEST_SUPPORT_DIRS)
+			expect(supportFiles.filter((file) => file.startsWith(`${dir}/`)).length).toBeGreaterThan(0);
+	});
+
+	test('lines are counted as an editor shows them', () => {
+		const [first] = FILES;
+		const text = readFileSync(join(ROOT, first), 'utf8');
+		expect(text.endsWith('\n')).toBe(true);
+		expect(lineCount(first)).toBe(text.split('\n').length - 1);
+	});
+
+	test.each(FILES)(`%s (shipped) is at most ${SHIPPED_MAX_LINES} lines`, (file) => {
+		expect(lineCount(file)).toBeLessThanOrEqual(SHIPPED_MAX_LINES);
+	});
+
+	test.each(supportFiles)(`%s is at most ${TEST_SUPPORT_MAX_LINES} lines`, (file) => {
+		expect(lineCount(file)).toBeLessThanOrEqual(TEST_SUPPORT_MAX_LINES);
 	});
 });
 
