@@ -15,13 +15,13 @@ import {
 	deliveryEventName,
 	normalizeClinicEvent,
 	type ClinicEvent,
-} from '../shared/clinicEvents';
+} from './clinicEvents';
 import {
 	chosenEventNames,
 	isChosenEvent,
 	normalizeCompletionEvent,
 	type CompletionEvent,
-} from '../shared/completionEvents';
+} from './completionEvents';
 import {
 	isResultsOutput,
 	readResultsSource,
@@ -37,7 +37,7 @@ import {
 	SIGNATURE_HEADER,
 	verifySignature,
 	type DeliveryReceiver,
-} from '../shared/webhookSignature';
+} from './webhookSignature';
 import { deadlineSignal, settledBefore } from '../shared/deadline';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { fetchResults } from '../transport/transcription/transaction';

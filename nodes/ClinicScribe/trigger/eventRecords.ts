@@ -7,7 +7,7 @@
 import { NodeOperationError, type IDataObject, type IWebhookFunctions } from 'n8n-workflow';
 
 import { normalizeAppointment } from '../shared/appointmentRecords';
-import type { ClinicEvent } from '../shared/clinicEvents';
+import type { ClinicEvent } from './clinicEvents';
 import { readPrescription } from '../shared/prescriptionRecords';
 import { getAppointment } from '../transport/appointmentApi';
 import { getPrescription } from '../transport/prescriptionApi';

@@ -16,7 +16,7 @@
  *            subscription whose key we cannot know is useless to us and would only cause duplicate
  *            deliveries) and registers a new one.
  */
-import { sameSecret } from '../shared/webhookSignature';
+import { sameSecret } from './webhookSignature';
 import type { RemoteSubscription } from '../transport/webhookApi';
 
 /** What the node keeps in the workflow's static data (`getWorkflowStaticData('node')`). */

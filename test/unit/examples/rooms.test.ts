@@ -312,3 +312,30 @@ describe("rooms: Upload Audio's files", () => {
 		).toBeGreaterThan(0);
 	});
 });
+
+describe('rooms: what only the trigger reads lives in trigger/', () => {
+	const SHARED_DIR = `${NODE_DIR}/shared/`;
+	const importersOf = (target: string) =>
+		FILES.filter((file) => file !== target && importsOf(file).includes(target));
+	const isTriggerSide = (file: string) =>
+		['trigger', 'ClinicScribeTrigger.node'].includes(roomOf(file));
+
+	test('no file of shared/ is imported by the trigger alone', () => {
+		const triggerOnly = FILES.filter((file) => file.startsWith(SHARED_DIR)).filter((file) => {
+			const importers = importersOf(file);
+			return importers.length > 0 && importers.every(isTriggerSide);
+		});
+		expect(triggerOnly).toEqual([]);
+	});
+
+	test('the rule above has something to check: the trigger reads its events and signatures from trigger/', () => {
+		const moved = ['clinicEvents', 'completionEvents', 'webhookSignature'].map(
+			(name) => `${NODE_DIR}/trigger/${name}.ts`,
+		);
+		for (const file of moved) {
+			expect(FILES).toContain(file);
+			expect(importersOf(file).length).toBeGreaterThan(0);
+			expect(importersOf(file).every(isTriggerSide)).toBe(true);
+		}
+	});
+});

@@ -13,9 +13,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { statusLabel } from './appointmentRecords';
+import { statusLabel } from '../shared/appointmentRecords';
 import { toIsoTimestamp } from './completionEvents';
-import { firstPresent, firstText, isRecord } from './values';
+import { firstPresent, firstText, isRecord } from '../shared/values';
 
 export type ClinicEventKind =
 	| 'appointment'
