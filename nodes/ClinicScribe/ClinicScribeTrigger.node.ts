@@ -9,11 +9,14 @@ import {
 } from 'n8n-workflow';
 
 import { CLINIC_EVENTS } from './trigger/clinicEvents';
-import { authenticationProperty } from './shared/credentialChoice';
+import { authenticationProperty } from './shared/fields/credentialChoice';
 import { fhirOutputFields } from './shared/fhir/fields';
 import { TRANSCRIPTION_COMPLETED } from './trigger/completionEvents';
-import { optionNameSubtitle } from './shared/optionSubtitle';
-import { resultsOutputProperty, resultsSourceProperty } from './shared/resultsOutput.description';
+import { optionNameSubtitle } from './shared/fields/optionSubtitle';
+import {
+	resultsOutputProperty,
+	resultsSourceProperty,
+} from './shared/fields/resultsOutput.description';
 import { DEFAULT_TOLERANCE_SECONDS } from './trigger/webhookSignature';
 import { receiveDelivery } from './trigger/delivery';
 import {

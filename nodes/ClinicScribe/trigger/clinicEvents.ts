@@ -13,7 +13,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { statusLabel } from '../shared/appointmentRecords';
+import { statusLabel } from '../shared/answers/appointmentRecords';
 import { toIsoTimestamp } from './completionEvents';
 import { firstPresent, firstText, isRecord } from '../shared/values';
 

@@ -27,8 +27,8 @@ import {
 	readResultsSource,
 	RESULTS_OUTPUT_PARAMETER,
 	RESULTS_SOURCE_PARAMETER,
-} from '../shared/resultsOutput.description';
-import { sessionResultsToRecords } from '../shared/resultsOutput';
+} from '../shared/fields/resultsOutput.description';
+import { sessionResultsToRecords } from '../shared/answers/resultsOutput';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	MAX_DELIVERY_BYTES,

@@ -6,9 +6,9 @@
  */
 import { NodeOperationError, type IDataObject, type IWebhookFunctions } from 'n8n-workflow';
 
-import { normalizeAppointment } from '../shared/appointmentRecords';
+import { normalizeAppointment } from '../shared/answers/appointmentRecords';
 import type { ClinicEvent } from './clinicEvents';
-import { readPrescription } from '../shared/prescriptionRecords';
+import { readPrescription } from '../shared/answers/prescriptionRecords';
 import { getAppointment } from '../transport/appointmentApi';
 import { getPrescription } from '../transport/prescriptionApi';
 import { unexpectedBodyError } from '../transport/errors';

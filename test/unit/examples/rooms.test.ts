@@ -339,3 +339,44 @@ describe('rooms: what only the trigger reads lives in trigger/', () => {
 		}
 	});
 });
+
+describe("rooms: shared/'s rooms say what they hold", () => {
+	const SHARED = `${NODE_DIR}/shared`;
+	/** shared/'s rooms (CONTRIBUTING.md's development map describes each). */
+	const SHARED_ROOMS = ['answers', 'fields', 'fhir'];
+	/** The only files at shared/'s top: small utilities and request rules. */
+	const SHARED_TOP = [
+		'abortableSleep',
+		'appointmentFilters',
+		'audioFiles',
+		'concurrencyGate',
+		'deadline',
+		'timeZones',
+		'values',
+	];
+	const entries = readdirSync(join(ROOT, SHARED));
+
+	test('shared/ holds its named rooms and, at its top, only its named files', () => {
+		const rooms = entries.filter((name) => statSync(join(ROOT, SHARED, name)).isDirectory());
+		const top = entries
+			.filter((name) => !rooms.includes(name))
+			.map((name) => name.replace(/\.ts$/, ''));
+		expect(rooms.sort()).toEqual([...SHARED_ROOMS].sort());
+		expect(top.sort()).toEqual([...SHARED_TOP].sort());
+	});
+
+	test.each(SHARED_ROOMS)("CONTRIBUTING.md's development map describes shared/%s/", (room) => {
+		const map =
+			codeBlocks(
+				section(readFileSync(join(ROOT, 'CONTRIBUTING.md'), 'utf8'), 'Development map'),
+			)[0] ?? '';
+		expect(map).toMatch(new RegExp(`^  shared/${room}/ +\\S`, 'm'));
+	});
+
+	test('no file of shared/fields/ is imported from elsewhere in shared/: field definitions sit on top of the answers', () => {
+		const fieldsReaders = FILES.filter(
+			(file) => file.startsWith(`${SHARED}/`) && !file.startsWith(`${SHARED}/fields/`),
+		).filter((file) => importsOf(file).some((target) => target.startsWith(`${SHARED}/fields/`)));
+		expect(fieldsReaders).toEqual([]);
+	});
+});

@@ -15,7 +15,7 @@ import {
 	type CodeLookup,
 	type MedLinkOntology,
 	type TermCode,
-} from '../medLinkTerms';
+} from '../answers/medLinkTerms';
 import { isRecord } from '../values';
 import type { BundleEntry, FhirResource } from './resources';
 import { SECTIONS, type SectionKey } from './sections';

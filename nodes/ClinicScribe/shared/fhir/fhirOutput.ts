@@ -11,8 +11,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { CodeLookup } from '../medLinkTerms';
-import type { DecodedTemplate, SessionResults } from '../sessionResults';
+import type { CodeLookup } from '../answers/medLinkTerms';
+import type { DecodedTemplate, SessionResults } from '../answers/sessionResults';
 import { asRecord, isRecord } from '../values';
 import { addCodes, type CodingOutcome, type CodingSettings } from './codes';
 import { emrPrescription } from './emrDocument';

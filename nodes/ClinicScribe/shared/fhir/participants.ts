@@ -5,7 +5,7 @@
  * [FHIR-R4] http.html#ccreate), so sending the bundle again finds the same one. Pure: the patient
  * directory profile and the clinic's doctor are fetched by the caller and handed in.
  */
-import type { SessionResults } from '../sessionResults';
+import type { SessionResults } from '../answers/sessionResults';
 import { asRecord, isRecord, textOf } from '../values';
 import { isFhirId, nameBasedUuid, uuidUrl } from './ids';
 import { codeIn, ADMINISTRATIVE_GENDER } from './valueSets';

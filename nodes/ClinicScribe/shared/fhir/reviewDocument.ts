@@ -7,7 +7,7 @@
  * and Wait escapes HTML), HTML for an HTML e-mail (escaped once, in readableDocument.ts). The
  * subject names the patient and the visit, never a diagnosis. Pure.
  */
-import { readableHtml, readableText } from '../readableDocument';
+import { readableHtml, readableText } from '../answers/readableDocument';
 import { asRecord, isRecord, textOf } from '../values';
 
 /** A value as text, '' when it is none. */

@@ -5,8 +5,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { epochOfAnswer } from './appointmentRecords';
-import { dateInZone, isoInZone } from './timeZones';
-import { firstText, isRecord } from './values';
+import { dateInZone, isoInZone } from '../timeZones';
+import { firstText, isRecord } from '../values';
 
 /** The longest range Get Slots accepts (one request per day). */
 export const SLOTS_MAX_DAYS = 14;

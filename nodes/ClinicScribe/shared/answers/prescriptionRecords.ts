@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asRecord, firstText, isRecord } from './values';
+import { asRecord, firstText, isRecord } from '../values';
 
 /**
  * The prescription record. [EKA-DT] answers at the top level (no `data` wrapper), which [EKA-MCP]

@@ -9,7 +9,7 @@
  * No n8n runtime, no HTTP: used by the action node and by the trigger. How results become output
  * items: resultsOutput.ts.
  */
-import { asRecord, textOf } from './values';
+import { asRecord, textOf } from '../values';
 
 /**
  * How results become items: one per session, one per template, a readable text view, or one FHIR

@@ -5,8 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { epochOfWallClock, isKnownTimeZone } from './timeZones';
-import { asRecord, isRecord, textOf } from './values';
+import { epochOfWallClock, isKnownTimeZone } from '../timeZones';
+import { asRecord, isRecord, textOf } from '../values';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 

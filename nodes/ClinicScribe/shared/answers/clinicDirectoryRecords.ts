@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { firstNonNull, isRecord } from './values';
+import { firstNonNull, isRecord } from '../values';
 
 export interface BusinessEntities {
 	clinics: IDataObject[];

@@ -13,8 +13,8 @@ import {
 	isoInZone,
 	pad,
 	type WallClock,
-} from './timeZones';
-import { isRecord, textOf } from './values';
+} from '../timeZones';
+import { isRecord, textOf } from '../values';
 
 /**
  * The clinic's time zone when none is given: every source shows Indian time ([EKA-DT] slot times

@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { firstText, isRecord, textOf } from './values';
+import { firstText, isRecord, textOf } from '../values';
 
 /** One template as the node outputs it, whatever spelling the service used. */
 export interface TemplateRecord extends IDataObject {
