@@ -9,9 +9,9 @@ import { daysBetween } from './answers/appointmentRecords';
 export const LIST_MAX_SPAN_DAYS = 7;
 
 /** Page size per filter set ([EKA-DT] only; no total or cursor is answered): a shorter page is the last. */
-export const LIST_PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
+const LIST_PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
 
-export interface ListFilterInput {
+interface ListFilterInput {
 	patientId?: string;
 	doctorId?: string;
 	clinicId?: string;
@@ -21,7 +21,7 @@ export interface ListFilterInput {
 	endDate?: string;
 }
 
-export type ListFilterPlan =
+type ListFilterPlan =
 	| {
 			ok: true;
 			set: 'patient' | 'doctor+dates' | 'clinic+dates' | 'doctor+clinic+dates' | 'dates';

@@ -17,7 +17,7 @@ import { statusLabel } from '../shared/answers/appointmentRecords';
 import { toIsoTimestamp } from './completionEvents';
 import { firstPresent, firstText, isRecord } from '../shared/values';
 
-export type ClinicEventKind =
+type ClinicEventKind =
 	| 'appointment'
 	| 'prescription'
 	| 'receipt'

@@ -15,7 +15,7 @@ import { unexpectedBodyError } from '../transport/errors';
 import type { FetchBounds, IncludedFetch } from './boundedFetch';
 
 /** Families whose record this option fetches, and the field the record goes under. */
-export type RecordFamily = 'appointment' | 'prescription';
+type RecordFamily = 'appointment' | 'prescription';
 
 /** The family whose record an event has, or undefined (receipts, schedule, …: output as they are). */
 export function recordFamilyOf(event: ClinicEvent): RecordFamily | undefined {

@@ -11,7 +11,7 @@ import { firstText, isRecord } from '../values';
 /** The longest range Get Slots accepts (one request per day). */
 export const SLOTS_MAX_DAYS = 14;
 
-export interface SlotContext {
+interface SlotContext {
 	clinicId: string;
 	doctorId: string;
 	/** The day asked for (YYYY-MM-DD): slots of other days in the answer are left out (the next request has them). */

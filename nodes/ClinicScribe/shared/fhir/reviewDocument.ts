@@ -14,7 +14,7 @@ import { asRecord, isRecord, textOf } from '../values';
 const text = (value: unknown): string => textOf(value) ?? '';
 import type { FhirResource } from './resources';
 
-export interface ReviewDocument {
+interface ReviewDocument {
 	subject: string;
 	text: string;
 	html: string;
@@ -27,7 +27,7 @@ export interface ReviewDocument {
 }
 
 /** Who the visit is about and where it happened, as the bundle and the session say. */
-export interface ReviewContext {
+interface ReviewContext {
 	/** The clinic's name, when the session names it. */
 	clinic?: string;
 	/** The time zone to show times in (the workflow's); UTC otherwise. */
