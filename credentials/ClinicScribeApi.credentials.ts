@@ -13,7 +13,7 @@ import {
 	CREDENTIALS_PAGE,
 	CREDENTIALS_PAGE_ADDRESS,
 	VALUE_SOURCES,
-} from '../nodes/ClinicScribe/shared/credentialSources';
+} from '../nodes/ClinicScribe/shared/fields/credentialSources';
 import {
 	API_VARIANT_OPTIONS,
 	authHeadersFor,

@@ -8,7 +8,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/credentialSources';
+import { VALUE_SOURCES } from '../nodes/ClinicScribe/shared/fields/credentialSources';
 import {
 	API_VARIANT_OPTIONS,
 	ENVIRONMENT_BASE_URLS,

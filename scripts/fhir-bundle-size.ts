@@ -14,7 +14,7 @@ import {
 	type FhirOutputSettings,
 } from '../nodes/ClinicScribe/shared/fhir/fhirOutput';
 import { DOCTOR_SYSTEM } from '../nodes/ClinicScribe/shared/fhir/participants';
-import type { SessionResults } from '../nodes/ClinicScribe/shared/sessionResults';
+import type { SessionResults } from '../nodes/ClinicScribe/shared/answers/sessionResults';
 import { serviceFhirExample } from '../test/support/serviceFhirExample';
 
 const path = process.argv[2];

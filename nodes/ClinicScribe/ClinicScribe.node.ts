@@ -18,8 +18,8 @@ import { route } from './actions/router';
 import * as template from './actions/template';
 import * as transcription from './actions/transcription';
 import { searchClinics, searchDoctors, searchTemplates } from './methods/listSearch';
-import { authenticationProperty } from './shared/credentialChoice';
-import { optionNameSubtitle } from './shared/optionSubtitle';
+import { authenticationProperty } from './shared/fields/credentialChoice';
+import { optionNameSubtitle } from './shared/fields/optionSubtitle';
 
 const properties: INodeProperties[] = [
 	authenticationProperty,

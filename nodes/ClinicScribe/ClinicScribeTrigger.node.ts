@@ -8,13 +8,16 @@ import {
 	type IWebhookResponseData,
 } from 'n8n-workflow';
 
-import { CLINIC_EVENTS } from './shared/clinicEvents';
-import { authenticationProperty } from './shared/credentialChoice';
+import { CLINIC_EVENTS } from './trigger/clinicEvents';
+import { authenticationProperty } from './shared/fields/credentialChoice';
 import { fhirOutputFields } from './shared/fhir/fields';
-import { TRANSCRIPTION_COMPLETED } from './shared/completionEvents';
-import { optionNameSubtitle } from './shared/optionSubtitle';
-import { resultsOutputProperty, resultsSourceProperty } from './shared/resultsOutput.description';
-import { DEFAULT_TOLERANCE_SECONDS } from './shared/webhookSignature';
+import { TRANSCRIPTION_COMPLETED } from './trigger/completionEvents';
+import { optionNameSubtitle } from './shared/fields/optionSubtitle';
+import {
+	resultsOutputProperty,
+	resultsSourceProperty,
+} from './shared/fields/resultsOutput.description';
+import { DEFAULT_TOLERANCE_SECONDS } from './trigger/webhookSignature';
 import { receiveDelivery } from './trigger/delivery';
 import {
 	createSubscriptionForWebhook,

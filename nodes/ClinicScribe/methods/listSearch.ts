@@ -4,8 +4,8 @@ import type {
 	INodeListSearchResult,
 } from 'n8n-workflow';
 
-import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
-import { readTemplateList } from '../shared/templateRecords';
+import { readBusinessEntities } from '../shared/answers/clinicDirectoryRecords';
+import { readTemplateList } from '../shared/answers/templateRecords';
 import { getBusinessEntities } from '../transport/businessApi';
 import { listTemplates } from '../transport/templateApi';
 

@@ -3,15 +3,15 @@
  * filter sets the service allows, the date-range limit, the page size of each set, and the status
  * filter the service does not have (applied here). Pure, so the node refuses before sending.
  */
-import { daysBetween } from './appointmentRecords';
+import { daysBetween } from './answers/appointmentRecords';
 
 /** The service refuses a longer range ([EKA-DT]: "span ≤ 7 days"); read as 7 calendar days, both ends included. */
 export const LIST_MAX_SPAN_DAYS = 7;
 
 /** Page size per filter set ([EKA-DT] only; no total or cursor is answered): a shorter page is the last. */
-export const LIST_PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
+const LIST_PAGE_SIZES = Object.freeze({ patient: 20, doctorOrClinic: 50, datesOnly: 30 });
 
-export interface ListFilterInput {
+interface ListFilterInput {
 	patientId?: string;
 	doctorId?: string;
 	clinicId?: string;
@@ -21,7 +21,7 @@ export interface ListFilterInput {
 	endDate?: string;
 }
 
-export type ListFilterPlan =
+type ListFilterPlan =
 	| {
 			ok: true;
 			set: 'patient' | 'doctor+dates' | 'clinic+dates' | 'doctor+clinic+dates' | 'dates';

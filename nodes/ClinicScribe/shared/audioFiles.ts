@@ -10,10 +10,10 @@
  */
 
 /** The extensions the service documents, in the order messages list them. */
-export const ACCEPTED_EXTENSIONS: readonly string[] = ['wav', 'mp3', 'm4a', 'ogg', 'webm', 'mp4'];
+const ACCEPTED_EXTENSIONS: readonly string[] = ['wav', 'mp3', 'm4a', 'ogg', 'webm', 'mp4'];
 
 /** Content types for storage, by extension, as [EKA-PYSDK] sends them (Python's mimetypes: `.mp3` is audio/mpeg). */
-export const AUDIO_CONTENT_TYPES: Readonly<Record<string, string>> = {
+const AUDIO_CONTENT_TYPES: Readonly<Record<string, string>> = {
 	wav: 'audio/wav',
 	mp3: 'audio/mpeg',
 	m4a: 'audio/mp4',
@@ -126,7 +126,7 @@ export function audioSignatureType(bytes: Uint8Array): string | undefined {
 	return undefined;
 }
 
-export interface AudioFileFacts {
+interface AudioFileFacts {
 	fileName: string | undefined;
 	mimeType: string | undefined;
 	/** Bytes; undefined when unknown. */

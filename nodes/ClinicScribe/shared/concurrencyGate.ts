@@ -1,5 +1,5 @@
 /** A place taken at a concurrency gate: give it back once, when the work it holds has ended. */
-export type ReleaseGate = () => void;
+type ReleaseGate = () => void;
 
 export interface ConcurrencyGate {
 	/**

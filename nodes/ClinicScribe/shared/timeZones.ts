@@ -63,7 +63,7 @@ function wallClockAt(epochMs: number, timeZone: string): WallClock {
 }
 
 /** Minutes the zone is ahead of UTC at that instant (+330 for Asia/Kolkata). */
-export function zoneOffsetMinutes(epochMs: number, timeZone: string): number {
+function zoneOffsetMinutes(epochMs: number, timeZone: string): number {
 	const wall = wallClockAt(epochMs, timeZone);
 	const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
 	return Math.round((asUtc - Math.floor(epochMs / 1000) * 1000) / 60000);

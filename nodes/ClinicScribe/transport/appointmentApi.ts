@@ -1,11 +1,11 @@
 /**
  * The appointment calls of the doctor-tool API ([EKA-DT]), as calls.
  * Refusals become errors that say what went wrong and what to do; shaping is in
- * shared/appointmentRecords.ts. Patient details sent with a booking are redacted from every error.
+ * shared/answers/appointmentRecords.ts. Patient details sent with a booking are redacted from every error.
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import { readAppointmentBody } from '../shared/appointmentRecords';
+import { readAppointmentBody } from '../shared/answers/appointmentRecords';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { readErrorFields, unexpectedBodyError } from './errors';
 import { clinicApiRequest, pathSegment } from './request';

@@ -4,7 +4,7 @@
  */
 import type { NodeApiError } from 'n8n-workflow';
 
-import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
+import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/fields/credentialChoice';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { errorChain, type CallLabel } from './errors';
 import type { RunCredential } from './runCredential';

@@ -11,8 +11,8 @@ import {
 	API_CREDENTIAL_TYPE,
 	SIGN_IN_CREDENTIAL_TYPE,
 	type ClinicCredentialType,
-} from '../shared/credentialChoice';
-import { CREDENTIALS_PAGE } from '../shared/credentialSources';
+} from '../shared/fields/credentialChoice';
+import { CREDENTIALS_PAGE } from '../shared/fields/credentialSources';
 import { asRecord, trimmedString } from '../shared/values';
 
 // ─── The API variants and environments ───────────────────────────────────────────────────────────

@@ -1,11 +1,11 @@
 /**
  * The Business resource's calls: the business's clinics and doctors ([IFD §4.1–4.3], the doctor-tool
  * `/dr/v1/…` endpoints; Get Entities, the Doctor lists of the editor, a transcription's doctor); the
- * shaping of the answer is shared/clinicDirectoryRecords.ts.
+ * shaping of the answer is shared/answers/clinicDirectoryRecords.ts.
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { readBusinessEntities } from '../shared/clinicDirectoryRecords';
+import { readBusinessEntities } from '../shared/answers/clinicDirectoryRecords';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
 import { clinicApiRequest } from './request';

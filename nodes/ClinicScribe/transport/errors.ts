@@ -7,7 +7,7 @@
  */
 import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
 
-import { classifyTemplateRefusal } from '../shared/templateRecords';
+import { classifyTemplateRefusal } from '../shared/answers/templateRecords';
 import { capitalised, textOf } from '../shared/values';
 import { scrubSecrets } from './secretScrubbing';
 

@@ -24,7 +24,7 @@ import {
 	type CodeLookup,
 	type MedLinkOntology,
 	type TermCode,
-} from '../shared/medLinkTerms';
+} from '../shared/answers/medLinkTerms';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
 import { clinicApiRequest } from './request';

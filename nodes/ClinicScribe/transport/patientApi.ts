@@ -8,7 +8,7 @@
  */
 import { NodeOperationError, type IDataObject } from 'n8n-workflow';
 
-import { readDirectoryProfile } from '../shared/patientDirectoryRecords';
+import { readDirectoryProfile } from '../shared/answers/patientDirectoryRecords';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { unexpectedBodyError } from './errors';
 import { clinicApiRequest, pathSegment } from './request';

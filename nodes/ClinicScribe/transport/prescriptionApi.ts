@@ -11,7 +11,11 @@
  */
 import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
-import { checkPdfUrl, looksLikePdf, prescriptionPdfFileName } from '../shared/prescriptionRecords';
+import {
+	checkPdfUrl,
+	looksLikePdf,
+	prescriptionPdfFileName,
+} from '../shared/answers/prescriptionRecords';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { clinicApiRequest, pathSegment } from './request';
 import { getFromLink } from './storage';
@@ -43,7 +47,7 @@ interface PrescriptionPdf {
 }
 
 interface PdfTarget {
-	/** Checked by `checkPdfUrl` (shared/prescriptionRecords.ts). */
+	/** Checked by `checkPdfUrl` (shared/answers/prescriptionRecords.ts). */
 	url: string;
 	/** Names the link in messages (never the whole link, which may be signed). */
 	host: string;

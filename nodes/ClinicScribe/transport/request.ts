@@ -17,7 +17,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
+import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/fields/credentialChoice';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { thrownOutcome, type AttemptOutcome, type HelperAnswer } from './attemptOutcome';
 import {

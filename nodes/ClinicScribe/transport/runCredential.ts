@@ -5,7 +5,7 @@
  */
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
-import { chosenCredentialType, type ClinicCredentialType } from '../shared/credentialChoice';
+import { chosenCredentialType, type ClinicCredentialType } from '../shared/fields/credentialChoice';
 import type { ClinicApiContext } from './apiCall';
 import {
 	credentialSecrets,

@@ -4,7 +4,7 @@
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import { classifyTemplateRefusal } from '../shared/templateRecords';
+import { classifyTemplateRefusal } from '../shared/answers/templateRecords';
 import type { ClinicApiContext, ClinicApiResponse } from './apiCall';
 import { readErrorFields } from './errors';
 import { clinicApiRequest, pathSegment } from './request';

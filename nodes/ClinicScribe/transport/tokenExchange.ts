@@ -7,7 +7,7 @@
  */
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { whereToGet, type SourcedField } from '../shared/credentialSources';
+import { whereToGet, type SourcedField } from '../shared/fields/credentialSources';
 import { asRecord } from '../shared/values';
 import {
 	apiVariantLabel,

@@ -15,7 +15,7 @@ import type {
 	IHttpRequestOptions,
 } from 'n8n-workflow';
 
-import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/credentialChoice';
+import { SIGN_IN_CREDENTIAL_TYPE } from '../shared/fields/credentialChoice';
 import type { ClinicApiContext } from './apiCall';
 import { thrownOutcome, type AttemptOutcome, type HelperAnswer } from './attemptOutcome';
 import {

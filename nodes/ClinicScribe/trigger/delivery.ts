@@ -15,20 +15,20 @@ import {
 	deliveryEventName,
 	normalizeClinicEvent,
 	type ClinicEvent,
-} from '../shared/clinicEvents';
+} from './clinicEvents';
 import {
 	chosenEventNames,
 	isChosenEvent,
 	normalizeCompletionEvent,
 	type CompletionEvent,
-} from '../shared/completionEvents';
+} from './completionEvents';
 import {
 	isResultsOutput,
 	readResultsSource,
 	RESULTS_OUTPUT_PARAMETER,
 	RESULTS_SOURCE_PARAMETER,
-} from '../shared/resultsOutput.description';
-import { sessionResultsToRecords } from '../shared/resultsOutput';
+} from '../shared/fields/resultsOutput.description';
+import { sessionResultsToRecords } from '../shared/answers/resultsOutput';
 import {
 	DEFAULT_TOLERANCE_SECONDS,
 	MAX_DELIVERY_BYTES,
@@ -37,7 +37,7 @@ import {
 	SIGNATURE_HEADER,
 	verifySignature,
 	type DeliveryReceiver,
-} from '../shared/webhookSignature';
+} from './webhookSignature';
 import { deadlineSignal, settledBefore } from '../shared/deadline';
 import { PRODUCTION_POLICY } from '../transport/retryPolicy';
 import { fetchResults } from '../transport/transcription/transaction';

@@ -6,16 +6,16 @@
  */
 import { NodeOperationError, type IDataObject, type IWebhookFunctions } from 'n8n-workflow';
 
-import { normalizeAppointment } from '../shared/appointmentRecords';
-import type { ClinicEvent } from '../shared/clinicEvents';
-import { readPrescription } from '../shared/prescriptionRecords';
+import { normalizeAppointment } from '../shared/answers/appointmentRecords';
+import type { ClinicEvent } from './clinicEvents';
+import { readPrescription } from '../shared/answers/prescriptionRecords';
 import { getAppointment } from '../transport/appointmentApi';
 import { getPrescription } from '../transport/prescriptionApi';
 import { unexpectedBodyError } from '../transport/errors';
 import type { FetchBounds, IncludedFetch } from './boundedFetch';
 
 /** Families whose record this option fetches, and the field the record goes under. */
-export type RecordFamily = 'appointment' | 'prescription';
+type RecordFamily = 'appointment' | 'prescription';
 
 /** The family whose record an event has, or undefined (receipts, schedule, …: output as they are). */
 export function recordFamilyOf(event: ClinicEvent): RecordFamily | undefined {

@@ -17,7 +17,7 @@ import {
 	type FhirFetched,
 	type FhirProblem,
 } from '../shared/fhir/fhirOutput';
-import type { ResultsSource } from '../shared/resultsOutput.description';
+import type { ResultsSource } from '../shared/fields/resultsOutput.description';
 import { fetchPatientProfile } from '../transport/patientApi';
 import { lookUpTermCodes } from '../transport/medLinkApi';
 import { fetchResults } from '../transport/transcription/transaction';

@@ -10,8 +10,8 @@ import {
 	type IWebhookFunctions,
 } from 'n8n-workflow';
 
-import { chosenEventNames } from '../shared/completionEvents';
-import { generateSigningKey } from '../shared/webhookSignature';
+import { chosenEventNames } from './completionEvents';
+import { generateSigningKey } from './webhookSignature';
 import { textOf } from '../shared/values';
 import {
 	createSubscription,

@@ -16,7 +16,7 @@
  *            subscription whose key we cannot know is useless to us and would only cause duplicate
  *            deliveries) and registers a new one.
  */
-import { sameSecret } from '../shared/webhookSignature';
+import { sameSecret } from './webhookSignature';
 import type { RemoteSubscription } from '../transport/webhookApi';
 
 /** What the node keeps in the workflow's static data (`getWorkflowStaticData('node')`). */
@@ -35,7 +35,7 @@ export interface WantedSubscription {
 	userSigningKey?: string;
 }
 
-export type ExistsDecision =
+type ExistsDecision =
 	| { kind: 'keep'; id: string }
 	| { kind: 'adopt'; id: string; signingKey: string }
 	| { kind: 'replace'; reason: string };
@@ -150,7 +150,7 @@ export function canonicalEndpoint(value: string): string {
 	}
 }
 
-export function sameEventNames(a: readonly string[], b: readonly string[]): boolean {
+function sameEventNames(a: readonly string[], b: readonly string[]): boolean {
 	const left = new Set(a);
 	const right = new Set(b);
 	return left.size === right.size && [...left].every((name) => right.has(name));

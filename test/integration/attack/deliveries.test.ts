@@ -11,7 +11,7 @@ import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTri
 import {
 	MAX_DELIVERY_BYTES,
 	signatureHeaderValue,
-} from '../../../nodes/ClinicScribe/shared/webhookSignature';
+} from '../../../nodes/ClinicScribe/trigger/webhookSignature';
 import { completionEventBody, prepareDelivery, type Forgery } from '../../fake-api/routes/webhooks';
 import { recordAttack } from '../../support/attackLedger';
 import { createWebhookContext } from '../../support/triggerContext';

@@ -15,9 +15,9 @@ import {
 	readTimeInput,
 	statusCodeOf,
 	statusLabel,
-} from '../../../nodes/ClinicScribe/shared/appointmentRecords';
+} from '../../../nodes/ClinicScribe/shared/answers/appointmentRecords';
 import { isoInZone } from '../../../nodes/ClinicScribe/shared/timeZones';
-import { readSlots } from '../../../nodes/ClinicScribe/shared/appointmentSlots';
+import { readSlots } from '../../../nodes/ClinicScribe/shared/answers/appointmentSlots';
 import { bookingModeOf } from '../../../nodes/ClinicScribe/actions/appointment/appointmentFields';
 
 const IST = 'Asia/Kolkata';

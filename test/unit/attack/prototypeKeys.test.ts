@@ -5,8 +5,8 @@
 import type { INode } from 'n8n-workflow';
 
 import { clinicApiError } from '../../../nodes/ClinicScribe/transport/errors';
-import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
-import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/answers/resultsOutput';
+import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/answers/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 const KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];

@@ -4,7 +4,7 @@ import {
 	readDoctorServices,
 	readBusinessPatientProfiles,
 	simplifyPatient,
-} from '../../../nodes/ClinicScribe/shared/clinicDirectoryRecords';
+} from '../../../nodes/ClinicScribe/shared/answers/clinicDirectoryRecords';
 
 describe('readDoctorServices', () => {
 	it('keeps the declared array and turns the sample single object into a list', () => {

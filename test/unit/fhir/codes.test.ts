@@ -18,7 +18,7 @@ import {
 	type CodeLookup,
 	type MedLinkOntology,
 	type TermCode,
-} from '../../../nodes/ClinicScribe/shared/medLinkTerms';
+} from '../../../nodes/ClinicScribe/shared/answers/medLinkTerms';
 import { emrDocument } from '../../fake-api/routes/transcription/documents';
 import { entriesOf, loadR4, resourcesOf, type R4 } from '../../support/fhirR4';
 import { built, emrResults, EXISTING, properties } from './fixtures';

@@ -11,7 +11,7 @@ import {
 	type FhirFetched,
 	type FhirOutputSettings,
 } from '../../../nodes/ClinicScribe/shared/fhir/fhirOutput';
-import type { SessionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import type { SessionResults } from '../../../nodes/ClinicScribe/shared/answers/sessionResults';
 import { resourcesOf } from '../../support/fhirR4';
 
 /** An existing EHR patient and practitioner: the bundle refers to them as they are. */

@@ -7,7 +7,7 @@
 import type { FhirOutputSettings } from '../../../nodes/ClinicScribe/shared/fhir/fhirOutput';
 import { DIRECTORY_PATIENT_SYSTEM } from '../../../nodes/ClinicScribe/shared/fhir/participants';
 import { renderReviewDocument } from '../../../nodes/ClinicScribe/shared/fhir/reviewDocument';
-import { humanise } from '../../../nodes/ClinicScribe/shared/readableDocument';
+import { humanise } from '../../../nodes/ClinicScribe/shared/answers/readableDocument';
 import { emrDocument } from '../../fake-api/routes/transcription';
 import { resourcesOf } from '../../support/fhirR4';
 import { built, emrResults } from './fixtures';

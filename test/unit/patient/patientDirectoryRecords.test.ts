@@ -8,7 +8,7 @@ import {
 	readDirectoryProfile,
 	readDirectoryProfiles,
 	readProfilePage,
-} from '../../../nodes/ClinicScribe/shared/patientDirectoryRecords';
+} from '../../../nodes/ClinicScribe/shared/answers/patientDirectoryRecords';
 import {
 	authHeadersFor,
 	readCredentialSettings,

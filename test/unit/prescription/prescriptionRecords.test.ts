@@ -4,7 +4,7 @@ import {
 	prescriptionPdfFileName,
 	prescriptionPdfUrlOf,
 	readPrescription,
-} from '../../../nodes/ClinicScribe/shared/prescriptionRecords';
+} from '../../../nodes/ClinicScribe/shared/answers/prescriptionRecords';
 
 describe('readPrescription', () => {
 	it('reads the top-level record (DT) and the older data-wrapped one', () => {

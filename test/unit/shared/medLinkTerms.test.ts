@@ -6,7 +6,7 @@ import {
 	readTermCode,
 	readTerms,
 	registryVersion,
-} from '../../../nodes/ClinicScribe/shared/medLinkTerms';
+} from '../../../nodes/ClinicScribe/shared/answers/medLinkTerms';
 
 describe('readTerms', () => {
 	it('splits text at commas and new lines, trims and drops blanks', () => {

@@ -1,4 +1,7 @@
-import { escapeHtml, readableHtml } from '../../../nodes/ClinicScribe/shared/readableDocument';
+import {
+	escapeHtml,
+	readableHtml,
+} from '../../../nodes/ClinicScribe/shared/answers/readableDocument';
 import {
 	CLINICAL_NOTES_DOCUMENT,
 	TRANSCRIPT_TEXT,

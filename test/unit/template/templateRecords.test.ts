@@ -5,7 +5,7 @@ import {
 	readTemplateList,
 	readTemplateMessage,
 	templateIdOf,
-} from '../../../nodes/ClinicScribe/shared/templateRecords';
+} from '../../../nodes/ClinicScribe/shared/answers/templateRecords';
 
 describe('readTemplateList', () => {
 	it('reads the documented list ({items:[{id, title, desc, section_ids, default, is_favorite}]})', () => {

@@ -4,14 +4,14 @@ import {
 	generateSessionId,
 	sessionIdProblem,
 } from '../../../nodes/ClinicScribe/actions/transcription/uploadAudio/ids';
-import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/resultsOutput';
+import { sessionResultsToRecords } from '../../../nodes/ClinicScribe/shared/answers/resultsOutput';
 import {
 	readSessionApiResults,
 	sessionApiStatus,
 	sessionAudioFiles,
 	sessionLifecycle,
 	storedAudioName,
-} from '../../../nodes/ClinicScribe/shared/sessionResults';
+} from '../../../nodes/ClinicScribe/shared/answers/sessionResults';
 import { SESSION_FILE_NAME } from '../../../nodes/ClinicScribe/transport/transcription/session';
 
 describe('session states onto the node status', () => {

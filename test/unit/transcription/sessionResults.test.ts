@@ -1,17 +1,17 @@
 import {
 	describeIssues,
 	sessionResultsToRecords,
-} from '../../../nodes/ClinicScribe/shared/resultsOutput';
+} from '../../../nodes/ClinicScribe/shared/answers/resultsOutput';
 import {
 	humanise,
 	readableHtml,
 	readableText,
-} from '../../../nodes/ClinicScribe/shared/readableDocument';
+} from '../../../nodes/ClinicScribe/shared/answers/readableDocument';
 import {
 	decodeTemplateValue,
 	readTransactionResults,
 	transactionStatusFromHttp,
-} from '../../../nodes/ClinicScribe/shared/sessionResults';
+} from '../../../nodes/ClinicScribe/shared/answers/sessionResults';
 
 const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
 

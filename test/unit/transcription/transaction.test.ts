@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IHttpRequestOptions, INodeProperties } from 'n8n-workflow';
 
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { resultsOutputProperty } from '../../../nodes/ClinicScribe/shared/resultsOutput.description';
+import { resultsOutputProperty } from '../../../nodes/ClinicScribe/shared/fields/resultsOutput.description';
 import {
 	fetchResults,
 	initTransaction,

@@ -6,7 +6,7 @@ import {
 	formatDuration,
 	waitForSessionResults,
 } from '../../../nodes/ClinicScribe/actions/transcription/waitForResults';
-import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/sessionResults';
+import { readTransactionResults } from '../../../nodes/ClinicScribe/shared/answers/sessionResults';
 
 /** Answers the status calls from a list (the last one repeats). */
 function statusContext(statuses: number[]) {

@@ -15,7 +15,7 @@ import {
 } from '../../../credentials/ClinicScribeOAuth2Api.credentials';
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { ClinicScribeTrigger } from '../../../nodes/ClinicScribe/ClinicScribeTrigger.node';
-import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/credentialChoice';
+import { chosenCredentialType } from '../../../nodes/ClinicScribe/shared/fields/credentialChoice';
 import type { ClinicApiContext } from '../../../nodes/ClinicScribe/transport/apiCall';
 import {
 	credentialSecrets,

@@ -5,7 +5,7 @@ import {
 	deliveryEventName,
 	normalizeClinicEvent,
 	type ClinicEvent,
-} from '../../../nodes/ClinicScribe/shared/clinicEvents';
+} from '../../../nodes/ClinicScribe/trigger/clinicEvents';
 import {
 	clinicEventSample,
 	CLINIC_SAMPLE_VARIANTS,

@@ -3,7 +3,7 @@ import {
 	isChosenEvent,
 	normalizeCompletionEvent,
 	toIsoTimestamp,
-} from '../../../nodes/ClinicScribe/shared/completionEvents';
+} from '../../../nodes/ClinicScribe/trigger/completionEvents';
 import { completionEventBody } from '../../fake-api/routes/webhooks';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');

@@ -15,7 +15,7 @@ import {
 	signatureHeaderValue,
 	verifySignature,
 	type SignatureCheckInput,
-} from '../../../nodes/ClinicScribe/shared/webhookSignature';
+} from '../../../nodes/ClinicScribe/trigger/webhookSignature';
 import { prepareDelivery, signBody } from '../../fake-api/routes/webhooks';
 
 const KEY = 'a3f1c9e0b7d24c5e8f6a1b2c3d4e5f60718293a4b5c6d7e8f90123456789abcd';

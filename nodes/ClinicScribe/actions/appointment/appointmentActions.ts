@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { statusLabel } from '../../shared/appointmentRecords';
+import { statusLabel } from '../../shared/answers/appointmentRecords';
 import { appointmentAction, type AppointmentAction } from '../../transport/appointmentApi';
 import type { OperationResult } from '../common.execute';
 import { readAppointmentRef } from './appointmentFields';

@@ -16,7 +16,7 @@ import {
 	DEFAULT_CLINIC_TIME_ZONE,
 	readDateInput,
 	readTimeInput,
-} from '../../shared/appointmentRecords';
+} from '../../shared/answers/appointmentRecords';
 import { isKnownTimeZone } from '../../shared/timeZones';
 import { isRecord, readJsonObjectParameter, trimmedString } from '../../shared/values';
 

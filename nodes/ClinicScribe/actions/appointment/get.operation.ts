@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { normalizeAppointment } from '../../shared/appointmentRecords';
+import { normalizeAppointment } from '../../shared/answers/appointmentRecords';
 import { getAppointment } from '../../transport/appointmentApi';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';

@@ -9,7 +9,7 @@ import {
 	APPOINTMENT_STATUSES,
 	normalizeAppointment,
 	statusCodeOf,
-} from '../../shared/appointmentRecords';
+} from '../../shared/answers/appointmentRecords';
 import { isRecord, textOf, trimmedString } from '../../shared/values';
 import { listAppointmentsPage } from '../../transport/appointmentApi';
 import { unexpectedBodyError } from '../../transport/errors';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { addDays, daysBetween } from '../../shared/appointmentRecords';
-import { readSlots, SLOTS_MAX_DAYS } from '../../shared/appointmentSlots';
+import { addDays, daysBetween } from '../../shared/answers/appointmentRecords';
+import { readSlots, SLOTS_MAX_DAYS } from '../../shared/answers/appointmentSlots';
 import { unexpectedBodyError } from '../../transport/errors';
 import { getSlots } from '../../transport/appointmentApi';
 import type { OperationResult } from '../common.execute';

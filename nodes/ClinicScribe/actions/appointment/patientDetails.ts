@@ -8,7 +8,7 @@ import {
 	checkCalendarDate,
 	checkDirectoryMobile,
 	checkGender,
-} from '../../shared/patientDirectoryRecords';
+} from '../../shared/answers/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
 import { inputError, type Show } from './appointmentFields';
 

@@ -5,7 +5,7 @@ import {
 	type INodeProperties,
 } from 'n8n-workflow';
 
-import { normalizeAppointment, readAppointmentBody } from '../../shared/appointmentRecords';
+import { normalizeAppointment, readAppointmentBody } from '../../shared/answers/appointmentRecords';
 import { trimmedString } from '../../shared/values';
 import { rescheduleAppointment } from '../../transport/appointmentApi';
 import { unexpectedBodyError } from '../../transport/errors';

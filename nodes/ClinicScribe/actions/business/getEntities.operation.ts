@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readBusinessEntities } from '../../shared/clinicDirectoryRecords';
+import { readBusinessEntities } from '../../shared/answers/clinicDirectoryRecords';
 import { getBusinessEntities } from '../../transport/businessApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import type { OperationResult } from '../common.execute';

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readDoctorServices } from '../../shared/clinicDirectoryRecords';
+import { readDoctorServices } from '../../shared/answers/clinicDirectoryRecords';
 import { getDoctorServices } from '../../transport/doctorApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { returnAllAndLimit } from '../common.descriptions';

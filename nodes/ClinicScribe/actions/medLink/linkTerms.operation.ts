@@ -14,7 +14,7 @@ import {
 	termKey,
 	type MedLinkOntology,
 	type TermCode,
-} from '../../shared/medLinkTerms';
+} from '../../shared/answers/medLinkTerms';
 import { linkDistinctTerms, medLinkVersions } from '../../transport/medLinkApi';
 import { asNodeError, errorRecord } from '../errorItems';
 

@@ -1,6 +1,9 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { checkDirectoryMobile, readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
+import {
+	checkDirectoryMobile,
+	readDirectoryProfiles,
+} from '../../shared/answers/patientDirectoryRecords';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
 import { findPatientsByMobile } from '../../transport/patientApi';
 import { patientDataForAgentProperties } from '../common.descriptions';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { checkEpochSeconds, readProfilePage } from '../../shared/patientDirectoryRecords';
+import { checkEpochSeconds, readProfilePage } from '../../shared/answers/patientDirectoryRecords';
 import { listPatientsPage } from '../../transport/patientApi';
 import { unexpectedBodyError } from '../../transport/errors';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';

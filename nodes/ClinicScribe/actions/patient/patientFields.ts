@@ -1,7 +1,7 @@
 /** Fields and input checks the patient directory operations share. */
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { BLOOD_GROUPS } from '../../shared/patientDirectoryRecords';
+import { BLOOD_GROUPS } from '../../shared/answers/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
 import { pathIdProblem } from '../../transport/request';
 

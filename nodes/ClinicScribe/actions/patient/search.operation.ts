@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readDirectoryProfiles } from '../../shared/patientDirectoryRecords';
+import { readDirectoryProfiles } from '../../shared/answers/patientDirectoryRecords';
 import { trimmedString } from '../../shared/values';
 import { searchPatients } from '../../transport/patientApi';
 import { unexpectedBodyError } from '../../transport/errors';

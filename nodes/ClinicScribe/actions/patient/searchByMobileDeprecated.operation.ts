@@ -4,7 +4,7 @@ import {
 	checkTenDigitMobile,
 	readBusinessPatientProfiles,
 	simplifyPatient,
-} from '../../shared/clinicDirectoryRecords';
+} from '../../shared/answers/clinicDirectoryRecords';
 import { clinicApiError, readErrorFields, unexpectedBodyError } from '../../transport/errors';
 import { searchBusinessPatientsByMobile } from '../../transport/patientApi';
 import { patientDataForAgentProperties, returnAllAndLimit } from '../common.descriptions';

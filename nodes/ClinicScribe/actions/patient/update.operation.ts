@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { buildProfileBody } from '../../shared/patientDirectoryRecords';
+import { buildProfileBody } from '../../shared/answers/patientDirectoryRecords';
 import { asRecord, textOf } from '../../shared/values';
 import { updatePatient } from '../../transport/patientApi';
 import type { OperationResult } from '../common.execute';

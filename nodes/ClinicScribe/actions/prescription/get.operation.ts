@@ -9,7 +9,7 @@ import {
 	checkPdfUrl,
 	prescriptionPdfUrlOf,
 	readPrescription,
-} from '../../shared/prescriptionRecords';
+} from '../../shared/answers/prescriptionRecords';
 import { trimmedString } from '../../shared/values';
 import { downloadPrescriptionPdf, getPrescription } from '../../transport/prescriptionApi';
 import { pathIdProblem } from '../../transport/request';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readCreatedTemplateId, readTemplateMessage } from '../../shared/templateRecords';
+import { readCreatedTemplateId, readTemplateMessage } from '../../shared/answers/templateRecords';
 import { unexpectedBodyError } from '../../transport/errors';
 import { createTemplate } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';

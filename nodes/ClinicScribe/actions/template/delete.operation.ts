@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readTemplateMessage } from '../../shared/templateRecords';
+import { readTemplateMessage } from '../../shared/answers/templateRecords';
 import { deleteTemplate } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';
 import { readTemplateId, templateIdField } from './templateFields';

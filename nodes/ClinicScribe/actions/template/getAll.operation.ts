@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { readTemplateList } from '../../shared/templateRecords';
+import { readTemplateList } from '../../shared/answers/templateRecords';
 import { unexpectedBodyError } from '../../transport/errors';
 import { listTemplates } from '../../transport/templateApi';
 import { returnAllAndLimit } from '../common.descriptions';

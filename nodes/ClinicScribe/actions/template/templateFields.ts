@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { parseSectionIds } from '../../shared/templateRecords';
+import { parseSectionIds } from '../../shared/answers/templateRecords';
 import { trimmedString } from '../../shared/values';
 import { pathIdProblem } from '../../transport/request';
 

@@ -1,6 +1,6 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
-import { readTemplateMessage } from '../../shared/templateRecords';
+import { readTemplateMessage } from '../../shared/answers/templateRecords';
 import { updateTemplate, type TemplateFields } from '../../transport/templateApi';
 import type { OperationResult } from '../common.execute';
 import {

@@ -1,7 +1,7 @@
 import { NodeOperationError, type IExecuteFunctions, type INodeProperties } from 'n8n-workflow';
 
 import { isFhirSourceTemplate } from '../../shared/fhir/fhirOutput';
-import { templateIdOf } from '../../shared/templateRecords';
+import { templateIdOf } from '../../shared/answers/templateRecords';
 import { textOf } from '../../shared/values';
 import { getClinicSettings } from '../../transport/runCredential';
 import {

@@ -5,7 +5,7 @@ import {
 	RESULTS_SOURCE_PARAMETER,
 	resultsSourceProperty,
 	type ResultsSource,
-} from '../../shared/resultsOutput.description';
+} from '../../shared/fields/resultsOutput.description';
 import { fetchResults } from '../../transport/transcription/transaction';
 import { patientDataForAgentProperties } from '../common.descriptions';
 import { assertPatientDataMayGoToAgent, type OperationResult } from '../common.execute';

@@ -16,8 +16,8 @@ import {
 	type FhirOutputSettings,
 	type FhirProblem,
 } from '../../shared/fhir/fhirOutput';
-import { sessionResultsToRecords } from '../../shared/resultsOutput';
-import type { SessionResults } from '../../shared/sessionResults';
+import { sessionResultsToRecords } from '../../shared/answers/resultsOutput';
+import type { SessionResults } from '../../shared/answers/sessionResults';
 import { fetchClinicDoctors } from '../../transport/businessApi';
 import { fetchPatientProfile } from '../../transport/patientApi';
 import { lookUpTermCodes } from '../../transport/medLinkApi';

@@ -18,8 +18,8 @@ import {
 	isResultsOutput,
 	RESULTS_OUTPUT_PARAMETER,
 	resultsOutputProperty,
-} from '../../shared/resultsOutput.description';
-import type { ResultsOutput } from '../../shared/sessionResults';
+} from '../../shared/fields/resultsOutput.description';
+import type { ResultsOutput } from '../../shared/answers/sessionResults';
 
 export interface WaitSettings {
 	timeoutMs: number;

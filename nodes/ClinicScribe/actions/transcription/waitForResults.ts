@@ -6,9 +6,9 @@
 import { NodeOperationError, type IExecuteFunctions } from 'n8n-workflow';
 
 import { abortableSleep } from '../../shared/abortableSleep';
-import { isFinalStatus, type SessionResults } from '../../shared/sessionResults';
+import { isFinalStatus, type SessionResults } from '../../shared/answers/sessionResults';
 import { deadlineSignal } from '../../shared/deadline';
-import type { ResultsSource } from '../../shared/resultsOutput.description';
+import type { ResultsSource } from '../../shared/fields/resultsOutput.description';
 import { PRODUCTION_POLICY } from '../../transport/retryPolicy';
 import { fetchResults } from '../../transport/transcription/transaction';
 import type { WaitSettings } from './resultsSettings';

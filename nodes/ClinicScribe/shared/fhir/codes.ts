@@ -15,7 +15,7 @@ import {
 	type CodeLookup,
 	type MedLinkOntology,
 	type TermCode,
-} from '../medLinkTerms';
+} from '../answers/medLinkTerms';
 import { isRecord } from '../values';
 import type { BundleEntry, FhirResource } from './resources';
 import { SECTIONS, type SectionKey } from './sections';
@@ -31,7 +31,7 @@ export interface CodingSettings {
 export const DEFAULT_MIN_CODE_SCORE = 0.8;
 
 /** The code systems of each section's terms; sections not named here are not coded. */
-export const CODED_SECTIONS: Readonly<Partial<Record<SectionKey, readonly MedLinkOntology[]>>> = {
+const CODED_SECTIONS: Readonly<Partial<Record<SectionKey, readonly MedLinkOntology[]>>> = {
 	symptoms: ['snomed'],
 	examinations: ['snomed'],
 	diagnoses: ['snomed', 'icd-10-cm'],

@@ -26,9 +26,9 @@ export interface MappedResource {
 }
 
 /** Notes made from a recording are a draft for the doctor to confirm ([EKA-FHIR]: Voice2RX → `preliminary`). */
-export const VOICE_STATUS = 'preliminary';
+const VOICE_STATUS = 'preliminary';
 
-export const OBSERVATION_CATEGORY = 'http://terminology.hl7.org/CodeSystem/observation-category';
+const OBSERVATION_CATEGORY = 'http://terminology.hl7.org/CodeSystem/observation-category';
 
 /** An Observation category of R4's observation-category code system. */
 export function observationCategory(

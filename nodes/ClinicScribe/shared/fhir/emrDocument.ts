@@ -7,7 +7,7 @@
  */
 import { asRecord, isRecord, textOf } from '../values';
 
-export interface EmrProperty {
+interface EmrProperty {
 	/** The property's own name ("Since", "Severity"). */
 	label: string;
 	/** Each selection as text: "3 Days", "Moderate". */

@@ -39,7 +39,7 @@ import {
 	SYMPTOM_CATEGORY_CODE,
 } from './sections';
 
-export interface EmrMapping {
+interface EmrMapping {
 	resources: MappedResource[];
 	/** EMR sections that hold something but have no mapping here (see docs/fhir.md). */
 	notMapped: string[];

@@ -11,8 +11,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { CodeLookup } from '../medLinkTerms';
-import type { DecodedTemplate, SessionResults } from '../sessionResults';
+import type { CodeLookup } from '../answers/medLinkTerms';
+import type { DecodedTemplate, SessionResults } from '../answers/sessionResults';
 import { asRecord, isRecord } from '../values';
 import { addCodes, type CodingOutcome, type CodingSettings } from './codes';
 import { emrPrescription } from './emrDocument';
@@ -55,7 +55,7 @@ export interface FhirProblem {
 }
 
 /** The EMR template's ids in both API variants ([IFD §2.5] `svc_emr_template`, [EKA-V2] `eka_emr_template`). */
-export const EMR_TEMPLATE_IDS = ['svc_emr_template', 'eka_emr_template'];
+const EMR_TEMPLATE_IDS = ['svc_emr_template', 'eka_emr_template'];
 
 /**
  * Whether a template asked for at upload gives what the FHIR output is built from: the EMR
@@ -141,7 +141,7 @@ function sourceOf(results: SessionResults): Source | FhirProblem {
 }
 
 /** What must be fetched before the bundle can be built, or why none can be. */
-export type FhirPlan =
+type FhirPlan =
 	| { ok: true; directoryPatientId?: string; clinicDoctorId?: string }
 	| { ok: false; problem: FhirProblem };
 

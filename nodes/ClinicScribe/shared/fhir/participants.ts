@@ -5,7 +5,7 @@
  * [FHIR-R4] http.html#ccreate), so sending the bundle again finds the same one. Pure: the patient
  * directory profile and the clinic's doctor are fetched by the caller and handed in.
  */
-import type { SessionResults } from '../sessionResults';
+import type { SessionResults } from '../answers/sessionResults';
 import { asRecord, isRecord, textOf } from '../values';
 import { isFhirId, nameBasedUuid, uuidUrl } from './ids';
 import { codeIn, ADMINISTRATIVE_GENDER } from './valueSets';
@@ -105,7 +105,7 @@ export function identifierSearch(system: string, value: string): string {
 }
 
 /** The directory patient the session names: `patient_details.oid` ([EKA-OAS]) or `additional_data.patient.oid`. */
-export function sessionPatientId(results: SessionResults): Checked<string | undefined> {
+function sessionPatientId(results: SessionResults): Checked<string | undefined> {
 	const fromDetails = textOf(asRecord(results.patientDetails)?.oid);
 	const fromData = textOf(asRecord(asRecord(results.additionalData)?.patient)?.oid);
 	if (fromDetails && fromData && fromDetails !== fromData) {
@@ -155,7 +155,7 @@ function humanName(
  * A patient directory profile ([EKA-PD]: `fn`, `mn`, `ln`, `fln`, `gen` M/F/O, `dob`, `mobile`
  * with `ccd`) as a FHIR Patient carrying the directory's id as its identifier.
  */
-export function patientFromDirectoryProfile(
+function patientFromDirectoryProfile(
 	profile: Record<string, unknown>,
 	system: string,
 	oid: string,
@@ -219,7 +219,7 @@ function existing(resourceType: 'Patient' | 'Practitioner', id: string): Partici
 }
 
 /** What the patient choice needs fetched first: the directory profile's id, or nothing. */
-export type PatientResolution =
+type PatientResolution =
 	| { ok: true; patient: Participant }
 	| { ok: true; needsDirectoryProfile: string }
 	| { ok: false; problem: string };
@@ -257,7 +257,7 @@ export function resolvePatient(
 	return { ok: true, patient: foundOrCreated(patient, choice.system, oid, display) };
 }
 
-export type PractitionerResolution =
+type PractitionerResolution =
 	| { ok: true; practitioner: Participant }
 	| { ok: true; needsClinicDoctor: string }
 	| { ok: false; problem: string };

@@ -7,14 +7,14 @@
  * and Wait escapes HTML), HTML for an HTML e-mail (escaped once, in readableDocument.ts). The
  * subject names the patient and the visit, never a diagnosis. Pure.
  */
-import { readableHtml, readableText } from '../readableDocument';
+import { readableHtml, readableText } from '../answers/readableDocument';
 import { asRecord, isRecord, textOf } from '../values';
 
 /** A value as text, '' when it is none. */
 const text = (value: unknown): string => textOf(value) ?? '';
 import type { FhirResource } from './resources';
 
-export interface ReviewDocument {
+interface ReviewDocument {
 	subject: string;
 	text: string;
 	html: string;
@@ -27,7 +27,7 @@ export interface ReviewDocument {
 }
 
 /** Who the visit is about and where it happened, as the bundle and the session say. */
-export interface ReviewContext {
+interface ReviewContext {
 	/** The clinic's name, when the session names it. */
 	clinic?: string;
 	/** The time zone to show times in (the workflow's); UTC otherwise. */

@@ -43,7 +43,7 @@ import {
 	type ValueSet,
 } from './valueSets';
 
-export interface RepairContext {
+interface RepairContext {
 	patient: Reference;
 	practitioner: Reference;
 	encounter: Reference;

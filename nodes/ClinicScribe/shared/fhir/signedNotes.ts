@@ -16,7 +16,7 @@ import { fhirDateTime, type BundleEntry, type FhirResource, type Reference } fro
 /** The package's bound on the notes as signed (characters): a consultation note is a few thousand. */
 export const SIGNED_NOTES_MAX_CHARACTERS = 100_000;
 
-export const SIGNED_NOTES_SECTION = 'Notes as signed';
+const SIGNED_NOTES_SECTION = 'Notes as signed';
 const ATTACHMENT_TITLE = 'Notes as signed by the doctor';
 const CONSULT_NOTE = { system: 'http://loinc.org', code: '11488-4', display: 'Consult note' };
 
@@ -42,13 +42,13 @@ export function signedNotesProblem(value: unknown): string | undefined {
 }
 
 /** A Composition section that shows the text (its narrative) and refers to the DocumentReference. */
-export interface SignedNotesSection {
+interface SignedNotesSection {
 	title: string;
 	text: { status: 'additional'; div: string };
 	entry: Array<{ reference: string }>;
 }
 
-export interface SignedNotesContext {
+interface SignedNotesContext {
 	/** The DocumentReference's derived id. */
 	id: string;
 	patient: Reference;

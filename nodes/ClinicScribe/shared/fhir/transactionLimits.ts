@@ -10,8 +10,8 @@ import type { BundleEntry } from './resources';
 /** The EHR's transaction limits: none known, or Medplum's. */
 export type EhrTransactionLimits = 'none' | 'medplum';
 
-export const MEDPLUM_MAX_UPDATES = 50;
-export const MEDPLUM_MAX_ENTRIES_WITH_CONDITIONAL = 8;
+const MEDPLUM_MAX_UPDATES = 50;
+const MEDPLUM_MAX_ENTRIES_WITH_CONDITIONAL = 8;
 
 /** Entries counted as that server counts them: updates (PUT), and writes found by a search. */
 export function transactionShape(entries: readonly BundleEntry[]): {

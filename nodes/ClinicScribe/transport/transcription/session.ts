@@ -23,7 +23,7 @@ import {
 	sessionLifecycle,
 	type SessionLifecycle,
 	type SessionResults,
-} from '../../shared/sessionResults';
+} from '../../shared/answers/sessionResults';
 import { asRecord, textOf } from '../../shared/values';
 import type { ClinicApiContext, ClinicApiResponse } from '../apiCall';
 import {

@@ -7,8 +7,8 @@
  */
 import { NodeApiError, type IDataObject, type JsonObject } from 'n8n-workflow';
 
-import type { ResultsSource } from '../../shared/resultsOutput.description';
-import { readTransactionResults, type SessionResults } from '../../shared/sessionResults';
+import type { ResultsSource } from '../../shared/fields/resultsOutput.description';
+import { readTransactionResults, type SessionResults } from '../../shared/answers/sessionResults';
 import { asRecord } from '../../shared/values';
 import type { ClinicApiContext } from '../apiCall';
 import { apiVariantSwitchFor } from '../authentication';

@@ -11,7 +11,7 @@ import {
 	type JsonObject,
 } from 'n8n-workflow';
 
-import { storedAudioName } from '../../../shared/sessionResults';
+import { storedAudioName } from '../../../shared/answers/sessionResults';
 import {
 	createSession,
 	endSession,

@@ -6,8 +6,8 @@ import { NodeOperationError, type IDataObject, type IExecuteFunctions } from 'n8
 
 import { INPUT_LANGUAGES, readInputLanguages } from '../../../shared/audioFiles';
 import { isFhirSourceTemplate, type FhirOutputSettings } from '../../../shared/fhir/fhirOutput';
-import type { ResultsOutput } from '../../../shared/sessionResults';
-import { templateIdOf } from '../../../shared/templateRecords';
+import type { ResultsOutput } from '../../../shared/answers/sessionResults';
+import { templateIdOf } from '../../../shared/answers/templateRecords';
 import { readJsonObjectParameter, sameJsonValue, trimmedString } from '../../../shared/values';
 import type { ClinicScribeSettings } from '../../../transport/authentication';
 import {

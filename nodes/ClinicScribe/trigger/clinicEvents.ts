@@ -13,11 +13,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { statusLabel } from './appointmentRecords';
+import { statusLabel } from '../shared/answers/appointmentRecords';
 import { toIsoTimestamp } from './completionEvents';
-import { firstPresent, firstText, isRecord } from './values';
+import { firstPresent, firstText, isRecord } from '../shared/values';
 
-export type ClinicEventKind =
+type ClinicEventKind =
 	| 'appointment'
 	| 'prescription'
 	| 'receipt'

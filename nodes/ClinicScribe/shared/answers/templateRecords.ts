@@ -4,10 +4,10 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { firstText, isRecord, textOf } from './values';
+import { firstText, isRecord, textOf } from '../values';
 
 /** One template as the node outputs it, whatever spelling the service used. */
-export interface TemplateRecord extends IDataObject {
+interface TemplateRecord extends IDataObject {
 	id: string;
 	title: string | null;
 	description: string | null;
@@ -84,7 +84,7 @@ export function readTemplateMessage(body: unknown): string | null {
 	return firstText(body.msg, body.message) ?? null;
 }
 
-export type SectionIdsCheck = { ok: true; ids: string[] } | { ok: false; problem: string };
+type SectionIdsCheck = { ok: true; ids: string[] } | { ok: false; problem: string };
 
 /**
  * Section IDs as the user gives them: a list (from an expression) or text with commas. Empty is
@@ -120,7 +120,7 @@ function describeValue(value: unknown): string {
 	return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-export type TemplateRefusal = 'not-found' | 'not-editable' | 'invalid' | 'other';
+type TemplateRefusal = 'not-found' | 'not-editable' | 'invalid' | 'other';
 
 /**
  * What a refusal means. [EKA-OAS] answers 404 for an unknown id and 422 for a bad body;

@@ -5,7 +5,7 @@ export const API_CREDENTIAL_TYPE = 'clinicScribeApi';
 export const SIGN_IN_CREDENTIAL_TYPE = 'clinicScribeOAuth2Api';
 export type ClinicCredentialType = typeof API_CREDENTIAL_TYPE | typeof SIGN_IN_CREDENTIAL_TYPE;
 
-export const AUTHENTICATION_PARAMETER = 'authentication';
+const AUTHENTICATION_PARAMETER = 'authentication';
 
 /**
  * The Authentication field of both nodes. Its default is the API credential: n8n does not store a

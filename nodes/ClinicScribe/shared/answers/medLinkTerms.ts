@@ -20,7 +20,7 @@ export type MedLinkOntology = keyof typeof MEDLINK_ONTOLOGIES;
 export const MEDLINK_BATCH_SIZE = 5;
 /** The package's bounds (the docs give none): a term is a phrase, not a note; an item a short list. */
 export const MEDLINK_MAX_TERM_LENGTH = 200;
-export const MEDLINK_MAX_TERMS_PER_ITEM = 100;
+const MEDLINK_MAX_TERMS_PER_ITEM = 100;
 
 export function isMedLinkOntology(value: unknown): value is MedLinkOntology {
 	return (
@@ -28,7 +28,7 @@ export function isMedLinkOntology(value: unknown): value is MedLinkOntology {
 	);
 }
 
-export type TermsReading = { ok: true; terms: string[] } | { ok: false; problem: string };
+type TermsReading = { ok: true; terms: string[] } | { ok: false; problem: string };
 
 /**
  * The terms of one item: a list, or text with one term per line or between commas. Blank entries
@@ -63,7 +63,7 @@ export function termKey(ontology: string, term: string): string {
 	return `${ontology}\n${term.replace(/\s+/g, ' ').trim().toLocaleLowerCase()}`;
 }
 
-export interface TermBatch {
+interface TermBatch {
 	ontology: MedLinkOntology;
 	/** Keys (termKey) in the order of `queries`. */
 	keys: string[];

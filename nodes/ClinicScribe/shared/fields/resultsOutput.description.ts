@@ -1,6 +1,6 @@
 import type { IDisplayOptions, INodeProperties } from 'n8n-workflow';
 
-import type { ResultsOutput } from './sessionResults';
+import type { ResultsOutput } from '../answers/sessionResults';
 
 export const RESULTS_OUTPUT_PARAMETER = 'resultsOutput';
 

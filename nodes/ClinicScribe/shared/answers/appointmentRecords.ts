@@ -13,8 +13,8 @@ import {
 	isoInZone,
 	pad,
 	type WallClock,
-} from './timeZones';
-import { isRecord, textOf } from './values';
+} from '../timeZones';
+import { isRecord, textOf } from '../values';
 
 /**
  * The clinic's time zone when none is given: every source shows Indian time ([EKA-DT] slot times
@@ -48,12 +48,7 @@ export const APPOINTMENT_STATUSES: Readonly<
 	RED: { label: 'Rescheduled by Doctor', group: 'rescheduled' },
 });
 
-export type AppointmentStatusGroup =
-	| 'booked'
-	| 'ongoing'
-	| 'completed'
-	| 'cancelled'
-	| 'rescheduled';
+type AppointmentStatusGroup = 'booked' | 'ongoing' | 'completed' | 'cancelled' | 'rescheduled';
 
 /** The readable label of a status code; an unknown code is shown as itself (never hidden). */
 export function statusLabel(code: unknown): string | null {
@@ -99,7 +94,7 @@ export function normalizeMode(value: unknown): string | null {
 // ---------------------------------------------------------------------------------------------
 // Time
 
-export type TimeReading = { ok: true; epoch: number } | { ok: false; problem: string };
+type TimeReading = { ok: true; epoch: number } | { ok: false; problem: string };
 
 /** Epoch seconds beyond this are taken for milliseconds by mistake (year 5138). */
 const MAX_EPOCH_SECONDS = 99_999_999_999;
@@ -204,7 +199,7 @@ function validWallClock(wall: WallClock): boolean {
 	return wall.day <= days;
 }
 
-export type DateReading = { ok: true; date: string } | { ok: false; problem: string };
+type DateReading = { ok: true; date: string } | { ok: false; problem: string };
 
 /**
  * A calendar date for the list's date filters (`YYYY-MM-DD`, [EKA-DT]): the date itself, or the
@@ -252,12 +247,7 @@ export function epochOfAnswer(value: unknown): number | null {
 // The appointment object
 
 /** Time fields of an appointment that get a readable twin. */
-export const APPOINTMENT_TIME_FIELDS = [
-	'start_time',
-	'end_time',
-	'created_at',
-	'modified_at',
-] as const;
+const APPOINTMENT_TIME_FIELDS = ['start_time', 'end_time', 'created_at', 'modified_at'] as const;
 
 /**
  * An appointment as the node returns it (and the trigger's events use it): every field the

@@ -5,13 +5,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { epochOfAnswer } from './appointmentRecords';
-import { dateInZone, isoInZone } from './timeZones';
-import { firstText, isRecord } from './values';
+import { dateInZone, isoInZone } from '../timeZones';
+import { firstText, isRecord } from '../values';
 
 /** The longest range Get Slots accepts (one request per day). */
 export const SLOTS_MAX_DAYS = 14;
 
-export interface SlotContext {
+interface SlotContext {
 	clinicId: string;
 	doctorId: string;
 	/** The day asked for (YYYY-MM-DD): slots of other days in the answer are left out (the next request has them). */

@@ -40,7 +40,7 @@ export function signatureHeaderValue(
 	return `t=${timestampSeconds},v1=${computeSignature(signingKey, timestampSeconds, rawBody)}`;
 }
 
-export interface ParsedSignatureHeader {
+interface ParsedSignatureHeader {
 	/** The `t=` part as sent (digits only), so the HMAC covers exactly what was signed. */
 	timestampText: string;
 	timestampSeconds: number;
@@ -65,7 +65,7 @@ export function parseSignatureHeader(value: string): ParsedSignatureHeader | und
 	return { timestampText, timestampSeconds: Number(timestampText), signatures };
 }
 
-export type SignatureRejection =
+type SignatureRejection =
 	/** No signature header at all. */
 	| 'missing'
 	/** A header that is not `t=…,v1=…`. */
@@ -79,7 +79,7 @@ export type SignatureRejection =
 	/** The request body was not available as raw bytes. */
 	| 'no-body';
 
-export type SignatureCheck = { valid: true } | { valid: false; reason: SignatureRejection };
+type SignatureCheck = { valid: true } | { valid: false; reason: SignatureRejection };
 
 export interface SignatureCheckInput {
 	/** The header as Node gives it (string, repeated header as array, or absent). */
@@ -169,7 +169,7 @@ export function deliveryKeyOf(
  * - `accepted`: the same delivery already started a run (a replay, or the service delivering again);
  * - `in-flight`: a copy is being handled right now; `outcome` tells whether that copy started a run.
  */
-export type DeliveryClaim =
+type DeliveryClaim =
 	| { kind: 'claimed'; settle: (started: boolean) => void }
 	| { kind: 'accepted' }
 	| { kind: 'in-flight'; outcome: Promise<boolean> };

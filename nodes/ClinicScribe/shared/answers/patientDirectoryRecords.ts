@@ -5,12 +5,12 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { epochOfWallClock, isKnownTimeZone } from './timeZones';
-import { asRecord, isRecord, textOf } from './values';
+import { epochOfWallClock, isKnownTimeZone } from '../timeZones';
+import { asRecord, isRecord, textOf } from '../values';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-export interface DirectoryMobile {
+interface DirectoryMobile {
 	/** As the directory's `mob` and `mobile` take it: `+<country code><number>` (`+919876543210`). */
 	withCountryCode: string;
 	/** The national number (`9876543210`), for redaction in any spelling. */
@@ -172,7 +172,7 @@ function zonedTimeToEpochMs(parts: number[], timeZone: string): number {
 	return epochOfWallClock({ year, month, day, hour, minute, second }, timeZone) * 1000;
 }
 
-export const GENDERS = ['M', 'F', 'O'] as const;
+const GENDERS = ['M', 'F', 'O'] as const;
 export const BLOOD_GROUPS = ['A+', 'A-', 'B+', 'B-', 'AB+', 'AB-', 'O+', 'O-'] as const;
 
 /** M, F or O; also the words (male, female, other) an expression may give. */
@@ -197,7 +197,7 @@ export function checkBloodGroup(value: unknown): Checked<string> {
 		: { ok: false, problem: `is not one of ${BLOOD_GROUPS.join(', ')}` };
 }
 
-export function checkEmail(value: unknown): Checked<string> {
+function checkEmail(value: unknown): Checked<string> {
 	const text = textOf(value);
 	if (text === undefined) return { ok: false, problem: 'is empty' };
 	return /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(text)
@@ -206,7 +206,7 @@ export function checkEmail(value: unknown): Checked<string> {
 }
 
 /** The node's fields of a profile, as the user names them. */
-export interface ProfileFields {
+interface ProfileFields {
 	firstName?: unknown;
 	middleName?: unknown;
 	lastName?: unknown;
@@ -238,7 +238,7 @@ const FIELD_LABELS: Record<keyof ProfileFields, string> = {
 	bloodGroup: 'Blood Group',
 };
 
-export interface ProfileBody {
+interface ProfileBody {
 	body: IDataObject;
 	/** The values sent that are patient data, for redaction from any error. */
 	sensitive: string[];
@@ -360,7 +360,7 @@ export function readDirectoryProfile(body: unknown): IDataObject | undefined {
 	return undefined;
 }
 
-export interface ProfilePage {
+interface ProfilePage {
 	profiles: IDataObject[];
 	/** The next page number, or undefined at the end (`nextPage` -1, [EKA-PD]). */
 	nextPage: number | undefined;

@@ -5,7 +5,7 @@
  * escaped here, once, so text from a consultation ("BP < 120", a quote) can never become markup.
  * Inline styles only: e-mail programs drop <style> blocks. Empty fields are left out of both.
  */
-import { capitalised } from './values';
+import { capitalised } from '../values';
 
 /**
  * "Label: value" lines, nested sections indented, lists as "- item". Strings pass unchanged.

@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { asRecord, firstText, isRecord } from './values';
+import { asRecord, firstText, isRecord } from '../values';
 
 /**
  * The prescription record. [EKA-DT] answers at the top level (no `data` wrapper), which [EKA-MCP]
@@ -31,7 +31,7 @@ export function prescriptionPdfUrlOf(record: unknown): string | undefined {
 	return firstText(value.prescription_url, value.rx_url, data?.prescription_url, data?.rx_url);
 }
 
-export type PdfUrlCheck = { ok: true; url: string; host: string } | { ok: false; problem: string };
+type PdfUrlCheck = { ok: true; url: string; host: string } | { ok: false; problem: string };
 
 /** A PDF link must be an absolute http(s) URL; the message names no part of it (it may carry a signature). */
 export function checkPdfUrl(value: unknown): PdfUrlCheck {

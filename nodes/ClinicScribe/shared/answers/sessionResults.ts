@@ -9,7 +9,7 @@
  * No n8n runtime, no HTTP: used by the action node and by the trigger. How results become output
  * items: resultsOutput.ts.
  */
-import { asRecord, textOf } from './values';
+import { asRecord, textOf } from '../values';
 
 /**
  * How results become items: one per session, one per template, a readable text view, or one FHIR
@@ -21,7 +21,7 @@ export type ResultsOutput = 'session' | 'templates' | 'simple' | 'fhirBundle';
  * `expired`: a session of the session API that was never ended in time (410), final. `cancelled`: a
  * session of the session API cancelled (Cancel Session), final: it holds no results.
  */
-export type SessionStatus =
+type SessionStatus =
 	| 'completed'
 	| 'processing'
 	| 'partial'
@@ -31,7 +31,7 @@ export type SessionStatus =
 	| 'cancelled';
 
 /** How a template's value was read: JSON document, text, or nothing to read. */
-export type TemplateFormat = 'json' | 'text' | 'empty';
+type TemplateFormat = 'json' | 'text' | 'empty';
 
 export interface DecodedTemplate {
 	templateId: string;
@@ -65,7 +65,7 @@ export interface SessionResults {
 /** Template ids of [IFD §2.5] that the results are read by (the EMR id differs by API variant, so it is read from the output). */
 export const CLINICAL_NOTES_TEMPLATE_ID = 'clinical_notes_template';
 export const TRANSCRIPT_TEMPLATE_ID = 'transcript_template';
-export const FHIR_TEMPLATE_ID = 'fhir';
+const FHIR_TEMPLATE_ID = 'fhir';
 
 /** A transaction's state from its status call's HTTP status ([EKA-V2] result.mdx). */
 export function transactionStatusFromHttp(httpStatus: number): SessionStatus {

@@ -9,7 +9,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { firstPresent, firstText, isRecord } from './values';
+import { firstPresent, firstText, isRecord } from '../shared/values';
 
 export const TRANSCRIPTION_COMPLETED = 'v2rx.completed';
 

@@ -5,9 +5,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { firstNonNull, isRecord } from './values';
+import { firstNonNull, isRecord } from '../values';
 
-export interface BusinessEntities {
+interface BusinessEntities {
 	clinics: IDataObject[];
 	doctors: IDataObject[];
 	business: IDataObject;
@@ -84,7 +84,7 @@ export function readBusinessEntities(body: unknown): BusinessEntities | undefine
 	};
 }
 
-export type MobileCheck = { ok: true; digits: string } | { ok: false; problem: string };
+type MobileCheck = { ok: true; digits: string } | { ok: false; problem: string };
 
 /**
  * The search takes exactly 10 digits ([IFD §4.2]). Spaces, dashes, dots and brackets are
