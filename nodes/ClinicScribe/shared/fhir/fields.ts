@@ -22,13 +22,13 @@ import {
 	type PractitionerChoice,
 } from './participants';
 
-export const FHIR_PATIENT_PARAMETER = 'fhirPatient';
-export const FHIR_DOCTOR_PARAMETER = 'fhirDoctor';
+const FHIR_PATIENT_PARAMETER = 'fhirPatient';
+const FHIR_DOCTOR_PARAMETER = 'fhirDoctor';
 
 export type { ParameterReader };
 
 /** Which node the fields are for: the trigger has no items to take a patient from. */
-export type FhirFieldsFor = 'action' | 'trigger';
+type FhirFieldsFor = 'action' | 'trigger';
 
 const HOW_TO_SEND =
 	'Each item holds one FHIR R4 transaction bundle under "bundle". To store it in the EHR, add an HTTP Request node: Method POST, URL your EHR\'s FHIR base URL (e.g. https://ehr.example.org/fhir), Send Body on, Body Content Type JSON, JSON {{ $json.bundle }}, header Content-Type application/fhir+json. Sending the same visit again updates what it stored, it does not duplicate it.';
