@@ -213,29 +213,35 @@ export async function lookUpTermCodes(
 	asked: Array<{ ontology: MedLinkOntology; terms: string[] }>,
 	options: { itemIndex?: number; bounds?: CallBounds } = {},
 ): Promise<CodeLookup> {
-	const failAll = (entries: typeof asked, error: unknown): CodeLookup => {
-		const lookup: CodeLookup = { codes: new Map(), failed: new Map() };
-		for (const { ontology, terms } of entries)
-			for (const term of terms) lookup.failed.set(termKey(ontology, term), error);
-		return lookup;
-	};
 	let versions: Map<MedLinkOntology, string>;
 	try {
 		versions = await medLinkVersions(ctx, options.itemIndex, options.bounds);
 	} catch (error) {
 		await scrubCredentialSecrets(ctx, error);
-		return failAll(asked, error);
+		return { codes: new Map(), failed: failuresOf(asked, () => error) };
 	}
 	const offered = asked.flatMap(({ ontology, terms }) => {
 		const version = versions.get(ontology);
 		return version === undefined ? [] : [{ ontology, version, terms }];
 	});
 	const lookup = await linkDistinctTerms(ctx, offered, options);
-	for (const { ontology, terms } of asked.filter(({ ontology }) => !versions.has(ontology)))
-		for (const [key, error] of failAll(
-			[{ ontology, terms }],
+	const notOffered = asked.filter(({ ontology }) => !versions.has(ontology));
+	for (const [key, error] of failuresOf(
+		notOffered,
+		(ontology) =>
 			new Error(`MedLink's registry offers no version of ${MEDLINK_ONTOLOGIES[ontology].label}`),
-		).failed)
-			lookup.failed.set(key, error);
+	))
+		lookup.failed.set(key, error);
 	return lookup;
+}
+
+/** Every asked term (by termKey) with the error that kept it uncoded. */
+function failuresOf(
+	asked: Array<{ ontology: MedLinkOntology; terms: string[] }>,
+	errorOf: (ontology: MedLinkOntology) => unknown,
+): Map<string, unknown> {
+	const failed = new Map<string, unknown>();
+	for (const { ontology, terms } of asked)
+		for (const term of terms) failed.set(termKey(ontology, term), errorOf(ontology));
+	return failed;
 }
