@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 
 import { uuidUrl } from './ids';
-import { fhirDateTime, type BundleEntry, type FhirResource, type Reference } from './resources';
+import type { BundleEntry, FhirResource, Reference } from './resources';
 
 /** The package's bound on the notes as signed (characters): a consultation note is a few thousand. */
 export const SIGNED_NOTES_MAX_CHARACTERS = 100_000;
@@ -63,9 +63,8 @@ export function signedNotesDocument(
 	context: SignedNotesContext,
 ): { entry: BundleEntry; section: SignedNotesSection } {
 	const bytes = Buffer.from(notes, 'utf8');
-	// An instant for `date`; the signing time is checked to be a date-time with its zone already.
-	const signedAt =
-		fhirDateTime(context.signedAt) ?? new Date(Date.parse(context.signedAt)).toISOString();
+	// Signed At is checked and given its seconds when read (signingFields.ts): an R4 dateTime.
+	const { signedAt } = context;
 	const resource: FhirResource = {
 		resourceType: 'DocumentReference',
 		id: context.id,
