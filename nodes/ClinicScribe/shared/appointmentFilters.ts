@@ -3,7 +3,7 @@
  * filter sets the service allows, the date-range limit, the page size of each set, and the status
  * filter the service does not have (applied here). Pure, so the node refuses before sending.
  */
-import { daysBetween } from './answers/appointmentRecords';
+import { daysBetween } from './timeInput';
 
 /** The service refuses a longer range ([EKA-DT]: "span ≤ 7 days"); read as 7 calendar days, both ends included. */
 export const LIST_MAX_SPAN_DAYS = 7;

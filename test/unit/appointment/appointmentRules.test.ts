@@ -11,11 +11,10 @@ import {
 	normalizeAppointment,
 	normalizeMode,
 	readAppointmentBody,
-	readDateInput,
-	readTimeInput,
 	statusCodeOf,
 	statusLabel,
 } from '../../../nodes/ClinicScribe/shared/answers/appointmentRecords';
+import { readDateInput, readTimeInput } from '../../../nodes/ClinicScribe/shared/timeInput';
 import { isoInZone } from '../../../nodes/ClinicScribe/shared/timeZones';
 import { readSlots } from '../../../nodes/ClinicScribe/shared/answers/appointmentSlots';
 import { bookingModeOf } from '../../../nodes/ClinicScribe/actions/appointment/appointmentFields';

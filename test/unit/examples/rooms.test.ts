@@ -389,6 +389,7 @@ describe("rooms: shared/'s rooms say what they hold", () => {
 		'audioFiles',
 		'concurrencyGate',
 		'deadline',
+		'timeInput',
 		'timeZones',
 		'values',
 	];

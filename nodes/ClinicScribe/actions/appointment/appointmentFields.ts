@@ -12,11 +12,8 @@ import {
 
 export type Show = NonNullable<IDisplayOptions['show']>;
 
-import {
-	DEFAULT_CLINIC_TIME_ZONE,
-	readDateInput,
-	readTimeInput,
-} from '../../shared/answers/appointmentRecords';
+import { DEFAULT_CLINIC_TIME_ZONE } from '../../shared/answers/appointmentRecords';
+import { readDateInput, readTimeInput } from '../../shared/timeInput';
 import { isKnownTimeZone } from '../../shared/timeZones';
 import { isRecord, readJsonObjectParameter, trimmedString } from '../../shared/values';
 

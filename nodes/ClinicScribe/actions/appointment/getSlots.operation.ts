@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { addDays, daysBetween } from '../../shared/answers/appointmentRecords';
+import { addDays, daysBetween } from '../../shared/timeInput';
 import { readSlots, SLOTS_MAX_DAYS } from '../../shared/answers/appointmentSlots';
 import { unexpectedBodyError } from '../../transport/errors';
 import { getSlots } from '../../transport/appointmentApi';

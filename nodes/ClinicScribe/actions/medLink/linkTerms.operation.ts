@@ -9,14 +9,13 @@ import {
 import {
 	MEDLINK_MAX_TERM_LENGTH,
 	MEDLINK_ONTOLOGIES,
-	isMedLinkOntology,
-	readTerms,
 	termKey,
 	type MedLinkOntology,
 	type TermCode,
 } from '../../shared/answers/medLinkTerms';
 import { linkDistinctTerms, medLinkVersions } from '../../transport/medLinkApi';
 import { asNodeError, errorRecord } from '../errorItems';
+import { isMedLinkOntology, readTerms } from './medLinkFields';
 
 const show = { resource: ['medLink'], operation: ['linkTerms'] };
 

@@ -1,6 +1,7 @@
 /**
- * MedLink ([EKA-MEDLINK]) without HTTP: the ontologies the node offers, the terms of an item read
- * and checked, distinct terms in batches of at most 5, and the answers read into codes.
+ * MedLink ([EKA-MEDLINK]) without HTTP: the ontologies the node offers, distinct terms in batches of
+ * at most 5, and the answers read into codes. The Link Terms operation's input is read by
+ * actions/medLink/medLinkFields.ts.
  */
 
 export const MEDLINK_ONTOLOGIES = {
@@ -18,45 +19,8 @@ export type MedLinkOntology = keyof typeof MEDLINK_ONTOLOGIES;
 
 /** The batch endpoint takes 1–5 queries ([EKA-MEDLINK] NELBatchRequest.maxItems). */
 export const MEDLINK_BATCH_SIZE = 5;
-/** The package's bounds (the docs give none): a term is a phrase, not a note; an item a short list. */
+/** The package's bound (the docs give none): a term is a phrase, not a note. */
 export const MEDLINK_MAX_TERM_LENGTH = 200;
-const MEDLINK_MAX_TERMS_PER_ITEM = 100;
-
-export function isMedLinkOntology(value: unknown): value is MedLinkOntology {
-	return (
-		typeof value === 'string' && Object.prototype.hasOwnProperty.call(MEDLINK_ONTOLOGIES, value)
-	);
-}
-
-type TermsReading = { ok: true; terms: string[] } | { ok: false; problem: string };
-
-/**
- * The terms of one item: a list, or text with one term per line or between commas. Blank entries
- * are dropped; what is left must be 1–100 terms of at most 200 characters each.
- */
-export function readTerms(value: unknown): TermsReading {
-	const entries = Array.isArray(value)
-		? value.map((entry) => (typeof entry === 'string' ? entry : String(entry ?? '')))
-		: typeof value === 'string'
-			? value.split(/[,\n\r]/)
-			: typeof value === 'number'
-				? [String(value)]
-				: [];
-	const terms = entries.map((entry) => entry.replace(/\s+/g, ' ').trim()).filter(Boolean);
-	if (terms.length === 0) return { ok: false, problem: 'is empty' };
-	if (terms.length > MEDLINK_MAX_TERMS_PER_ITEM)
-		return {
-			ok: false,
-			problem: `has ${terms.length} terms, more than the ${MEDLINK_MAX_TERMS_PER_ITEM} one item may have`,
-		};
-	const tooLong = terms.findIndex((term) => [...term].length > MEDLINK_MAX_TERM_LENGTH);
-	if (tooLong >= 0)
-		return {
-			ok: false,
-			problem: `has a term (number ${tooLong + 1}) longer than ${MEDLINK_MAX_TERM_LENGTH} characters`,
-		};
-	return { ok: true, terms };
-}
 
 /** Two spellings that differ only in case or spacing are the same term, asked once. */
 export function termKey(ontology: string, term: string): string {
