@@ -19,7 +19,12 @@ import { EXISTING, built, emrResults, fhirResults } from './fixtures';
 
 const put = (index: number): BundleEntry => ({
 	fullUrl: `urn:uuid:${index}`,
-	resource: { resourceType: 'Observation', id: `o-${index}` },
+	resource: {
+		resourceType: 'Observation',
+		id: `o-${index}`,
+		status: 'final',
+		code: { text: 'Pulse' },
+	},
 	request: { method: 'PUT', url: `Observation/o-${index}` },
 });
 const conditional: BundleEntry = {

@@ -8,6 +8,8 @@
  * stays as written beside it; a concept already coded in that system is left alone; every term left
  * uncoded is named in the adjustments. No code is made up here.
  */
+import type { Composition, Resource } from '@medplum/fhirtypes';
+
 import {
 	MEDLINK_MAX_TERM_LENGTH,
 	MEDLINK_ONTOLOGIES,
@@ -17,7 +19,7 @@ import {
 	type TermCode,
 } from '../answers/medLinkTerms';
 import { isRecord } from '../values';
-import type { BundleEntry, FhirResource } from './resources';
+import type { BundleEntry } from './resources';
 import { SECTIONS, type SectionKey } from './sections';
 
 /** What the user chose (FHIR Options → Add Codes). */
@@ -45,7 +47,7 @@ const CODED_SECTIONS: Readonly<Partial<Record<SectionKey, readonly MedLinkOntolo
 };
 
 interface Codable {
-	resource: FhirResource;
+	resource: Resource;
 	concept: Record<string, unknown>;
 	term: string;
 	/** The code systems still to code it in (those it has a coding of already are left out). */
@@ -53,17 +55,15 @@ interface Codable {
 }
 
 /** The CodeableConcepts that name what a resource is about. */
-function conceptsOf(resource: FhirResource): unknown[] {
+function conceptsOf(resource: Resource): unknown[] {
 	switch (resource.resourceType) {
 		case 'MedicationRequest':
 		case 'MedicationStatement':
 			return [resource.medicationCodeableConcept];
 		case 'FamilyMemberHistory':
-			return (Array.isArray(resource.condition) ? resource.condition : []).map((condition) =>
-				isRecord(condition) ? condition.code : undefined,
-			);
+			return (resource.condition ?? []).map((condition) => condition.code);
 		default:
-			return [resource.code];
+			return ['code' in resource ? resource.code : undefined];
 	}
 }
 
@@ -86,12 +86,12 @@ function sectionsOfEntries(entries: BundleEntry[]): Map<string, SectionKey> {
 		Object.entries(SECTIONS).map(([key, title]) => [title, key as SectionKey]),
 	);
 	const sections = new Map<string, SectionKey>();
-	const composition = entries.find((entry) => entry.resource.resourceType === 'Composition');
-	const list = composition?.resource.section;
-	for (const section of Array.isArray(list) ? list.filter(isRecord) : []) {
-		const key = keyOfTitle.get(String(section.title));
-		const members = Array.isArray(section.entry) ? section.entry.filter(isRecord) : [];
-		if (key) for (const member of members) sections.set(String(member.reference), key);
+	const composition = entries
+		.map((entry) => entry.resource)
+		.find((resource): resource is Composition => resource.resourceType === 'Composition');
+	for (const section of composition?.section ?? []) {
+		const key = section.title === undefined ? undefined : keyOfTitle.get(section.title);
+		if (key) for (const member of section.entry ?? []) sections.set(String(member.reference), key);
 	}
 	return sections;
 }
@@ -203,9 +203,9 @@ export function addCodes(
 }
 
 /** LOINC's normalised unit on a lab value given without one; a unit written in the notes stays. */
-function addUnit(resource: FhirResource, unit: string): void {
+function addUnit(resource: Resource, unit: string): void {
+	if (resource.resourceType !== 'Observation' || !resource.valueQuantity) return;
 	const quantity = resource.valueQuantity;
-	if (resource.resourceType !== 'Observation' || !isRecord(quantity)) return;
 	if (typeof quantity.unit !== 'string' || quantity.unit.trim() === '') quantity.unit = unit;
 }
 

@@ -3,10 +3,12 @@
  * the visit's time, the list of what was adjusted, and the common shapes (a preliminary
  * Observation, a severity, a condition's status). Pure.
  */
+import type { CodeableConcept, Observation, Resource } from '@medplum/fhirtypes';
+
 import { emrEntries, type EmrEntry } from './emrDocument';
 import { SNOMED, type SectionKey } from './sections';
 import { CONDITION_CLINICAL, CONDITION_VERIFICATION, codedConcept } from './valueSets';
-import type { CodeableConcept, FhirResource, Reference } from './resources';
+import type { Reference } from './resources';
 
 export interface EmrContext {
 	patient: Reference;
@@ -18,11 +20,15 @@ export interface EmrContext {
 	adjust(message: string): void;
 }
 
-/** One resource of the visit and where it goes: `place` is stable for the same notes ("symptoms/0"). */
-export interface MappedResource {
-	section: SectionKey;
+/** One resource of the visit: `place` is stable for the same notes ("symptoms/0"). */
+export interface PlacedResource {
 	place: string;
-	resource: FhirResource;
+	resource: Resource;
+}
+
+/** One resource of the visit and the Composition section it goes in. */
+export interface MappedResource extends PlacedResource {
+	section: SectionKey;
 }
 
 /** Notes made from a recording are a draft for the doctor to confirm ([EKA-FHIR]: Voice2RX → `preliminary`). */
@@ -43,7 +49,7 @@ export function visitObservation(
 	ctx: EmrContext,
 	category: CodeableConcept,
 	code: CodeableConcept,
-): FhirResource {
+): Observation {
 	return {
 		resourceType: 'Observation',
 		status: VOICE_STATUS,
@@ -112,15 +118,14 @@ export function named(
 	ctx: EmrContext,
 	path: string,
 	value: unknown,
-	make: (entry: EmrEntry, name: string) => FhirResource,
-	section: SectionKey,
-): MappedResource[] {
+	make: (entry: EmrEntry, name: string) => Resource,
+): PlacedResource[] {
 	const entries = emrEntries(value);
 	const nameless = entries.filter((entry) => !entry.name).length;
 	if (nameless > 0)
 		ctx.adjust(`${path}: ${nameless} entr${nameless === 1 ? 'y' : 'ies'} without a name left out`);
 	return entries.flatMap((entry, index) =>
-		entry.name ? [{ section, place: `${path}/${index}`, resource: make(entry, entry.name) }] : [],
+		entry.name ? [{ place: `${path}/${index}`, resource: make(entry, entry.name) }] : [],
 	);
 }
 

@@ -2,86 +2,30 @@
  * The EMR's `medicalHistory.patientHistory` ([EKA-EMR-ADAPTER] medicalHistory.js): past conditions →
  * Condition (problem-list-item, [EKA-FHIR] Medical History), allergies → AllergyIntolerance, family
  * history → FamilyMemberHistory, current medications → MedicationStatement, lifestyle habits →
- * Observation (social-history), past procedures → Procedure (completed). Pure.
+ * Observation (social-history), past procedures → Procedure (completed): one builder each, read by
+ * emrSections.ts's table. Pure.
  */
+import type {
+	AllergyIntolerance,
+	CodeableConcept,
+	Condition,
+	FamilyMemberHistory,
+	MedicationStatement,
+	Observation,
+	Procedure,
+} from '@medplum/fhirtypes';
+
 import { asRecord, textOf } from '../values';
 import { noteLines, propertyText, type EmrEntry } from './emrDocument';
 import {
 	conditionCategory,
 	conditionStatus,
-	named,
 	observationCategory,
 	visitObservation,
 	type EmrContext,
-	type MappedResource,
 } from './emrContext';
-import {
-	annotations,
-	fhirDateTime,
-	textConcept,
-	type CodeableConcept,
-	type FhirResource,
-} from './resources';
+import { annotations, fhirDateTime, textConcept } from './resources';
 import { ALLERGY_CLINICAL, codedConcept, codeIn, MEDICATION_STATEMENT_STATUS } from './valueSets';
-
-export function mapHistory(
-	history: Record<string, unknown> | undefined,
-	ctx: EmrContext,
-): MappedResource[] {
-	if (!history) return [];
-	const at = (key: string) => `medicalHistory.patientHistory.${key}`;
-	return [
-		...named(
-			ctx,
-			at('patientMedicalConditions'),
-			history.patientMedicalConditions,
-			(entry, name) => pastCondition(entry, name, ctx),
-			'medicalHistory',
-		),
-		...named(
-			ctx,
-			at('drugAllergy'),
-			history.drugAllergy,
-			(entry, name) => allergy(entry, name, ctx, 'medication'),
-			'allergies',
-		),
-		...named(
-			ctx,
-			at('foodOtherAllergy'),
-			history.foodOtherAllergy,
-			(entry, name) => allergy(entry, name, ctx, undefined),
-			'allergies',
-		),
-		...named(
-			ctx,
-			at('familyHistory'),
-			history.familyHistory,
-			(entry, name) => familyMember(entry, name, ctx),
-			'familyHistory',
-		),
-		...named(
-			ctx,
-			at('currentMedications'),
-			history.currentMedications,
-			(entry, name) => currentMedication(entry, name, ctx),
-			'currentMedications',
-		),
-		...named(
-			ctx,
-			at('lifestyleHabits'),
-			history.lifestyleHabits,
-			(entry, name) => habit(entry, name, ctx),
-			'lifestyle',
-		),
-		...named(
-			ctx,
-			at('pastProcedures'),
-			history.pastProcedures,
-			(entry, name) => pastProcedure(entry, name, ctx),
-			'pastProcedures',
-		),
-	];
-}
 
 /** "Since" as the EMR writes it: `since.custom`, a string, or a "Since" property. */
 function sinceOf(entry: EmrEntry): string | undefined {
@@ -93,7 +37,7 @@ function sinceOf(entry: EmrEntry): string | undefined {
  * A past condition, with the status the EMR gives. None is claimed when it gives none: R4 only
  * warns (con-3) about a problem-list item without a clinical status.
  */
-function pastCondition(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function pastCondition(entry: EmrEntry, name: string, ctx: EmrContext): Condition {
 	const said = textOf(entry.raw.status) ?? propertyText(entry, 'Current status', 'Status');
 	const status = conditionStatus(said);
 	if (status.unmapped)
@@ -123,12 +67,24 @@ function pastCondition(entry: EmrEntry, name: string, ctx: EmrContext): FhirReso
  * so no category is claimed for it. R4 requires a clinical status (ait-1): the stated one, else
  * `active`, as the service maps allergies ([EKA-FHIR] AllergyIntolerance: clinicalStatus active).
  */
+export function drugAllergy(entry: EmrEntry, name: string, ctx: EmrContext): AllergyIntolerance {
+	return allergy(entry, name, ctx, 'medication');
+}
+
+export function foodOtherAllergy(
+	entry: EmrEntry,
+	name: string,
+	ctx: EmrContext,
+): AllergyIntolerance {
+	return allergy(entry, name, ctx, undefined);
+}
+
 function allergy(
 	entry: EmrEntry,
 	name: string,
 	ctx: EmrContext,
 	category: 'medication' | undefined,
-): FhirResource {
+): AllergyIntolerance {
 	const said = textOf(entry.raw.status);
 	const clinical = codeIn(ALLERGY_CLINICAL, said);
 	if (said && !clinical)
@@ -175,7 +131,7 @@ const RELATIVES: Readonly<Record<string, [string, string]>> = {
  * ([EKA-FHIR] Family History). R4 requires the relationship: the EMR's `who`, coded when the word
  * is clear, else "family member" (FAMMEMB), which claims nothing more.
  */
-function familyMember(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function familyMember(entry: EmrEntry, name: string, ctx: EmrContext): FamilyMemberHistory {
 	const who =
 		textOf(entry.raw.who) ?? textOf(entry.raw.relation) ?? propertyText(entry, 'Relation', 'Who');
 	const known = who ? RELATIVES[who.toLowerCase()] : undefined;
@@ -199,7 +155,11 @@ function familyMember(entry: EmrEntry, name: string, ctx: EmrContext): FhirResou
 }
 
 /** A medication the patient takes: MedicationStatement, `active` unless the EMR says another status. */
-function currentMedication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function currentMedication(
+	entry: EmrEntry,
+	name: string,
+	ctx: EmrContext,
+): MedicationStatement {
 	const said = textOf(entry.raw.status);
 	const status = codeIn(MEDICATION_STATEMENT_STATUS, said);
 	if (said && !status)
@@ -223,7 +183,7 @@ function currentMedication(entry: EmrEntry, name: string, ctx: EmrContext): Fhir
 }
 
 /** A habit (smoking, alcohol): Observation, social-history, with what the EMR says of it as its value. */
-function habit(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function habit(entry: EmrEntry, name: string, ctx: EmrContext): Observation {
 	const value = [
 		textOf(entry.raw.status),
 		textOf(asRecord(entry.raw.frequency)?.custom),
@@ -243,7 +203,7 @@ function habit(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 }
 
 /** A procedure done before: Procedure, completed; `on` ({yyyy, mm}) as a partial date. */
-function pastProcedure(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function pastProcedure(entry: EmrEntry, name: string, ctx: EmrContext): Procedure {
 	const on = asRecord(entry.raw.on);
 	const year = textOf(on?.yyyy);
 	const month = textOf(on?.mm);

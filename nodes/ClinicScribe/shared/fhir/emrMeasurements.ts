@@ -6,22 +6,12 @@
  * a Quantity (with its UCUM code when the unit is a known one), "120/80" blood pressure its two
  * components; anything else stays as the text it was. Pure.
  */
+import type { CodeableConcept, Observation, Quantity } from '@medplum/fhirtypes';
+
 import { asRecord, textOf } from '../values';
-import {
-	named,
-	observationCategory,
-	visitObservation,
-	type EmrContext,
-	type MappedResource,
-} from './emrContext';
+import { observationCategory, visitObservation, type EmrContext } from './emrContext';
 import type { EmrEntry } from './emrDocument';
-import {
-	annotations,
-	fhirDateTime,
-	textConcept,
-	type CodeableConcept,
-	type FhirResource,
-} from './resources';
+import { annotations, fhirDateTime, textConcept } from './resources';
 
 const LOINC = 'http://loinc.org';
 const UCUM = 'http://unitsofmeasure.org';
@@ -85,12 +75,9 @@ const UCUM_CODES: Readonly<Record<string, string>> = {
 const NUMBER = /^[-+]?\d+(\.\d+)?$/;
 
 /** A Quantity of `qt` in `unit`, or undefined when `qt` is not a number. */
-export function quantity(
-	qt: string | undefined,
-	unit: string | undefined,
-): Record<string, unknown> | undefined {
+export function quantity(qt: string | undefined, unit: string | undefined): Quantity | undefined {
 	if (!qt || !NUMBER.test(qt)) return undefined;
-	const result: Record<string, unknown> = { value: Number(qt) };
+	const result: Quantity = { value: Number(qt) };
 	if (unit) {
 		result.unit = unit;
 		const code = UCUM_CODES[unit.toLowerCase()];
@@ -106,22 +93,12 @@ function vitalCode(name: string): CodeableConcept {
 		: textConcept(name);
 }
 
-export function mapVitals(value: unknown, ctx: EmrContext): MappedResource[] {
-	return named(
-		ctx,
-		'medicalHistory.vitals',
-		value,
-		(entry, name) => vital(entry, name, ctx),
-		'vitals',
-	);
-}
-
-function vital(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function vital(entry: EmrEntry, name: string, ctx: EmrContext): Observation {
 	const measured = asRecord(entry.raw.value);
 	const qt = textOf(measured?.qt) ?? textOf(entry.raw.value);
 	const unit = textOf(measured?.unit) ?? textOf(entry.raw.unit);
 	const code = vitalCode(name);
-	const observation: FhirResource = {
+	const observation: Observation = {
 		...visitObservation(ctx, observationCategory('vital-signs', 'Vital Signs'), code),
 		effectiveDateTime: fhirDateTime(entry.raw.date),
 		note: annotations(entry.notes ? [entry.notes] : []),
@@ -146,11 +123,7 @@ function vital(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 	return observation;
 }
 
-export function mapLabResults(value: unknown, ctx: EmrContext): MappedResource[] {
-	return named(ctx, 'labVitals', value, (entry, name) => labResult(entry, name, ctx), 'labResults');
-}
-
-function labResult(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function labResult(entry: EmrEntry, name: string, ctx: EmrContext): Observation {
 	const qt = textOf(entry.raw.value);
 	const unit = textOf(asRecord(entry.raw.unit)?.name) ?? textOf(entry.raw.unit);
 	const interpretation =

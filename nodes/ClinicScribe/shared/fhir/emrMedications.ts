@@ -6,16 +6,21 @@
  * timing is added only when the EMR states it without contradiction (a "1-0-1" pattern beside
  * "3 times a day" is sent as text only), so no dose is ever sent that the doctor did not say. Pure.
  */
+import type { Dosage, MedicationRequest, TimingRepeat } from '@medplum/fhirtypes';
+
 import { asRecord, textOf } from '../values';
 import { noteLines, type EmrEntry } from './emrDocument';
-import { named, type EmrContext, type MappedResource } from './emrContext';
-import { annotations, textConcept, type FhirResource } from './resources';
+import type { EmrContext } from './emrContext';
+import { annotations, textConcept } from './resources';
 import { codeIn, UNITS_OF_TIME } from './valueSets';
 
 const UCUM = 'http://unitsofmeasure.org';
 
+type UnitOfTime = NonNullable<TimingRepeat['periodUnit']>;
+type EventTiming = NonNullable<TimingRepeat['when']>[number];
+
 /** Words for a unit of time → R4's units-of-time code (also UCUM's). */
-const TIME_UNITS: Readonly<Record<string, string>> = {
+const TIME_UNITS: Readonly<Record<string, UnitOfTime>> = {
 	second: 's',
 	seconds: 's',
 	sec: 's',
@@ -36,14 +41,14 @@ const TIME_UNITS: Readonly<Record<string, string>> = {
 	years: 'a',
 };
 
-function timeUnit(value: unknown): string | undefined {
+function timeUnit(value: unknown): UnitOfTime | undefined {
 	const text = textOf(value)?.toLowerCase();
 	if (!text) return undefined;
 	return TIME_UNITS[text] ?? codeIn(UNITS_OF_TIME, text);
 }
 
 /** When to take it, where the words are clear → R4's event-timing codes. */
-const WHEN: ReadonlyArray<[RegExp, string]> = [
+const WHEN: ReadonlyArray<[RegExp, EventTiming]> = [
 	[/\bafter (food|meals?)\b/i, 'PC'],
 	[/\bbefore (food|meals?)\b/i, 'AC'],
 	[/\bwith (food|meals?)\b/i, 'C'],
@@ -52,17 +57,7 @@ const WHEN: ReadonlyArray<[RegExp, string]> = [
 
 const NUMBER = /^\d+(\.\d+)?$/;
 
-export function mapMedications(value: unknown, ctx: EmrContext): MappedResource[] {
-	return named(
-		ctx,
-		'medications',
-		value,
-		(entry, name) => medication(entry, name, ctx),
-		'medications',
-	);
-}
-
-function medication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function medication(entry: EmrEntry, name: string, ctx: EmrContext): MedicationRequest {
 	const raw = entry.raw;
 	const dose = asRecord(raw.dose);
 	const frequency = asRecord(raw.frequency);
@@ -77,12 +72,12 @@ function medication(entry: EmrEntry, name: string, ctx: EmrContext): FhirResourc
 		.join(', ');
 	const instruction = textOf(raw.instruction) ?? textOf(raw.instructions);
 
-	const dosage: Record<string, unknown> = {};
+	const dosage: Dosage = {};
 	if (sig) dosage.text = sig;
 	if (instruction) dosage.patientInstruction = instruction;
 	const repeat = { ...frequencyRepeat(name, frequency, ctx), ...durationBounds(duration) };
 	const when = timing ? WHEN.find(([pattern]) => pattern.test(timing))?.[1] : undefined;
-	if (when) Object.assign(repeat, { when: [when] });
+	if (when) repeat.when = [when];
 	if (Object.keys(repeat).length > 0) dosage.timing = { repeat };
 	const amount = textOf(dose?.value);
 	const doseUnit = textOf(dose?.unit);
@@ -139,7 +134,7 @@ function frequencyRepeat(
 	name: string,
 	frequency: Record<string, unknown> | undefined,
 	ctx: EmrContext,
-): Record<string, unknown> {
+): TimingRepeat {
 	const times = textOf(frequency?.frequency);
 	const period = textOf(frequency?.period);
 	const unit = timeUnit(frequency?.period_unit);
@@ -164,7 +159,7 @@ function frequencyRepeat(
 }
 
 /** How long to take it: `boundsDuration` in UCUM time units, when the EMR gives a number and a unit. */
-function durationBounds(duration: Record<string, unknown> | undefined): Record<string, unknown> {
+function durationBounds(duration: Record<string, unknown> | undefined): TimingRepeat {
 	const value = textOf(duration?.value);
 	const unit = timeUnit(duration?.unit);
 	if (!value || !NUMBER.test(value) || !unit) return {};

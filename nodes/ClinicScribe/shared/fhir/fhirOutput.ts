@@ -9,6 +9,7 @@
  * Two steps, so the caller can fetch what the choices need in between (the patient directory
  * profile, the clinic's doctors) and this file stays pure.
  */
+import type { Composition, CompositionSection, Encounter, Resource } from '@medplum/fhirtypes';
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CodeLookup } from '../answers/medLinkTerms';
@@ -17,7 +18,7 @@ import { asRecord, isRecord } from '../values';
 import { addCodes, type CodingOutcome, type CodingSettings } from './codes';
 import { emrPrescription } from './emrDocument';
 import type { EmrContext, MappedResource } from './emrContext';
-import { mapEmrDocument } from './emrMapping';
+import { mapEmrDocument } from './emrSections';
 import { uuidUrl, visitResourceId, type VisitKey } from './ids';
 import {
 	resolvePatient,
@@ -26,7 +27,7 @@ import {
 	type PatientChoice,
 	type PractitionerChoice,
 } from './participants';
-import { fhirDateTime, type BundleEntry, type FhirResource, type Reference } from './resources';
+import { fhirDateTime, type BundleEntry } from './resources';
 import { SECTION_ORDER, SECTIONS } from './sections';
 import { renderReviewDocument } from './reviewDocument';
 import { repairServiceBundle } from './serviceBundle';
@@ -195,8 +196,8 @@ function encounterOf(
 	patient: Participant,
 	practitioner: Participant,
 	recorded: string | undefined,
-): FhirResource {
-	const encounter: FhirResource = {
+): Encounter {
+	const encounter: Encounter = {
 		resourceType: 'Encounter',
 		id,
 		// The service's own name for a visit's id ([EKA-FHIR-EXAMPLE] care_context_id), so the EHR can find it by session.
@@ -249,9 +250,9 @@ export function buildFhirOutput(
 	const recorded = fhirDateTime(results.createdAt);
 	const adjustments = new Adjustments();
 	const references = {
-		patient: { reference: patient.reference } as Reference,
-		practitioner: { reference: practitioner.reference } as Reference,
-		encounter: { reference: uuidUrl(encounterId) } as Reference,
+		patient: { reference: patient.reference },
+		practitioner: { reference: practitioner.reference },
+		encounter: { reference: uuidUrl(encounterId) },
 	};
 
 	let mapped: MappedResource[];
@@ -290,18 +291,20 @@ export function buildFhirOutput(
 	entries.push(putEntry(encounterOf(encounterId, results, patient, practitioner, recorded)));
 	const sections = new Map<string, string[]>();
 	for (const item of mapped) {
-		const { resourceType, ...elements } = item.resource;
+		const { resourceType } = item.resource;
 		const id = source.kind === 'emr' ? idFor(resourceType, item.place) : String(item.resource.id);
-		// A service resource already carries this id (serviceBundle.ts): the same value.
-		const entry = putEntry({ resourceType, id, ...elements });
+		// The id after the type; a service resource already carries it (serviceBundle.ts): the same value.
+		const entry = putEntry(Object.assign({ resourceType, id }, item.resource, { id }));
 		entries.push(entry);
 		sections.set(item.section, [...(sections.get(item.section) ?? []), entry.fullUrl]);
 	}
-	const sectionList = SECTION_ORDER.filter((key) => sections.has(key)).map((key) => ({
-		title: SECTIONS[key],
-		entry: sections.get(key)!.map((reference) => ({ reference })),
-	}));
-	const composition: FhirResource = {
+	const sectionList: CompositionSection[] = SECTION_ORDER.filter((key) => sections.has(key)).map(
+		(key) => ({
+			title: SECTIONS[key],
+			entry: sections.get(key)!.map((reference) => ({ reference })),
+		}),
+	);
+	const composition: Composition = {
 		resourceType: 'Composition',
 		id: compositionId,
 		status: 'preliminary',
@@ -358,7 +361,7 @@ export function buildFhirOutput(
 		});
 		entries.splice(entries.length - 1, 0, signedNotes.entry);
 		// The Composition's sections are sectionList itself: the item's `sections` names it too.
-		(composition.section as unknown[]).push(signedNotes.section);
+		sectionList.push(signedNotes.section);
 		edited ||= notes !== reviewed;
 		notesFiled = { notes, document_reference: signedNotes.entry.request.url };
 	}
@@ -423,7 +426,7 @@ function clinicOf(results: SessionResults): string | undefined {
 }
 
 /** An entry written with PUT at its derived id: sending it again updates it ([FHIR-R4] http.html#update). */
-function putEntry(resource: FhirResource): BundleEntry {
+function putEntry(resource: Resource): BundleEntry {
 	const id = String(resource.id);
 	return {
 		fullUrl: uuidUrl(id),

@@ -9,7 +9,9 @@ import type { SessionResults } from '../answers/sessionResults';
 import { asRecord, isRecord, textOf } from '../values';
 import { isFhirId, nameBasedUuid, uuidUrl } from './ids';
 import { codeIn, ADMINISTRATIVE_GENDER } from './valueSets';
-import type { BundleEntry, FhirResource } from './resources';
+import type { HumanName, Patient, Practitioner } from '@medplum/fhirtypes';
+
+import type { BundleEntry } from './resources';
 
 /**
  * The identifier systems the package gives the service's own ids. No source publishes one, so they
@@ -130,26 +132,27 @@ export function sessionDoctor(
 	return human ? { id, name: human } : { id };
 }
 
-export interface HumanName {
-	text: string;
-	given?: string[];
-	family?: string;
-}
-
 function humanName(
 	first: string | undefined,
 	middle: string | undefined,
 	last: string | undefined,
 	full: string | undefined,
-): HumanName | undefined {
+): (HumanName & { text: string }) | undefined {
 	const given = [first, middle].filter((part): part is string => part !== undefined);
 	const text = full ?? [...given, last].filter(Boolean).join(' ');
 	if (!text) return undefined;
-	const name: HumanName = { text };
+	const name: HumanName & { text: string } = { text };
 	if (given.length > 0) name.given = given;
 	if (last) name.family = last;
 	return name;
 }
+
+/** The patient directory's sexes ([EKA-PD] `gen`) as R4's administrative genders. */
+const DIRECTORY_GENDER: Readonly<Record<string, Patient['gender']>> = {
+	M: 'male',
+	F: 'female',
+	O: 'other',
+};
 
 /**
  * A patient directory profile ([EKA-PD]: `fn`, `mn`, `ln`, `fln`, `gen` M/F/O, `dob`, `mobile`
@@ -159,8 +162,8 @@ function patientFromDirectoryProfile(
 	profile: Record<string, unknown>,
 	system: string,
 	oid: string,
-): FhirResource {
-	const patient: FhirResource = { resourceType: 'Patient', identifier: [{ system, value: oid }] };
+): Patient {
+	const patient: Patient = { resourceType: 'Patient', identifier: [{ system, value: oid }] };
 	const name = humanName(
 		textOf(profile.fn),
 		textOf(profile.mn),
@@ -169,7 +172,7 @@ function patientFromDirectoryProfile(
 	);
 	if (name) patient.name = [name];
 	const gender =
-		{ M: 'male', F: 'female', O: 'other' }[
+		DIRECTORY_GENDER[
 			String(profile.gen ?? profile.gender ?? '')
 				.trim()
 				.toUpperCase()
@@ -191,7 +194,7 @@ function patientFromDirectoryProfile(
 
 /** A conditional create of `resource` found by its identifier. */
 function foundOrCreated(
-	resource: FhirResource,
+	resource: Patient | Practitioner,
 	system: string,
 	value: string,
 	display?: string,
@@ -232,7 +235,7 @@ export function resolvePatient(
 ): PatientResolution {
 	if (choice.kind === 'ehrPatient') return { ok: true, patient: existing('Patient', choice.id) };
 	if (choice.kind === 'identifier') {
-		const resource: FhirResource = {
+		const resource: Patient = {
 			resourceType: 'Patient',
 			identifier: [{ system: choice.system, value: choice.value }],
 		};
@@ -253,7 +256,7 @@ export function resolvePatient(
 	}
 	if (!profile) return { ok: true, needsDirectoryProfile: oid };
 	const patient = patientFromDirectoryProfile(profile, choice.system, oid);
-	const display = (patient.name as HumanName[] | undefined)?.[0]?.text;
+	const display = patient.name?.[0]?.text;
 	return { ok: true, patient: foundOrCreated(patient, choice.system, oid, display) };
 }
 
@@ -300,7 +303,7 @@ function practitionerOf(
 	doctorId: string,
 	name: HumanName | undefined,
 ): Participant {
-	const resource: FhirResource = {
+	const resource: Practitioner = {
 		resourceType: 'Practitioner',
 		identifier: [{ system, value: doctorId }],
 	};

@@ -1,29 +1,27 @@
 /**
- * FHIR R4 JSON as the bundle builds it: the shapes, and where each resource type names its patient,
- * its visit and its doctor ([FHIR-R4] the resource pages). Pure.
+ * FHIR R4 as the bundle builds it: R4's own types (@medplum/fhirtypes, imported as types only, so
+ * nothing of it ships), the bundle's entries, and where each resource type names its patient, its
+ * visit and its doctor ([FHIR-R4] the resource pages). Pure.
  */
+import type {
+	Annotation,
+	BundleEntry as R4BundleEntry,
+	BundleEntryRequest,
+	CodeableConcept,
+	Reference as R4Reference,
+	Resource,
+} from '@medplum/fhirtypes';
 
-/** A FHIR resource as JSON. */
-export interface FhirResource {
-	resourceType: string;
-	id?: string;
-	[element: string]: unknown;
-}
-
-export interface BundleEntry {
+/** An entry of the transaction: every one has its resource, its fullUrl and its request. */
+export interface BundleEntry<T extends Resource = Resource> extends R4BundleEntry<T> {
 	fullUrl: string;
-	resource: FhirResource;
-	request: { method: 'POST' | 'PUT'; url: string; ifNoneExist?: string };
+	resource: T;
+	request: BundleEntryRequest & { method: 'POST' | 'PUT' };
 }
 
-export interface Reference {
+/** A reference the bundle writes: always to something, by its fullUrl or `Type/id` (fits any target). */
+export interface Reference extends Omit<R4Reference, 'resource'> {
 	reference: string;
-	display?: string;
-}
-
-export interface CodeableConcept {
-	coding?: Array<{ system: string; code: string; display?: string }>;
-	text?: string;
 }
 
 /** The element that names the patient, by resource type (all required in R4 except Observation's and Appointment's). */
@@ -60,7 +58,7 @@ export function textConcept(text: string): CodeableConcept {
 }
 
 /** Notes as FHIR Annotations; undefined when there is none. */
-export function annotations(texts: Array<string | undefined>): Array<{ text: string }> | undefined {
+export function annotations(texts: Array<string | undefined>): Annotation[] | undefined {
 	const kept = texts.filter(
 		(text): text is string => typeof text === 'string' && text.trim() !== '',
 	);
@@ -68,7 +66,7 @@ export function annotations(texts: Array<string | undefined>): Array<{ text: str
 }
 
 /** A copy of `resource` without the elements whose value is undefined (JSON has no undefined). */
-export function withoutUndefined<T extends FhirResource>(resource: T): T {
+export function withoutUndefined<T extends Resource>(resource: T): T {
 	return Object.fromEntries(
 		Object.entries(resource).filter(([, value]) => value !== undefined),
 	) as T;

@@ -12,7 +12,6 @@ import { asRecord, isRecord, textOf } from '../values';
 
 /** A value as text, '' when it is none. */
 const text = (value: unknown): string => textOf(value) ?? '';
-import type { FhirResource } from './resources';
 
 interface ReviewDocument {
 	subject: string;
@@ -34,15 +33,21 @@ interface ReviewContext {
 	timeZone?: string;
 }
 
-type Entry = { fullUrl?: string; resource?: FhirResource };
+/**
+ * A resource as this reads it: any bundle's JSON, read defensively (the review must show whatever
+ * the bundle holds, not only what R4's types allow).
+ */
+type ResourceJson = Record<string, unknown>;
 
 export function renderReviewDocument(bundle: unknown, context: ReviewContext = {}): ReviewDocument {
-	const entries = ((asRecord(bundle)?.entry as Entry[] | undefined) ?? []).filter((entry) =>
-		isRecord(entry?.resource),
-	);
-	const byUrl = new Map(entries.map((entry) => [entry.fullUrl, entry.resource as FhirResource]));
+	const listed = asRecord(bundle)?.entry;
+	const entries = (Array.isArray(listed) ? listed : []).flatMap((entry) => {
+		const resource = asRecord(asRecord(entry)?.resource);
+		return resource ? [{ fullUrl: asRecord(entry)?.fullUrl, resource }] : [];
+	});
+	const byUrl = new Map(entries.map((entry) => [entry.fullUrl, entry.resource]));
 	const first = (type: string) =>
-		entries.find((entry) => entry.resource?.resourceType === type)?.resource;
+		entries.find((entry) => entry.resource.resourceType === type)?.resource;
 	const composition = first('Composition');
 	const encounter = first('Encounter');
 	const patient = resolved(composition?.subject, byUrl, 'Patient');
@@ -97,20 +102,21 @@ function sectionsText(content: Record<string, unknown>): string {
 
 function sectionLines(
 	section: Record<string, unknown>,
-	byUrl: Map<unknown, FhirResource>,
+	byUrl: Map<unknown, ResourceJson>,
 ): string[] {
 	return asArray(section.entry).map((reference) => {
 		const target = text(asRecord(reference)?.reference);
 		const resource = byUrl.get(target);
 		if (!resource) return `A resource this bundle does not carry (${target}): open the EHR`;
 		return (
-			describe(resource) ?? `A ${resource.resourceType} that cannot be shown here: open the EHR`
+			describe(resource) ??
+			`A ${String(resource.resourceType)} that cannot be shown here: open the EHR`
 		);
 	});
 }
 
 /** One resource in words, or undefined when it has nothing to say. */
-function describe(resource: FhirResource): string | undefined {
+function describe(resource: ResourceJson): string | undefined {
 	const what = conceptText(resource.code) || conceptText(resource.medicationCodeableConcept);
 	const parts: string[] = [];
 	switch (resource.resourceType) {
@@ -163,14 +169,14 @@ function describe(resource: FhirResource): string | undefined {
 	return line === '' ? undefined : line;
 }
 
-function valueOf(resource: FhirResource): string {
+function valueOf(resource: ResourceJson): string {
 	const quantity = asRecord(resource.valueQuantity);
 	if (quantity) return `${text(quantity.value)} ${text(quantity.unit)}`.trim();
 	if (resource.valueString !== undefined) return text(resource.valueString);
 	if (resource.valueCodeableConcept) return conceptText(resource.valueCodeableConcept);
 	const components = asArray(resource.component).map((component) => {
 		const record = asRecord(component) ?? {};
-		return `${conceptText(record.code)} ${valueOf(record as FhirResource)}`.trim();
+		return `${conceptText(record.code)} ${valueOf(record)}`.trim();
 	});
 	return components.join(', ');
 }
@@ -184,15 +190,15 @@ function conceptText(value: unknown): string {
 
 function resolved(
 	reference: unknown,
-	byUrl: Map<unknown, FhirResource>,
+	byUrl: Map<unknown, ResourceJson>,
 	type: string,
-): { reference: string; resource?: FhirResource } {
+): { reference: string; resource?: ResourceJson } {
 	const target = text(asRecord(reference)?.reference);
 	const resource = byUrl.get(target);
 	return { reference: target, resource: resource?.resourceType === type ? resource : undefined };
 }
 
-function nameOf(resource: FhirResource | undefined): string {
+function nameOf(resource: ResourceJson | undefined): string {
 	const name = asRecord(asArray(resource?.name)[0]);
 	if (!name) return '';
 	return (
@@ -200,7 +206,7 @@ function nameOf(resource: FhirResource | undefined): string {
 	);
 }
 
-function identifierOf(resource: FhirResource | undefined, system: RegExp): string {
+function identifierOf(resource: ResourceJson | undefined, system: RegExp): string {
 	const identifiers = asArray(resource?.identifier).map(asRecord);
 	const found = identifiers.find((identifier) => system.test(text(identifier?.system)));
 	return text((found ?? identifiers[0])?.value);
@@ -215,8 +221,8 @@ function ageAt(birthDate: string, at: string): string {
 }
 
 function statusLine(
-	composition: FhirResource | undefined,
-	doctor: FhirResource | undefined,
+	composition: ResourceJson | undefined,
+	doctor: ResourceJson | undefined,
 	timeZone: string | undefined,
 ): string {
 	const attester = asRecord(asArray(composition?.attester)[0]);

@@ -16,8 +16,10 @@
  */
 import { asRecord, isRecord, textOf } from '../values';
 import type { MappedResource } from './emrContext';
-import { ENCOUNTER_ELEMENT, PATIENT_ELEMENT, type FhirResource, type Reference } from './resources';
-import { sectionOf } from './sections';
+import type { Resource } from '@medplum/fhirtypes';
+
+import { ENCOUNTER_ELEMENT, PATIENT_ELEMENT, type Reference } from './resources';
+import { sectionOf } from './emrSections';
 import {
 	ALLERGY_CATEGORY,
 	ALLERGY_CLINICAL,
@@ -55,6 +57,12 @@ interface RepairContext {
 /** Replaced by the visit's own: never copied from the service's bundle. */
 const REPLACED = ['Patient', 'Practitioner', 'PractitionerRole', 'Encounter', 'Composition'];
 
+/**
+ * A resource of the service's bundle as it is repaired: JSON that names its type. It is R4 once
+ * repaired (the EHR checks every write); until then any element may be missing or wrong.
+ */
+type ServiceResource = Record<string, unknown> & { resourceType: string; id?: string };
+
 /** Where a reference of these types goes, whatever id the service wrote. */
 type ParticipantRefs = Readonly<Record<string, Reference>>;
 
@@ -63,7 +71,7 @@ export function repairServiceBundle(
 	ctx: RepairContext,
 ): MappedResource[] {
 	const entries = Array.isArray(bundle.entry) ? bundle.entry : [];
-	const kept: Array<{ place: string; resource: FhirResource; fullUrl: string }> = [];
+	const kept: Array<{ place: string; resource: ServiceResource; fullUrl: string }> = [];
 	const renamed = new Map<string, string>();
 	const replaced = new Map<string, number>();
 	entries.forEach((entry, index) => {
@@ -86,7 +94,7 @@ export function repairServiceBundle(
 		const oldUrl = textOf(record.fullUrl);
 		if (oldUrl) renamed.set(oldUrl, fullUrl);
 		// A copy: the decoded document stays as the service sent it.
-		const resource = JSON.parse(JSON.stringify(source)) as FhirResource;
+		const resource = JSON.parse(JSON.stringify(source)) as ServiceResource;
 		resource.id = id;
 		const meta = asRecord(resource.meta);
 		if (meta) {
@@ -111,7 +119,8 @@ export function repairServiceBundle(
 		rewriteReferences(resource, renamed, participants, ctx);
 		linkToVisit(resource, ctx);
 		if (!repairCodes(resource, ctx)) continue;
-		mapped.push({ section: sectionOf(resource), place, resource });
+		const repaired = resource as Resource;
+		mapped.push({ section: sectionOf(repaired), place, resource: repaired });
 	}
 	return mapped;
 }
@@ -127,7 +136,7 @@ function typeOfReference(reference: string): string | undefined {
  * patient, doctor or visit → the chosen ones; to anything else → removed (it would dangle).
  */
 function rewriteReferences(
-	resource: FhirResource,
+	resource: ServiceResource,
 	renamed: Map<string, string>,
 	participants: ParticipantRefs,
 	ctx: RepairContext,
@@ -179,7 +188,7 @@ function rewriteReferences(
 }
 
 /** A resource the service left without its patient or visit gets the chosen ones (R4 requires the patient). */
-function linkToVisit(resource: FhirResource, ctx: RepairContext): void {
+function linkToVisit(resource: ServiceResource, ctx: RepairContext): void {
 	const patientElement = PATIENT_ELEMENT[resource.resourceType];
 	if (patientElement && resource[patientElement] === undefined)
 		resource[patientElement] = { ...ctx.patient };
@@ -254,7 +263,7 @@ const CODED_ELEMENTS: Readonly<Record<string, CodedElement[]>> = {
 const HL7_SYSTEMS = /^http:\/\/(terminology\.hl7\.org\/CodeSystem\/|hl7\.org\/fhir\/)/;
 
 /** Checks and repairs the resource's coded elements; false when it must be left out. */
-function repairCodes(resource: FhirResource, ctx: RepairContext): boolean {
+function repairCodes(resource: ServiceResource, ctx: RepairContext): boolean {
 	for (const element of CODED_ELEMENTS[resource.resourceType] ?? []) {
 		const label = `${resource.resourceType}.${element.path.replace(/\[\]/g, '')}`;
 		let keep = true;

@@ -10,7 +10,9 @@
  * document, not what the doctor left open. Pure.
  */
 import { nameBasedUuid, uuidUrl } from './ids';
-import type { BundleEntry, FhirResource, Reference } from './resources';
+import type { Provenance, Resource } from '@medplum/fhirtypes';
+
+import type { BundleEntry, Reference } from './resources';
 
 /** How the doctor approved the notes: the audit trail the item carries and the FHIR records. */
 export interface NotesSignature {
@@ -30,16 +32,6 @@ export const SIGNING_CHANNELS = {
 	other: 'Another approval step',
 } as const;
 export type SigningChannel = keyof typeof SIGNING_CHANNELS;
-
-/** Draft statuses of the notes' resources and the ones R4 gives them once the notes are signed. */
-const SIGNED_STATUS: Readonly<Record<string, { element: string; from: string; to: string }>> = {
-	Observation: { element: 'status', from: 'preliminary', to: 'final' },
-	DiagnosticReport: { element: 'status', from: 'preliminary', to: 'final' },
-	DocumentReference: { element: 'docStatus', from: 'preliminary', to: 'final' },
-	MedicationRequest: { element: 'status', from: 'draft', to: 'active' },
-	ServiceRequest: { element: 'status', from: 'draft', to: 'active' },
-	CarePlan: { element: 'status', from: 'draft', to: 'active' },
-};
 
 /** The resources a visit's notes are about, not the people they name. */
 const NOT_OF_THE_VISIT = new Set(['Patient', 'Practitioner', 'Provenance']);
@@ -62,7 +54,7 @@ export function signVisitEntries(
 	const composition = signed.find((entry) => entry.resource.resourceType === 'Composition');
 	if (!composition) throw new Error('signVisitEntries: the bundle has no Composition');
 	const id = nameBasedUuid(['provenance', 'legal-authenticator', String(composition.resource.id)]);
-	const provenance: FhirResource = {
+	const provenance: Provenance = {
 		resourceType: 'Provenance',
 		id,
 		target: signed
@@ -86,20 +78,31 @@ export function signVisitEntries(
 	return signed;
 }
 
+/** The resource with the statuses of signed notes: draft statuses become the ones R4 gives confirmed notes. */
 function signedResource(
-	resource: FhirResource,
+	resource: Resource,
 	doctor: Reference,
 	signature: NotesSignature,
-): FhirResource {
-	if (resource.resourceType === 'Composition')
-		return {
-			...resource,
-			status: 'final',
-			attester: [{ mode: 'legal', time: signature.signedAt, party: { ...doctor } }],
-		};
-	const rule = SIGNED_STATUS[resource.resourceType];
-	if (rule && resource[rule.element] === rule.from) return { ...resource, [rule.element]: rule.to };
-	return resource;
+): Resource {
+	switch (resource.resourceType) {
+		case 'Composition':
+			return {
+				...resource,
+				status: 'final',
+				attester: [{ mode: 'legal', time: signature.signedAt, party: { ...doctor } }],
+			};
+		case 'Observation':
+		case 'DiagnosticReport':
+			return resource.status === 'preliminary' ? { ...resource, status: 'final' } : resource;
+		case 'DocumentReference':
+			return resource.docStatus === 'preliminary' ? { ...resource, docStatus: 'final' } : resource;
+		case 'MedicationRequest':
+		case 'ServiceRequest':
+		case 'CarePlan':
+			return resource.status === 'draft' ? { ...resource, status: 'active' } : resource;
+		default:
+			return resource;
+	}
 }
 
 /**

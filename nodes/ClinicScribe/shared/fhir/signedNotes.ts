@@ -11,7 +11,9 @@
 import { createHash } from 'node:crypto';
 
 import { uuidUrl } from './ids';
-import type { BundleEntry, FhirResource, Reference } from './resources';
+import type { DocumentReference } from '@medplum/fhirtypes';
+
+import type { BundleEntry, Reference } from './resources';
 
 /** The package's bound on the notes as signed (characters): a consultation note is a few thousand. */
 export const SIGNED_NOTES_MAX_CHARACTERS = 100_000;
@@ -61,11 +63,11 @@ interface SignedNotesContext {
 export function signedNotesDocument(
 	notes: string,
 	context: SignedNotesContext,
-): { entry: BundleEntry; section: SignedNotesSection } {
+): { entry: BundleEntry<DocumentReference>; section: SignedNotesSection } {
 	const bytes = Buffer.from(notes, 'utf8');
 	// Signed At is checked and given its seconds when read (signingFields.ts): an R4 dateTime.
 	const { signedAt } = context;
-	const resource: FhirResource = {
+	const resource: DocumentReference = {
 		resourceType: 'DocumentReference',
 		id: context.id,
 		status: 'current',

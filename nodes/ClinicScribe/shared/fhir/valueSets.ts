@@ -6,13 +6,14 @@
  * (`suspected` → `unconfirmed`), otherwise dropped and said in words (see serviceBundle.ts).
  */
 
-export interface ValueSet {
+/** `C`: its codes, as R4's types spell the element's values. */
+export interface ValueSet<C extends string = string> {
 	/** The code system of a CodeableConcept's coding; undefined for a plain `code` element. */
 	system?: string;
 	/** code → display. */
-	codes: Readonly<Record<string, string>>;
+	codes: Readonly<Record<C, string>>;
 	/** Other spellings of a code whose meaning is clear, lower-case → code. */
-	aliases?: Readonly<Record<string, string>>;
+	aliases?: Readonly<Record<string, C>>;
 }
 
 const TERMINOLOGY = 'http://terminology.hl7.org/CodeSystem';
@@ -66,8 +67,10 @@ export const ALLERGY_VERIFICATION: ValueSet = {
 };
 
 /** `code` elements: the code is the value, so only the codes count. */
-function codes(...list: string[]): ValueSet {
-	return { codes: Object.fromEntries(list.map((code) => [code, code])) };
+function codes<C extends string>(...list: C[]): ValueSet<C> {
+	const table: Partial<Record<C, string>> = {};
+	for (const code of list) table[code] = code;
+	return { codes: table as Record<C, string> };
 }
 
 export const ALLERGY_CATEGORY = codes('food', 'medication', 'environment', 'biologic');
@@ -189,14 +192,18 @@ export const EVENT_TIMING = codes(
 );
 export const ADMINISTRATIVE_GENDER = codes('male', 'female', 'other', 'unknown');
 
+function isCode<C extends string>(valueSet: ValueSet<C>, text: string): text is C {
+	return Object.prototype.hasOwnProperty.call(valueSet.codes, text);
+}
+
 /** The value set's code for `value` (any case; an alias when its meaning is clear), or undefined. */
-export function codeIn(valueSet: ValueSet, value: unknown): string | undefined {
+export function codeIn<C extends string>(valueSet: ValueSet<C>, value: unknown): C | undefined {
 	if (typeof value !== 'string') return undefined;
 	const text = value.trim();
-	if (Object.prototype.hasOwnProperty.call(valueSet.codes, text)) return text;
+	if (isCode(valueSet, text)) return text;
 	const lower = text.toLowerCase();
 	const exact = Object.keys(valueSet.codes).find((code) => code.toLowerCase() === lower);
-	if (exact) return exact;
+	if (exact !== undefined && isCode(valueSet, exact)) return exact;
 	const alias =
 		valueSet.aliases && Object.prototype.hasOwnProperty.call(valueSet.aliases, lower)
 			? valueSet.aliases[lower]
@@ -205,10 +212,10 @@ export function codeIn(valueSet: ValueSet, value: unknown): string | undefined {
 }
 
 /** A CodeableConcept holding the value set's code, with R4's display. */
-export function codedConcept(
-	valueSet: ValueSet,
-	code: string,
-): { coding: Array<{ system: string; code: string; display: string }> } {
+export function codedConcept<C extends string>(
+	valueSet: ValueSet<C>,
+	code: C,
+): { coding: Array<{ system: string; code: C; display: string }> } {
 	if (!valueSet.system) throw new Error('codedConcept: a code element has no system');
 	return { coding: [{ system: valueSet.system, code, display: valueSet.codes[code] }] };
 }

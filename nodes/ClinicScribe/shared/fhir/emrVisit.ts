@@ -1,36 +1,32 @@
 /**
- * The EMR template's JSON as FHIR R4 resources, section by section, following the service's own
+ * The builders of the visit's own sections of the EMR template's JSON, following the service's own
  * mapping ([EKA-FHIR] fhir-structure.mdx): symptoms and examinations → Observation, diagnoses →
  * Condition (encounter-diagnosis), lab tests and procedures → ServiceRequest, advice and notes →
- * CarePlan (intent plan / proposal), follow-up → Appointment (proposed); medications in
- * emrMedications.ts; vitals and lab results in emrMeasurements.ts; the medical history in
- * emrHistory.ts. A section the notes do not hold makes nothing; an entry without a name is left
- * out and said so; names stay text (`code.text`) unless the notes carry a real code (ICD-10).
- * Sections with no R4 home here are listed as not mapped. Pure.
+ * CarePlan (intent plan / proposal), follow-up → Appointment (proposed). Which section each builds
+ * is emrSections.ts's table. Names stay text (`code.text`) unless the notes carry a real code
+ * (ICD-10). Pure.
  */
+import type {
+	Appointment,
+	CarePlan,
+	CodeableConcept,
+	Condition,
+	Observation,
+	ServiceRequest,
+} from '@medplum/fhirtypes';
+
 import { asRecord, textOf } from '../values';
 import { noteLines, propertyText, richText, type EmrEntry } from './emrDocument';
 import {
 	conditionCategory,
 	conditionStatus,
-	named,
 	observationCategory,
 	severityConcept,
 	visitObservation,
 	type EmrContext,
-	type MappedResource,
+	type PlacedResource,
 } from './emrContext';
-import { mapHistory } from './emrHistory';
-import { mapLabResults, mapVitals } from './emrMeasurements';
-import { mapMedications } from './emrMedications';
-import {
-	annotations,
-	fhirDateTime,
-	textConcept,
-	withoutUndefined,
-	type CodeableConcept,
-	type FhirResource,
-} from './resources';
+import { annotations, fhirDateTime, textConcept } from './resources';
 import {
 	IMAGING_ORDER_CODE,
 	LAB_ORDER_CODE,
@@ -38,75 +34,6 @@ import {
 	SURGICAL_ORDER_CODE,
 	SYMPTOM_CATEGORY_CODE,
 } from './sections';
-
-interface EmrMapping {
-	resources: MappedResource[];
-	/** EMR sections that hold something but have no mapping here (see docs/fhir.md). */
-	notMapped: string[];
-}
-
-/** EMR sections read nowhere: they are reported when they hold something. */
-const NOT_MAPPED_SECTIONS = ['injections', 'allVaccines', 'administeredVaccines'];
-const NOT_MAPPED_HISTORY = ['recentTravelHistory', 'otherMedicalHistory'];
-
-export function mapEmrDocument(prescription: Record<string, unknown>, ctx: EmrContext): EmrMapping {
-	const history = asRecord(prescription.medicalHistory);
-	const patientHistory = asRecord(history?.patientHistory);
-	const resources: MappedResource[] = [
-		...named(
-			ctx,
-			'symptoms',
-			prescription.symptoms,
-			(entry, name) => symptom(entry, name, ctx),
-			'symptoms',
-		),
-		...mapVitals(history?.vitals, ctx),
-		...named(
-			ctx,
-			'medicalHistory.examinations',
-			history?.examinations,
-			(entry, name) => examination(entry, name, ctx),
-			'examinations',
-		),
-		...named(
-			ctx,
-			'diagnosis',
-			prescription.diagnosis,
-			(entry, name) => diagnosis(entry, name, ctx),
-			'diagnoses',
-		),
-		...mapHistory(patientHistory, ctx),
-		...mapLabResults(prescription.labVitals, ctx),
-		...mapMedications(prescription.medications, ctx),
-		...named(
-			ctx,
-			'labTests',
-			prescription.labTests,
-			(entry, name) => order(entry, name, ctx, labTestCategory(entry)),
-			'labTests',
-		),
-		...named(
-			ctx,
-			'procedures',
-			prescription.procedures,
-			(entry, name) => order(entry, name, ctx, 'procedure'),
-			'procedures',
-		),
-		...advice(prescription.advices ?? prescription.advice, ctx),
-		...notes(prescription.prescriptionNotes, ctx),
-		...followUp(prescription.followup ?? prescription.followUp, ctx),
-	].map((mapped) => ({ ...mapped, resource: withoutUndefined(mapped.resource) }));
-	// Imaging orders sit in the lab tests' list: their section follows their category.
-	for (const mapped of resources)
-		if (mapped.section === 'labTests' && isImaging(mapped.resource)) mapped.section = 'imaging';
-	const notMapped = [
-		...NOT_MAPPED_SECTIONS.filter((key) => holdsSomething(prescription[key])),
-		...NOT_MAPPED_HISTORY.filter((key) => holdsSomething(patientHistory?.[key])).map(
-			(key) => `medicalHistory.patientHistory.${key}`,
-		),
-	];
-	return { resources, notMapped };
-}
 
 /** A name as a CodeableConcept: text, with the ICD-10 code when the notes carry one. */
 function nameConcept(entry: EmrEntry, name: string): CodeableConcept {
@@ -122,7 +49,7 @@ function nameConcept(entry: EmrEntry, name: string): CodeableConcept {
 }
 
 /** A symptom: Observation with the service's symptom category ([EKA-FHIR]: SNOMED CT 418799008), severity as its value, side as body site. */
-function symptom(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function symptom(entry: EmrEntry, name: string, ctx: EmrContext): Observation {
 	const category: CodeableConcept = {
 		coding: [
 			{
@@ -143,7 +70,7 @@ function symptom(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
 	};
 }
 
-function examination(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function examination(entry: EmrEntry, name: string, ctx: EmrContext): Observation {
 	const site = propertyText(entry, 'Body Site', 'Location');
 	return {
 		...visitObservation(ctx, observationCategory('exam', 'Exam'), textConcept(name)),
@@ -153,7 +80,7 @@ function examination(entry: EmrEntry, name: string, ctx: EmrContext): FhirResour
 }
 
 /** A diagnosis of this visit: Condition, encounter-diagnosis; "Since" as the onset text, as said. */
-function diagnosis(entry: EmrEntry, name: string, ctx: EmrContext): FhirResource {
+export function diagnosis(entry: EmrEntry, name: string, ctx: EmrContext): Condition {
 	const status = conditionStatus(
 		propertyText(entry, 'Current status', 'Status') ?? textOf(entry.raw.status),
 	);
@@ -206,13 +133,17 @@ function labTestCategory(entry: EmrEntry): OrderKind {
 	return /imag|radiolog/i.test(textOf(entry.raw.kind) ?? '') ? 'imaging' : 'lab';
 }
 
-function isImaging(resource: FhirResource): boolean {
-	const category = (resource.category as CodeableConcept[] | undefined)?.[0];
-	return category?.coding?.[0]?.code === IMAGING_ORDER_CODE;
+/** A lab test ordered; an imaging order when the EMR says so. */
+export function labTest(entry: EmrEntry, name: string, ctx: EmrContext): ServiceRequest {
+	return order(entry, name, ctx, labTestCategory(entry));
+}
+
+export function procedureOrder(entry: EmrEntry, name: string, ctx: EmrContext): ServiceRequest {
+	return order(entry, name, ctx, 'procedure');
 }
 
 /** Lab tests, imaging and procedures ordered: ServiceRequest, active order ([EKA-FHIR]). */
-function order(entry: EmrEntry, name: string, ctx: EmrContext, kind: OrderKind): FhirResource {
+function order(entry: EmrEntry, name: string, ctx: EmrContext, kind: OrderKind): ServiceRequest {
 	const [code, display] = ORDER_CATEGORY[kind];
 	return {
 		resourceType: 'ServiceRequest',
@@ -240,7 +171,7 @@ function carePlan(
 	intent: 'plan' | 'proposal',
 	category: string,
 	description: string,
-): FhirResource {
+): CarePlan {
 	return {
 		resourceType: 'CarePlan',
 		status: 'active',
@@ -255,18 +186,16 @@ function carePlan(
 }
 
 /** Each piece of advice: CarePlan, intent plan ([EKA-FHIR] Advices). */
-function advice(value: unknown, ctx: EmrContext): MappedResource[] {
+export function advice(value: unknown, ctx: EmrContext): PlacedResource[] {
 	return texts(value).map((text, index) => ({
-		section: 'advice',
 		place: `advices/${index}`,
 		resource: carePlan(ctx, 'plan', 'Advice', text),
 	}));
 }
 
 /** The doctor's notes: CarePlan, intent proposal ([EKA-FHIR] Notes). */
-function notes(value: unknown, ctx: EmrContext): MappedResource[] {
+export function notes(value: unknown, ctx: EmrContext): PlacedResource[] {
 	return texts(value).map((text, index) => ({
-		section: 'notes',
 		place: `prescriptionNotes/${index}`,
 		resource: carePlan(ctx, 'proposal', 'Clinical notes', text),
 	}));
@@ -277,7 +206,7 @@ function notes(value: unknown, ctx: EmrContext): MappedResource[] {
  * requested period, not a booked time (R4 lets a proposed appointment have no start); notes go in
  * its description. Nothing when the follow-up says neither.
  */
-function followUp(value: unknown, ctx: EmrContext): MappedResource[] {
+export function followUp(value: unknown, ctx: EmrContext): PlacedResource[] {
 	const record = asRecord(value);
 	const said = record ? undefined : textOf(value);
 	const rawDate = record ? record.date : undefined;
@@ -293,7 +222,7 @@ function followUp(value: unknown, ctx: EmrContext): MappedResource[] {
 				richText(record.note))
 			: undefined);
 	if (!date && !description) return [];
-	const resource: FhirResource = {
+	const resource: Appointment = {
 		resourceType: 'Appointment',
 		status: 'proposed',
 		appointmentType: {
@@ -310,13 +239,5 @@ function followUp(value: unknown, ctx: EmrContext): MappedResource[] {
 		created: ctx.recorded,
 		participant: [{ actor: ctx.patient, status: 'needs-action' }],
 	};
-	return [{ section: 'followUp', place: 'followup', resource }];
-}
-
-function holdsSomething(value: unknown): boolean {
-	if (value === undefined || value === null) return false;
-	if (typeof value === 'string') return value.trim() !== '';
-	if (Array.isArray(value)) return value.some(holdsSomething);
-	if (typeof value === 'object') return Object.values(value as object).some(holdsSomething);
-	return true;
+	return [{ place: 'followup', resource }];
 }
