@@ -11,6 +11,7 @@ import type { EmrContext } from '../../../nodes/ClinicScribe/shared/fhir/emrCont
 import {
 	EMR_SECTIONS,
 	mapEmrDocument,
+	sectionOf,
 	type EmrSection,
 	type ResourceKind,
 } from '../../../nodes/ClinicScribe/shared/fhir/emrSections';
@@ -157,4 +158,55 @@ describe("each section's builder makes what its row of the table says", () => {
 				);
 		},
 	);
+});
+
+describe("sectionOf: the section of a resource of the service's own bundle", () => {
+	const observation = (...codes: string[]) =>
+		({
+			resourceType: 'Observation',
+			status: 'final',
+			code: { text: 'x' },
+			category: codes.map((code) => ({ coding: [{ code }] })),
+		}) as const;
+
+	test.each([
+		[['vital-signs', 'symptom'], 'vitals'],
+		[['418799008', 'exam'], 'examinations'],
+		[['symptom', 'laboratory'], 'labResults'],
+		[['418799008'], 'symptoms'],
+		[['survey'], 'other'],
+	])(
+		"an Observation of categories %j goes in %s: R4's own categories before the service's symptom",
+		(codes, expected) => {
+			expect(sectionOf(observation(...codes))).toBe(expected);
+		},
+	);
+
+	test('a Condition, ServiceRequest and CarePlan go by their mark, else by their type', () => {
+		const condition = (code?: string) => ({
+			resourceType: 'Condition' as const,
+			subject: { reference: 'Patient/p' },
+			category: code ? [{ coding: [{ code }] }] : undefined,
+		});
+		expect(sectionOf(condition('problem-list-item'))).toBe('medicalHistory');
+		expect(sectionOf(condition())).toBe('diagnoses');
+		const order = (code?: string) => ({
+			resourceType: 'ServiceRequest' as const,
+			status: 'active' as const,
+			intent: 'order' as const,
+			subject: { reference: 'Patient/p' },
+			category: code ? [{ coding: [{ code }] }] : undefined,
+		});
+		expect(sectionOf(order('363679005'))).toBe('imaging');
+		expect(sectionOf(order('387713003'))).toBe('procedures');
+		expect(sectionOf(order())).toBe('labTests');
+		const plan = (intent: 'plan' | 'proposal') => ({
+			resourceType: 'CarePlan' as const,
+			status: 'active' as const,
+			intent,
+			subject: { reference: 'Patient/p' },
+		});
+		expect(sectionOf(plan('proposal'))).toBe('notes');
+		expect(sectionOf(plan('plan'))).toBe('advice');
+	});
 });

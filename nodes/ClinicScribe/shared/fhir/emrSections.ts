@@ -49,6 +49,8 @@ export interface ResourceKind {
 	intent?: string;
 	/** Also the section of a resource of its type that no other kind marks (the service's own output). */
 	otherwise?: true;
+	/** Its mark yields to every other kind's: a resource that carries one of those goes by that one. */
+	yields?: true;
 	section: SectionKey;
 }
 
@@ -79,7 +81,8 @@ const HISTORY = 'medicalHistory.patientHistory';
 export const EMR_SECTIONS: readonly EmrSection[] = [
 	{
 		paths: ['symptoms'],
-		kinds: [observation('symptoms', SYMPTOM_CATEGORY_CODE, 'symptom')],
+		// The service's symptom category yields to R4's own: a vital sign also marked a symptom is a vital sign.
+		kinds: [{ ...observation('symptoms', SYMPTOM_CATEGORY_CODE, 'symptom'), yields: true }],
 		build: each(symptom),
 	},
 	{
@@ -190,7 +193,10 @@ export const EMR_SECTIONS: readonly EmrSection[] = [
 	},
 ];
 
-const KINDS = EMR_SECTIONS.flatMap((emrSection) => emrSection.kinds);
+/** Every kind, those whose mark yields last. */
+const KINDS = [true, false].flatMap((first) =>
+	EMR_SECTIONS.flatMap((emrSection) => emrSection.kinds).filter((kind) => !kind.yields === first),
+);
 
 /** Every code of a list of CodeableConcepts (and plain codes), lower-case. */
 function categoryCodes(value: unknown): string[] {
