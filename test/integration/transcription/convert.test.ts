@@ -15,7 +15,7 @@ import {
 } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { TranscriptionRig } from './helpers';
+import { TranscriptionRig } from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 let sessions: FakeSessions;

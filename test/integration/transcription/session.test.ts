@@ -18,7 +18,7 @@ import { downloadSessionAudio } from '../../../nodes/ClinicScribe/transport/tran
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
 import { fakeSessions, sessionAudioBytes, type FakeSessions } from '../../fake-api/routes/sessions';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { TranscriptionRig, type AudioFile } from './helpers';
+import { TranscriptionRig, type AudioFile } from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 let sessions: FakeSessions;

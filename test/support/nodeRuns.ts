@@ -1,15 +1,13 @@
-/** Shared set-up of the Patient directory tests: one fake API per file, real HTTP, strict routes. */
+/**
+ * The node run over real HTTP against a fresh fake clinic API per test file: the set-up the
+ * integration tests of the request-and-answer operations share (a test file calls it once).
+ */
 import type { ICredentialDataDecryptedObject, INodeExecutionData } from 'n8n-workflow';
 
-import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
-import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import {
-	createExecuteContext,
-	fakeApiCredentials,
-	type CredentialStore,
-} from '../../support/nodeContext';
-import { useTestTransportPolicy } from '../../support/transportPolicy';
+import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
+import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import { createExecuteContext, fakeApiCredentials, type CredentialStore } from './nodeContext';
+import { useTestTransportPolicy } from './transportPolicy';
 
 export type Parameters = Record<string, unknown | ((itemIndex: number) => unknown)>;
 
@@ -20,7 +18,7 @@ export interface RunOptions {
 	asTool?: boolean;
 }
 
-export interface PatientHarness {
+export interface NodeRuns {
 	readonly api: FakeClinicApi;
 	credentials(extra?: ICredentialDataDecryptedObject): CredentialStore;
 	run(parameters: Parameters, options?: RunOptions): Promise<INodeExecutionData[]>;
@@ -30,29 +28,35 @@ export interface PatientHarness {
 	): Promise<{ message: string; description: string; all: string }>;
 }
 
+export interface NodeRunsSetup {
+	/** Puts the fake's stores back before each test (the request log is always cleared). */
+	reset?: (api: FakeClinicApi) => void;
+	/** Retry back-off: short, so the retry tests stay quick (the policy itself is unit-tested). */
+	retry?: { baseDelayMs: number; maxDelayMs: number };
+}
+
 /** Registers beforeAll/afterAll/beforeEach in the calling file and gives its helpers. */
-export function usePatientDirectory(): PatientHarness {
+export function useNodeRuns(setup: NodeRunsSetup = {}): NodeRuns {
 	const node = new ClinicScribe();
 	let api: FakeClinicApi | undefined;
 	beforeAll(async () => {
 		api = await startFakeClinicApi();
-		useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
+		useTestTransportPolicy({ retry: setup.retry ?? { baseDelayMs: 10, maxDelayMs: 50 } });
 	});
 	afterAll(async () => await api?.close());
 	beforeEach(() => {
 		api?.reset();
-		if (api) fakePatientDirectory(api).reset();
+		if (api) setup.reset?.(api);
 	});
-	const harness: PatientHarness = {
+	const runs: NodeRuns = {
 		get api() {
 			if (!api) throw new Error('fake API not started');
 			return api;
 		},
-		credentials: (extra = {}) =>
-			fakeApiCredentials(harness.api.url, harness.api.validCredentials, extra),
+		credentials: (extra = {}) => fakeApiCredentials(runs.api.url, runs.api.validCredentials, extra),
 		run: async (parameters, options = {}) => {
 			const { context } = createExecuteContext({
-				credentials: options.store ?? harness.credentials(),
+				credentials: options.store ?? runs.credentials(),
 				parameters,
 				items: options.items,
 				continueOnFail: options.continueOnFail,
@@ -64,7 +68,7 @@ export function usePatientDirectory(): PatientHarness {
 		},
 		failure: async (parameters, options = {}) => {
 			try {
-				await harness.run(parameters, options);
+				await runs.run(parameters, options);
 			} catch (error) {
 				const { message, description } = error as { message: string; description?: string };
 				return {
@@ -76,16 +80,5 @@ export function usePatientDirectory(): PatientHarness {
 			throw new Error('expected the node to fail');
 		},
 	};
-	return harness;
-}
-
-/** Checks every directory call carried the Bearer token and the credential's client id. */
-export function expectDirectoryHeaders(api: FakeClinicApi): void {
-	const calls = api.requestsTo(/^\/profiles\//);
-	expect(calls.length).toBeGreaterThan(0);
-	for (const call of calls) {
-		expect(call.headers.authorization).toMatch(/^Bearer eyJ/);
-		expect(call.headers['client-id']).toBe(api.validCredentials.clientId);
-		expect(call.headers.auth).toBeUndefined();
-	}
+	return runs;
 }
