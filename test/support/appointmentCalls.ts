@@ -16,7 +16,7 @@ import { useNodeRuns, type NodeRuns, type Parameters } from './nodeRuns';
 // 2026-11-24 10:00 IST
 export const T10 = 1795494600;
 
-export const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });
+export { byId } from './nodeRuns';
 export const appointment = (operation: string, extra: Record<string, unknown> = {}) => ({
 	resource: 'appointment',
 	operation,
@@ -45,6 +45,7 @@ export function useAppointmentCalls(): AppointmentCalls {
 		},
 		credentials: runs.credentials,
 		run: runs.run,
+		thrown: runs.thrown,
 		failure: runs.failure,
 		refusedBeforeSending: async (parameters) => {
 			const { message, description } = await runs.failure(parameters);

@@ -22,11 +22,15 @@ export interface NodeRuns {
 	readonly api: FakeClinicApi;
 	credentials(extra?: ICredentialDataDecryptedObject): CredentialStore;
 	run(parameters: Parameters, options?: RunOptions): Promise<INodeExecutionData[]>;
+	/** The error the run failed with (the test fails when the run does not). */
+	thrown(parameters: Parameters, options?: RunOptions): Promise<NodeRunError>;
 	failure(
 		parameters: Parameters,
 		options?: RunOptions,
-	): Promise<{ message: string; description: string; all: string }>;
+	): Promise<{ message: string; description: string }>;
 }
+
+export type NodeRunError = Error & { description?: string };
 
 export interface NodeRunsSetup {
 	/** Puts the fake's stores back before each test (the request log is always cleared). */
@@ -66,19 +70,21 @@ export function useNodeRuns(setup: NodeRunsSetup = {}): NodeRuns {
 			const [output] = await node.execute.call(context);
 			return output;
 		},
-		failure: async (parameters, options = {}) => {
+		thrown: async (parameters, options = {}) => {
 			try {
 				await runs.run(parameters, options);
 			} catch (error) {
-				const { message, description } = error as { message: string; description?: string };
-				return {
-					message,
-					description: description ?? '',
-					all: JSON.stringify(error) + String(message) + String(description ?? ''),
-				};
+				return error as NodeRunError;
 			}
 			throw new Error('expected the node to fail');
+		},
+		failure: async (parameters, options = {}) => {
+			const { message, description } = await runs.thrown(parameters, options);
+			return { message, description: description ?? '' };
 		},
 	};
 	return runs;
 }
+
+/** A resource locator's value given "By ID", as the editor saves it. */
+export const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });

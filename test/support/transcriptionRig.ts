@@ -9,11 +9,7 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
 import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
 import { fakeTranscription, type FakeTranscription } from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
-import {
-	createExecuteContext,
-	fakeApiCredentials,
-	type CredentialStore,
-} from './nodeContext';
+import { createExecuteContext, fakeApiCredentials, type CredentialStore } from './nodeContext';
 import { loadN8nHttpRequest } from './n8nHttpRequest';
 
 export interface AudioFile {
