@@ -12,7 +12,12 @@ import { resourcesOf } from '../../support/fhirR4';
 import { outcomeText, startFhirServer, type RunningFhirServer } from '../../support/fhirServer';
 import { describeWithNode24 } from '../../support/node24';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 

@@ -16,7 +16,12 @@ import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions'
 import { CONVERT_PATH, PRESIGN_PATH, type Outcome } from '../../fake-api/routes/transcription';
 import { entriesOf, loadR4, referenceProblems, resourcesOf } from '../../support/fhirR4';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 let sessions: FakeSessions;

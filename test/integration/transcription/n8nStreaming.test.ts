@@ -19,7 +19,11 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { uploadToStorage } from '../../../nodes/ClinicScribe/transport/storage';
 import { fakeTranscription, type FakeTranscription } from '../../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { loadN8nHttpRequest, n8nRequired, type HttpRequestHelper } from '../../support/n8nHttpRequest';
+import {
+	loadN8nHttpRequest,
+	n8nRequired,
+	type HttpRequestHelper,
+} from '../../support/n8nHttpRequest';
 
 const MiB = 1024 * 1024;
 const CHUNK = MiB;

@@ -8,7 +8,12 @@ import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
 import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { recordAttack } from '../../support/attackLedger';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 let sessions: FakeSessions;
