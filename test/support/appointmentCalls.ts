@@ -11,7 +11,7 @@ import {
 	type FakeAppointment,
 } from '../fake-api/routes/appointments';
 import { patientDirectoryOf, resetPatientDirectory } from '../fake-api/routes/patientDirectory';
-import { useNodeRuns, type NodeRuns, type Parameters } from './nodeRuns';
+import { extendRuns, useNodeRuns, type NodeRuns, type Parameters } from './nodeRuns';
 
 // 2026-11-24 10:00 IST
 export const T10 = 1795494600;
@@ -39,14 +39,7 @@ export function useAppointmentCalls(): AppointmentCalls {
 			resetPatientDirectory(patientDirectoryOf(api.state));
 		},
 	});
-	return {
-		get api() {
-			return runs.api;
-		},
-		credentials: runs.credentials,
-		run: runs.run,
-		thrown: runs.thrown,
-		failure: runs.failure,
+	return extendRuns<Pick<AppointmentCalls, 'refusedBeforeSending' | 'seed'>>(runs, {
 		refusedBeforeSending: async (parameters) => {
 			const { message, description } = await runs.failure(parameters);
 			expect(runs.api.requests).toHaveLength(0);
@@ -55,7 +48,7 @@ export function useAppointmentCalls(): AppointmentCalls {
 		},
 		seed: (extra = {}) =>
 			fakeAppointments(runs.api).seed({ start_time: T10, end_time: T10 + 900, ...extra }),
-	};
+	});
 }
 
 /**

@@ -86,5 +86,25 @@ export function useNodeRuns(setup: NodeRunsSetup = {}): NodeRuns {
 	return runs;
 }
 
+/**
+ * `runs` with more helpers, or some replaced (`extra` wins): a resource's set-up builds on the
+ * common one. `api` is still read when used, once the fake has started.
+ */
+export function extendRuns<Extra extends object>(
+	runs: NodeRuns,
+	extra: Extra,
+): Omit<NodeRuns, keyof Extra> & Extra {
+	const base = {
+		get api() {
+			return runs.api;
+		},
+		credentials: runs.credentials,
+		run: runs.run,
+		thrown: runs.thrown,
+		failure: runs.failure,
+	};
+	return Object.assign(base, extra);
+}
+
 /** A resource locator's value given "By ID", as the editor saves it. */
 export const byId = (value: unknown) => ({ __rl: true, mode: 'id', value });

@@ -1,7 +1,13 @@
 /** Shared set-up of the Patient directory tests: one fake API per file, real HTTP, strict routes. */
 import { fakePatientDirectory } from '../fake-api/routes/patientDirectory';
 import type { FakeClinicApi } from '../fake-api/server';
-import { useNodeRuns, type NodeRuns, type Parameters, type RunOptions } from './nodeRuns';
+import {
+	extendRuns,
+	useNodeRuns,
+	type NodeRuns,
+	type Parameters,
+	type RunOptions,
+} from './nodeRuns';
 
 export interface PatientCalls extends NodeRuns {
 	/** As NodeRuns' failure, with `all`: everything the error holds, to prove what it leaves out. */
@@ -14,19 +20,13 @@ export interface PatientCalls extends NodeRuns {
 /** Registers beforeAll/afterAll/beforeEach in the calling file and gives its helpers. */
 export function usePatientDirectory(): PatientCalls {
 	const runs = useNodeRuns({ reset: (api) => fakePatientDirectory(api).reset() });
-	return {
-		get api() {
-			return runs.api;
-		},
-		credentials: runs.credentials,
-		run: runs.run,
-		thrown: runs.thrown,
+	return extendRuns<Pick<PatientCalls, 'failure'>>(runs, {
 		failure: async (parameters, options) => {
 			const error = await runs.thrown(parameters, options);
 			const { message, description = '' } = error;
 			return { message, description, all: JSON.stringify(error) + message + description };
 		},
-	};
+	});
 }
 
 /** Checks every directory call carried the Bearer token and the credential's client id. */
