@@ -213,7 +213,7 @@ describe('Add Codes', () => {
 	});
 });
 
-const describeLocalEhr = describeWithNode24('fhirCodes.test.ts');
+const describeLocalEhr = describeWithNode24('getResults.fhirCodes.test.ts');
 let ehr: RunningFhirServer;
 
 describeLocalEhr('the coded bundle in the local EHR', () => {

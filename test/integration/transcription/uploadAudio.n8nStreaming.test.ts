@@ -36,7 +36,7 @@ const n8nHttpRequest = loadN8nHttpRequest();
 const describeWithN8n = n8nHttpRequest || n8nRequired() ? describe : describe.skip;
 if (!n8nHttpRequest && !n8nRequired()) {
 	process.stderr.write(
-		'n8nStreaming.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n',
+		'uploadAudio.n8nStreaming.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n',
 	);
 }
 
