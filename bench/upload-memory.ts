@@ -26,7 +26,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { uploadToStorage } from '../nodes/ClinicScribe/transport/storage';
 import { remoteFakeTranscription, type PresignAnswer } from '../test/fake-api/routes/transcription';
-import { loadN8nHttpRequest } from '../test/integration/transcription/n8nHttpRequest';
+import { loadN8nHttpRequest } from '../test/support/n8nHttpRequest';
 import { plainHttpRequest } from '../test/support/nodeContext';
 
 const MiB = 1024 * 1024;

@@ -17,7 +17,7 @@ import type {
 
 import { ClinicScribeApi } from '../../credentials/ClinicScribeApi.credentials';
 import { uploadSessionAudio } from '../../nodes/ClinicScribe/transport/transcription/session';
-import { loadN8nHttpRequest } from '../../test/integration/transcription/n8nHttpRequest';
+import { loadN8nHttpRequest } from '../../test/support/n8nHttpRequest';
 
 async function main(): Promise<void> {
 	const [credentialJson, sessionId, path, sizeText] = process.argv.slice(2);

@@ -15,7 +15,7 @@ import {
 	type FakeTranscription,
 } from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
-import { uploadParameters } from '../integration/transcription/helpers';
+import { uploadParameters } from '../support/transcriptionRig';
 import { recordAttack } from '../support/attackLedger';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';

@@ -12,7 +12,7 @@ import {
 	resultsParameters,
 	TranscriptionRig,
 	uploadParameters,
-} from '../transcription/helpers';
+} from '../../support/transcriptionRig';
 import { caught, contextFor, credentialFor } from './helpers';
 
 const rig = new TranscriptionRig();

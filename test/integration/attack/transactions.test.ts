@@ -14,7 +14,7 @@ import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPo
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { STORAGE_PATH } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
-import { item, TranscriptionRig, uploadParameters } from '../transcription/helpers';
+import { item, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 const PRESIGN = '/v1/file-upload';

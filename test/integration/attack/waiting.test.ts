@@ -18,7 +18,7 @@ import {
 	resultsParameters,
 	TranscriptionRig,
 	uploadParameters,
-} from '../transcription/helpers';
+} from '../../support/transcriptionRig';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const rig = new TranscriptionRig();

@@ -14,7 +14,7 @@ import {
 	type N8nCredentialsHelper,
 } from '../../support/n8n/credentialsHelper';
 import type { N8nLine } from '../../support/n8n/install';
-import { n8nRequired } from '../transcription/n8nHttpRequest';
+import { n8nRequired } from '../../support/n8nHttpRequest';
 
 const TYPE = 'clinicScribeOAuth2Api';
 

@@ -10,7 +10,7 @@ import { FIXTURE_IDS, PATIENTS_BY_MOBILE } from '../../fake-api/fixtures';
 import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { createExecuteContext, fakeApiCredentials } from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, TranscriptionRig, uploadParameters } from '../transcription/helpers';
+import { item, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
 
 type Line = 'newest' | 'oldest';
 const LINES: Line[] = ['newest', 'oldest'];

@@ -11,7 +11,7 @@ import {
 	resultsParameters,
 	TranscriptionRig,
 	uploadParameters,
-} from '../transcription/helpers';
+} from '../../support/transcriptionRig';
 
 /** The pauses asked for (ms), and how to end them. */
 const pauses: Array<{ ms: number; end: () => void }> = [];

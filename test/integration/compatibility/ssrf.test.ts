@@ -14,7 +14,7 @@ import { clinicApiRequest } from '../../../nodes/ClinicScribe/transport/request'
 import { describeNetworkFailure } from '../../../nodes/ClinicScribe/transport/errors';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { createExecuteContext, fakeApiCredentials } from '../../support/nodeContext';
-import { cachedN8nNodeModules, n8nRequired } from '../transcription/n8nHttpRequest';
+import { cachedN8nNodeModules, n8nRequired } from '../../support/n8nHttpRequest';
 
 type Request = (options: IHttpRequestOptions) => Promise<unknown>;
 

@@ -1,5 +1,5 @@
 /** Patient → Archive over real HTTP against the fake patient directory. */
-import { expectDirectoryHeaders, usePatientDirectory } from './helpers';
+import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();
 const OID = '175074536120089';

@@ -1,6 +1,6 @@
 /** Patient → Create over real HTTP against the fake patient directory. */
 import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
-import { expectDirectoryHeaders, usePatientDirectory } from './helpers';
+import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();
 const PATH = '/profiles/v1/patient/';

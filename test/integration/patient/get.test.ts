@@ -1,5 +1,5 @@
 /** Patient → Get over real HTTP against the fake patient directory. */
-import { expectDirectoryHeaders, usePatientDirectory } from './helpers';
+import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();
 const get = (patientId: unknown) => ({ resource: 'patient', operation: 'get', patientId });

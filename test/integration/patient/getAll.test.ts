@@ -1,7 +1,7 @@
 /** Patient → Get Many (the paged minified listing) over real HTTP against the fake directory. */
 import { MAX_PAGES } from '../../../nodes/ClinicScribe/actions/patient/getAll.operation';
 import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
-import { expectDirectoryHeaders, usePatientDirectory } from './helpers';
+import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();
 const PATH = '/profiles/v1/patient/minified/';

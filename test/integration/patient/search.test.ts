@@ -1,5 +1,5 @@
 /** Patient → Search (prefix on name, username or mobile) over real HTTP against the fake directory. */
-import { expectDirectoryHeaders, usePatientDirectory } from './helpers';
+import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();
 const PATH = '/profiles/v1/patient/search';

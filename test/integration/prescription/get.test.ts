@@ -3,71 +3,13 @@
  * clinic API (test/fake-api/routes/prescriptions.ts): the API route wants the raw `auth` token, the
  * PDF store refuses any credential, so a passing download proves none was sent to it.
  */
-import type { INodeExecutionData } from 'n8n-workflow';
-
-import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
-import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import {
-	createExecuteContext,
-	fakeApiCredentials,
-	type CredentialStore,
-} from '../../support/nodeContext';
-import { useTestTransportPolicy } from '../../support/transportPolicy';
+import { createExecuteContext } from '../../support/nodeContext';
+import { useNodeRuns } from '../../support/nodeRuns';
 
-let api: FakeClinicApi;
-const node = new ClinicScribe();
+const t = useNodeRuns({ reset: (api) => fakePrescriptions(api).reset() });
+const { credentials, run, failure } = t;
 const RX_PATH = `/dr/v1/prescription/${SEEDED_PRESCRIPTION_ID}`;
-
-beforeAll(async () => {
-	api = await startFakeClinicApi();
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-});
-afterAll(async () => await api.close());
-beforeEach(() => {
-	api.reset();
-	fakePrescriptions(api).reset();
-});
-
-function credentials(extra = {}): CredentialStore {
-	return fakeApiCredentials(api.url, api.validCredentials, extra);
-}
-
-type Parameters = Record<string, unknown | ((itemIndex: number) => unknown)>;
-
-async function run(
-	parameters: Parameters,
-	options: {
-		store?: CredentialStore;
-		items?: INodeExecutionData[];
-		continueOnFail?: boolean;
-		asTool?: boolean;
-	} = {},
-): Promise<INodeExecutionData[]> {
-	const { context } = createExecuteContext({
-		credentials: options.store ?? credentials(),
-		parameters,
-		items: options.items,
-		continueOnFail: options.continueOnFail,
-	});
-	if (options.asTool)
-		(context as unknown as { isToolExecution: () => boolean }).isToolExecution = () => true;
-	const [output] = await node.execute.call(context);
-	return output;
-}
-
-async function failure(
-	parameters: Parameters,
-	options: { items?: INodeExecutionData[]; asTool?: boolean } = {},
-) {
-	try {
-		await run(parameters, options);
-	} catch (error) {
-		const { message, description } = error as { message: string; description?: string };
-		return { message, description: description ?? '' };
-	}
-	throw new Error('expected the node to fail');
-}
 
 const get = (extra: Record<string, unknown> = {}) => ({
 	resource: 'prescription',
@@ -89,7 +31,7 @@ describe('Prescription → Get', () => {
 		expect(
 			(json.prescription_details as Array<{ resource_type: string }>).map((d) => d.resource_type),
 		).toEqual(['appointment', 'medicationrequest', 'advices']);
-		const calls = api.requestsTo(RX_PATH, 'GET');
+		const calls = t.api.requestsTo(RX_PATH, 'GET');
 		expect(calls).toHaveLength(1);
 		expect(calls[0].url).toBe(RX_PATH);
 		expect(calls[0].headers.auth).toMatch(/^eyJ/);
@@ -97,16 +39,16 @@ describe('Prescription → Get', () => {
 	});
 
 	it('sends the client id with the public API variant', async () => {
-		api.setOptions({ variant: 'public' });
+		t.api.setOptions({ variant: 'public' });
 		const output = await run(get(), { store: credentials({ apiVariant: 'public' }) });
 		expect(output[0].json.prescription_id).toBe(SEEDED_PRESCRIPTION_ID);
-		expect(api.requestsTo(RX_PATH, 'GET')[0].headers['client-id']).toBe(
-			api.validCredentials.clientId,
+		expect(t.api.requestsTo(RX_PATH, 'GET')[0].headers['client-id']).toBe(
+			t.api.validCredentials.clientId,
 		);
 	});
 
 	it('downloads the PDF from the link given, with no credential, into the chosen binary field', async () => {
-		const seeded = fakePrescriptions(api).seed({
+		const seeded = fakePrescriptions(t.api).seed({
 			prescription: { prescription_id: 'P-DW-77' },
 			pdfText: 'Paracetamol 500',
 		});
@@ -125,9 +67,11 @@ describe('Prescription → Get', () => {
 		expect(file?.mimeType).toBe('application/pdf');
 		expect(file?.fileName).toBe('P-DW-77.pdf');
 		const bytes = Buffer.from(file?.data ?? '', 'base64');
-		expect(bytes.equals(fakePrescriptions(api).store.pdfs.get('P-DW-77.pdf') as Buffer)).toBe(true);
+		expect(bytes.equals(fakePrescriptions(t.api).store.pdfs.get('P-DW-77.pdf') as Buffer)).toBe(
+			true,
+		);
 		expect(bytes.toString('latin1')).toContain('(Paracetamol 500)');
-		const [download] = api.requestsTo('/prescription-store/P-DW-77.pdf', 'GET');
+		const [download] = t.api.requestsTo('/prescription-store/P-DW-77.pdf', 'GET');
 		expect(download.status).toBe(200);
 		expect(download.headers.auth).toBeUndefined();
 		expect(download.headers.authorization).toBeUndefined();
@@ -135,8 +79,8 @@ describe('Prescription → Get', () => {
 	});
 
 	it('sends no client id to the PDF link with the public variant either', async () => {
-		api.setOptions({ variant: 'public' });
-		const { prescription_url } = fakePrescriptions(api).seed({
+		t.api.setOptions({ variant: 'public' });
+		const { prescription_url } = fakePrescriptions(t.api).seed({
 			prescription: { prescription_id: 'P-DW-78' },
 		});
 		const output = await run(
@@ -151,7 +95,7 @@ describe('Prescription → Get', () => {
 			},
 		);
 		expect(output[0].binary?.data.fileName).toBe('P-DW-78.pdf');
-		const [download] = api.requestsTo('/prescription-store/P-DW-78.pdf', 'GET');
+		const [download] = t.api.requestsTo('/prescription-store/P-DW-78.pdf', 'GET');
 		expect(
 			Object.keys(download.headers).filter((h) =>
 				['auth', 'authorization', 'client-id'].includes(h),
@@ -160,8 +104,8 @@ describe('Prescription → Get', () => {
 	});
 
 	it('uses a PDF link the prescription answer carries when PDF URL is empty (prescription_url or the older rx_url)', async () => {
-		const seeded = fakePrescriptions(api).seed({ prescription: { prescription_id: 'P-DW-79' } });
-		fakePrescriptions(api).store.prescriptions.get('P-DW-79')!.record.rx_url =
+		const seeded = fakePrescriptions(t.api).seed({ prescription: { prescription_id: 'P-DW-79' } });
+		fakePrescriptions(t.api).store.prescriptions.get('P-DW-79')!.record.rx_url =
 			seeded.prescription_url;
 		const output = await run(
 			get({ prescriptionId: 'P-DW-79', downloadPdf: true, pdfUrl: '', binaryPropertyName: 'data' }),
@@ -177,14 +121,14 @@ describe('Prescription → Get', () => {
 			'The prescription of item 0 came without a PDF link, and PDF URL is empty',
 		);
 		expect(description).toContain('prescription_url');
-		expect(api.requestsTo(/^\/prescription-store\//)).toHaveLength(0);
+		expect(t.api.requestsTo(/^\/prescription-store\//)).toHaveLength(0);
 	});
 
 	it('retries a 503 of the PDF store, then stores the file', async () => {
-		const { prescription_url } = fakePrescriptions(api).seed({
+		const { prescription_url } = fakePrescriptions(t.api).seed({
 			prescription: { prescription_id: 'P-DW-80' },
 		});
-		api.injectFault({
+		t.api.injectFault({
 			method: 'GET',
 			path: '/prescription-store/',
 			fault: { kind: 'status', status: 503 },
@@ -198,27 +142,27 @@ describe('Prescription → Get', () => {
 			}),
 		);
 		expect(output[0].binary?.data.mimeType).toBe('application/pdf');
-		expect(api.requestsTo('/prescription-store/P-DW-80.pdf', 'GET').map((r) => r.status)).toEqual([
-			503, 200,
-		]);
+		expect(t.api.requestsTo('/prescription-store/P-DW-80.pdf', 'GET').map((r) => r.status)).toEqual(
+			[503, 200],
+		);
 	});
 
 	it('reports a link the store does not know with its host only, not the link', async () => {
-		const link = `${api.url}/prescription-store/P-DW-gone.pdf?X-Amz-Signature=secret-signature`;
+		const link = `${t.api.url}/prescription-store/P-DW-gone.pdf?X-Amz-Signature=secret-signature`;
 		// The fake refuses any query; a 404 for an unknown file without one.
 		const { message, description } = await failure(
 			get({ downloadPdf: true, pdfUrl: link.replace(/\?.*$/, ''), binaryPropertyName: 'data' }),
 		);
-		expect(message).toBe(`${new URL(api.url).host} refused the prescription PDF (HTTP 404)`);
+		expect(message).toBe(`${new URL(t.api.url).host} refused the prescription PDF (HTTP 404)`);
 		expect(description).toContain('expired');
 		expect(message).not.toContain('P-DW-gone');
 	});
 
 	it('refuses an answer that is not a PDF', async () => {
-		const { prescription_url } = fakePrescriptions(api).seed({
+		const { prescription_url } = fakePrescriptions(t.api).seed({
 			prescription: { prescription_id: 'P-DW-81' },
 		});
-		fakePrescriptions(api).store.pdfs.set('P-DW-81.pdf', Buffer.from('<html>login</html>'));
+		fakePrescriptions(t.api).store.pdfs.set('P-DW-81.pdf', Buffer.from('<html>login</html>'));
 		const { message } = await failure(
 			get({
 				prescriptionId: 'P-DW-81',
@@ -228,7 +172,7 @@ describe('Prescription → Get', () => {
 			}),
 		);
 		expect(message).toBe(
-			`${new URL(api.url).host} answered the prescription PDF with something that is not a PDF (HTTP 200)`,
+			`${new URL(t.api.url).host} answered the prescription PDF with something that is not a PDF (HTTP 200)`,
 		);
 	});
 
@@ -237,7 +181,7 @@ describe('Prescription → Get', () => {
 		expect(message).toBe(
 			'The clinic API refused the prescription (HTTP 404 NOT_FOUND): Rx id/Business data missing',
 		);
-		expect(api.requestsTo('/dr/v1/prescription/P-DW-unknown')).toHaveLength(1);
+		expect(t.api.requestsTo('/dr/v1/prescription/P-DW-unknown')).toHaveLength(1);
 	});
 
 	it.each([
@@ -261,7 +205,7 @@ describe('Prescription → Get', () => {
 	])('fails the item with nothing sent for %s', async (_label, extra, expected) => {
 		const { message } = await failure(get(extra));
 		expect(message.startsWith(expected)).toBe(true);
-		expect(api.requests).toHaveLength(0);
+		expect(t.api.requests).toHaveLength(0);
 	});
 
 	it('under Continue On Fail keeps going and pairs each item', async () => {
@@ -282,13 +226,13 @@ describe('Prescription → Get', () => {
 		expect(output.map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
 		expect(output[0].json.prescription_id).toBe(SEEDED_PRESCRIPTION_ID);
 		expect(output[1].json.error).toBe('The Prescription ID of item 1 is empty');
-		expect(api.requestsTo(RX_PATH, 'GET')).toHaveLength(2);
+		expect(t.api.requestsTo(RX_PATH, 'GET')).toHaveLength(2);
 	});
 
 	it('as an AI agent tool with patient data sharing off, refuses with nothing sent', async () => {
 		const { message } = await failure(get({ shareWithAiAgent: false }), { asTool: true });
 		expect(message).toBe('Prescription Get is not shared with AI agents in this node');
-		expect(api.requests).toHaveLength(0);
+		expect(t.api.requests).toHaveLength(0);
 	});
 });
 
@@ -297,14 +241,14 @@ describe('downloadPrescriptionPdf (for the trigger and examples)', () => {
 		const { downloadPrescriptionPdf } = await import(
 			'../../../nodes/ClinicScribe/transport/prescriptionApi'
 		);
-		const { prescription_url } = fakePrescriptions(api).seed({
+		const { prescription_url } = fakePrescriptions(t.api).seed({
 			prescription: { prescription_id: 'P-DW-90' },
 		});
 		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
 		const pdf = await downloadPrescriptionPdf(context, prescription_url);
 		expect(pdf.fileName).toBe('P-DW-90.pdf');
 		expect(pdf.mimeType).toBe('application/pdf');
-		expect(pdf.data.equals(fakePrescriptions(api).store.pdfs.get('P-DW-90.pdf') as Buffer)).toBe(
+		expect(pdf.data.equals(fakePrescriptions(t.api).store.pdfs.get('P-DW-90.pdf') as Buffer)).toBe(
 			true,
 		);
 	});
@@ -317,6 +261,6 @@ describe('downloadPrescriptionPdf (for the trigger and examples)', () => {
 		await expect(downloadPrescriptionPdf(context, 'javascript:alert(1)', 3)).rejects.toThrow(
 			'The prescription PDF link of item 3 is not an http(s) address',
 		);
-		expect(api.requests).toHaveLength(0);
+		expect(t.api.requests).toHaveLength(0);
 	});
 });

@@ -10,7 +10,7 @@ import {
 } from '../../fake-api/routes/sessionDocuments';
 import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { TranscriptionRig } from './helpers';
+import { TranscriptionRig } from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 let sessions: FakeSessions;

@@ -5,7 +5,7 @@
  * first, the files of an upload through the run's gate, the stop note, the run's own IDs and what
  * output items say. The flows wait on promises the test settles, so every step happens when the
  * test says and nothing depends on how fast the machine is. The same rules over real HTTP, with the
- * real flows: test/integration/transcription/upload.test.ts, sessionUpload.test.ts and
+ * real flows: test/integration/transcription/uploadAudio.test.ts, uploadAudio.session.test.ts and
  * test/integration/attack/transactions.test.ts.
  */
 import {

@@ -6,14 +6,10 @@ import { join } from 'node:path';
 
 import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { fakeTranscription, type FakeTranscription } from '../../fake-api/routes/transcription';
-import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import {
-	createExecuteContext,
-	fakeApiCredentials,
-	type CredentialStore,
-} from '../../support/nodeContext';
+import { ClinicScribe } from '../../nodes/ClinicScribe/ClinicScribe.node';
+import { fakeTranscription, type FakeTranscription } from '../fake-api/routes/transcription';
+import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
+import { createExecuteContext, fakeApiCredentials, type CredentialStore } from './nodeContext';
 import { loadN8nHttpRequest } from './n8nHttpRequest';
 
 export interface AudioFile {

@@ -13,7 +13,12 @@ import { SESSION_CONTENT_TYPES } from '../../fake-api/routes/sessionRoutes';
 import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { accessToken } from '../fake-api/helpers';
-import { item, TranscriptionRig, uploadParameters, type AudioFile } from './helpers';
+import {
+	item,
+	TranscriptionRig,
+	uploadParameters,
+	type AudioFile,
+} from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 let sessions: FakeSessions;

@@ -12,25 +12,13 @@ import {
 	DOCTOR_SYSTEM,
 	identifierSearch,
 } from '../../../nodes/ClinicScribe/shared/fhir/participants';
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { CONVERT_PATH, PRESIGN_PATH, type Outcome } from '../../fake-api/routes/transcription';
 import { entriesOf, loadR4, referenceProblems, resourcesOf } from '../../support/fhirR4';
-import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+import { useSessionRig } from '../../support/sessionRig';
+import { item, resultsParameters, uploadParameters } from '../../support/transcriptionRig';
 
-const rig = new TranscriptionRig();
-let sessions: FakeSessions;
-
-beforeAll(async () => {
-	await rig.start();
-	sessions = fakeSessions(rig.api);
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-});
-afterAll(async () => await rig.stop());
-beforeEach(() => {
-	rig.reset();
-	sessions.reset();
-});
+const t = useSessionRig();
+const { rig } = t;
 
 const EMR_AND_NOTES = {
 	templates: [
@@ -312,7 +300,7 @@ describe('Get Results', () => {
 		expect(
 			(await send('POST', `/voice/v1/sessions/${sessionId}/end`, '{}', 'application/json')).status,
 		).toBe(202);
-		sessions.script(sessionId, { processingPolls: 0 });
+		t.sessions.script(sessionId, { processingPolls: 0 });
 		const output = await results(sessionId, {
 			...FHIR,
 			resultsSource: 'session',

@@ -12,7 +12,12 @@ import { resourcesOf } from '../../support/fhirR4';
 import { outcomeText, startFhirServer, type RunningFhirServer } from '../../support/fhirServer';
 import { describeWithNode24 } from '../../support/node24';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 
@@ -208,7 +213,7 @@ describe('Add Codes', () => {
 	});
 });
 
-const describeLocalEhr = describeWithNode24('fhirCodes.test.ts');
+const describeLocalEhr = describeWithNode24('getResults.fhirCodes.test.ts');
 let ehr: RunningFhirServer;
 
 describeLocalEhr('the coded bundle in the local EHR', () => {

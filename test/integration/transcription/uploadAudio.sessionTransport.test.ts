@@ -16,23 +16,12 @@ import {
 } from '../../../nodes/ClinicScribe/transport/transcription/session';
 import { downloadSessionAudio } from '../../../nodes/ClinicScribe/transport/transcription/sessionAudio';
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
-import { fakeSessions, sessionAudioBytes, type FakeSessions } from '../../fake-api/routes/sessions';
-import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { TranscriptionRig, type AudioFile } from './helpers';
+import { sessionAudioBytes } from '../../fake-api/routes/sessions';
+import { useSessionRig } from '../../support/sessionRig';
+import { type AudioFile } from '../../support/transcriptionRig';
 
-const rig = new TranscriptionRig();
-let sessions: FakeSessions;
-
-beforeAll(async () => {
-	await rig.start();
-	sessions = fakeSessions(rig.api);
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-});
-afterAll(async () => await rig.stop());
-beforeEach(() => {
-	rig.reset();
-	sessions.reset();
-});
+const t = useSessionRig();
+const { rig } = t;
 
 const ID = 'n8ntestsession000000000000000001';
 
@@ -71,7 +60,7 @@ describe('session transport', () => {
 		const b = rig.audioFile('b.wav', 1234);
 		await uploadSessionAudio(ctx, ID, fileOf(a, 0), 0);
 		await uploadSessionAudio(ctx, ID, fileOf(b, 1), 0);
-		const uploads = sessions.session(ID)!.uploads;
+		const uploads = t.sessions.session(ID)!.uploads;
 		expect(uploads.map((u) => [u.fileName, u.storedAs, u.size, u.sha256, u.contentLength])).toEqual(
 			[
 				['audio_0.wav', '0.wav', a.size, a.sha256, a.size],
@@ -111,7 +100,7 @@ describe('session transport', () => {
 		expect(rig.api.requestsTo('/voice/v1/sessions', 'POST').map((r) => r.status)).toEqual([
 			201, 409,
 		]);
-		expect(sessions.sessions()).toHaveLength(1);
+		expect(t.sessions.sessions()).toHaveLength(1);
 	});
 
 	test('a create whose answer was lost (500 after the work) is repeated and read as ours', async () => {
@@ -147,13 +136,13 @@ describe('session transport', () => {
 					'The binary data was announced with one size but had another. Run the workflow again.',
 			});
 			expect(rig.api.requestsTo(/\/audio\/audio_0\.wav$/, 'POST')).toHaveLength(0);
-			expect(sessions.session(ID)!.uploads).toEqual([]);
+			expect(t.sessions.session(ID)!.uploads).toEqual([]);
 		},
 	);
 
 	test('states: failed body with HTTP 200, partial 206, expired 410, unknown 404', async () => {
 		const ctx = rig.context({});
-		sessions.setOptions({ processingPolls: 0 });
+		t.sessions.setOptions({ processingPolls: 0 });
 		for (const [outcome, status, http] of [
 			['failed', 'failed', 200],
 			['partial', 'partial', 206],
@@ -161,7 +150,7 @@ describe('session transport', () => {
 		] as const) {
 			const id = `n8ntestsession-${outcome}-0000000`.slice(0, 32);
 			await createSession(ctx, createBody(id), 0);
-			sessions.script(id, { outcome });
+			t.sessions.script(id, { outcome });
 			await uploadSessionAudio(ctx, id, fileOf(rig.audioFile('x.wav', 10), 0), 0);
 			await endSession(ctx, id, 1, 0);
 			const results = await fetchSessionApiResults(ctx, id, 0);
@@ -171,7 +160,7 @@ describe('session transport', () => {
 			'not_found',
 		);
 		await createSession(ctx, createBody('n8ntestsession-never-ended-0000'), 0);
-		sessions.expire('n8ntestsession-never-ended-0000');
+		t.sessions.expire('n8ntestsession-never-ended-0000');
 		expect((await fetchSessionApiResults(ctx, 'n8ntestsession-never-ended-0000', 0)).status).toBe(
 			'expired',
 		);
@@ -184,7 +173,7 @@ describe('session transport', () => {
 		expect(rig.api.requestsTo(`/voice/v1/sessions/${ID}`, 'PATCH').map((r) => r.body)).toEqual([
 			{ user_status: 'cancelled', processing_status: 'cancelled' },
 		]);
-		expect(sessions.session(ID)).toMatchObject({
+		expect(t.sessions.session(ID)).toMatchObject({
 			userStatus: 'cancelled',
 			processingStatus: 'cancelled',
 		});
@@ -201,17 +190,17 @@ describe('session transport', () => {
 		expect(audio.link.audioUrl).toMatch(/^http:\/\/localhost:\d+\/media\/session-audio\//);
 		const bytes = await streamBytes(audio.stream);
 		expect(createHash('sha256').update(bytes).digest('hex')).toBe(a.sha256);
-		expect(bytes.equals(sessionAudioBytes(sessions.session(ID)!))).toBe(true);
-		expect(sessions.mediaRequests()).toHaveLength(1);
-		expect(sessions.mediaRequests()[0].status).toBe(200);
-		expect(sessions.mediaRequests()[0].headerNames).not.toEqual(
+		expect(bytes.equals(sessionAudioBytes(t.sessions.session(ID)!))).toBe(true);
+		expect(t.sessions.mediaRequests()).toHaveLength(1);
+		expect(t.sessions.mediaRequests()[0].status).toBe(200);
+		expect(t.sessions.mediaRequests()[0].headerNames).not.toEqual(
 			expect.arrayContaining(['authorization']),
 		);
-		sessions.setOptions({ audio: 'not_enabled' });
+		t.sessions.setOptions({ audio: 'not_enabled' });
 		await expect(downloadSessionAudio(ctx, ID, 0)).rejects.toThrow(
 			/does not keep session audio.*403 audio_not_enabled/,
 		);
-		sessions.setOptions({ audio: 'not_available' });
+		t.sessions.setOptions({ audio: 'not_available' });
 		await expect(downloadSessionAudio(ctx, ID, 0)).rejects.toThrow(
 			/has no audio to download.*404 audio_not_available/,
 		);

@@ -7,7 +7,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { fakeTemplates, resetTemplateStore } from '../../fake-api/routes/templates';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, TranscriptionRig, uploadParameters } from '../transcription/helpers';
+import { item, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 

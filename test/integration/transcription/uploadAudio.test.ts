@@ -9,8 +9,13 @@ import { API_VARIANT_OPTIONS } from '../../../nodes/ClinicScribe/transport/authe
 import { PRODUCTION_POLICY } from '../../../nodes/ClinicScribe/transport/retryPolicy';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { CLINICAL_NOTES_DOCUMENT, STORAGE_PATH } from '../../fake-api/routes/transcription';
-import { item, TranscriptionRig, uploadParameters, type AudioFile } from './helpers';
-import { loadN8nHttpRequest } from './n8nHttpRequest';
+import {
+	item,
+	TranscriptionRig,
+	uploadParameters,
+	type AudioFile,
+} from '../../support/transcriptionRig';
+import { loadN8nHttpRequest } from '../../support/n8nHttpRequest';
 
 const rig = new TranscriptionRig();
 /** n8n's own HTTP client when the cached n8n is installed; the test context's axios otherwise. */

@@ -13,7 +13,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, TranscriptionRig, uploadParameters } from './helpers';
+import { item, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
 
 const rig = new TranscriptionRig();
 

@@ -1,37 +1,15 @@
 /**
- * Upload Audio with Upload Method "Session", Get Results with Results Of "Session", Cancel Session
- * and Get Session Audio, through the node over real HTTP against the fake's session API.
+ * Upload Audio with Upload Method "Session" through the node over real HTTP against the fake's session API
+ * (test/fake-api/routes/sessions.ts): one session per ID,
+ * and what a lost or unclear answer leaves and what the output says.
  */
-import { createHash } from 'node:crypto';
-
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import { recordAttack } from '../../support/attackLedger';
-import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+import { SESSION_A, SESSION_B, sessionUpload, useSessionRig } from '../../support/sessionRig';
+import { item } from '../../support/transcriptionRig';
 
-const rig = new TranscriptionRig();
-let sessions: FakeSessions;
-
-beforeAll(async () => {
-	await rig.start();
-	sessions = fakeSessions(rig.api);
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-});
-afterAll(async () => await rig.stop());
-beforeEach(() => {
-	rig.reset();
-	sessions.reset();
-});
-
-const SESSION_A = 'visit-2024-0042-session-a';
-const SESSION_B = 'visit-2024-0043-session-b';
-
-function sessionUpload(extra: Record<string, unknown> = {}) {
-	return uploadParameters({ uploadMethod: 'session', ...extra });
-}
-
-const nonAdmin = () => rig.api.requests.filter((r) => !r.path.startsWith('/__admin'));
+const t = useSessionRig();
+const { rig, nonAdmin } = t;
 
 describe('Upload Audio, Upload Method "Session"', () => {
 	test('items sharing an ID are one session: create, raw uploads (bytes and SHA-256 arrive), end; one receipt per file, paired', async () => {
@@ -73,7 +51,7 @@ describe('Upload Audio, Upload Method "Session"', () => {
 			audio_files_received: 2,
 		});
 		// Sent several at once: compared in name order.
-		const uploads = [...sessions.session(SESSION_A)!.uploads].sort((x, y) =>
+		const uploads = [...t.sessions.session(SESSION_A)!.uploads].sort((x, y) =>
 			x.fileName.localeCompare(y.fileName),
 		);
 		expect(
@@ -82,8 +60,8 @@ describe('Upload Audio, Upload Method "Session"', () => {
 			['audio_0.wav', a.size, a.sha256, a.size, 'audio/wav'],
 			['audio_1.mp3', b.size, b.sha256, b.size, 'audio/mp3'],
 		]);
-		expect(sessions.session(SESSION_B)!.uploads.map((u) => u.sha256)).toEqual([c.sha256]);
-		expect(sessions.session(SESSION_A)!.input).toEqual({
+		expect(t.sessions.session(SESSION_B)!.uploads.map((u) => u.sha256)).toEqual([c.sha256]);
+		expect(t.sessions.session(SESSION_A)!.input).toEqual({
 			session_id: SESSION_A,
 			upload_type: 'single',
 			templates: ['clinical_notes_template'],
@@ -147,8 +125,8 @@ describe('Upload Audio, Upload Method "Session"', () => {
 		expect(output[0].json.session_id).toMatch(/^n8n[0-9a-f]{29}$/);
 		expect(output[1].json.error).toMatch(/more than the 10 MB/);
 		expect(output[1].pairedItem).toEqual({ item: 1 });
-		expect(sessions.sessions()).toHaveLength(1);
-		expect(sessions.rejected()).toHaveLength(0);
+		expect(t.sessions.sessions()).toHaveLength(1);
+		expect(t.sessions.rejected()).toHaveLength(0);
 	});
 
 	test('what the session API cannot take is refused with nothing sent: a short ID, three templates, Output Language', async () => {
@@ -183,7 +161,7 @@ describe('Upload Audio, Upload Method "Session"', () => {
 				items: [item({ data: rig.storedBinary(a) })],
 			}),
 		).rejects.toThrow(`The Session ID "${SESSION_A}" of item 0 was already used`);
-		expect(sessions.session(SESSION_A)!.endCalls).toBe(1);
+		expect(t.sessions.session(SESSION_A)!.endCalls).toBe(1);
 
 		const options = { items: [item({ data: rig.storedBinary(a) })], executionId: 'exec-retry-1' };
 		const first = await rig.run(sessionUpload(), options);
@@ -198,7 +176,7 @@ describe('Upload Audio, Upload Method "Session"', () => {
 			upload_status_code: null,
 			end: { status: 'ended_by_earlier_try', http_status: null, session_status: 'processing' },
 		});
-		expect(sessions.session(first[0].json.session_id as string)!.endCalls).toBe(1);
+		expect(t.sessions.session(first[0].json.session_id as string)!.endCalls).toBe(1);
 	});
 
 	test('Retry On Fail after a failed upload: the session the first try created is still open, so its file goes again and it is ended once', async () => {
@@ -229,8 +207,8 @@ describe('Upload Audio, Upload Method "Session"', () => {
 				.filter((r) => r.path === '/voice/v1/sessions')
 				.map((r) => r.status),
 		).toEqual([201, 409]);
-		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
-		expect(sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
+		expect(t.sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
+		expect(t.sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
 	});
 
 	test('a 401 on a raw upload: the token is renewed and the file sent again from a fresh read, whole', async () => {
@@ -250,7 +228,7 @@ describe('Upload Audio, Upload Method "Session"', () => {
 			401, 200,
 		]);
 		expect(rig.api.counters.tokenRefreshes).toBe(1);
-		expect(sessions.session(SESSION_A)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
+		expect(t.sessions.session(SESSION_A)!.uploads.map((u) => u.sha256)).toEqual([a.sha256]);
 	});
 
 	test('a redirect answering the upload is not followed', async () => {
@@ -274,10 +252,10 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 	const creates = () => rig.api.requestsTo(CREATE, 'POST').filter((r) => r.path === CREATE);
 	/** The recording arrived whole, once stored, and End was sent once: nothing lost, nothing paid twice. */
 	function expectUploadedAndEndedOnce(sessionId: string, file: { sha256: string }) {
-		expect(sessions.session(sessionId)!.uploads.map((u) => [u.fileName, u.sha256])).toEqual([
+		expect(t.sessions.session(sessionId)!.uploads.map((u) => [u.fileName, u.sha256])).toEqual([
 			['audio_0.wav', file.sha256],
 		]);
-		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
+		expect(t.sessions.session(sessionId)).toMatchObject({ endCalls: 1, state: 'processing' });
 	}
 
 	test.each([
@@ -292,7 +270,7 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 		async (row, kind, _what) => {
 			const sessionId = `${row}-0001`.padEnd(16, '0');
 			const a = rig.audioFile('a.wav', 3000);
-			sessions.loseCreateAnswer({ sessionId, kind });
+			t.sessions.loseCreateAnswer({ sessionId, kind });
 			const output = await rig.run(sessionUpload({ transactionId: sessionId }), {
 				items: [item({ data: rig.storedBinary(a) })],
 			});
@@ -320,7 +298,7 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 	test('session-created-read-202: after a lost create answer the session read answers HTTP 202 with status "created": open, so the file is uploaded and End sent once (the HTTP status decides nothing)', async () => {
 		const sessionId = 'session-created-read-202-01';
 		const a = rig.audioFile('a.wav', 3000);
-		sessions.loseCreateAnswer({ sessionId, kind: 'status500' });
+		t.sessions.loseCreateAnswer({ sessionId, kind: 'status500' });
 		rig.api.injectFault({
 			method: 'GET',
 			path: `${CREATE}/${sessionId}`,
@@ -356,7 +334,7 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 		const sessionId = 'session-create-no-answer-01';
 		const a = rig.audioFile('a.wav', 3000);
 		// The first create is carried out, its connection dropped; every repeat is dropped before it arrives.
-		sessions.loseCreateAnswer({ sessionId, kind: 'drop' });
+		t.sessions.loseCreateAnswer({ sessionId, kind: 'drop' });
 		rig.api.injectFault({ method: 'POST', path: CREATE, times: 3, fault: { kind: 'drop' } });
 		const failed = rig.run(sessionUpload({ transactionId: sessionId }), {
 			items: [item({ data: rig.storedBinary(a) })],
@@ -371,7 +349,7 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 		await expect(failed).rejects.not.toMatchObject({
 			description: expect.stringMatching(/Base URL/),
 		});
-		expect(sessions.session(sessionId)).toMatchObject({
+		expect(t.sessions.session(sessionId)).toMatchObject({
 			state: 'created',
 			uploads: [],
 			endCalls: 0,
@@ -411,8 +389,8 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 				executionId: 'exec-this-visit',
 			}),
 		).rejects.toThrow(`The Session ID "${sessionId}" of item 0 was already used`);
-		expect(sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([other.sha256]);
-		expect(sessions.session(sessionId)!.endCalls).toBe(1);
+		expect(t.sessions.session(sessionId)!.uploads.map((u) => u.sha256)).toEqual([other.sha256]);
+		expect(t.sessions.session(sessionId)!.endCalls).toBe(1);
 		recordAttack(
 			'session-foreign-ended-after-500',
 			'500 then 409 on a session another recording ended: refused as used, not reported as uploaded; nothing sent',
@@ -430,8 +408,8 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 				items: [item({ data: rig.storedBinary(a) })],
 			}),
 		).rejects.toThrow(/was already used/);
-		expect(sessions.session(sessionId)).toMatchObject({ endCalls: 0, state: 'created' });
-		expect(sessions.session(sessionId)!.uploads.map((u) => u.storedAs)).toEqual(['1.wav']);
+		expect(t.sessions.session(sessionId)).toMatchObject({ endCalls: 0, state: 'created' });
+		expect(t.sessions.session(sessionId)!.uploads.map((u) => u.storedAs)).toEqual(['1.wav']);
 
 		const mine = 'session-open-replaced-0001';
 		await createSessionWithFile(mine, 'audio_0.wav', other.bytes);
@@ -458,7 +436,7 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 			error: `Session "${sessionId}" of item 0 was cancelled`,
 		});
 		expect(output[0].json.description).toMatch(/^Nothing of this item was uploaded/);
-		expect(sessions.session(sessionId)!.endCalls).toBe(0);
+		expect(t.sessions.session(sessionId)!.endCalls).toBe(0);
 	});
 
 	/** A session made outside the node (another workflow, another run), holding one file. */
@@ -485,233 +463,4 @@ describe('Upload Method "Session": what a lost or unclear answer leaves, and wha
 		});
 		expect(uploaded.status).toBe(200);
 	}
-});
-
-describe('Get Results, Results Of "Session"', () => {
-	async function endedSession(
-		sessionId: string,
-		outcome: 'completed' | 'partial' | 'failed' | 'expired',
-	): Promise<void> {
-		sessions.script(sessionId, { outcome, processingPolls: 0 });
-		await rig.run(sessionUpload({ transactionId: sessionId }), {
-			items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })],
-		});
-	}
-
-	test('states map onto status: completed, partial (206), failed (HTTP 200, status in the body), expired (410), not_found', async () => {
-		const cases = [
-			['session-state-completed-1', 'completed', 'completed', 200],
-			['session-state-partial-0001', 'partial', 'partial', 206],
-			['session-state-failed-00001', 'failed', 'failed', 200],
-			['session-state-expired-0001', 'expired', 'expired', 410],
-		] as const;
-		for (const [id, outcome, status, http] of cases) {
-			await endedSession(id, outcome);
-			const [result] = await rig.run(resultsParameters(id, { resultsSource: 'session' }));
-			expect([result.json.status, result.json.http_status]).toEqual([status, http]);
-		}
-		const [unknown] = await rig.run(
-			resultsParameters('session-never-created-01', { resultsSource: 'session' }),
-		);
-		expect(unknown.json.status).toBe('not_found');
-		const [failedSimple] = await rig.run(
-			resultsParameters('session-state-failed-00001', {
-				resultsSource: 'session',
-				resultsOutput: 'simple',
-			}),
-		);
-		expect(failedSimple.json.issues).toEqual(
-			expect.arrayContaining(['The API said: All templates failed']),
-		);
-	});
-
-	test('a cancelled session has its own status, cancelled, and Fail on Incomplete Results fails it saying so', async () => {
-		await rig.run(sessionUpload({ transactionId: SESSION_B }), {
-			items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })],
-		});
-		await rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: SESSION_B });
-		const [result] = await rig.run(resultsParameters(SESSION_B, { resultsSource: 'session' }));
-		expect([result.json.status, result.json.http_status]).toEqual(['cancelled', 200]);
-		const [simple] = await rig.run(
-			resultsParameters(SESSION_B, { resultsSource: 'session', resultsOutput: 'simple' }),
-		);
-		expect(simple.json.issues).toEqual(['The session was cancelled; it holds no results.']);
-		await expect(
-			rig.run(
-				resultsParameters(SESSION_B, {
-					resultsSource: 'session',
-					waitForCompletion: true,
-					failIfIncomplete: true,
-				}),
-			),
-		).rejects.toThrow(`Session "${SESSION_B}" was cancelled`);
-	});
-
-	test('Wait for Completion reads the session until it is done; Fail on Incomplete Results fails an expired one', async () => {
-		sessions.setOptions({ processingPolls: 2 });
-		await rig.run(sessionUpload({ transactionId: SESSION_A }), {
-			items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })],
-		});
-		const [done] = await rig.run(
-			resultsParameters(SESSION_A, {
-				resultsSource: 'session',
-				waitForCompletion: true,
-				resultsOutput: 'simple',
-			}),
-		);
-		expect(done.json).toMatchObject({ session_id: SESSION_A, status: 'completed' });
-		expect(done.json.transcript).toMatch(/cough and fever/);
-		expect(
-			rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}`, 'GET').map((r) => r.status),
-		).toEqual([202, 202, 200]);
-		await endedSession('session-expires-waiting-01', 'expired');
-		await expect(
-			rig.run(
-				resultsParameters('session-expires-waiting-01', {
-					resultsSource: 'session',
-					waitForCompletion: true,
-					failIfIncomplete: true,
-				}),
-			),
-		).rejects.toThrow('Session "session-expires-waiting-01" expired before it was ended');
-	});
-});
-
-describe('Cancel Session and Get Session Audio', () => {
-	test('Cancel Session sends the documented PATCH and outputs the answer', async () => {
-		await rig.run(sessionUpload({ transactionId: SESSION_A }), {
-			items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })],
-		});
-		const [cancelled] = await rig.run({
-			resource: 'transcription',
-			operation: 'cancelSession',
-			sessionId: SESSION_A,
-		});
-		expect(cancelled.json).toEqual({
-			session_id: SESSION_A,
-			cancelled: true,
-			http_status: 200,
-			message: 'Session updated successfully',
-		});
-		expect(
-			rig.api.requestsTo(`/voice/v1/sessions/${SESSION_A}`, 'PATCH').map((r) => r.body),
-		).toEqual([{ user_status: 'cancelled', processing_status: 'cancelled' }]);
-		await expect(
-			rig.run({
-				resource: 'transcription',
-				operation: 'cancelSession',
-				sessionId: 'session-that-never-was',
-			}),
-		).rejects.toThrow(
-			'Session "session-that-never-was" cannot be cancelled: the service does not know it (HTTP 404)',
-		);
-		await expect(
-			rig.run({ resource: 'transcription', operation: 'cancelSession', sessionId: '..' }),
-		).rejects.toThrow(/Session ID of item 0 is "\.\."/);
-	});
-
-	test('Get Session Audio: a 5xx or a dropped connection from the storage host is retried (as the prescription PDF); a 404 is not', async () => {
-		const a = rig.audioFile('a.wav', 20_000);
-		await rig.run(sessionUpload({ transactionId: SESSION_A }), {
-			items: [item({ data: rig.storedBinary(a) })],
-		});
-		rig.api.injectFault({
-			method: 'GET',
-			path: '/media/session-audio/',
-			fault: { kind: 'status', status: 500, body: '<Error><Code>InternalError</Code></Error>' },
-		});
-		rig.api.injectFault({
-			method: 'GET',
-			path: '/media/session-audio/',
-			fault: { kind: 'status', status: 503, headers: { 'retry-after': '0' } },
-		});
-		rig.api.injectFault({ method: 'GET', path: '/media/session-audio/', fault: { kind: 'drop' } });
-		const [audio] = await rig.run({
-			resource: 'transcription',
-			operation: 'getSessionAudio',
-			sessionId: SESSION_A,
-			binaryPropertyName: 'audio',
-		});
-		expect(
-			createHash('sha256').update(Buffer.from(audio.binary!.audio.data, 'base64')).digest('hex'),
-		).toBe(a.sha256);
-		expect(rig.api.requestsTo('/media/session-audio/', 'GET').map((r) => r.status)).toEqual([
-			500,
-			503,
-			undefined,
-			200,
-		]);
-
-		rig.api.requests.length = 0;
-		rig.api.injectFault({
-			method: 'GET',
-			path: '/media/session-audio/',
-			fault: { kind: 'status', status: 404, body: '<Error><Code>NoSuchKey</Code></Error>' },
-		});
-		await expect(
-			rig.run({
-				resource: 'transcription',
-				operation: 'getSessionAudio',
-				sessionId: SESSION_A,
-				binaryPropertyName: 'audio',
-			}),
-		).rejects.toThrow(
-			/Could not download the audio of session ".*" from localhost:\d+ \(HTTP 404\)/,
-		);
-		expect(rig.api.requestsTo('/media/session-audio/', 'GET')).toHaveLength(1);
-	});
-
-	test('Get Session Audio: the whole audio as binary, fetched from the other host without any auth header', async () => {
-		const a = rig.audioFile('a.wav', 40_000);
-		const b = rig.audioFile('b.wav', 1_000);
-		await rig.run(sessionUpload({ transactionId: SESSION_A }), {
-			items: [item({ data: rig.storedBinary(a) }), item({ data: rig.storedBinary(b) })],
-		});
-		const [audio] = await rig.run({
-			resource: 'transcription',
-			operation: 'getSessionAudio',
-			sessionId: SESSION_A,
-			binaryPropertyName: 'audio',
-		});
-		expect(audio.json).toMatchObject({
-			session_id: SESSION_A,
-			file_size: 41_000,
-			content_type: 'audio/wav',
-			expires_in: 86_400,
-		});
-		const data = Buffer.from(audio.binary!.audio.data, 'base64');
-		expect(createHash('sha256').update(data).digest('hex')).toBe(
-			createHash('sha256')
-				.update(Buffer.concat([a.bytes, b.bytes]))
-				.digest('hex'),
-		);
-		expect(audio.binary!.audio).toMatchObject({
-			fileName: `session-${SESSION_A}.wav`,
-			mimeType: 'audio/wav',
-		});
-		expect(
-			sessions
-				.mediaRequests()
-				.map((r) => [r.status, r.headerNames.filter((h) => /auth|client-id|cookie/i.test(h))]),
-		).toEqual([[200, []]]);
-
-		sessions.setOptions({ audio: 'not_enabled' });
-		await expect(
-			rig.run({
-				resource: 'transcription',
-				operation: 'getSessionAudio',
-				sessionId: SESSION_A,
-				binaryPropertyName: 'audio',
-			}),
-		).rejects.toThrow(/does not keep session audio/);
-		sessions.setOptions({ audio: 'not_available' });
-		await expect(
-			rig.run({
-				resource: 'transcription',
-				operation: 'getSessionAudio',
-				sessionId: SESSION_A,
-				binaryPropertyName: 'audio',
-			}),
-		).rejects.toThrow(/has no audio to download \(HTTP 404 audio_not_available\)/);
-	});
 });

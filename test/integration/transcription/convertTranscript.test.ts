@@ -5,7 +5,6 @@
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
 import {
 	CLINICAL_NOTES_DOCUMENT,
 	CONVERT_PATH,
@@ -14,22 +13,10 @@ import {
 	SESSIONS_PATH,
 } from '../../fake-api/routes/transcription';
 import { recordAttack } from '../../support/attackLedger';
-import { useTestTransportPolicy } from '../../support/transportPolicy';
-import { TranscriptionRig } from './helpers';
+import { useSessionRig } from '../../support/sessionRig';
 
-const rig = new TranscriptionRig();
-let sessions: FakeSessions;
-
-beforeAll(async () => {
-	await rig.start();
-	sessions = fakeSessions(rig.api);
-	useTestTransportPolicy({ retry: { baseDelayMs: 10, maxDelayMs: 50 } });
-});
-afterAll(async () => await rig.stop());
-beforeEach(() => {
-	rig.reset();
-	sessions.reset();
-});
+const t = useSessionRig();
+const { rig } = t;
 
 /** The ids this node makes for a session nobody named: `n8n` and 29 hex characters. */
 const OUR_SESSION_ID = /^n8n[0-9a-f]{29}$/;
@@ -227,7 +214,7 @@ describe('Convert Transcript', () => {
 	] as const)(
 		'%s: the create carried out and its answer lost (%s): sent again under the same id, the "exists" answer is our own session: one session, one conversion, the document',
 		async (row, kind) => {
-			sessions.loseCreateAnswer({ kind });
+			t.sessions.loseCreateAnswer({ kind });
 			const output = await rig.run(convertParameters());
 			expect(output).toHaveLength(1);
 			const sessionId = output[0].json.session_id as string;
@@ -242,7 +229,7 @@ describe('Convert Transcript', () => {
 				[409, sessionId],
 			]);
 			// One session on the service: the repeat made none of its own.
-			expect(sessions.sessions().map((session) => session.sessionId)).toEqual([sessionId]);
+			expect(t.sessions.sessions().map((session) => session.sessionId)).toEqual([sessionId]);
 			expect(convertPosts().map((r) => r.path)).toEqual([
 				CONVERT_PATH.replace(':txnId', sessionId),
 			]);
@@ -255,7 +242,7 @@ describe('Convert Transcript', () => {
 	);
 
 	test('no answer to any create: the error says a session may have been made and the transcript was not sent; nothing is converted', async () => {
-		sessions.loseCreateAnswer({ kind: 'drop' });
+		t.sessions.loseCreateAnswer({ kind: 'drop' });
 		rig.api.injectFault({ method: 'POST', path: SESSIONS_PATH, times: 3, fault: { kind: 'drop' } });
 		const run = rig.run(convertParameters());
 		await expect(run).rejects.toThrow(
@@ -265,7 +252,7 @@ describe('Convert Transcript', () => {
 			description: expect.stringContaining('The transcript was not sent, so no document was made'),
 		});
 		expect(sessionPosts()).toHaveLength(4);
-		expect(sessions.sessions()).toHaveLength(1);
+		expect(t.sessions.sessions()).toHaveLength(1);
 		expect(convertPosts()).toHaveLength(0);
 	});
 

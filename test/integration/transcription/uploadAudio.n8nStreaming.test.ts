@@ -19,7 +19,11 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { uploadToStorage } from '../../../nodes/ClinicScribe/transport/storage';
 import { fakeTranscription, type FakeTranscription } from '../../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { loadN8nHttpRequest, n8nRequired, type HttpRequestHelper } from './n8nHttpRequest';
+import {
+	loadN8nHttpRequest,
+	n8nRequired,
+	type HttpRequestHelper,
+} from '../../support/n8nHttpRequest';
 
 const MiB = 1024 * 1024;
 const CHUNK = MiB;
@@ -32,7 +36,7 @@ const n8nHttpRequest = loadN8nHttpRequest();
 const describeWithN8n = n8nHttpRequest || n8nRequired() ? describe : describe.skip;
 if (!n8nHttpRequest && !n8nRequired()) {
 	process.stderr.write(
-		'n8nStreaming.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n',
+		'uploadAudio.n8nStreaming.test.ts skipped: n8n is not in the cache (run scripts/install-n8n.sh)\n',
 	);
 }
 

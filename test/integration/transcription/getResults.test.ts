@@ -14,7 +14,12 @@ import {
 	type Outcome,
 } from '../../fake-api/routes/transcription';
 import { startFinishedSession } from '../../support/fakeTranscriptionSession';
-import { item, resultsParameters, TranscriptionRig, uploadParameters } from './helpers';
+import {
+	item,
+	resultsParameters,
+	TranscriptionRig,
+	uploadParameters,
+} from '../../support/transcriptionRig';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 
 const rig = new TranscriptionRig();

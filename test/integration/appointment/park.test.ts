@@ -1,0 +1,12 @@
+/**
+ * Appointment → Park over real HTTP against the project's fake clinic API
+ * (test/fake-api/routes/appointments/). Its describe title is shared with Cancel, Complete, Mark
+ * No-Show and Park: the same call on different paths, checked alike (itChangesStatus).
+ */
+import { itChangesStatus, useAppointmentCalls } from '../../support/appointmentCalls';
+
+const t = useAppointmentCalls();
+
+describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
+	itChangesStatus(t, ['park', 'POST', '/parked', undefined, 'PA', 'Parked']);
+});
