@@ -1,14 +1,11 @@
 /**
  * Appointment → Get Slots over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/), and the Clinic picker its fields use.
+ * (test/fake-api/routes/appointments/). The Clinic picker: test/integration/methods/.
  */
-import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { appointment, byId, json, T10, useAppointmentCalls } from '../../support/appointmentCalls';
-import { createExecuteContext } from '../../support/nodeContext';
 
-const node = new ClinicScribe();
 const t = useAppointmentCalls();
-const { credentials, run, failure, refusedBeforeSending, seed } = t;
+const { run, failure, refusedBeforeSending, seed } = t;
 
 describe('Appointment → Get Slots', () => {
 	it('asks one day at a time (YYYY-MM-DD) and outputs one item per slot with readable times and availability', async () => {
@@ -100,45 +97,5 @@ describe('Appointment → Get Slots', () => {
 			'The clinic API refused the slots of doctor "do1003" at clinic "c-1001" (item 0) (HTTP 404): Doctor not found. Please check the provided doctor ID.',
 		);
 		expect(description).toContain('the doctor works at that clinic');
-	});
-});
-
-describe('Clinic picker', () => {
-	it("lists the business's clinics, filtered by name", async () => {
-		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
-		const all = await node.methods.listSearch.searchClinics.call(context as never);
-		expect(all.results).toEqual([
-			{ name: 'Sunrise Clinic Indiranagar', value: 'c-1001' },
-			{ name: 'Sunrise Clinic Koramangala', value: 'c-1002' },
-		]);
-		expect(
-			(await node.methods.listSearch.searchClinics.call(context as never, 'kora')).results,
-		).toEqual([{ name: 'Sunrise Clinic Koramangala', value: 'c-1002' }]);
-	});
-
-	it('finds a clinic by an ID with capitals, whatever the case of the search text', async () => {
-		const entities = {
-			doctors: [],
-			clinics: [
-				{ name: 'Sunrise Clinic Indiranagar', clinic_id: 'CL-Indira-7' },
-				{ name: 'Sunrise Clinic Koramangala', clinic_id: 'CL-Kora-9' },
-			],
-		};
-		t.api.injectFault({
-			method: 'GET',
-			path: '/dr/v1/business/entities',
-			times: Infinity,
-			fault: {
-				kind: 'status',
-				status: 200,
-				body: { status_code: 200, success: true, data: entities },
-			},
-		});
-		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
-		for (const search of ['cl-kora', 'CL-KORA-9', 'Kora-9']) {
-			expect(
-				(await node.methods.listSearch.searchClinics.call(context as never, search)).results,
-			).toEqual([{ name: 'Sunrise Clinic Koramangala', value: 'CL-Kora-9' }]);
-		}
 	});
 });

@@ -1,13 +1,9 @@
 /**
  * The credential (document 4.5, 4.6, §5) over real HTTP against the project's fake clinic API: one token exchange
- * for many items and runs, renewal, the public login flow, a ready access token; and the Doctor
- * picker, which reads the business's doctors with it.
+ * for many items and runs, renewal, the public login flow, a ready access token.
  */
-import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { createExecuteContext } from '../../support/nodeContext';
 import { useNodeRuns } from '../../support/nodeRuns';
 
-const node = new ClinicScribe();
 // Retry back-off short, so the retry tests stay quick; the policy itself is unit-tested.
 const t = useNodeRuns({ retry: { baseDelayMs: 20, maxDelayMs: 200 } });
 const { credentials, run } = t;
@@ -90,39 +86,5 @@ describe('credential', () => {
 		expect(t.api.requestsTo('/dr/v1/business/entities')[0].headers.auth).toBe(
 			t.api.validCredentials.staticToken,
 		);
-	});
-
-	it('lists doctors for the Doctor picker, filtered by name', async () => {
-		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
-		const all = await node.methods.listSearch.searchDoctors.call(context as never);
-		expect(all.results).toHaveLength(4);
-		const filtered = await node.methods.listSearch.searchDoctors.call(context as never, 'neha');
-		expect(filtered.results).toEqual([{ name: 'Dr. Neha Iyer', value: 'do1003' }]);
-	});
-
-	it('finds a doctor by an ID with capitals, whatever the case of the search text', async () => {
-		const entities = {
-			clinics: [],
-			doctors: [
-				{ name: 'Dr. Asha Rao', doctor_id: 'DR-Asha-01' },
-				{ name: 'Dr. Vikram Mehta', doctor_id: 'DR-Vikram-02' },
-			],
-		};
-		t.api.injectFault({
-			method: 'GET',
-			path: '/dr/v1/business/entities',
-			times: Infinity,
-			fault: {
-				kind: 'status',
-				status: 200,
-				body: { status_code: 200, success: true, data: entities },
-			},
-		});
-		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
-		for (const search of ['dr-asha', 'DR-ASHA-01', 'Asha-01']) {
-			expect(
-				(await node.methods.listSearch.searchDoctors.call(context as never, search)).results,
-			).toEqual([{ name: 'Dr. Asha Rao', value: 'DR-Asha-01' }]);
-		}
 	});
 });

@@ -1,15 +1,12 @@
 /**
  * Template → Get over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/templates.ts), each item to its own result,
- * and the Template picker.
+ * (test/fake-api/routes/templates.ts), each item to its own result. The Template picker:
+ * test/integration/methods/.
  */
-import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
-import { createExecuteContext } from '../../support/nodeContext';
 import { byId, getOne, SOAP_NOTE, TEMPLATES, useTemplateCalls } from '../../support/templateCalls';
 
-const node = new ClinicScribe();
 const t = useTemplateCalls();
-const { credentials, run, failure } = t;
+const { run, failure } = t;
 
 describe('Template → Get', () => {
 	it('returns the template with that id', async () => {
@@ -54,19 +51,5 @@ describe('Template: items, Continue On Fail', () => {
 		expect(output[3].json.id).toBe('transcript_template');
 		// The empty id sent nothing: three lists, one per other item.
 		expect(t.api.requestsTo(TEMPLATES, 'GET')).toHaveLength(3);
-	});
-});
-
-describe('Template picker', () => {
-	it("lists the workspace's templates by title, filtered by the search text", async () => {
-		const { context } = createExecuteContext({ credentials: credentials(), parameters: {} });
-		const all = await node.methods.listSearch.searchTemplates.call(context as never);
-		expect(all.results).toEqual([
-			{ name: 'Clinical Notes (default)', value: 'clinical_notes_template' },
-			{ name: 'SOAP Note', value: 'tpl-soap-note' },
-			{ name: 'Transcript (default)', value: 'transcript_template' },
-		]);
-		const filtered = await node.methods.listSearch.searchTemplates.call(context as never, 'soap');
-		expect(filtered.results).toEqual([{ name: 'SOAP Note', value: 'tpl-soap-note' }]);
 	});
 });
