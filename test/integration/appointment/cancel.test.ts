@@ -9,7 +9,7 @@ import { appointment, itChangesStatus, useAppointmentCalls } from '../../support
 const t = useAppointmentCalls();
 const { run, seed } = t;
 
-describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
+describe('Appointment → Cancel', () => {
 	itChangesStatus(t, ['cancel', 'PUT', '/cancel', undefined, 'CN', 'Cancelled']);
 
 	it('addresses by partner id with partner_id=1', async () => {

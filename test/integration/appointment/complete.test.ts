@@ -8,7 +8,7 @@ import { appointment, itChangesStatus, useAppointmentCalls } from '../../support
 const t = useAppointmentCalls();
 const { run, seed } = t;
 
-describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
+describe('Appointment → Complete', () => {
 	itChangesStatus(t, ['complete', 'POST', '/complete', undefined, 'CMNP', null]);
 
 	it('says an appointment already cancelled cannot be completed; Continue On Fail keeps going per item', async () => {

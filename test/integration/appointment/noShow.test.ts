@@ -7,6 +7,6 @@ import { itChangesStatus, useAppointmentCalls } from '../../support/appointmentC
 
 const t = useAppointmentCalls();
 
-describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
+describe('Appointment → Mark No-Show', () => {
 	itChangesStatus(t, ['noShow', 'POST', '/change-status', { status: 'NS' }, 'NS', 'No-Show']);
 });

@@ -7,6 +7,6 @@ import { itChangesStatus, useAppointmentCalls } from '../../support/appointmentC
 
 const t = useAppointmentCalls();
 
-describe('Appointment → Cancel, Complete, Mark No-Show, Park', () => {
+describe('Appointment → Park', () => {
 	itChangesStatus(t, ['park', 'POST', '/parked', undefined, 'PA', 'Parked']);
 });

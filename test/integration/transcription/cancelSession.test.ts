@@ -9,7 +9,7 @@ import { item } from '../../support/transcriptionRig';
 const t = useSessionRig();
 const { rig } = t;
 
-describe('Cancel Session and Get Session Audio', () => {
+describe('Transcription → Cancel Session', () => {
 	test('Cancel Session sends the documented PATCH and outputs the answer', async () => {
 		await rig.run(sessionUpload({ transactionId: SESSION_A }), {
 			items: [item({ data: rig.storedBinary(rig.audioFile('a.wav', 64)) })],

@@ -11,7 +11,7 @@ import { item } from '../../support/transcriptionRig';
 const t = useSessionRig();
 const { rig } = t;
 
-describe('Cancel Session and Get Session Audio', () => {
+describe('Transcription → Get Session Audio', () => {
 	test('Get Session Audio: a 5xx or a dropped connection from the storage host is retried (as the prescription PDF); a 404 is not', async () => {
 		const a = rig.audioFile('a.wav', 20_000);
 		await rig.run(sessionUpload({ transactionId: SESSION_A }), {
