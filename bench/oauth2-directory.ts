@@ -31,7 +31,7 @@
  */
 import { SIGN_IN } from '../test/fake-api/fixtures';
 import { fakeSignIn, SIGN_IN_ROUTES } from '../test/fake-api/routes/signIn';
-import { TEMPLATES_PATH } from '../test/fake-api/routes/templates';
+import { TEMPLATES_PATH } from '../test/fake-api/routes/template';
 import {
 	connectSignInCredential,
 	oauthRedirectUrl,

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 
 import { clinicEventSample } from '../test/fake-api/clinicEventSamples';
-import { fakeAppointments } from '../test/fake-api/routes/appointments';
+import { fakeAppointments } from '../test/fake-api/routes/appointment';
 import { fakeWebhooks } from '../test/fake-api/routes/webhooks';
 import { triggerWorkflow } from '../test/support/n8n/trigger';
 import { CREDENTIAL_TYPE } from '../test/support/n8n/workflows';

@@ -15,7 +15,7 @@
  */
 import { clinicEventSample } from '../test/fake-api/clinicEventSamples';
 import type { GatewayMessage } from '../test/fake-api/routes/messageGateway';
-import type { SeededPrescription } from '../test/fake-api/routes/prescriptions';
+import type { SeededPrescription } from '../test/fake-api/routes/prescription';
 import type { DeliveryReport, FakeSubscription } from '../test/fake-api/routes/webhooks';
 import { InboxClient } from '../test/support/inbox';
 

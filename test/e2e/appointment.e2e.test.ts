@@ -8,7 +8,7 @@
  * - clinic day: on appointments seeded in the fake, Complete → Mark No-Show → Park → Get Many of
  *   the day; beside them a Get Many over 8 days that fails the item (Continue On Fail) with nothing sent.
  */
-import { fakeAppointments } from '../fake-api/routes/appointments';
+import { fakeAppointments } from '../fake-api/routes/appointment';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';

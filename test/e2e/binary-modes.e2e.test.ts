@@ -24,7 +24,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { fakePrescriptions } from '../fake-api/routes/prescriptions';
+import { fakePrescriptions } from '../fake-api/routes/prescription';
 import { fakeSessions, sessionAudioBytes, type FakeSessions } from '../fake-api/routes/sessions';
 import {
 	CLINICAL_NOTES_DOCUMENT,

@@ -5,7 +5,7 @@
  * `n8n execute`. One n8n user folder serves the whole file.
  */
 import { fakePatientDirectory } from '../fake-api/routes/patientDirectory';
-import { fakePrescriptions } from '../fake-api/routes/prescriptions';
+import { fakePrescriptions } from '../fake-api/routes/prescription';
 import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 
-import { fakeTemplates, SEEDED_TEMPLATES } from '../fake-api/routes/templates';
+import { fakeTemplates, SEEDED_TEMPLATES } from '../fake-api/routes/template';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
 import { packedPackageForTests } from '../support/n8n/install';

@@ -21,9 +21,9 @@ import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { join } from 'node:path';
 
 import { clinicEventSample, type ClinicSampleVariant } from '../fake-api/clinicEventSamples';
-import { fakeAppointments } from '../fake-api/routes/appointments';
+import { fakeAppointments } from '../fake-api/routes/appointment';
 import { fakeMessages } from '../fake-api/routes/messageGateway';
-import { fakePrescriptions } from '../fake-api/routes/prescriptions';
+import { fakePrescriptions } from '../fake-api/routes/prescription';
 import {
 	LOCAL_SMTP_CREDENTIAL,
 	SMTP_CREDENTIAL_TYPE,

@@ -2,18 +2,18 @@
  * Dispatch: the routing table (every route module, in matching order) and the Router that matches
  * a method and raw path to a route, with percent-decoded path parameters.
  */
-import { appointmentRoutes } from './routes/appointments';
+import { appointmentRoutes } from './routes/appointment';
 import { authRoutes } from './routes/auth';
 import { directoryRoutes } from './routes/directory';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
 import { medLinkRoutes } from './routes/medLink';
 import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
-import { prescriptionRoutes } from './routes/prescriptions';
+import { prescriptionRoutes } from './routes/prescription';
 import { sessionDocumentRoutes } from './routes/sessionDocuments';
 import { sessionRoutes } from './routes/sessionRoutes';
 import { signInRoutes } from './routes/signIn';
-import { templateRoutes } from './routes/templates';
+import { templateRoutes } from './routes/template';
 import { transcriptionRoutes } from './routes/transcription';
 import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';

@@ -1,7 +1,7 @@
 /**
  * Shared set-up of the Appointment tests (test/integration/appointment/): one fake API per file,
  * real HTTP, the appointment store and the patient directory reset before each test
- * (test/fake-api/routes/appointments.ts is strict on paths, headers, bodies, paging and filters).
+ * (test/fake-api/routes/appointment/ is strict on paths, headers, bodies, paging and filters).
  */
 import type { INodeExecutionData } from 'n8n-workflow';
 
@@ -9,7 +9,7 @@ import {
 	fakeAppointments,
 	resetAppointmentStore,
 	type FakeAppointment,
-} from '../fake-api/routes/appointments';
+} from '../fake-api/routes/appointment';
 import { patientDirectoryOf, resetPatientDirectory } from '../fake-api/routes/patientDirectory';
 import { extendRuns, useNodeRuns, type NodeRuns, type Parameters } from './nodeRuns';
 

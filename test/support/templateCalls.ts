@@ -1,9 +1,9 @@
 /**
  * Shared set-up of the Template tests (test/integration/template/): one fake API per file, real
- * HTTP, the workspace's templates reset before each test (test/fake-api/routes/templates.ts), and
+ * HTTP, the workspace's templates reset before each test (test/fake-api/routes/template.ts), and
  * the parameters of each operation.
  */
-import { fakeTemplates, resetTemplateStore } from '../fake-api/routes/templates';
+import { fakeTemplates, resetTemplateStore } from '../fake-api/routes/template';
 import { byId, useNodeRuns, type NodeRuns } from './nodeRuns';
 
 export { byId };

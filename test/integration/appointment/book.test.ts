@@ -1,9 +1,9 @@
 /**
  * Appointment → Book over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/): the id sets, the times, retries that never book twice;
+ * (test/fake-api/routes/appointment/): the id sets, the times, retries that never book twice;
  * bad input fails the item with nothing sent.
  */
-import { fakeAppointments } from '../../fake-api/routes/appointments';
+import { fakeAppointments } from '../../fake-api/routes/appointment';
 import { appointment, byId, json, T10, useAppointmentCalls } from '../../support/appointmentCalls';
 
 const t = useAppointmentCalls();

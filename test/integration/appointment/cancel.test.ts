@@ -1,9 +1,9 @@
 /**
  * Appointment → Cancel over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/). Its describe title is shared with Cancel, Complete, Mark
+ * (test/fake-api/routes/appointment/). Its describe title is shared with Cancel, Complete, Mark
  * No-Show and Park: the same call on different paths, checked alike (itChangesStatus).
  */
-import { fakeAppointments } from '../../fake-api/routes/appointments';
+import { fakeAppointments } from '../../fake-api/routes/appointment';
 import { appointment, itChangesStatus, useAppointmentCalls } from '../../support/appointmentCalls';
 
 const t = useAppointmentCalls();

@@ -1,11 +1,11 @@
 /**
  * Appointment → Get over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/), the raw read the trigger uses, the refusal as an AI agent
+ * (test/fake-api/routes/appointment/), the raw read the trigger uses, the refusal as an AI agent
  * tool, and the fake's admin seeding that the e2e tests use.
  */
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { getAppointment } from '../../../nodes/ClinicScribe/transport/appointmentApi';
-import { fakeAppointments } from '../../fake-api/routes/appointments';
+import { fakeAppointments } from '../../fake-api/routes/appointment';
 import { appointment, json, T10, useAppointmentCalls } from '../../support/appointmentCalls';
 import { createExecuteContext } from '../../support/nodeContext';
 

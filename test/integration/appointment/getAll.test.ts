@@ -1,6 +1,6 @@
 /**
  * Appointment → Get Many over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/): paging and the filter rules, checked on both sides.
+ * (test/fake-api/routes/appointment/): paging and the filter rules, checked on both sides.
  */
 import { MAX_PAGES } from '../../../nodes/ClinicScribe/actions/appointment/getAll.operation';
 import { appointment, byId, json, T10, useAppointmentCalls } from '../../support/appointmentCalls';

@@ -1,6 +1,6 @@
 /**
  * Appointment → Get Slots over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/). The Clinic picker: test/integration/methods/.
+ * (test/fake-api/routes/appointment/). The Clinic picker: test/integration/methods/.
  */
 import { appointment, byId, json, T10, useAppointmentCalls } from '../../support/appointmentCalls';
 

@@ -1,8 +1,8 @@
 /**
  * Appointment → Update over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/appointments/).
+ * (test/fake-api/routes/appointment/).
  */
-import { fakeAppointments } from '../../fake-api/routes/appointments';
+import { fakeAppointments } from '../../fake-api/routes/appointment';
 import { appointment, byId, T10, useAppointmentCalls } from '../../support/appointmentCalls';
 
 const t = useAppointmentCalls();

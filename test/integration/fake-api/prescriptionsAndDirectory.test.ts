@@ -4,7 +4,7 @@
  * query rules), and the admin seeding other tests and the examples use over HTTP.
  */
 import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
-import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
+import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 
 let api: FakeClinicApi;

@@ -1,5 +1,5 @@
 /** The fake API's template routes themselves: strict on paths, headers and bodies; faults apply. */
-import { fakeTemplates, resetTemplateStore } from '../../fake-api/routes/templates';
+import { fakeTemplates, resetTemplateStore } from '../../fake-api/routes/template';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { accessToken, call } from './helpers';
 

@@ -1,9 +1,9 @@
 /**
  * Prescription → Get (with the PDF as a binary field), over real HTTP against the project's fake
- * clinic API (test/fake-api/routes/prescriptions.ts): the API route wants the raw `auth` token, the
+ * clinic API (test/fake-api/routes/prescription.ts): the API route wants the raw `auth` token, the
  * PDF store refuses any credential, so a passing download proves none was sent to it.
  */
-import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
+import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescription';
 import { createExecuteContext } from '../../support/nodeContext';
 import { useNodeRuns } from '../../support/nodeRuns';
 

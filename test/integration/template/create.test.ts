@@ -1,9 +1,9 @@
 /**
  * Template → Create over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/templates.ts); without Continue On Fail
+ * (test/fake-api/routes/template.ts); without Continue On Fail
  * the run stops at the failing item.
  */
-import { fakeTemplates } from '../../fake-api/routes/templates';
+import { fakeTemplates } from '../../fake-api/routes/template';
 import { create, getOne, TEMPLATES, useTemplateCalls } from '../../support/templateCalls';
 
 const t = useTemplateCalls();

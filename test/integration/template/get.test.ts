@@ -1,6 +1,6 @@
 /**
  * Template → Get over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/templates.ts), each item to its own result. The Template picker:
+ * (test/fake-api/routes/template.ts), each item to its own result. The Template picker:
  * test/integration/methods/.
  */
 import { byId, getOne, SOAP_NOTE, TEMPLATES, useTemplateCalls } from '../../support/templateCalls';

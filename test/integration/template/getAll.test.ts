@@ -1,6 +1,6 @@
 /**
  * Template → Get Many over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/templates.ts).
+ * (test/fake-api/routes/template.ts).
  */
 import { getMany, SOAP_NOTE, TEMPLATES, useTemplateCalls } from '../../support/templateCalls';
 

@@ -1,8 +1,8 @@
 /**
  * Template → Update over real HTTP against the project's fake clinic API
- * (test/fake-api/routes/templates.ts).
+ * (test/fake-api/routes/template.ts).
  */
-import { fakeTemplates } from '../../fake-api/routes/templates';
+import { fakeTemplates } from '../../fake-api/routes/template';
 import {
 	getOne,
 	remove,

@@ -5,7 +5,7 @@
  */
 import { NodeApiError } from 'n8n-workflow';
 
-import { fakeTemplates, resetTemplateStore } from '../../fake-api/routes/templates';
+import { fakeTemplates, resetTemplateStore } from '../../fake-api/routes/template';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { item, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';
 

@@ -14,8 +14,8 @@ import {
 	SAMPLE_IDS,
 	type ClinicSampleVariant,
 } from '../../fake-api/clinicEventSamples';
-import { fakeAppointments } from '../../fake-api/routes/appointments';
-import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescriptions';
+import { fakeAppointments } from '../../fake-api/routes/appointment';
+import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescription';
 import {
 	fakeWebhooks,
 	prepareDelivery,

@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 
 import type { RouteContext } from '../../types';
-import { activeTemplateIds } from '../templates';
+import { activeTemplateIds } from '../template';
 import {
 	registerSession,
 	SESSION_CREATE_FIELDS,

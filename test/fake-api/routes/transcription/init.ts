@@ -1,6 +1,6 @@
 /** `POST /voice/api/v2/transaction/init/:txn`: the paid step, its checks, the daily quota and lost answers. */
 import type { RouteContext } from '../../types';
-import { activeTemplateIds } from '../templates';
+import { activeTemplateIds } from '../template';
 import {
 	bearerBusiness,
 	CLINICAL_NOTES_ID,
@@ -170,7 +170,7 @@ function initProblem(
 			code: 'invalid_output_format_template',
 			message: 'output_format_template must be a non-empty array',
 		};
-	// The workspace's templates (routes/templates.ts) count too: one created there can be used here.
+	// The workspace's templates (routes/template.ts) count too: one created there can be used here.
 	const known = [
 		CLINICAL_NOTES_ID,
 		variantOf(ctx).emrTemplateId,
