@@ -27,7 +27,10 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from '
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { fakeSessions, type FakeSessions } from '../test/fake-api/routes/sessions';
+import {
+	fakeSessions,
+	type FakeSessions,
+} from '../test/fake-api/routes/transcription/sessionStore';
 import { fakeApiCredentialData } from '../test/support/fakeApiCredential';
 import { ACTION_NODE_TYPE, chain, type WorkflowJson } from '../test/support/n8n/workflows';
 import {

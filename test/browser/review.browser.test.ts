@@ -39,8 +39,8 @@ import {
 	smtpCredentialData,
 } from '../../scripts/localExamples';
 import { BUSINESS } from '../fake-api/fixtures';
-import { fakeSessionDocuments } from '../fake-api/routes/sessionDocuments';
-import { registerSession } from '../fake-api/routes/sessions';
+import { fakeSessionDocuments } from '../fake-api/routes/transcription/sessionDocuments';
+import { registerSession } from '../fake-api/routes/transcription/sessionStore';
 import { fakeWebhooks } from '../fake-api/routes/webhooks';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { CHROMIUM, CHROMIUM_FLAGS, describeWithChromium } from '../support/chromium';

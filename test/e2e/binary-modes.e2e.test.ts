@@ -25,7 +25,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { fakePrescriptions } from '../fake-api/routes/prescription';
-import { fakeSessions, sessionAudioBytes, type FakeSessions } from '../fake-api/routes/sessions';
+import {
+	fakeSessions,
+	sessionAudioBytes,
+	type FakeSessions,
+} from '../fake-api/routes/transcription/sessionStore';
 import {
 	CLINICAL_NOTES_DOCUMENT,
 	fakeTranscription,

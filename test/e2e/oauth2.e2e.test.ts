@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { SIGN_IN } from '../fake-api/fixtures';
-import { fakeSessions } from '../fake-api/routes/sessions';
+import { fakeSessions } from '../fake-api/routes/transcription/sessionStore';
 import { fakeSignIn, SIGN_IN_ROUTES } from '../fake-api/routes/signIn';
 import { fakeTranscription, STORAGE_PATH } from '../fake-api/routes/transcription';
 import { fakeWebhooks } from '../fake-api/routes/webhooks';

@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { fakeSessions, type FakeSessions } from '../fake-api/routes/sessions';
+import { fakeSessions, type FakeSessions } from '../fake-api/routes/transcription/sessionStore';
 import { CLINICAL_NOTES_DOCUMENT, TRANSCRIPT_TEXT } from '../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';

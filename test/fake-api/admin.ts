@@ -12,7 +12,7 @@ import { appointmentAdmin } from './routes/appointment';
 import { ehrReceiverAdmin } from './routes/ehrReceiver';
 import { messageGatewayAdmin } from './routes/messageGateway';
 import { prescriptionAdmin } from './routes/prescription';
-import { sessionAdmin } from './routes/sessions';
+import { sessionAdmin } from './routes/transcription/sessionStore';
 import { signInAdmin } from './routes/signIn';
 import { transcriptionAdmin } from './routes/transcription';
 import { webhookAdmin } from './routes/webhooks';

@@ -10,11 +10,11 @@ import { medLinkRoutes } from './routes/medLink';
 import { messageGatewayRoutes } from './routes/messageGateway';
 import { patientDirectoryRoutes } from './routes/patientDirectory';
 import { prescriptionRoutes } from './routes/prescription';
-import { sessionDocumentRoutes } from './routes/sessionDocuments';
-import { sessionRoutes } from './routes/sessionRoutes';
 import { signInRoutes } from './routes/signIn';
 import { templateRoutes } from './routes/template';
 import { transcriptionRoutes } from './routes/transcription';
+import { sessionDocumentRoutes } from './routes/transcription/sessionDocuments';
+import { sessionRoutes } from './routes/transcription/sessionRoutes';
 import { webhookRoutes } from './routes/webhooks';
 import type { ErrorStyle, RouteDefinition } from './types';
 

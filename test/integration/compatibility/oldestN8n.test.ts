@@ -7,7 +7,7 @@
  */
 import { ClinicScribe } from '../../../nodes/ClinicScribe/ClinicScribe.node';
 import { FIXTURE_IDS, PATIENTS_BY_MOBILE } from '../../fake-api/fixtures';
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/transcription/sessionStore';
 import { createExecuteContext, fakeApiCredentials } from '../../support/nodeContext';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { item, TranscriptionRig, uploadParameters } from '../../support/transcriptionRig';

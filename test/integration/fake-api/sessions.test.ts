@@ -1,7 +1,7 @@
 /** The fake API's session routes themselves: strict on ids, file names, formats, sizes, bodies and states. */
 import { createHash } from 'node:crypto';
 
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/transcription/sessionStore';
 import { fakeTranscription, SESSIONS_PATH } from '../../fake-api/routes/transcription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 import { accessToken, call } from './helpers';

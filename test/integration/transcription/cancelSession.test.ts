@@ -1,6 +1,6 @@
 /**
  * Transcription → Cancel Session through the node over real HTTP against the fake's session API
- * (test/fake-api/routes/sessions.ts). Its describe title is
+ * (test/fake-api/routes/transcription/sessionRoutes.ts). Its describe title is
  * shared with Get Session Audio (getSessionAudio.test.ts), whose tests were beside it.
  */
 import { SESSION_A, sessionUpload, useSessionRig } from '../../support/sessionRig';

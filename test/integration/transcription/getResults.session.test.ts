@@ -1,6 +1,6 @@
 /**
  * Get Results with Results Of "Session" through the node over real HTTP against the fake's session API
- * (test/fake-api/routes/sessions.ts).
+ * (test/fake-api/routes/transcription/sessionRoutes.ts).
  */
 import { SESSION_A, SESSION_B, sessionUpload, useSessionRig } from '../../support/sessionRig';
 import { item, resultsParameters } from '../../support/transcriptionRig';

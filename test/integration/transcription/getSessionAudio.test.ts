@@ -1,6 +1,6 @@
 /**
  * Transcription → Get Session Audio through the node over real HTTP against the fake's session API
- * (test/fake-api/routes/sessions.ts): the audio from the storage
+ * (test/fake-api/routes/transcription/sessionRoutes.ts): the audio from the storage
  * host without any auth header, retried as the prescription PDF is.
  */
 import { createHash } from 'node:crypto';

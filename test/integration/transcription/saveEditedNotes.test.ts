@@ -7,8 +7,8 @@ import {
 	DOCUMENTS_PATH,
 	fakeSessionDocuments,
 	type FakeSessionDocuments,
-} from '../../fake-api/routes/sessionDocuments';
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
+} from '../../fake-api/routes/transcription/sessionDocuments';
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/transcription/sessionStore';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { TranscriptionRig } from '../../support/transcriptionRig';
 

@@ -1,6 +1,6 @@
 /**
  * Upload Audio with Upload Method "Session" through the node over real HTTP against the fake's session API
- * (test/fake-api/routes/sessions.ts): one session per ID,
+ * (test/fake-api/routes/transcription/sessionRoutes.ts): one session per ID,
  * and what a lost or unclear answer leaves and what the output says.
  */
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';

@@ -16,7 +16,7 @@ import {
 } from '../../../nodes/ClinicScribe/transport/transcription/session';
 import { downloadSessionAudio } from '../../../nodes/ClinicScribe/transport/transcription/sessionAudio';
 import { CLINICAL_NOTES_DOCUMENT } from '../../fake-api/routes/transcription';
-import { sessionAudioBytes } from '../../fake-api/routes/sessions';
+import { sessionAudioBytes } from '../../fake-api/routes/transcription/sessionStore';
 import { useSessionRig } from '../../support/sessionRig';
 import { type AudioFile } from '../../support/transcriptionRig';
 

@@ -9,8 +9,8 @@ import { writeFileSync } from 'node:fs';
 
 import { NodeOperationError } from 'n8n-workflow';
 
-import { SESSION_CONTENT_TYPES } from '../../fake-api/routes/sessionRoutes';
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/sessions';
+import { SESSION_CONTENT_TYPES } from '../../fake-api/routes/transcription/sessionRoutes';
+import { fakeSessions, type FakeSessions } from '../../fake-api/routes/transcription/sessionStore';
 import { useTestTransportPolicy } from '../../support/transportPolicy';
 import { accessToken } from '../fake-api/helpers';
 import {

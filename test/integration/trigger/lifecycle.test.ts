@@ -15,7 +15,7 @@ import {
 	DOCTOR_SYSTEM,
 	identifierSearch,
 } from '../../../nodes/ClinicScribe/shared/fhir/participants';
-import { fakeSessions } from '../../fake-api/routes/sessions';
+import { fakeSessions } from '../../fake-api/routes/transcription/sessionStore';
 import {
 	fakeWebhooks,
 	SUBSCRIPTIONS_PATH,

@@ -2,7 +2,7 @@
  * Notes from text ([EKA-OAS] upload-transcript.mdx), strict:
  *
  *   POST /voice/v1/sessions                               (Bearer) {"upload_type":"single","templates":[id], and the
- *        session API's fields (routes/sessions.ts): session_id, language_hint, model, additional_data…}
+ *        session API's fields (sessionStore.ts): session_id, language_hint, model, additional_data…}
  *        → 201 {session_id, status:"created", created_at, expires_at, upload_url}; 400 a wrong body or
  *          unknown template; more than 2 templates refused.
  *   POST /voice/api/v1/transaction/:txnId/convert-to-template   (Bearer, no `flavour` header)
@@ -22,7 +22,7 @@ import {
 	SESSION_CREATE_FIELDS,
 	sessionCreateProblem,
 	takeCreateAnswerLoss,
-} from '../sessions';
+} from './sessionStore';
 import {
 	bearerBusiness,
 	CLINICAL_NOTES_ID,
@@ -106,7 +106,7 @@ export function createSession(ctx: RouteContext): void {
 	});
 	templatesOfSessions(store).set(sessionId, templates as string[]);
 	const createdAt = Date.now();
-	// The session API (routes/sessions.ts) knows every session: audio may be uploaded to it.
+	// The session API (sessionStore.ts) knows every session: audio may be uploaded to it.
 	registerSession(ctx.state, sessionId, businessId, input, createdAt);
 	const loss = takeCreateAnswerLoss(ctx.state, sessionId);
 	if (loss === 'drop') return void ctx.req.socket.destroy();

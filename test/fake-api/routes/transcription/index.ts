@@ -19,6 +19,10 @@
  *        Hindi for the transcript, markdown for custom templates), or scripted 206 / 500 / FHIR form;
  *        404 unknown.
  *
+ * The session API lives here too (the node's Transcription resource covers transactions and
+ * sessions): sessionStore.ts (the sessions, their options, faults and control), sessionRoutes.ts
+ * (its routes: audio, End, status, cancel, audio URL) and sessionDocuments.ts (a session's documents).
+ *
  * Control in-process through `fakeTranscription(api)`, or over HTTP under /__admin/transcription/…:
  *   GET  /transcription/options · POST /transcription/options   defaults (processing polls, hold…)
  *   POST /transcription/script   {txn_id, outcome?, processingPolls?, processingMs?, emrPrescription?}

@@ -23,11 +23,11 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 
-import { BUSINESS } from '../fixtures';
-import type { FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
+import { BUSINESS } from '../../fixtures';
+import type { FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../../types';
 import { carriesAuth, PRESIGNED_AUTH_REFUSAL } from './sessionRoutes';
-import { findSession } from './sessions';
-import { bearerBusiness, isPlainObject, voiceError } from './transcription/store';
+import { findSession } from './sessionStore';
+import { bearerBusiness, isPlainObject, voiceError } from './store';
 
 export const DOCUMENTS_PATH = '/voice/api/v1/documents';
 export const DOCUMENT_PATH = '/voice/api/v1/documents/:documentId';

@@ -26,20 +26,20 @@
  *   GET   /media/session-audio/:file                  the audio itself; refused (400) when any auth
  *         header comes with it; 403 for a wrong signature.
  *
- * The sessions, their options and their control are in sessions.ts.
+ * The sessions, their options and their control are in sessionStore.ts.
  */
 import { createHash, createHmac } from 'node:crypto';
 
-import type { RouteContext, RouteDefinition } from '../types';
+import type { RouteContext, RouteDefinition } from '../../types';
 import {
 	sessionAudioBytes,
 	storeOf,
 	type FakeSession,
 	type SessionStore,
 	type SessionUpload,
-} from './sessions';
-import { templateDocument } from './transcription/documents';
-import { bearerBusiness, isPlainObject, variantOf, voiceError } from './transcription/store';
+} from './sessionStore';
+import { templateDocument } from './documents';
+import { bearerBusiness, isPlainObject, variantOf, voiceError } from './store';
 
 const SESSION_PATH = '/voice/v1/sessions/:sessionId';
 const SESSION_AUDIO_UPLOAD_PATH = '/voice/v1/sessions/:sessionId/audio/:fileName';

@@ -8,9 +8,9 @@
  */
 import { randomBytes } from 'node:crypto';
 
-import { BUSINESS } from '../fixtures';
-import type { AdminDefinition, FakeClinicApi, FakeClinicState } from '../types';
-import { isPlainObject } from './transcription/store';
+import { BUSINESS } from '../../fixtures';
+import type { AdminDefinition, FakeClinicApi, FakeClinicState } from '../../types';
+import { isPlainObject } from './store';
 
 export type SessionState =
 	| 'created'
