@@ -4,7 +4,7 @@
  * as a community package, a credential pointing at the fake clinic API, workflows run by
  * `n8n execute`. One n8n user folder serves the whole file.
  */
-import { fakePatientDirectory } from '../fake-api/routes/patientDirectory';
+import { fakePatientDirectory } from '../fake-api/routes/patient';
 import { fakePrescriptions } from '../fake-api/routes/prescription';
 import { startFakeClinicApi, type FakeClinicApi, type RecordedRequest } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';

@@ -4,11 +4,12 @@
  */
 import { appointmentRoutes } from './routes/appointment';
 import { authRoutes } from './routes/auth';
-import { directoryRoutes } from './routes/directory';
+import { businessRoutes } from './routes/business';
+import { doctorRoutes } from './routes/doctor';
 import { ehrReceiverRoutes } from './routes/ehrReceiver';
 import { medLinkRoutes } from './routes/medLink';
 import { messageGatewayRoutes } from './routes/messageGateway';
-import { patientDirectoryRoutes } from './routes/patientDirectory';
+import { patientRoutes } from './routes/patient';
 import { prescriptionRoutes } from './routes/prescription';
 import { signInRoutes } from './routes/signIn';
 import { templateRoutes } from './routes/template';
@@ -21,7 +22,8 @@ import type { ErrorStyle, RouteDefinition } from './types';
 /** Built-in route modules, in matching order. Later work appends storage, results, webhooks. */
 export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [
 	authRoutes,
-	directoryRoutes,
+	doctorRoutes,
+	businessRoutes,
 	webhookRoutes,
 	transcriptionRoutes,
 	sessionRoutes,
@@ -29,7 +31,7 @@ export const ROUTE_MODULES: ReadonlyArray<readonly RouteDefinition[]> = [
 	templateRoutes,
 	ehrReceiverRoutes,
 	prescriptionRoutes,
-	patientDirectoryRoutes,
+	patientRoutes,
 	appointmentRoutes,
 	messageGatewayRoutes,
 	signInRoutes,

@@ -10,7 +10,7 @@ import {
 	resetAppointmentStore,
 	type FakeAppointment,
 } from '../fake-api/routes/appointment';
-import { patientDirectoryOf, resetPatientDirectory } from '../fake-api/routes/patientDirectory';
+import { patientDirectoryOf, resetPatientDirectory } from '../fake-api/routes/patient';
 import { extendRuns, useNodeRuns, type NodeRuns, type Parameters } from './nodeRuns';
 
 // 2026-11-24 10:00 IST

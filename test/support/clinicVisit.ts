@@ -10,7 +10,7 @@ import {
 	DOCTOR_SYSTEM,
 } from '../../nodes/ClinicScribe/shared/fhir/participants';
 import { DOCTORS } from '../fake-api/fixtures';
-import { SEEDED_PROFILES } from '../fake-api/routes/patientDirectory';
+import { SEEDED_PROFILES } from '../fake-api/routes/patient';
 
 const [patient] = SEEDED_PROFILES;
 const [doctor] = DOCTORS;

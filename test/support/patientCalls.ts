@@ -1,5 +1,5 @@
 /** Shared set-up of the Patient directory tests: one fake API per file, real HTTP, strict routes. */
-import { fakePatientDirectory } from '../fake-api/routes/patientDirectory';
+import { fakePatientDirectory } from '../fake-api/routes/patient';
 import type { FakeClinicApi } from '../fake-api/server';
 import {
 	extendRuns,

@@ -11,8 +11,12 @@
  *   refresh:  Content-Type (415) → JSON (400) → body keys (400) → refresh token (401)
  *
  * In-process only: holdTokenRefreshes(api) makes refreshes wait (unanswered) until released.
+ *
+ * Also the token check the /dr directory endpoints share (doctor.ts, business.ts,
+ * patient/mobileSearch.ts): the token raw in header `auth` ([IFD §5]).
  */
 import { API_VARIANTS, BUSINESS, REFRESH_PATH } from '../fixtures';
+import type { TokenSubject } from '../tokens';
 import type { ApiVariant, FakeClinicState, RouteContext, RouteDefinition } from '../types';
 
 export const authRoutes: readonly RouteDefinition[] = [
@@ -232,4 +236,13 @@ function clientCredentialsValid(ctx: RouteContext, body: Record<string, unknown>
 		return false;
 	}
 	return true;
+}
+
+/** The subject of the token raw in header `auth` ([IFD §5]), or undefined after answering 401. */
+export function authHeaderSubject(ctx: RouteContext): TokenSubject | 'static' | undefined {
+	const header = ctx.req.headers.auth;
+	const check = ctx.state.tokens.checkAccess(typeof header === 'string' ? header : undefined);
+	if (check.valid) return check.subject;
+	ctx.sendEnvelopeError(401, 'UNAUTHORIZED', 'token expired or invalid');
+	return undefined;
 }

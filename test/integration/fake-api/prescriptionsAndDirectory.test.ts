@@ -3,7 +3,7 @@
  * node's tests rely on it (credentials to the store refused, client-id required, the directory's
  * query rules), and the admin seeding other tests and the examples use over HTTP.
  */
-import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
+import { fakePatientDirectory } from '../../fake-api/routes/patient';
 import { fakePrescriptions, SEEDED_PRESCRIPTION_ID } from '../../fake-api/routes/prescription';
 import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 

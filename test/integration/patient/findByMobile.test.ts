@@ -1,5 +1,5 @@
 /** Patient → Search by Mobile (the directory's by-mobile) over real HTTP against the fake directory. */
-import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
+import { fakePatientDirectory } from '../../fake-api/routes/patient';
 import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();

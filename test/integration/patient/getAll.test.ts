@@ -1,6 +1,6 @@
 /** Patient → Get Many (the paged minified listing) over real HTTP against the fake directory. */
 import { MAX_PAGES } from '../../../nodes/ClinicScribe/actions/patient/getAll.operation';
-import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
+import { fakePatientDirectory } from '../../fake-api/routes/patient';
 import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();

@@ -1,5 +1,5 @@
 /** Patient → Update over real HTTP against the fake patient directory. */
-import { fakePatientDirectory } from '../../fake-api/routes/patientDirectory';
+import { fakePatientDirectory } from '../../fake-api/routes/patient';
 import { expectDirectoryHeaders, usePatientDirectory } from '../../support/patientCalls';
 
 const t = usePatientDirectory();

@@ -1,6 +1,6 @@
 /** POST /dr/v1/appointment: a booking; with patient_details the patient joins the directory. */
 import type { FakeClinicState, RouteContext } from '../../types';
-import { patientDirectoryOf, WORKSPACE_ID, type FakeProfile } from '../patientDirectory';
+import { patientDirectoryOf, WORKSPACE_ID, type FakeProfile } from '../patient';
 import { isPlainObject } from '../transcription/store';
 import {
 	appointmentDetailsProblem,

@@ -18,8 +18,8 @@
  *
  * Control: `fakePatientDirectory(api)` (store, byMobileForm 'array' | 'object', reset).
  */
-import type { FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../types';
-import { isPlainObject } from './transcription/store';
+import type { FakeClinicApi, FakeClinicState, RouteContext, RouteDefinition } from '../../types';
+import { isPlainObject } from '../transcription/store';
 
 export const PATIENTS_BASE = '/profiles/v1/patient';
 export const WORKSPACE_ID = '77088166996724';
