@@ -1,4 +1,5 @@
 import { startFakeClinicApi } from '../../fake-api/server';
+import { FIXTURE_IDS } from '../../fake-api/fixtures';
 import type { FakeClinicApi } from '../../fake-api/server';
 import { decodeJwtPayload } from '../../fake-api/tokens';
 import {
@@ -491,5 +492,48 @@ describe('access token validity', () => {
 		} finally {
 			await other.close();
 		}
+	});
+});
+
+const services = (doctorId: string) => `/dr/v1/doctor/service/${encodeURIComponent(doctorId)}`;
+const search = (mobile: string) =>
+	`/dr/v1/business/patients/search?mobile=${encodeURIComponent(mobile)}`;
+
+describe('header auth on /dr (document §5): token raw in header `auth`', () => {
+	// The /dr endpoints' shared check (authHeaderSubject, routes/auth.ts). A test expires every issued token.
+	let token: string;
+	beforeEach(async () => {
+		token = (await accessToken(api)).access;
+	});
+
+	const paths = [
+		services(FIXTURE_IDS.doctorWithServices),
+		search(FIXTURE_IDS.mobileWithTwoProfiles),
+		'/dr/v1/business/entities',
+	];
+
+	test.each(paths)(
+		'%s: missing, Bearer-only, Bearer-prefixed, unknown or expired tokens are 401 "token expired or invalid"',
+		async (path) => {
+			const cases: Array<Record<string, string>> = [
+				{},
+				{ authorization: `Bearer ${token}` },
+				{ auth: `Bearer ${token}` },
+				{ auth: 'not-a-token' },
+				{ 'x-auth': token },
+			];
+			for (const headers of cases) {
+				const res = await call(api, path, { headers });
+				expectEnvelope(res, 401, 'UNAUTHORIZED');
+				expect(res.json.error.message).toBe('token expired or invalid');
+			}
+			const { access } = await accessToken(api);
+			api.expireAccessTokens();
+			expectEnvelope(await getWithToken(api, path, access), 401, 'UNAUTHORIZED');
+		},
+	);
+
+	test('the token is checked before the doctor is looked up', async () => {
+		expectEnvelope(await call(api, services(FIXTURE_IDS.unknownDoctor)), 401, 'UNAUTHORIZED');
 	});
 });

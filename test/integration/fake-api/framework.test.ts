@@ -1,6 +1,13 @@
 import { startFakeClinicApi } from '../../fake-api/server';
 import type { FakeClinicApi, RecordedRequest, RouteDefinition } from '../../fake-api/server';
-import { accessToken, call, documentExchange, getWithToken, rawRequest } from './helpers';
+import {
+	accessToken,
+	call,
+	documentExchange,
+	expectEnvelope,
+	getWithToken,
+	rawRequest,
+} from './helpers';
 
 const MiB = 1024 * 1024;
 
@@ -235,5 +242,36 @@ describe('options and reset', () => {
 		await other.close();
 		await other.close();
 		await expect(call(other, '/x')).rejects.toThrow();
+	});
+});
+
+describe('routing', () => {
+	let token: string;
+	beforeEach(async () => {
+		token = (await accessToken(api)).access;
+		api.reset(); // the requests recorded start with the test's own
+	});
+
+	test('unknown paths are 404 and wrong methods 405 with Allow', async () => {
+		expectEnvelope(await call(api, '/dr/v2/business/entities'), 404, 'NOT_FOUND');
+		expectEnvelope(await call(api, '/'), 404, 'NOT_FOUND');
+		const post = await call(api, '/dr/v1/business/entities', {
+			method: 'POST',
+			headers: { auth: token },
+			body: '{}',
+		});
+		expectEnvelope(post, 405, 'METHOD_NOT_ALLOWED');
+		expect(post.headers.get('allow')).toBe('GET');
+		const head = await rawRequest(api, {
+			method: 'HEAD',
+			path: '/dr/v1/business/entities',
+			headers: { auth: token },
+		});
+		expect(head.status).toBe(405);
+		expect(api.requests.map((r) => r.status)).toEqual([404, 404, 405, 405]);
+	});
+
+	test('paths are case-sensitive', async () => {
+		expectEnvelope(await getWithToken(api, '/DR/v1/business/entities', token), 404, 'NOT_FOUND');
 	});
 });

@@ -81,6 +81,16 @@ export async function accessToken(
 	return { access: res.json.access_token, refresh: res.json.refresh_token };
 }
 
+/** A call with fetch: the status, the Content-Type, and the body as JSON or as bytes. */
+export async function fetchAnswer(api: FakeClinicApi, path: string, init: RequestInit = {}) {
+	const response = await fetch(`${api.url}${path}`, init);
+	const type = response.headers.get('content-type') ?? '';
+	const body = type.includes('json')
+		? await response.json()
+		: Buffer.from(await response.arrayBuffer());
+	return { status: response.status, type, body };
+}
+
 export function getWithToken(api: FakeClinicApi, path: string, token: string) {
 	return call(api, path, { headers: { auth: token } });
 }

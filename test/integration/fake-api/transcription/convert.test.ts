@@ -3,9 +3,9 @@ import {
 	CONVERT_PATH,
 	fakeTranscription,
 	SESSIONS_PATH,
-} from '../../fake-api/routes/transcription';
-import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { accessToken, call } from './helpers';
+} from '../../../fake-api/routes/transcription';
+import { startFakeClinicApi, type FakeClinicApi } from '../../../fake-api/server';
+import { accessToken, call } from '../helpers';
 
 let api: FakeClinicApi;
 let token: string;

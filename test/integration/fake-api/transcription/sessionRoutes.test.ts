@@ -1,10 +1,13 @@
 /** The fake API's session routes themselves: strict on ids, file names, formats, sizes, bodies and states. */
 import { createHash } from 'node:crypto';
 
-import { fakeSessions, type FakeSessions } from '../../fake-api/routes/transcription/sessionStore';
-import { fakeTranscription, SESSIONS_PATH } from '../../fake-api/routes/transcription';
-import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
-import { accessToken, call } from './helpers';
+import {
+	fakeSessions,
+	type FakeSessions,
+} from '../../../fake-api/routes/transcription/sessionStore';
+import { fakeTranscription, SESSIONS_PATH } from '../../../fake-api/routes/transcription';
+import { startFakeClinicApi, type FakeClinicApi } from '../../../fake-api/server';
+import { accessToken, call } from '../helpers';
 
 let api: FakeClinicApi;
 let sessions: FakeSessions;
