@@ -176,11 +176,13 @@ const TRANSPORT_SHARED = [
 	'webhookApi',
 ];
 
+/** The node's resources, as actions/ names their folders (Appointment → appointment, MedLink → medLink). */
+const RESOURCES = readdirSync(join(ROOT, NODE_DIR, 'actions')).filter((name) =>
+	statSync(join(ROOT, NODE_DIR, 'actions', name)).isDirectory(),
+);
+
 describe('transport: one name per resource', () => {
-	/** The node's resources, as actions/ names their folders (Appointment → appointment, MedLink → medLink). */
-	const resources = readdirSync(join(ROOT, NODE_DIR, 'actions')).filter((name) =>
-		statSync(join(ROOT, NODE_DIR, 'actions', name)).isDirectory(),
-	);
+	const resources = RESOURCES;
 	const transportFiles = FILES.filter((file) => file.startsWith(`${TRANSPORT_DIR}/`));
 	const inside = (file: string) => file.slice(TRANSPORT_DIR.length + 1);
 
@@ -229,6 +231,50 @@ describe('transport: one name per resource', () => {
 			.filter((name) => !new RegExp(`(?<![\\w.])${name.replace('.', '\\.')}`).test(transportEntry));
 		expect(transportEntry.length).toBeGreaterThan(0);
 		expect(unnamed).toEqual([]);
+	});
+});
+
+const FAKE_ROUTES_DIR = 'test/fake-api/routes';
+
+/** The fake clinic API's route files that are no node resource's, each named for what it is. */
+const FAKE_ROUTE_TOPICS = [
+	'auth', // the token endpoints, and the raw `auth` header check the /dr endpoints share
+	'ehrReceiver', // the EHR the examples file clinical documents into
+	'messageGateway', // the gateway the examples send patients' messages through
+	'signIn', // the sign-in (OIDC) provider and its login page
+	'webhooks', // the trigger's subscriptions and the deliveries to it
+];
+
+describe('fake clinic API: one name per resource', () => {
+	const entries = readdirSync(join(ROOT, FAKE_ROUTES_DIR));
+	const isFolder = (entry: string) => statSync(join(ROOT, FAKE_ROUTES_DIR, entry)).isDirectory();
+
+	test('there are resources and route files to check', () => {
+		expect(RESOURCES.length).toBeGreaterThanOrEqual(8);
+		expect(entries.length).toBeGreaterThan(FAKE_ROUTE_TOPICS.length);
+	});
+
+	test("every entry of test/fake-api/routes/ is a resource's (<resource>.ts or <resource>/) or a named topic file", () => {
+		const misnamed = entries.filter((entry) => {
+			if (isFolder(entry)) return !RESOURCES.includes(entry);
+			const name = entry.replace(/\.ts$/, '');
+			return name === entry || (!RESOURCES.includes(name) && !FAKE_ROUTE_TOPICS.includes(name));
+		});
+		expect(misnamed).toEqual([]);
+	});
+
+	test.each(RESOURCES)(
+		'%s: its fake routes are under its name, in one place (a file or a folder)',
+		(r) => {
+			const places = entries.filter(
+				(entry) => entry === `${r}.ts` || (entry === r && isFolder(entry)),
+			);
+			expect(places).toHaveLength(1);
+		},
+	);
+
+	test('every named topic file exists', () => {
+		expect(FAKE_ROUTE_TOPICS.filter((name) => !entries.includes(`${name}.ts`))).toEqual([]);
 	});
 });
 
