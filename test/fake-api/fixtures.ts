@@ -241,7 +241,8 @@ export const SERVICES_BY_DOCTOR: Readonly<Record<string, readonly DoctorService[
 
 /**
  * Patients per 10-digit mobile. Each entry holds the fields of both documented forms ([IFD §2.2] and
- * its alternative); the directory routes pick the form the options ask for.
+ * its alternative); the deprecated search (routes/patient/mobileSearch.ts) picks the form the options
+ * ask for.
  */
 export interface PatientFixture {
 	name: string;

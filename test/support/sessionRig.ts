@@ -1,7 +1,7 @@
 /**
  * Shared set-up of the tests of the session API through the node (Upload Audio with Upload Method
  * "Session", Get Results of a session, Cancel Session, Get Session Audio): the transcription rig
- * and the fake's sessions (test/fake-api/routes/transcription/sessionRoutes.ts), reset before each test.
+ * and the fake's sessions (test/fake-api/routes/transcription/sessionStore.ts), reset before each test.
  */
 import { fakeSessions, type FakeSessions } from '../fake-api/routes/transcription/sessionStore';
 import type { RecordedRequest } from '../fake-api/types';
