@@ -1,23 +1,12 @@
 /** The fake's business route ([IFD §4.3], routes/business.ts): the business of the token. */
 import { FIXTURE_IDS } from '../../fake-api/fixtures';
-import { startFakeClinicApi } from '../../fake-api/server';
-import type { FakeClinicApi } from '../../fake-api/server';
-import { accessToken, getWithToken } from './helpers';
+import { getWithToken, useFakeWithFreshToken } from './helpers';
 
-let api: FakeClinicApi;
-let token: string;
-beforeAll(async () => {
-	api = await startFakeClinicApi();
-});
-afterAll(() => api.close());
-beforeEach(async () => {
-	token = (await accessToken(api)).access; // some tests expire every issued token
-	api.reset();
-});
+const fake = useFakeWithFreshToken();
 
 describe('4.3 GET /dr/v1/business/entities', () => {
 	test('answers clinics, doctors (with pic) and the business of the token', async () => {
-		const res = await getWithToken(api, '/dr/v1/business/entities', token);
+		const res = await getWithToken(fake.api, '/dr/v1/business/entities', fake.token);
 		expect(res.status).toBe(200);
 		expect(res.json).toEqual({
 			status_code: 200,

@@ -1,8 +1,6 @@
 /** The fake's doctor routes ([IFD §4.1], routes/doctor.ts): a doctor's services. */
 import { FIXTURE_IDS } from '../../fake-api/fixtures';
-import { startFakeClinicApi } from '../../fake-api/server';
-import type { FakeClinicApi } from '../../fake-api/server';
-import { accessToken, expectEnvelope, getWithToken, rawRequest } from './helpers';
+import { expectEnvelope, getWithToken, rawRequest, useFakeWithFreshToken } from './helpers';
 
 const SERVICE_FIELDS = [
 	'appointment_type',
@@ -18,22 +16,13 @@ const SERVICE_FIELDS = [
 	'service_name',
 ];
 
-let api: FakeClinicApi;
-let token: string;
-beforeAll(async () => {
-	api = await startFakeClinicApi();
-});
-afterAll(() => api.close());
-beforeEach(async () => {
-	token = (await accessToken(api)).access; // some tests expire every issued token
-	api.reset();
-});
+const fake = useFakeWithFreshToken();
 
 const services = (doctorId: string) => `/dr/v1/doctor/service/${encodeURIComponent(doctorId)}`;
 
 describe('4.1 GET /dr/v1/doctor/service/{doctor_id}', () => {
 	test('answers {data: {services: [...]}} with exactly the 2.1 fields, active and archived, both types and modes', async () => {
-		const res = await getWithToken(api, services(FIXTURE_IDS.doctorWithServices), token);
+		const res = await getWithToken(fake.api, services(FIXTURE_IDS.doctorWithServices), fake.token);
 		expect(res.status).toBe(200);
 		expect(Object.keys(res.json)).toEqual(['data']);
 		const list = res.json.data.services as Array<Record<string, unknown>>;
@@ -51,62 +40,70 @@ describe('4.1 GET /dr/v1/doctor/service/{doctor_id}', () => {
 	});
 
 	test("servicesForm 'object' answers the sample's single-object form, switchable at run time", async () => {
-		api.options.servicesForm = 'object';
-		const res = await getWithToken(api, services(FIXTURE_IDS.doctorWithServices), token);
+		fake.api.options.servicesForm = 'object';
+		const res = await getWithToken(fake.api, services(FIXTURE_IDS.doctorWithServices), fake.token);
 		expect(Array.isArray(res.json.data.services)).toBe(false);
 		expect(res.json.data.services).toEqual(
 			expect.objectContaining({ service_name: 'General Consultation', conf_id: 'conf-1001-01' }),
 		);
-		api.setOptions({ servicesForm: 'array' });
+		fake.api.setOptions({ servicesForm: 'array' });
 		expect(
 			Array.isArray(
-				(await getWithToken(api, services(FIXTURE_IDS.doctorWithServices), token)).json.data
-					.services,
+				(await getWithToken(fake.api, services(FIXTURE_IDS.doctorWithServices), fake.token)).json
+					.data.services,
 			),
 		).toBe(true);
 	});
 
 	test('a doctor without services answers an empty array', async () => {
-		const res = await getWithToken(api, services(FIXTURE_IDS.doctorWithoutServices), token);
+		const res = await getWithToken(
+			fake.api,
+			services(FIXTURE_IDS.doctorWithoutServices),
+			fake.token,
+		);
 		expect(res.json).toEqual({ data: { services: [] } });
 	});
 
 	test('unknown doctor is 404 DOCTOR_NOT_FOUND', async () => {
 		expectEnvelope(
-			await getWithToken(api, services(FIXTURE_IDS.unknownDoctor), token),
+			await getWithToken(fake.api, services(FIXTURE_IDS.unknownDoctor), fake.token),
 			404,
 			'DOCTOR_NOT_FOUND',
 		);
-		expectEnvelope(await getWithToken(api, services('__proto__'), token), 404, 'DOCTOR_NOT_FOUND');
+		expectEnvelope(
+			await getWithToken(fake.api, services('__proto__'), fake.token),
+			404,
+			'DOCTOR_NOT_FOUND',
+		);
 	});
 
 	test('a doctor id with a space and a slash must arrive percent-encoded as ONE path segment', async () => {
-		const ok = await getWithToken(api, '/dr/v1/doctor/service/a%20b%2Fc', token);
+		const ok = await getWithToken(fake.api, '/dr/v1/doctor/service/a%20b%2Fc', fake.token);
 		expect(ok.status).toBe(200);
 		expect(ok.json.data.services[0].conf_id).toBe('conf-encoding-01');
-		const [record] = api.requestsTo('/dr/v1/doctor/service/');
+		const [record] = fake.api.requestsTo('/dr/v1/doctor/service/');
 		expect(record.path).toBe('/dr/v1/doctor/service/a%20b%2Fc');
 		expect(record.pathname).toBe('/dr/v1/doctor/service/a b/c');
 		expect(record.route).toBe('/dr/v1/doctor/service/:doctorId');
 
 		// the slash left raw makes two segments: no such route
 		expectEnvelope(
-			await getWithToken(api, '/dr/v1/doctor/service/a%20b/c', token),
+			await getWithToken(fake.api, '/dr/v1/doctor/service/a%20b/c', fake.token),
 			404,
 			'NOT_FOUND',
 		);
 		// '+' is not a space in a path
 		expectEnvelope(
-			await getWithToken(api, '/dr/v1/doctor/service/a+b%2Fc', token),
+			await getWithToken(fake.api, '/dr/v1/doctor/service/a+b%2Fc', fake.token),
 			404,
 			'DOCTOR_NOT_FOUND',
 		);
 		// a broken escape
 		expectEnvelope(
-			await rawRequest(api, {
+			await rawRequest(fake.api, {
 				method: 'GET',
 				path: '/dr/v1/doctor/service/a%zz',
-				headers: { auth: token },
+				headers: { auth: fake.token },
 			}).then(asResult),
 			400,
 			'BAD_REQUEST',
@@ -114,9 +111,13 @@ describe('4.1 GET /dr/v1/doctor/service/{doctor_id}', () => {
 	});
 
 	test('empty doctor id or a trailing slash match no route', async () => {
-		expectEnvelope(await getWithToken(api, '/dr/v1/doctor/service/', token), 404, 'NOT_FOUND');
 		expectEnvelope(
-			await getWithToken(api, '/dr/v1/doctor/service/do1001/', token),
+			await getWithToken(fake.api, '/dr/v1/doctor/service/', fake.token),
+			404,
+			'NOT_FOUND',
+		);
+		expectEnvelope(
+			await getWithToken(fake.api, '/dr/v1/doctor/service/do1001/', fake.token),
 			404,
 			'NOT_FOUND',
 		);

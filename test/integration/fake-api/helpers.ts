@@ -1,7 +1,7 @@
 /** Small HTTP helpers for the fake API's own tests. */
 import { request } from 'node:http';
 
-import type { FakeClinicApi } from '../../fake-api/server';
+import { startFakeClinicApi, type FakeClinicApi } from '../../fake-api/server';
 
 export interface HttpResult {
 	status: number;
@@ -79,6 +79,32 @@ export async function accessToken(
 	const res = await documentExchange(api);
 	if (res.status !== 200) throw new Error(`token exchange failed: ${res.status} ${res.text}`);
 	return { access: res.json.access_token, refresh: res.json.refresh_token };
+}
+
+/**
+ * A fake API for the calling test file, and before each test a fresh access token and a cleared
+ * log: some tests expire every token issued, so none is carried from one test to the next.
+ */
+export function useFakeWithFreshToken(): { readonly api: FakeClinicApi; readonly token: string } {
+	let api: FakeClinicApi | undefined;
+	let token = '';
+	beforeAll(async () => {
+		api = await startFakeClinicApi();
+	});
+	afterAll(async () => await api?.close());
+	beforeEach(async () => {
+		token = (await accessToken(api!)).access;
+		api!.reset();
+	});
+	return {
+		get api() {
+			if (!api) throw new Error('fake API not started');
+			return api;
+		},
+		get token() {
+			return token;
+		},
+	};
 }
 
 /** A call with fetch: the status, the Content-Type, and the body as JSON or as bytes. */

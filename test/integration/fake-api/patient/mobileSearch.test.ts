@@ -1,8 +1,6 @@
 /** The fake's deprecated patient search ([IFD §4.2], routes/patient/mobileSearch.ts). */
 import { FIXTURE_IDS } from '../../../fake-api/fixtures';
-import { startFakeClinicApi } from '../../../fake-api/server';
-import type { FakeClinicApi } from '../../../fake-api/server';
-import { accessToken, expectEnvelope, getWithToken } from '../helpers';
+import { expectEnvelope, getWithToken, useFakeWithFreshToken } from '../helpers';
 
 const PROFILE_FIELDS = [
 	'created_at',
@@ -15,16 +13,7 @@ const PROFILE_FIELDS = [
 	'patient_id',
 ];
 
-let api: FakeClinicApi;
-let token: string;
-beforeAll(async () => {
-	api = await startFakeClinicApi();
-});
-afterAll(() => api.close());
-beforeEach(async () => {
-	token = (await accessToken(api)).access; // some tests expire every issued token
-	api.reset();
-});
+const fake = useFakeWithFreshToken();
 
 const search = (mobile: string) =>
 	`/dr/v1/business/patients/search?mobile=${encodeURIComponent(mobile)}`;
@@ -32,9 +21,9 @@ const search = (mobile: string) =>
 describe('4.2 GET /dr/v1/business/patients/search?mobile=', () => {
 	test('found: {status_code: 200, success: true, data: {profiles}} with exactly the 2.2 fields', async () => {
 		const res = await getWithToken(
-			api,
+			fake.api,
 			search(FIXTURE_IDS.mobileWithTwoProfiles),
-			api.validCredentials.staticToken,
+			fake.api.validCredentials.staticToken,
 		);
 		expect(res.status).toBe(200);
 		expect(res.json.status_code).toBe(200);
@@ -49,18 +38,22 @@ describe('4.2 GET /dr/v1/business/patients/search?mobile=', () => {
 			expect(p.patient_profile.dob).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 			expect(p.patient_profile.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 		}
-		const nullId = await getWithToken(api, search(FIXTURE_IDS.mobileWithNullPatientId), token);
+		const nullId = await getWithToken(
+			fake.api,
+			search(FIXTURE_IDS.mobileWithNullPatientId),
+			fake.token,
+		);
 		expect(nullId.json.data.profiles[0].patient_id).toBeNull();
 		expect(nullId.json.data.profiles[0].patient_profile.patient_id).toBeNull();
 		expect(
-			(await getWithToken(api, search(FIXTURE_IDS.mobileWithGenderO), token)).json.data.profiles[0]
-				.patient_profile.gender,
+			(await getWithToken(fake.api, search(FIXTURE_IDS.mobileWithGenderO), fake.token)).json.data
+				.profiles[0].patient_profile.gender,
 		).toBe('O');
 	});
 
 	test("patientsForm 'patients' answers the alternative form: data.patients, clinic_id, is_recent, email, gen", async () => {
-		api.setOptions({ patientsForm: 'patients' });
-		const res = await getWithToken(api, search(FIXTURE_IDS.mobileWithTwoProfiles), token);
+		fake.api.setOptions({ patientsForm: 'patients' });
+		const res = await getWithToken(fake.api, search(FIXTURE_IDS.mobileWithTwoProfiles), fake.token);
 		expect(Object.keys(res.json.data)).toEqual(['patients']);
 		const [ravi, priya] = res.json.data.patients;
 		expect(Object.keys(ravi).sort()).toEqual([
@@ -80,7 +73,7 @@ describe('4.2 GET /dr/v1/business/patients/search?mobile=', () => {
 
 	test('no patients is 404 PATIENTS_NOT_FOUND', async () => {
 		expectEnvelope(
-			await getWithToken(api, search(FIXTURE_IDS.unknownMobile), token),
+			await getWithToken(fake.api, search(FIXTURE_IDS.unknownMobile), fake.token),
 			404,
 			'PATIENTS_NOT_FOUND',
 		);
@@ -102,12 +95,16 @@ describe('4.2 GET /dr/v1/business/patients/search?mobile=', () => {
 			`/dr/v1/business/patients/search?mob=${FIXTURE_IDS.mobileWithTwoProfiles}`,
 		],
 	])('a %s mobile is 400', async (_name, path) => {
-		expectEnvelope(await getWithToken(api, path, token), 400, 'INVALID_MOBILE');
+		expectEnvelope(await getWithToken(fake.api, path, fake.token), 400, 'INVALID_MOBILE');
 	});
 
 	test('the query is recorded', async () => {
-		await getWithToken(api, `${search(FIXTURE_IDS.mobileWithTwoProfiles)}&x=1&x=2`, token);
-		expect(api.requestsTo('/dr/v1/business/patients/search')[0].query).toEqual({
+		await getWithToken(
+			fake.api,
+			`${search(FIXTURE_IDS.mobileWithTwoProfiles)}&x=1&x=2`,
+			fake.token,
+		);
+		expect(fake.api.requestsTo('/dr/v1/business/patients/search')[0].query).toEqual({
 			mobile: FIXTURE_IDS.mobileWithTwoProfiles,
 			x: ['1', '2'],
 		});
