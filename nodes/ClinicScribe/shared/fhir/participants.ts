@@ -5,12 +5,12 @@
  * [FHIR-R4] http.html#ccreate), so sending the bundle again finds the same one. Pure: the patient
  * directory profile and the clinic's doctor are fetched by the caller and handed in.
  */
+import type { HumanName, Patient, Practitioner } from '@medplum/fhirtypes';
+
 import type { SessionResults } from '../answers/sessionResults';
 import { asRecord, isRecord, textOf } from '../values';
 import { isFhirId, nameBasedUuid, uuidUrl } from './ids';
 import { codeIn, ADMINISTRATIVE_GENDER } from './valueSets';
-import type { HumanName, Patient, Practitioner } from '@medplum/fhirtypes';
-
 import type { BundleEntry } from './resources';
 
 /**

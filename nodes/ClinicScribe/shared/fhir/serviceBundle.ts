@@ -14,10 +14,10 @@
  *
  * Pure: the ids come from the caller (`idFor`), so both mappings derive them the same way.
  */
-import { asRecord, isRecord, textOf } from '../values';
-import type { MappedResource } from './emrContext';
 import type { Resource } from '@medplum/fhirtypes';
 
+import { asRecord, isRecord, textOf } from '../values';
+import type { MappedResource } from './emrContext';
 import { ENCOUNTER_ELEMENT, PATIENT_ELEMENT, type Reference } from './resources';
 import { sectionOf } from './emrSections';
 import {

@@ -9,9 +9,9 @@
  * adds no second one. A diagnosis the notes call unconfirmed stays unconfirmed: signing confirms the
  * document, not what the doctor left open. Pure.
  */
-import { nameBasedUuid, uuidUrl } from './ids';
 import type { Provenance, Resource } from '@medplum/fhirtypes';
 
+import { nameBasedUuid, uuidUrl } from './ids';
 import type { BundleEntry, Reference } from './resources';
 
 /** How the doctor approved the notes: the audit trail the item carries and the FHIR records. */

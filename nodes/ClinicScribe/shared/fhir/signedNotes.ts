@@ -10,9 +10,9 @@
  */
 import { createHash } from 'node:crypto';
 
-import { uuidUrl } from './ids';
 import type { DocumentReference } from '@medplum/fhirtypes';
 
+import { uuidUrl } from './ids';
 import type { BundleEntry, Reference } from './resources';
 
 /** The package's bound on the notes as signed (characters): a consultation note is a few thousand. */
