@@ -3,52 +3,26 @@
  * expression, converted with a workspace template picked from the list, waited for and decoded,
  * against the fake clinic API (one `n8n execute` of test/e2e/workflows/convert-transcript.json).
  */
-import { join } from 'node:path';
-
 import { customTemplateText, SESSIONS_PATH } from '../fake-api/routes/transcription';
-import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
-import { fakeApiCredentialData } from '../support/fakeApiCredential';
-import { packedPackageForTests } from '../support/n8n/install';
-import { N8nInstance } from '../support/n8n/instance';
-import { nodeOutput, type ExecutionResult } from '../support/n8n/results';
-import { CREDENTIAL_TYPE, readWorkflowFile } from '../support/n8n/workflows';
+import { nodeOutput } from '../support/n8n/results';
+import { useWorkflowRun } from '../support/n8n/workflowRun';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);
 
-const CREDENTIAL = { id: 'clinicScribeE2E01', name: 'Clinic Scribe (e2e fake API)' };
 const NOTES =
 	'Fever for three days with a dry cough. Throat congested, chest clear. Paracetamol 650 mg, rest, fluids.';
 
-let api: FakeClinicApi;
-let n8n: N8nInstance;
-let result: ExecutionResult;
-
-beforeAll(async () => {
-	api = await startFakeClinicApi();
-	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	await n8n.importCredentials([
-		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
-	]);
-	const [id] = await n8n.importWorkflows([
-		readWorkflowFile(join(__dirname, 'workflows', 'convert-transcript.json')),
-	]);
-	result = await n8n.execute(id);
-});
-
-afterAll(async () => {
-	await n8n?.dispose();
-	await api?.close();
-});
+const run = useWorkflowRun('convert-transcript');
 
 describe('typed notes to a document, in n8n', () => {
 	it('runs the workflow to success', () => {
-		expect(result.error).toBeUndefined();
-		expect(result.status).toBe('success');
+		expect(run.result.error).toBeUndefined();
+		expect(run.result.status).toBe('success');
 	});
 
 	it('outputs the completed session with the decoded document, paired to its item', () => {
-		const items = nodeOutput(result, 'Convert Transcript');
+		const items = nodeOutput(run.result, 'Convert Transcript');
 		expect(items).toHaveLength(1);
 		expect(items[0].json).toMatchObject({
 			status: 'completed',
@@ -60,13 +34,13 @@ describe('typed notes to a document, in n8n', () => {
 	});
 
 	it('sent one session and one conversion of the text from the expression', () => {
-		const sessionId = String(nodeOutput(result, 'Convert Transcript')[0].json.session_id);
+		const sessionId = String(nodeOutput(run.result, 'Convert Transcript')[0].json.session_id);
 		// The session is created under the node's own id (`n8n` and 29 hex characters), so a lost answer can be repeated.
 		expect(sessionId).toMatch(/^n8n[0-9a-f]{29}$/);
-		expect(api.requestsTo(SESSIONS_PATH, 'POST').map((call) => call.body)).toEqual([
+		expect(run.api.requestsTo(SESSIONS_PATH, 'POST').map((call) => call.body)).toEqual([
 			{ session_id: sessionId, upload_type: 'single', templates: ['tpl-soap-note'] },
 		]);
-		const converts = api.requests.filter(
+		const converts = run.api.requests.filter(
 			(call) => call.method === 'POST' && call.path.endsWith('/convert-to-template'),
 		);
 		expect(converts.map((call) => call.path)).toEqual([

@@ -5,42 +5,18 @@
  * template pickers asked for their list as the editor asks (POST /rest/dynamic-node-parameters/
  * resource-locator-results), Upload Audio's picker inside its Output Templates rows included.
  */
-import { join } from 'node:path';
-
 import { fakeTemplates, SEEDED_TEMPLATES } from '../fake-api/routes/template';
-import { startFakeClinicApi, type FakeClinicApi } from '../fake-api/server';
 import { fakeApiCredentialData } from '../support/fakeApiCredential';
-import { packedPackageForTests } from '../support/n8n/install';
-import { N8nInstance } from '../support/n8n/instance';
-import { nodeJson, nodeOutput, type ExecutionResult } from '../support/n8n/results';
-import { CREDENTIAL_TYPE, readWorkflowFile } from '../support/n8n/workflows';
+import { nodeJson, nodeOutput } from '../support/n8n/results';
+import { CREDENTIAL_TYPE } from '../support/n8n/workflows';
+import { useWorkflowRun } from '../support/n8n/workflowRun';
 
 // jest 29 ignores testTimeout inside a project's config; every n8n run takes seconds.
 jest.setTimeout(5 * 60_000);
 
-const CREDENTIAL = { id: 'clinicScribeE2E01', name: 'Clinic Scribe (e2e fake API)' };
 const TEMPLATES = '/voice/api/v1/template';
 
-let api: FakeClinicApi;
-let n8n: N8nInstance;
-let result: ExecutionResult;
-
-beforeAll(async () => {
-	api = await startFakeClinicApi();
-	n8n = await N8nInstance.create({ packageTarball: await packedPackageForTests() });
-	await n8n.importCredentials([
-		{ ...CREDENTIAL, type: CREDENTIAL_TYPE, data: fakeApiCredentialData(api) },
-	]);
-	const [id] = await n8n.importWorkflows([
-		readWorkflowFile(join(__dirname, 'workflows', 'template-lifecycle.json')),
-	]);
-	result = await n8n.execute(id);
-});
-
-afterAll(async () => {
-	await n8n?.dispose();
-	await api?.close();
-});
+const run = useWorkflowRun('template-lifecycle');
 
 describe('a template from create to delete, in n8n', () => {
 	const created = {
@@ -52,15 +28,15 @@ describe('a template from create to delete, in n8n', () => {
 	};
 
 	it('runs the workflow to success', () => {
-		expect(result.error).toBeUndefined();
-		expect(result.status).toBe('success');
+		expect(run.result.error).toBeUndefined();
+		expect(run.result.status).toBe('success');
 	});
 
 	it('Create outputs the new template, and sent title, desc and section_ids', () => {
-		expect(nodeJson(result, 'Create Template')).toEqual([
+		expect(nodeJson(run.result, 'Create Template')).toEqual([
 			{ ...created, message: 'created successfully' },
 		]);
-		expect(api.requestsTo(TEMPLATES, 'POST').map((call) => call.body)).toEqual([
+		expect(run.api.requestsTo(TEMPLATES, 'POST').map((call) => call.body)).toEqual([
 			{
 				title: 'Cardiology OPD Note',
 				desc: '## Complaints\n## Findings\n## Plan',
@@ -70,7 +46,7 @@ describe('a template from create to delete, in n8n', () => {
 	});
 
 	it('Get Many lists the seeded templates and the new one, paired to the create', () => {
-		const items = nodeOutput(result, 'Get Many Templates');
+		const items = nodeOutput(run.result, 'Get Many Templates');
 		expect(items.map((item) => item.json.id)).toEqual([
 			...SEEDED_TEMPLATES.map((template) => template.id),
 			'tpl_fake0001',
@@ -80,11 +56,11 @@ describe('a template from create to delete, in n8n', () => {
 	});
 
 	it('Get returns the created template once', () => {
-		expect(nodeJson(result, 'Get Template')).toEqual([{ ...created, is_favorite: false }]);
+		expect(nodeJson(run.result, 'Get Template')).toEqual([{ ...created, is_favorite: false }]);
 	});
 
 	it('Update sends only the changed fields and outputs them', () => {
-		expect(nodeJson(result, 'Update Template')).toEqual([
+		expect(nodeJson(run.result, 'Update Template')).toEqual([
 			{
 				id: 'tpl_fake0001',
 				updated: true,
@@ -93,23 +69,23 @@ describe('a template from create to delete, in n8n', () => {
 				message: 'updated successfully',
 			},
 		]);
-		expect(api.requestsTo(`${TEMPLATES}/tpl_fake0001`, 'PATCH').map((call) => call.body)).toEqual([
-			{ title: 'Cardiology OPD Note v2', desc: '## Plan only' },
-		]);
+		expect(
+			run.api.requestsTo(`${TEMPLATES}/tpl_fake0001`, 'PATCH').map((call) => call.body),
+		).toEqual([{ title: 'Cardiology OPD Note v2', desc: '## Plan only' }]);
 	});
 
 	it('Delete archives it: the fake no longer lists it', () => {
-		expect(nodeJson(result, 'Delete Template')).toEqual([
+		expect(nodeJson(run.result, 'Delete Template')).toEqual([
 			{ id: 'tpl_fake0001', deleted: true, message: 'archived successfully' },
 		]);
-		const stored = fakeTemplates(api).templates.get('tpl_fake0001');
+		const stored = fakeTemplates(run.api).templates.get('tpl_fake0001');
 		expect(stored).toMatchObject({
 			title: 'Cardiology OPD Note v2',
 			desc: '## Plan only',
 			archived: true,
 		});
 		expect(
-			api
+			run.api
 				.requestsTo(TEMPLATES)
 				.every((call) => /^Bearer /.test(String(call.headers.authorization))),
 		).toBe(true);
@@ -120,8 +96,8 @@ describe('the template pickers, as the editor loads them', () => {
 	let credentials: Record<string, { id: string; name: string }>;
 
 	beforeAll(async () => {
-		await n8n.start();
-		await n8n.setupOwner({
+		await run.n8n.start();
+		await run.n8n.setupOwner({
 			email: 'owner@clinic-scribe.test',
 			password: 'Template-Picker-1',
 			firstName: 'Tem',
@@ -130,9 +106,9 @@ describe('the template pickers, as the editor loads them', () => {
 		const credential = {
 			name: 'Clinic Scribe (picker)',
 			type: CREDENTIAL_TYPE,
-			data: fakeApiCredentialData(api),
+			data: fakeApiCredentialData(run.api),
 		};
-		const saved = await n8n.rest<{ id: string }>('POST', '/credentials', credential);
+		const saved = await run.n8n.rest<{ id: string }>('POST', '/credentials', credential);
 		credentials = { [CREDENTIAL_TYPE]: { id: saved.id, name: credential.name } };
 	});
 
@@ -141,7 +117,7 @@ describe('the template pickers, as the editor loads them', () => {
 		currentNodeParameters: Record<string, unknown>,
 		filter?: string,
 	) {
-		return await n8n.rest<{ results: Array<{ name: string; value: string }> }>(
+		return await run.n8n.rest<{ results: Array<{ name: string; value: string }> }>(
 			'POST',
 			'/dynamic-node-parameters/resource-locator-results',
 			{
@@ -158,7 +134,7 @@ describe('the template pickers, as the editor loads them', () => {
 	}
 
 	it("Template → Get: the workspace's templates, by title, filtered by the search text", async () => {
-		api.reset();
+		run.api.reset();
 		const parameters = {
 			resource: 'template',
 			operation: 'get',
@@ -172,7 +148,7 @@ describe('the template pickers, as the editor loads them', () => {
 		expect((await listFor('parameters.templateId', parameters, 'soap')).results).toEqual([
 			{ name: 'SOAP Note', value: 'tpl-soap-note' },
 		]);
-		expect(api.requestsTo(TEMPLATES, 'GET').map((call) => call.status)).toEqual([200, 200]);
+		expect(run.api.requestsTo(TEMPLATES, 'GET').map((call) => call.status)).toEqual([200, 200]);
 	});
 
 	it('Upload Audio: Custom Template ID inside an Output Templates row lists them too', async () => {
